@@ -1,0 +1,75 @@
+"""The ``TableStore`` contract: where a table's state lives between moves.
+
+A table actor saves its whole state as one opaque blob (msgpack of the
+table's state Struct) with a version that only grows. The store never knows
+what is inside the blob; it only guarantees that a stale writer can never
+overwrite a newer state.
+
+Two implementations: ``memory`` (the embedded default, nothing to set up) and
+``redis`` (survives restarts; chosen with ``--redis``).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+
+class StoreError(Exception):
+    """The store could not do what was asked (unreachable, broken reply)."""
+
+
+class StaleWrite(StoreError):
+    """A save carried a version older than the one already stored.
+
+    Raised, never swallowed: the writer is stale (another process owns the
+    table now, or an old task woke up) and must stop writing.
+    """
+
+    def __init__(self, table_id: str, version: int, stored: int) -> None:
+        super().__init__(f"table {table_id}: version {version} is older than stored {stored}")
+        self.table_id = table_id
+        self.version = version
+        self.stored = stored
+
+
+class TableStore(Protocol):
+    """What a table needs from persistence. Every method is a coroutine."""
+
+    async def save(self, table_id: str, version: int, blob: bytes, *, open_: bool = True) -> None:
+        """Store ``blob`` as the state of ``table_id`` at ``version``.
+
+        Atomic: refused with ``StaleWrite`` when the stored version is newer
+        than ``version`` (an equal version is accepted, so a retried save is
+        harmless). ``open_`` keeps the table in the lobby index of open
+        tables; ``False`` takes it out (finished or closed tables) and lets it
+        expire.
+        """
+        ...
+
+    async def load(self, table_id: str) -> tuple[int, bytes] | None:
+        """The stored ``(version, blob)`` of a table, or ``None``."""
+        ...
+
+    async def open_tables(self) -> list[str]:
+        """The ids in the lobby index of open tables (what a restart serves again)."""
+        ...
+
+    async def delete(self, table_id: str) -> None:
+        """Forget a table: its state, its records and its index entry."""
+        ...
+
+    async def append_record(self, table_id: str, record: bytes) -> None:
+        """Add one deal record (JSON bytes, see DEAL-RECORD.md) to a table's history."""
+        ...
+
+    async def records(self, table_id: str) -> list[bytes]:
+        """A table's deal records, oldest first."""
+        ...
+
+    async def healthy(self) -> bool:
+        """Whether the store is reachable right now (for ``/healthz``)."""
+        ...
+
+    async def close(self) -> None:
+        """Release connections. The store is unusable afterwards."""
+        ...
