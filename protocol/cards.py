@@ -83,7 +83,8 @@ HALF_POINTS: Final[tuple[int, ...]] = tuple(
 """``HALF_POINTS[card]``: the card's value in half-points (sum 182)."""
 
 # Bitmasks: a set of cards is an int whose bit ``c`` is set when card ``c`` is in.
-SUIT_MASKS: Final[tuple[int, ...]] = tuple(((1 << 14) - 1) << (14 * s) for s in range(4)) + (
+SUIT_MASKS: Final[tuple[int, ...]] = (
+    *(((1 << 14) - 1) << (14 * s) for s in range(4)),
     ((1 << 21) - 1) << FIRST_TRUMP,
     1 << EXCUSE,
 )
@@ -119,12 +120,12 @@ def suit_of(card: int) -> int:
     return SUIT_OF[card]
 
 
-def points(cards: "list[int] | tuple[int, ...] | set[int] | frozenset[int]") -> float:
+def points(cards: list[int] | tuple[int, ...] | set[int] | frozenset[int]) -> float:
     """Card points of some cards, as a float (4.5 for a bout)."""
     return sum(HALF_POINTS[c] for c in cards) / 2
 
 
-def mask_of(cards: "list[int] | tuple[int, ...] | set[int] | frozenset[int]") -> int:
+def mask_of(cards: list[int] | tuple[int, ...] | set[int] | frozenset[int]) -> int:
     """The bitmask of a collection of cards."""
     m = 0
     for c in cards:

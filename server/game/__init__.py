@@ -1,0 +1,29 @@
+"""The rules engine: pure, deterministic, no asyncio, no I/O.
+
+``Deal`` plays one deal, ``Game`` a game of N deals, ``replay_record`` checks
+and scores a deal record. Every refused command raises ``RuleError``.
+"""
+
+from server.game.contracts import BID_NAMES, BID_OF, MULTIPLIER
+from server.game.deal import COMMANDS, Action, Deal, Phase
+from server.game.errors import RuleError
+from server.game.game import Game, GameState
+from server.game.replay import replay_record
+from server.game.scoring import AnnulledDeal, DealResult, ScoredDeal
+
+__all__ = [
+    "BID_NAMES",
+    "BID_OF",
+    "COMMANDS",
+    "MULTIPLIER",
+    "Action",
+    "AnnulledDeal",
+    "Deal",
+    "DealResult",
+    "Game",
+    "GameState",
+    "Phase",
+    "RuleError",
+    "ScoredDeal",
+    "replay_record",
+]

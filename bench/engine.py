@@ -1,0 +1,85 @@
+"""Benchmark: complete random-legal deals through the engine's public API.
+
+Each deal: shuffle and deal, four bids, the écart, the chelem decision, a
+poignée when one may be shown, 18 tricks, the score. Deals annulled by four
+passes or a petit sec count as dealt but are not timed as played deals.
+Prints figures, the last line being ``deals_per_second: <number>``.
+
+    python bench/engine.py [--deals N] [--seed S]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from protocol.cards import cards_of
+from server.game import Deal
+
+
+def play_one(rng: random.Random, dealer: int) -> Deal:
+    deal = Deal.deal(rng, dealer)
+    if deal.phase == "annulled":
+        return deal
+    # Bids: pass mostly, so that all contracts and four-pass annulments occur.
+    while deal.phase == "bidding":
+        bids = deal.legal_bids()
+        deal.bid(deal.turn, bids[0] if rng.random() < 0.6 else rng.choice(bids))  # type: ignore[arg-type]
+    if deal.phase == "annulled":
+        return deal
+    if deal.phase == "ecart":
+        candidates = cards_of(deal.ecart_candidates())
+        needed = deal.ecart_trumps_needed()
+        if needed:
+            suits = [c for c in candidates if c < 56]
+            trumps = [c for c in candidates if c >= 56]
+            deal.ecart(deal.taker, suits + rng.sample(trumps, needed))
+        else:
+            deal.ecart(deal.taker, rng.sample(candidates, 6))
+    deal.declare_chelem(deal.taker, rng.random() < 0.01)
+    choice = rng.choice
+    while deal.phase == "play":
+        seat = deal.turn
+        if not deal.tricks and deal.poignee_sizes(seat):  # type: ignore[arg-type]
+            trumps = [c for c in cards_of(deal.hands[seat]) if 56 <= c < 77]  # type: ignore[index]
+            if len(trumps) >= 10:
+                deal.declare_poignee(seat, trumps[:10])  # type: ignore[arg-type]
+        deal.play(seat, choice(deal.legal_cards()))  # type: ignore[arg-type]
+    deal.result()
+    return deal
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=int, default=20000)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    times: list[float] = []
+    played = annulled = 0
+    clock = time.perf_counter
+    for i in range(args.deals):
+        t0 = clock()
+        deal = play_one(rng, i % 4)
+        elapsed = clock() - t0
+        if deal.phase == "done":
+            times.append(elapsed)
+            played += 1
+        else:
+            annulled += 1
+    total = sum(times)
+    times.sort()
+    print(f"deals: {args.deals} (played {played}, annulled {annulled})")
+    print(f"played_deal_median_us: {statistics.median(times) * 1e6:.1f}")
+    print(f"played_deal_p99_us: {times[int(len(times) * 0.99)] * 1e6:.1f}")
+    print(f"deals_per_second: {played / total:.0f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,133 @@
+"""A game at a table: N counted deals, the deal passing round, scores adding up.
+
+Annulled deals (four passes, petit sec) do not count towards N, but the deal
+still passes to the next dealer. Each deal's cards come from an RNG seeded by
+the game's seed and the deal's attempt number, so a game is reproducible from
+``GameState`` alone: the seed, the results so far and the current deal's log.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from typing import Any
+
+import msgspec
+
+from server.game.deal import Action, Deal
+from server.game.errors import RuleError
+from server.game.scoring import AnnulledDeal, DealResult, ScoredDeal
+
+DEFAULT_DEALS = 8
+
+
+class GameState(msgspec.Struct):
+    """Everything needed to rebuild a ``Game`` (persisted by the table)."""
+
+    seed: str
+    deals: int
+    first_dealer: int
+    attempt: int
+    results: list[dict[str, Any]]
+    log: list[tuple[str, int, Any]]
+
+
+def _result_from(data: dict[str, Any]) -> DealResult:
+    if "annulled" in data:
+        return msgspec.convert(data, AnnulledDeal)
+    return msgspec.convert(data, ScoredDeal)
+
+
+class Game:
+    """A game of ``deals`` counted deals. ``deal`` is the deal being played.
+
+    Usage contract: play ``deal`` through its methods; when it is over
+    (``deal_over``), call ``next_deal`` to record it and deal the next one,
+    until ``finished``.
+    """
+
+    def __init__(
+        self, deals: int = DEFAULT_DEALS, seed: str | None = None, first_dealer: int | None = None
+    ) -> None:
+        if deals < 1:
+            raise RuleError("malformed", "a game has at least one deal")
+        self.seed = seed if seed is not None else secrets.token_hex(8)
+        self.deals = deals
+        if first_dealer is None:
+            # The first dealer is drawn at random (from the seed, so a seeded
+            # game is reproducible).
+            first_dealer = random.Random(f"{self.seed}/dealer").randrange(4)
+        self.first_dealer = first_dealer
+        self.attempt = 0
+        self.results: list[DealResult] = []
+        self.deal = self._new_deal()
+
+    @property
+    def dealer(self) -> int:
+        return (self.first_dealer + self.attempt) % 4
+
+    def _new_deal(self) -> Deal:
+        return Deal.deal(random.Random(f"{self.seed}/{self.attempt}"), self.dealer)
+
+    @property
+    def counted(self) -> int:
+        """Deals that count (not annulled) among those finished."""
+        return sum(1 for r in self.results if isinstance(r, ScoredDeal))
+
+    @property
+    def deal_over(self) -> bool:
+        return self.deal.phase in ("done", "annulled")
+
+    @property
+    def finished(self) -> bool:
+        return self.counted >= self.deals
+
+    def next_deal(self) -> DealResult:
+        """Record the finished deal and deal the next (unless the game is over)."""
+        if self.finished:
+            raise RuleError("wrong_phase", "the game is over")
+        result = self.deal.result()
+        if result is None:
+            raise RuleError("wrong_phase", "the deal is not over yet")
+        self.results.append(result)
+        if not self.finished:
+            self.attempt += 1
+            self.deal = self._new_deal()
+        return result
+
+    def totals(self) -> list[int]:
+        totals = [0, 0, 0, 0]
+        for result in self.results:
+            for seat, points in enumerate(result.scores):
+                totals[seat] += points
+        return totals
+
+    def ranking(self) -> list[int]:
+        """Seats from first to last by total score (ties: the lower seat first)."""
+        totals = self.totals()
+        return sorted(range(4), key=lambda seat: (-totals[seat], seat))
+
+    def state(self) -> GameState:
+        return GameState(
+            seed=self.seed,
+            deals=self.deals,
+            first_dealer=self.first_dealer,
+            attempt=self.attempt,
+            results=[msgspec.to_builtins(r) for r in self.results],
+            log=list(self.deal.log),
+        )
+
+    @classmethod
+    def restore(cls, state: GameState) -> Game:
+        """Rebuild a game from its state: re-deal the current deal, replay its log."""
+        game = cls.__new__(cls)
+        game.seed = state.seed
+        game.deals = state.deals
+        game.first_dealer = state.first_dealer
+        game.attempt = state.attempt
+        game.results = [_result_from(r) for r in state.results]
+        game.deal = game._new_deal()
+        log: list[Action] = [(kind, seat, value) for kind, seat, value in state.log]
+        for action in log:
+            game.deal.apply(action)
+        return game

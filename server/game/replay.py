@@ -1,0 +1,134 @@
+"""Checking and scoring deal records (DEAL-RECORD.md), step by step.
+
+``replay_record`` takes one decoded JSON record and returns what
+``atout-server replay`` prints for it: the score, the annulment, or the first
+broken rule with its stable code and where it happened. Pure: reading files
+and printing is the CLI's job.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from protocol.cards import CARD_OF, CODES, DECK_SIZE
+from server.game.contracts import BID_OF, takes_chien
+from server.game.deal import TRICKS, Deal
+from server.game.errors import RuleError
+
+
+def _malformed(message: str, **where: Any) -> RuleError:
+    return RuleError("malformed", message, **where)
+
+
+def _card_list(value: Any, what: str, size: int | None, code: str = "malformed") -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
+        raise _malformed(f"{what} must be a list of card codes")
+    if size is not None and len(value) != size:
+        raise RuleError(code, f"{what} must hold {size} cards, not {len(value)}")
+    return value
+
+
+def _cards(codes: list[str], what: str, code: str) -> list[int]:
+    out = []
+    for c in codes:
+        if c not in CARD_OF:
+            raise RuleError(code, f"{what}: unknown card code {c!r}", card=c)
+        out.append(CARD_OF[c])
+    return out
+
+
+def _deal_from(record: Any) -> Deal:
+    if not isinstance(record, dict):
+        raise _malformed("a deal record is a JSON object")
+    dealer = record.get("dealer")
+    if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer <= 3:
+        raise _malformed("dealer must be a seat 0-3")
+    hands = record.get("hands")
+    if not isinstance(hands, list) or len(hands) != 4:
+        raise _malformed("hands must be a list of 4 hands")
+    hand_cards = [
+        _cards(_card_list(h, f"hand of seat {s}", 18, "bad_deck"), f"hand of seat {s}", "bad_deck")
+        for s, h in enumerate(hands)
+    ]
+    chien = _cards(_card_list(record.get("chien"), "chien", 6, "bad_deck"), "chien", "bad_deck")
+    seen = set(chien)
+    for h in hand_cards:
+        seen.update(h)
+    if len(seen) != DECK_SIZE:
+        missing = [CODES[c] for c in range(DECK_SIZE) if c not in seen]
+        raise RuleError("bad_deck", f"the deal is not the 78 cards once each; missing {missing}")
+    return Deal(dealer, hand_cards, chien)
+
+
+def _play_tricks(deal: Deal, record: dict[str, Any]) -> None:
+    tricks = record.get("tricks")
+    if not isinstance(tricks, list) or len(tricks) != TRICKS:
+        raise _malformed(f"tricks must be a list of {TRICKS} tricks")
+    poignees: dict[int, list[int]] = {}
+    raw = record.get("poignees", [])
+    if not isinstance(raw, list):
+        raise _malformed("poignees must be a list")
+    for p in raw:
+        if not isinstance(p, dict):
+            raise _malformed("a poignée is an object with seat and cards")
+        seat = p.get("seat")
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat <= 3:
+            raise RuleError("bad_poignee", "a poignée's seat must be 0-3")
+        if seat in poignees:
+            raise RuleError("bad_poignee", "one poignée per player", seat=seat)
+        codes = _card_list(p.get("cards"), "poignée", None)
+        poignees[seat] = _cards(codes, "poignée", "bad_poignee")
+    for number, trick in enumerate(tricks):
+        if not isinstance(trick, list) or len(trick) != 4:
+            raise _malformed(f"trick {number} must hold 4 cards", trick=number)
+        for code in trick:
+            seat = deal.turn
+            assert seat is not None
+            if not isinstance(code, str) or code not in CARD_OF:
+                raise RuleError(
+                    "unknown_card", f"unknown card code {code!r}", trick=number, seat=seat
+                )
+            if number == 0 and seat in poignees:
+                deal.declare_poignee(seat, poignees.pop(seat))
+            deal.play(seat, CARD_OF[code])
+
+
+def replay_record(record: Any) -> dict[str, Any]:
+    """Check one record against the rules and score it, or say what is wrong."""
+    try:
+        deal = _deal_from(record)
+        if deal.phase == "annulled":
+            if record.get("tricks"):
+                raise _malformed("the deal was annulled (petit sec) but the record goes on")
+            return msgspec.to_builtins(deal.result())  # type: ignore[no-any-return]
+        bids = record.get("bids")
+        if not isinstance(bids, list) or len(bids) != 4:
+            raise _malformed("bids must list exactly 4 bids")
+        for bid in bids:
+            seat = deal.turn
+            assert seat is not None
+            if not isinstance(bid, str) or bid not in BID_OF:
+                raise RuleError("bad_bid", f"unknown bid {bid!r}", seat=seat)
+            deal.bid(seat, bid)
+        if deal.annulled_reason == "all_pass":
+            if record.get("tricks"):
+                raise _malformed("every player passed but the record goes on")
+            return msgspec.to_builtins(deal.result())  # type: ignore[no-any-return]
+        ecart = record.get("ecart")
+        if takes_chien(deal.contract):
+            codes = _card_list(ecart, "écart", None)
+            deal.ecart(deal.taker, _cards(codes, "écart", "bad_ecart"))
+        elif ecart:
+            raise RuleError(
+                "bad_ecart", "there is no écart in a garde sans or garde contre", seat=deal.taker
+            )
+        chelem = record.get("chelem", False)
+        if not isinstance(chelem, bool):
+            raise RuleError("bad_chelem", "chelem must be true or false", seat=deal.taker)
+        deal.declare_chelem(deal.taker, chelem)
+        _play_tricks(deal, record)
+        return msgspec.to_builtins(deal.result())  # type: ignore[no-any-return]
+    except RuleError as e:
+        return e.as_dict()

@@ -1,0 +1,119 @@
+"""Counting and scoring a finished deal, from the taker's side.
+
+``score`` is pure arithmetic over what the deal established (card points of
+the taker's camp, bouts, petit au bout, poignées, chelem); ``Deal.result``
+gathers those facts. Points are kept in half-points until the very end so no
+float ever decides a contract.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Literal
+
+import msgspec
+
+from server.game.contracts import BID_NAMES, MULTIPLIER, ContractName
+
+PoigneeSize = Literal["simple", "double", "triple"]
+Camp = Literal["taker", "defense"]
+ChelemOutcome = Literal["declared_made", "undeclared_made", "declared_failed", "defense"]
+
+POIGNEE_SIZES: Final[dict[int, PoigneeSize]] = {10: "simple", 13: "double", 15: "triple"}
+POIGNEE_BONUS: Final[dict[PoigneeSize, int]] = {"simple": 20, "double": 30, "triple": 40}
+CHELEM_BONUS: Final[dict[ChelemOutcome, int]] = {
+    "declared_made": 400,
+    "undeclared_made": 200,
+    "declared_failed": -200,
+    "defense": -200,
+}
+
+TARGET_HALF: Final = (112, 102, 82, 72)
+"""Half-points the taker needs by the number of bouts held: 56, 51, 41, 36."""
+
+
+class PoigneeScore(msgspec.Struct, frozen=True):
+    seat: int
+    size: PoigneeSize
+    bonus: int
+
+
+class ScoredDeal(msgspec.Struct, frozen=True):
+    """A played deal's result, field for field what ``replay`` prints."""
+
+    taker: int
+    contract: ContractName
+    multiplier: int
+    bouts: int
+    target: int
+    points: float
+    made: bool
+    margin: int
+    petit_au_bout: Camp | None
+    poignees: list[PoigneeScore]
+    chelem: ChelemOutcome | None
+    base: int
+    scores: list[int]
+
+
+class AnnulledDeal(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A deal that did not count: four passes, or a petit sec (with its seat)."""
+
+    annulled: Literal["all_pass", "petit_sec"]
+    seat: int | None = None
+    scores: list[int] = msgspec.field(default_factory=lambda: [0, 0, 0, 0])
+
+
+DealResult = ScoredDeal | AnnulledDeal
+
+
+def score(
+    *,
+    taker: int,
+    contract: int,
+    taker_half_points: int,
+    bouts: int,
+    petit_au_bout: Camp | None,
+    poignees: list[tuple[int, int]],
+    chelem: ChelemOutcome | None,
+) -> ScoredDeal:
+    """Score a deal. ``poignees`` lists ``(seat, number of cards shown)``."""
+    target_half = TARGET_HALF[bouts]
+    over = taker_half_points - target_half
+    made = over >= 0
+    # FFT half-point rule: a half point goes to the camp that wins the deal,
+    # so the margin in whole points is the ceiling of |points - target|.
+    margin = (abs(over) + 1) // 2
+    sign = 1 if made else -1
+    multiplier = MULTIPLIER[contract]
+    base = sign * (25 + margin) * multiplier
+    if petit_au_bout == "taker":
+        base += 10 * multiplier
+    elif petit_au_bout == "defense":
+        base -= 10 * multiplier
+    shown = [
+        PoigneeScore(seat, POIGNEE_SIZES[n], POIGNEE_BONUS[POIGNEE_SIZES[n]])
+        for seat, n in poignees
+    ]
+    # Poignée bonuses go to the camp that wins the deal, whoever showed them.
+    base += sign * sum(p.bonus for p in shown)
+    if chelem is not None:
+        base += CHELEM_BONUS[chelem]
+    scores = [-base] * 4
+    scores[taker] = 3 * base
+    name = BID_NAMES[contract]
+    assert name != "pass"
+    return ScoredDeal(
+        taker=taker,
+        contract=name,
+        multiplier=multiplier,
+        bouts=bouts,
+        target=target_half // 2,
+        points=taker_half_points / 2,
+        made=made,
+        margin=margin,
+        petit_au_bout=petit_au_bout,
+        poignees=shown,
+        chelem=chelem,
+        base=base,
+        scores=scores,
+    )
