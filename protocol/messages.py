@@ -1,0 +1,246 @@
+"""The messages of the Atout protocol: client commands and server events.
+
+Each message is a msgspec Struct in a tagged union; the tag is the field
+``"t"`` (e.g. ``{"t": "play", "rid": 7, "card": "KS"}``). Commands carry a
+client-chosen request id ``rid``; a refused command is answered by an
+``Error`` carrying the same ``rid``. An accepted command needs no ack: the
+change shows up in the next view patch.
+
+New fields always get defaults, so older peers keep decoding newer messages.
+See docs/PROTOCOL.md for the whole conversation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from protocol.views import BotLevel, LobbyView, TableView
+
+
+class _Cmd(msgspec.Struct, tag_field="t", kw_only=True):
+    rid: int = 0
+    """The client's request id, echoed in an ``Error`` if the command is refused."""
+
+
+# -- session --------------------------------------------------------------------
+
+
+class Hello(_Cmd, tag="hello"):
+    """First message of every connection."""
+
+    version: int
+    name: str
+    client: str = ""
+
+
+class Resume(_Cmd, tag="resume"):
+    """Take one's seat back with the token received when sitting down.
+
+    ``last_seq`` is the sequence number of the last table message applied;
+    the server answers with the missing patches or a snapshot.
+    """
+
+    token: str
+    last_seq: int = -1
+
+
+class SnapshotRequest(_Cmd, tag="snapshot"):
+    """Ask for a full view (after a gap in sequence numbers or a failed patch)."""
+
+
+class Ping(_Cmd, tag="ping"):
+    pass
+
+
+# -- lobby ----------------------------------------------------------------------
+
+
+class CreateTable(_Cmd, tag="create"):
+    name: str = ""
+    private: bool = False
+    deals: int = 8
+    bot_level: BotLevel = "normal"
+    turn_timer: float = 0.0
+    """Seconds per decision; 0 means no timer (the default for friends)."""
+    seed: str | None = None
+    """A fixed seed makes the table's deals reproducible."""
+
+
+class JoinTable(_Cmd, tag="join"):
+    """Sit at a table by id or invite code; ``seat`` None means any free seat."""
+
+    table_id: str | None = None
+    code: str | None = None
+    seat: int | None = None
+
+
+class QuickPlay(_Cmd, tag="quick"):
+    """Sit at any public waiting table with a free seat, or open one."""
+
+
+class Watch(_Cmd, tag="watch"):
+    table_id: str | None = None
+    code: str | None = None
+
+
+class Leave(_Cmd, tag="leave"):
+    """Leave the table (the seat is freed, or handed to a bot mid-game)."""
+
+
+# -- table ----------------------------------------------------------------------
+
+
+class StartGame(_Cmd, tag="start"):
+    """The table's creator starts; empty seats are filled by bots."""
+
+
+class PlayAgain(_Cmd, tag="again"):
+    """After the final ranking: a new game at the same table."""
+
+
+class Bid(_Cmd, tag="bid"):
+    bid: str
+
+
+class Ecart(_Cmd, tag="ecart"):
+    cards: list[str]
+
+
+class Chelem(_Cmd, tag="chelem"):
+    declare: bool
+
+
+class Poignee(_Cmd, tag="poignee"):
+    cards: list[str]
+
+
+class Play(_Cmd, tag="play"):
+    card: str
+
+
+class Chat(_Cmd, tag="chat"):
+    text: str
+
+
+class GetHistory(_Cmd, tag="history"):
+    """The deal records of the table's finished deals."""
+
+
+Command = (
+    Hello
+    | Resume
+    | SnapshotRequest
+    | Ping
+    | CreateTable
+    | JoinTable
+    | QuickPlay
+    | Watch
+    | Leave
+    | StartGame
+    | PlayAgain
+    | Bid
+    | Ecart
+    | Chelem
+    | Poignee
+    | Play
+    | Chat
+    | GetHistory
+)
+"""Everything a client may send."""
+
+GameCommand = Bid | Ecart | Chelem | Poignee | Play
+"""The commands a seat (human or bot) plays the game with."""
+
+
+# -- server events -------------------------------------------------------------
+
+
+class _Event(msgspec.Struct, tag_field="t", kw_only=True):
+    pass
+
+
+class Welcome(_Event, tag="welcome"):
+    version: int
+    session: str
+    server: str = "atout"
+
+
+class Error(_Event, tag="error"):
+    """A refused command or a problem with a frame: stable ``code``, a
+    ``message`` for a person, and the ``rid`` of the command when known."""
+
+    code: str
+    message: str
+    rid: int | None = None
+
+
+class Seated(_Event, tag="seated"):
+    """You sit at ``table_id`` (``seat`` None: watching). Keep ``token`` to resume."""
+
+    table_id: str
+    seat: int | None
+    token: str | None = None
+    rid: int | None = None
+
+
+class TableSnapshot(_Event, tag="table"):
+    seq: int
+    view: TableView
+
+
+class TablePatch(_Event, tag="tpatch"):
+    """Apply ``patch`` (see protocol/diff.py) to the view of sequence ``seq - 1``."""
+
+    seq: int
+    patch: Any
+
+
+class LobbySnapshot(_Event, tag="lobby"):
+    seq: int
+    view: LobbyView
+
+
+class LobbyPatch(_Event, tag="lpatch"):
+    seq: int
+    patch: Any
+
+
+class History(_Event, tag="history"):
+    records: list[dict[str, Any]]
+    rid: int | None = None
+
+
+class Pong(_Event, tag="pong"):
+    rid: int | None = None
+
+
+class Left(_Event, tag="left"):
+    """You are no longer at the table (you left, or the table closed)."""
+
+    table_id: str
+    reason: str = ""
+
+
+class Bye(_Event, tag="bye"):
+    """The server is closing this connection (restart, replaced, too slow...)."""
+
+    code: str
+    message: str
+
+
+Event = (
+    Welcome
+    | Error
+    | Seated
+    | TableSnapshot
+    | TablePatch
+    | LobbySnapshot
+    | LobbyPatch
+    | History
+    | Pong
+    | Left
+    | Bye
+)
+"""Everything the server may send."""

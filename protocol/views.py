@@ -1,0 +1,172 @@
+"""What one seat may see: ``TableView`` for a table, ``LobbyView`` for the lobby.
+
+A view holds exactly what its recipient may know and nothing more: its own
+hand, the legal actions it may take now, and the public history of the deal.
+Other seats' hands, the hidden écart and an unseen chien (garde sans, garde
+contre) never appear in a view, even for spectators. The server builds one
+view per recipient after every change and sends a diff (see ``diff.py``).
+
+Every field has a default, so a newer server may add fields and older
+clients keep decoding (msgspec schema evolution). Cards are card codes.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+SeatKind = Literal["empty", "human", "bot"]
+TableStatus = Literal["waiting", "playing", "between_deals", "finished", "closed"]
+DealPhase = Literal["bidding", "ecart", "chelem", "play", "done", "annulled"]
+BotLevel = Literal["random", "easy", "normal", "strong"]
+
+
+class SeatView(msgspec.Struct, kw_only=True):
+    """One of the four seats as everyone sees it."""
+
+    seat: int
+    kind: SeatKind = "empty"
+    name: str | None = None
+    connected: bool = False
+    away: bool = False
+    """A human's seat whose player is disconnected: a bot plays its turns."""
+    bot_level: BotLevel | None = None
+    cards: int = 0
+    """How many cards the seat holds (never which)."""
+
+
+class BidView(msgspec.Struct, kw_only=True):
+    seat: int
+    bid: str
+
+
+class PoigneeView(msgspec.Struct, kw_only=True):
+    seat: int
+    size: Literal["simple", "double", "triple"]
+    cards: list[str]
+
+
+class TrickView(msgspec.Struct, kw_only=True):
+    """A trick: its leader and the cards in the order played."""
+
+    leader: int
+    cards: list[str] = msgspec.field(default_factory=list)
+    winner: int | None = None
+
+
+class Legal(msgspec.Struct, kw_only=True):
+    """What the recipient may do now. Empty lists: nothing of that kind."""
+
+    bids: list[str] = msgspec.field(default_factory=list)
+    cards: list[str] = msgspec.field(default_factory=list)
+    ecart: list[str] = msgspec.field(default_factory=list)
+    """Écart candidates (the taker discards 6 of them)."""
+    ecart_trumps: int = 0
+    """How many trumps the écart must hold (then every candidate suit card goes too)."""
+    chelem: bool = False
+    """The taker may now declare a chelem (or not)."""
+    poignee_sizes: list[int] = msgspec.field(default_factory=list)
+    poignee_cards: list[str] = msgspec.field(default_factory=list)
+    """The cards a poignée may be made of (trumps, and the Excuse)."""
+
+
+class DealView(msgspec.Struct, kw_only=True):
+    """The public state of the deal being played (or just finished)."""
+
+    number: int
+    """1-based number of the deal among the counted deals of the game."""
+    dealer: int
+    phase: DealPhase
+    turn: int | None = None
+    bids: list[BidView] = msgspec.field(default_factory=list)
+    taker: int | None = None
+    contract: str | None = None
+    chien: list[str] = msgspec.field(default_factory=list)
+    """The chien, once shown (prise, garde); never for garde sans or contre."""
+    ecart_trumps: list[str] = msgspec.field(default_factory=list)
+    """Trumps the taker had to discard, shown to all."""
+    chelem_declared: bool = False
+    poignees: list[PoigneeView] = msgspec.field(default_factory=list)
+    tricks: list[TrickView] = msgspec.field(default_factory=list)
+    """Completed tricks, in order (the last one is the "last trick")."""
+    trick: TrickView | None = None
+    """The trick being played."""
+    tricks_won: list[int] = msgspec.field(default_factory=lambda: [0, 0])
+    """Tricks won so far by [the taker, the defense]."""
+    annulled: str | None = None
+    annulled_seat: int | None = None
+    result: dict[str, Any] | None = None
+    """When the deal is over: the result as ``atout-server replay`` prints it."""
+
+
+class DealLine(msgspec.Struct, kw_only=True):
+    """One line of the score sheet."""
+
+    number: int
+    dealer: int
+    taker: int | None = None
+    contract: str | None = None
+    made: bool | None = None
+    annulled: str | None = None
+    scores: list[int] = msgspec.field(default_factory=lambda: [0, 0, 0, 0])
+
+
+class ChatLine(msgspec.Struct, kw_only=True):
+    seat: int | None
+    name: str
+    text: str
+    at: float
+
+
+class TableView(msgspec.Struct, kw_only=True):
+    """Everything one recipient may see of a table."""
+
+    table_id: str
+    name: str
+    status: TableStatus = "waiting"
+    you: int | None = None
+    """The recipient's seat; ``None`` for a spectator."""
+    invite_code: str | None = None
+    """Shown to seated players only (to invite friends)."""
+    private: bool = False
+    creator: int | None = None
+    bot_level: BotLevel = "normal"
+    turn_timer: float = 0.0
+    seats: list[SeatView] = msgspec.field(default_factory=list)
+    hand: list[str] = msgspec.field(default_factory=list)
+    """The recipient's own cards (empty for a spectator)."""
+    ecart: list[str] = msgspec.field(default_factory=list)
+    """The recipient's own écart, when it is the taker."""
+    legal: Legal = msgspec.field(default_factory=Legal)
+    deals: int = 8
+    scores: list[int] = msgspec.field(default_factory=lambda: [0, 0, 0, 0])
+    sheet: list[DealLine] = msgspec.field(default_factory=list)
+    deal: DealView | None = None
+    deadline: float | None = None
+    """When the seat to act runs out of time (Unix time), if a timer runs."""
+    ranking: list[int] | None = None
+    """Seats from first to last, once the game is over."""
+    spectators: int = 0
+    chat: list[ChatLine] = msgspec.field(default_factory=list)
+
+
+class TableSummary(msgspec.Struct, kw_only=True):
+    """A table as the lobby lists it."""
+
+    table_id: str
+    name: str
+    status: TableStatus
+    humans: int
+    bots: int
+    free: int
+    deals: int
+    bot_level: BotLevel
+    spectators: int = 0
+
+
+class LobbyView(msgspec.Struct, kw_only=True):
+    """The open public tables."""
+
+    tables: list[TableSummary] = msgspec.field(default_factory=list)
+    players_online: int = 0
