@@ -1,0 +1,318 @@
+"""The ``TableStore`` contract, held by both stores, and what only Redis adds.
+
+The contract tests run against ``MemoryStore`` and ``RedisStore`` alike, so the
+embedded default and the deployed store cannot drift apart. The Redis-only
+tests cover expiry, the lobby index cleanup, outages and reconnection, and the
+asyncio-redis fixes in ``server/store/redis.py``, each against a real
+``redis-server`` (see ``tests/redis_server.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator
+
+import asyncio_redis
+import pytest
+from asyncio_redis.encoders import BytesEncoder
+from structlog.testing import capture_logs
+
+from server.store.base import StaleWrite, StoreError, TableStore
+from server.store.memory import MemoryStore
+from server.store.redis import RedisStore, parse_url
+from tests.redis_server import RedisServer, RedisUnavailable
+
+pytestmark = pytest.mark.redis
+
+BLOB = os.urandom(3000)  # every byte value can occur in a msgpack blob
+
+
+async def wait_healthy(store: RedisStore, within_s: float = 5.0) -> None:
+    async with asyncio.timeout(within_s):
+        while not await store.healthy():
+            await asyncio.sleep(0.05)
+
+
+async def raw_connection(server: RedisServer) -> asyncio_redis.Connection:
+    """A plain asyncio-redis connection, to look at keys behind the store's back."""
+    return await asyncio_redis.Connection.create(
+        port=server.port, encoder=BytesEncoder(), auto_reconnect=False
+    )
+
+
+# --- one contract, two stores --------------------------------------------------
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def store(request: pytest.FixtureRequest) -> AsyncIterator[TableStore]:
+    if request.param == "memory":
+        yield MemoryStore()
+        return
+    server: RedisServer = request.getfixturevalue("redis_server")
+    redis_store = await RedisStore.connect(server.url)
+    yield redis_store
+    await redis_store.close()
+
+
+async def test_save_load_round_trip(store: TableStore) -> None:
+    assert await store.load("t1") is None
+    await store.save("t1", 1, BLOB)
+    assert await store.load("t1") == (1, BLOB)
+    await store.save("t1", 2, b"")
+    assert await store.load("t1") == (2, b"")
+
+
+async def test_stale_write_is_refused_and_changes_nothing(store: TableStore) -> None:
+    await store.save("t1", 5, b"new")
+    with pytest.raises(StaleWrite) as caught:
+        await store.save("t1", 4, b"old", open_=False)
+    assert (caught.value.table_id, caught.value.version, caught.value.stored) == ("t1", 4, 5)
+    assert isinstance(caught.value, StoreError)
+    assert await store.load("t1") == (5, b"new")
+    assert await store.open_tables() == ["t1"]  # the refused open_=False did not apply
+
+
+async def test_equal_version_is_accepted(store: TableStore) -> None:
+    await store.save("t1", 3, b"first")
+    await store.save("t1", 3, b"retried")
+    assert await store.load("t1") == (3, b"retried")
+
+
+async def test_open_index(store: TableStore) -> None:
+    assert await store.open_tables() == []
+    await store.save("b", 1, b"x")
+    await store.save("a", 1, b"x")
+    await store.save("c", 1, b"x", open_=False)
+    assert await store.open_tables() == ["a", "b"]
+    await store.save("b", 2, b"x", open_=False)
+    assert await store.open_tables() == ["a"]
+    assert await store.load("b") == (2, b"x")  # closed, not forgotten
+    await store.save("b", 3, b"x")
+    assert await store.open_tables() == ["a", "b"]
+
+
+async def test_records_keep_their_order(store: TableStore) -> None:
+    assert await store.records("t1") == []
+    for i in range(5):
+        await store.append_record("t1", b'{"deal": %d}' % i)
+    assert await store.records("t1") == [b'{"deal": %d}' % i for i in range(5)]
+    assert await store.records("t2") == []
+
+
+async def test_delete_forgets_state_records_and_index(store: TableStore) -> None:
+    await store.save("t1", 1, b"x")
+    await store.append_record("t1", b"{}")
+    await store.save("t2", 1, b"y")
+    await store.delete("t1")
+    assert await store.load("t1") is None
+    assert await store.records("t1") == []
+    assert await store.open_tables() == ["t2"]
+    await store.delete("t1")  # forgetting twice is harmless
+    await store.save("t1", 0, b"again")  # and a deleted id starts over
+    assert await store.load("t1") == (0, b"again")
+
+
+async def test_table_ids_are_text(store: TableStore) -> None:
+    await store.save("tablé:1", 1, b"x")
+    assert await store.open_tables() == ["tablé:1"]
+    assert await store.load("tablé:1") == (1, b"x")
+
+
+async def test_healthy(store: TableStore) -> None:
+    assert await store.healthy() is True
+
+
+# --- Redis only ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "parsed"),
+    [
+        ("redis://localhost:6379/0", ("localhost", 6379, 0, None)),
+        ("redis://redis", ("redis", 6379, 0, None)),
+        ("redis://10.0.0.2:7000/3", ("10.0.0.2", 7000, 3, None)),
+        ("redis://:p%40ss@h:1/2", ("h", 1, 2, b"p@ss")),
+    ],
+)
+def test_parse_url(url: str, parsed: tuple[str, int, int, bytes | None]) -> None:
+    assert parse_url(url) == parsed
+
+
+@pytest.mark.parametrize("url", ["http://h:1/0", "redis://h/x", "redis://user:pw@h/0"])
+def test_parse_url_refuses(url: str) -> None:
+    with pytest.raises(ValueError):
+        parse_url(url)
+
+
+async def test_every_write_sets_the_expiry(redis_server: RedisServer) -> None:
+    store = await RedisStore.connect(redis_server.url, expire_s=10)
+    raw = await raw_connection(redis_server)
+    try:
+        await store.save("open", 1, b"x")
+        await store.save("closed", 1, b"x", open_=False)
+        await store.append_record("open", b"{}")
+        for key in (b"atout:table:open", b"atout:table:closed", b"atout:records:open"):
+            assert 9000 < await raw.pttl(key) <= 10000, key
+        assert await raw.pttl(b"atout:open") == -1  # the index itself never expires
+    finally:
+        raw.close()
+        await store.close()
+
+
+async def test_idle_tables_expire_and_leave_the_lobby(redis_server: RedisServer) -> None:
+    store = await RedisStore.connect(redis_server.url, expire_s=1)
+    try:
+        await store.save("idle", 1, b"x")
+        await store.append_record("idle", b"{}")
+        await store.save("closed", 1, b"x", open_=False)
+        await asyncio.sleep(0.9)
+        await store.save("busy", 1, b"x")
+        await asyncio.sleep(0.6)  # 1.5 s after "idle", 0.6 s after "busy"
+        assert await store.load("idle") is None
+        assert await store.records("idle") == []
+        assert await store.load("closed") is None
+        assert await store.load("busy") == (1, b"x")
+        assert await store.open_tables() == ["busy"]
+        # ... and the index entry is really gone, not just filtered out.
+        raw = await raw_connection(redis_server)
+        assert await raw.smembers_asset(b"atout:open") == {b"busy"}
+        raw.close()
+    finally:
+        await store.close()
+
+
+async def test_db_number_is_honoured(redis_server: RedisServer) -> None:
+    on_0 = await RedisStore.connect(redis_server.url)
+    on_5 = await RedisStore.connect(redis_server.url.removesuffix("/0") + "/5")
+    try:
+        await on_5.save("t1", 1, b"five")
+        assert await on_0.load("t1") is None
+        assert await on_5.load("t1") == (1, b"five")
+    finally:
+        await on_0.close()
+        await on_5.close()
+
+
+async def test_connect_to_nothing_fails_fast(redis_server: RedisServer) -> None:
+    redis_server.stop()
+    async with asyncio.timeout(2):
+        with pytest.raises(StoreError):
+            await RedisStore.connect(redis_server.url, timeout_s=1)
+
+
+async def test_outage_then_restart(redis_server: RedisServer) -> None:
+    store = await RedisStore.connect(redis_server.url)
+    try:
+        await store.save("t1", 1, b"x")
+        redis_server.stop()
+        assert await store.healthy() is False
+        for attempt in (
+            store.save("t1", 2, b"y"),
+            store.load("t1"),
+            store.open_tables(),
+            store.delete("t1"),
+            store.append_record("t1", b"{}"),
+            store.records("t1"),
+        ):
+            with pytest.raises(StoreError):
+                await attempt
+
+        redis_server.start()  # empty: no persistence, and no scripts loaded
+        await wait_healthy(store)
+        assert await store.load("t1") is None
+        await store.save("t1", 3, b"z")  # EVALSHA gets NOSCRIPT and reloads
+        assert await store.load("t1") == (3, b"z")
+        assert await store.open_tables() == ["t1"]
+    finally:
+        await store.close()
+
+
+async def test_password_and_db_survive_a_restart() -> None:
+    try:
+        server = RedisServer("--requirepass", "s3cret")
+    except RedisUnavailable as exc:
+        pytest.skip(str(exc))
+    with server:
+        url = f"redis://:s3cret@127.0.0.1:{server.port}/2"
+        with pytest.raises(StoreError):
+            await RedisStore.connect(url.replace("s3cret", "wrong"), timeout_s=1)
+        with pytest.raises(StoreError):
+            await RedisStore.connect(f"redis://127.0.0.1:{server.port}/2", timeout_s=1)
+        store = await RedisStore.connect(url)
+        try:
+            server.stop()
+            server.start()
+            await wait_healthy(store)  # healthy only once AUTH and SELECT went through
+            await store.save("t1", 1, b"x")
+            raw = await raw_connection(server)
+            await raw.auth(b"s3cret")
+            await raw.select(2)
+            assert await raw.exists(b"atout:table:t1")
+            raw.close()
+        finally:
+            await store.close()
+
+
+async def test_a_changed_password_is_retried_with_backoff() -> None:
+    try:
+        server = RedisServer("--requirepass", "old")
+    except RedisUnavailable as exc:
+        pytest.skip(str(exc))
+    with server:
+        store = await RedisStore.connect(f"redis://:old@127.0.0.1:{server.port}/0")
+        try:
+            server.stop()
+            server.extra_args = ("--requirepass", "new")
+            server.start()
+            with capture_logs() as logs:
+                await asyncio.sleep(0.8)
+            failures = [e for e in logs if e["event"] == "redis.handshake_failed"]
+            # Two connections, retrying after 0.15 s, 0.225 s, 0.34 s...: a
+            # handful each. Without backoff it would be hundreds.
+            assert 2 <= len(failures) <= 12
+            assert await store.healthy() is False
+        finally:
+            await store.close()
+
+
+async def test_a_late_error_reply_does_not_wedge_the_connection(
+    redis_server: RedisServer,
+) -> None:
+    # One connection, a short deadline, and a save that will fail (the key
+    # holds a string) but only after its caller gave up, because another
+    # client keeps Redis busy. Unfixed asyncio-redis stops reading replies.
+    store = await RedisStore.connect(redis_server.url, poolsize=1, timeout_s=0.2)
+    raw = await raw_connection(redis_server)
+    try:
+        await raw.set(b"atout:table:bad", b"not a hash")
+        busy = await raw.register_script(
+            "local t0 = redis.call('TIME') "
+            "repeat local t = redis.call('TIME') "
+            "until (t[1] - t0[1]) * 1000000 + (t[2] - t0[2]) > 400000 "
+            "return 0"
+        )
+        busy_run = asyncio.ensure_future(busy.run())
+        await asyncio.sleep(0.05)  # the script is running: Redis answers no one
+        with pytest.raises(StoreError):
+            await store.save("bad", 1, b"x")
+        await busy_run
+        with pytest.raises(StoreError, match="WRONGTYPE"):
+            await store.load("bad")  # an answer, even an error, means replies are read again
+        await store.save("good", 1, b"x")
+        assert await store.load("good") == (1, b"x")
+    finally:
+        raw.close()
+        await store.close()
+
+
+async def test_close_leaves_nothing_running(redis_server: RedisServer) -> None:
+    store = await RedisStore.connect(redis_server.url)
+    redis_server.stop()
+    assert await store.healthy() is False  # the reconnect loops are now running
+    await store.close()
+    assert [t for t in asyncio.all_tasks() if t is not asyncio.current_task()] == []
+    redis_server.start()
+    assert await store.healthy() is False  # closed stays closed
+    with pytest.raises(StoreError):
+        await store.load("t1")
