@@ -16,6 +16,7 @@ from typing import Any
 
 import msgspec
 
+from protocol.diff import Patch
 from protocol.views import BotLevel, LobbyView, TableView
 
 
@@ -194,7 +195,7 @@ class TablePatch(_Event, tag="tpatch"):
     """Apply ``patch`` (see protocol/diff.py) to the view of sequence ``seq - 1``."""
 
     seq: int
-    patch: Any
+    patch: Patch
 
 
 class LobbySnapshot(_Event, tag="lobby"):
@@ -204,7 +205,7 @@ class LobbySnapshot(_Event, tag="lobby"):
 
 class LobbyPatch(_Event, tag="lpatch"):
     seq: int
-    patch: Any
+    patch: Patch
 
 
 class History(_Event, tag="history"):

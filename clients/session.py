@@ -1,0 +1,199 @@
+"""A client session over one WebSocket: hello, views kept in sync, commands.
+
+Shared by the terminal client, the tests and the load benchmark. It keeps the
+current ``TableView`` and ``LobbyView`` by applying patches in sequence; on a
+gap or a patch that does not fit it asks for a snapshot. Every message
+received is also put on ``events`` (and logged in ``received`` when asked),
+so a caller can wait for what it needs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+
+from protocol.codec import PROTOCOL_VERSION, SUBPROTOCOL_MSGPACK, codec_for
+from protocol.diff import PatchError, apply
+from protocol.messages import (
+    Error,
+    Event,
+    Hello,
+    LobbyPatch,
+    LobbySnapshot,
+    Resume,
+    Seated,
+    SnapshotRequest,
+    TablePatch,
+    TableSnapshot,
+    Welcome,
+)
+from protocol.views import LobbyView, TableView
+
+
+class ServerError(Exception):
+    def __init__(self, error: Error) -> None:
+        super().__init__(f"{error.code}: {error.message}")
+        self.code = error.code
+        self.message = error.message
+
+
+class Session:
+    """One connection to an Atout server."""
+
+    def __init__(self, ws: ClientConnection, subprotocol: str, keep: bool = False) -> None:
+        self.ws = ws
+        self.codec = codec_for(subprotocol, Event)
+        self.table: TableView | None = None
+        self.table_seq = -1
+        self.lobby: LobbyView | None = None
+        self.lobby_seq = -1
+        self.seat: int | None = None
+        self.table_id: str | None = None
+        self.token: str | None = None
+        self.events: asyncio.Queue[Any] = asyncio.Queue()
+        self.received: list[tuple[Any, Any]] | None = [] if keep else None
+        """(raw decoded message, table view after it) of every message, if kept."""
+        self._rids = itertools.count(1)
+        self._reader: asyncio.Task[None] | None = None
+        self.closed = asyncio.Event()
+        self.close_code: int | None = None
+        self.on_change: Callable[[Any], None] | None = None
+        self.snapshots_asked = 0
+        self.awaiting_snapshot = False
+
+    @classmethod
+    async def open(
+        cls,
+        url: str,
+        name: str,
+        *,
+        subprotocol: str = SUBPROTOCOL_MSGPACK,
+        keep: bool = False,
+        version: int = PROTOCOL_VERSION,
+        open_timeout: float = 5.0,
+    ) -> Session:
+        ws = await connect(
+            url,
+            subprotocols=[subprotocol],
+            max_size=2**22,  # type: ignore[list-item]
+            open_timeout=open_timeout,
+            compression=None,
+        )
+        session = cls(ws, subprotocol, keep)
+        session._reader = asyncio.get_running_loop().create_task(session._read())
+        await session.send(Hello(version=version, name=name, client="atout"))
+        first = await session.wait_for(Welcome, Error)
+        if isinstance(first, Error):
+            raise ServerError(first)
+        return session
+
+    def rid(self) -> int:
+        return next(self._rids)
+
+    async def send(self, msg: Any) -> int:
+        """Send a command (its ``rid`` filled in when 0); returns the rid."""
+        if getattr(msg, "rid", None) == 0:
+            msg.rid = self.rid()
+        await self.ws.send(self.codec.encode(msg))
+        return int(getattr(msg, "rid", 0))
+
+    async def send_raw(self, data: bytes | str) -> None:
+        await self.ws.send(data)
+
+    async def _read(self) -> None:
+        try:
+            async for data in self.ws:
+                msg = self.codec.decode(data)
+                await self._take(msg)
+        except Exception:
+            pass
+        finally:
+            self.close_code = self.ws.close_code
+            self.closed.set()
+            await self.events.put(None)
+
+    async def _take(self, msg: Any) -> None:
+        match msg:
+            case TableSnapshot(seq=seq, view=view):
+                self.table, self.table_seq = view, seq
+                self.awaiting_snapshot = False
+                self.seat = view.you
+            case TablePatch(seq=seq, patch=patch):
+                if self.awaiting_snapshot:
+                    pass  # patches before the snapshot asked for are moot
+                elif self.table is None or seq != self.table_seq + 1:
+                    await self._ask_snapshot()
+                else:
+                    try:
+                        self.table = apply(self.table, patch)
+                        self.table_seq = seq
+                    except PatchError:
+                        await self._ask_snapshot()
+            case LobbySnapshot(seq=seq, view=view):
+                self.lobby, self.lobby_seq = view, seq
+            case LobbyPatch(seq=seq, patch=patch):
+                if self.lobby is not None and seq == self.lobby_seq + 1:
+                    try:
+                        self.lobby = apply(self.lobby, patch)
+                        self.lobby_seq = seq
+                    except PatchError:
+                        self.lobby = None
+            case Seated(table_id=table_id, seat=seat, token=token):
+                self.table_id, self.seat = table_id, seat
+                if token:
+                    self.token = token
+                self.table, self.table_seq = None, -1
+        if self.received is not None:
+            self.received.append((msg, self.table))
+        if self.on_change is not None:
+            self.on_change(msg)
+        await self.events.put(msg)
+
+    async def _ask_snapshot(self) -> None:
+        self.awaiting_snapshot = True
+        self.snapshots_asked += 1
+        self.table = None
+        await self.send(SnapshotRequest())
+
+    async def wait_for(
+        self, *kinds: type, timeout: float = 10.0, where: Callable[[Any], bool] | None = None
+    ) -> Any:
+        """The next event of one of ``kinds`` (and matching ``where``)."""
+
+        async def loop() -> Any:
+            while True:
+                msg = await self.events.get()
+                if msg is None:
+                    raise ConnectionError(f"connection closed ({self.close_code})")
+                if isinstance(msg, kinds) and (where is None or where(msg)):
+                    return msg
+
+        return await asyncio.wait_for(loop(), timeout)
+
+    async def wait_view(
+        self, pred: Callable[[TableView], bool], timeout: float = 10.0
+    ) -> TableView:
+        """Wait until the table view satisfies ``pred``."""
+
+        async def loop() -> TableView:
+            while True:
+                if self.table is not None and pred(self.table):
+                    return self.table
+                msg = await self.events.get()
+                if msg is None:
+                    raise ConnectionError(f"connection closed ({self.close_code})")
+
+        return await asyncio.wait_for(loop(), timeout)
+
+    async def resume(self, token: str, last_seq: int = -1) -> Any:
+        await self.send(Resume(token=token, last_seq=last_seq))
+        return await self.wait_for(Seated, Error)
+
+    async def close(self) -> None:
+        await self.ws.close()
+        if self._reader is not None:
+            await self._reader

@@ -1,0 +1,273 @@
+"""The WebSocket front door: handshake, hello, limits, and routing of commands.
+
+``net`` knows no rule of Tarot. It decodes each frame (a bad one gets an
+``Error`` and the connection stays), enforces the per-connection limits, and
+hands commands to the lobby or to the connection's table inbox. Plain HTTP
+on the same port serves ``/healthz`` and ``/metrics``.
+
+Errors by blame:
+* the client sent something wrong (bad bytes, unknown message, illegal
+  move): an ``Error`` with a stable code; the connection stays open;
+* the client broke the protocol (no hello, flooding, wrong version): an
+  ``Error`` or ``Bye`` and a close with a 4xxx code;
+* our own bug: logged with its traceback, the client only sees ``internal``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+from http import HTTPStatus
+from typing import TYPE_CHECKING, Any
+
+import structlog
+from websockets.asyncio.server import ServerConnection
+from websockets.datastructures import Headers
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
+
+from protocol.codec import PROTOCOL_VERSION, SUBPROTOCOLS, DecodeError, codec_for
+from protocol.messages import (
+    Bye,
+    Command,
+    CreateTable,
+    Error,
+    Hello,
+    JoinTable,
+    Ping,
+    Pong,
+    QuickPlay,
+    Resume,
+    Watch,
+    Welcome,
+)
+from server import metrics
+from server.conn import (
+    CLOSE_ABUSE,
+    CLOSE_FULL,
+    CLOSE_INCOMPATIBLE,
+    CLOSE_NO_HELLO,
+    Conn,
+)
+from server.table import Command as TableCommand
+from server.table import Gone
+
+if TYPE_CHECKING:
+    from server.app import Server
+
+log = structlog.get_logger()
+
+NAME_MAX = 24
+ABUSE_LIMIT = 50  # refused-for-rate messages before we hang up
+
+
+def select_subprotocol(connection: ServerConnection, offered: Any) -> Any:
+    """Our subprotocol if the client offers one; none (msgpack) otherwise.
+
+    A client offering only protocols we do not speak still gets in, and its
+    ``Hello`` is answered with a clear ``incompatible_version`` error rather
+    than a bare HTTP 400.
+    """
+    for sub in SUBPROTOCOLS:
+        if sub in offered:
+            return sub
+    return None
+
+
+class Front:
+    """Per-server handler state (the lobby, settings, counters)."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.settings = server.settings
+        self.lobby = server.lobby
+        self.conns: set[Conn] = set()
+
+    # -- plain HTTP ---------------------------------------------------------------
+
+    def process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        path = request.path.split("?", 1)[0]
+        if path == "/healthz":
+            body = self.server.health()
+            status = HTTPStatus.OK if body["status"] != "down" else HTTPStatus.SERVICE_UNAVAILABLE
+            return _response(status, json.dumps(body).encode(), "application/json")
+        if path == "/metrics":
+            return _response(
+                HTTPStatus.OK, metrics.exposition(), "text/plain; version=0.0.4; charset=utf-8"
+            )
+        if request.headers.get("Upgrade", "").lower() != "websocket":
+            return _response(
+                HTTPStatus.NOT_FOUND,
+                b"Atout: WebSocket on /, or GET /healthz, /metrics\n",
+                "text/plain",
+            )
+        if len(self.conns) >= self.settings.max_connections:
+            return _response(HTTPStatus.SERVICE_UNAVAILABLE, b"server full\n", "text/plain")
+        if self.server.stopping:
+            return _response(HTTPStatus.SERVICE_UNAVAILABLE, b"restarting\n", "text/plain")
+        return None
+
+    # -- WebSocket ------------------------------------------------------------------
+
+    async def handler(self, ws: ServerConnection) -> None:
+        codec = codec_for(ws.subprotocol, Command)
+        s = self.settings
+        conn = Conn(ws, codec, s.send_queue, s.rate, s.burst)
+        self.conns.add(conn)
+        metrics.CONNECTIONS.set(len(self.conns))
+        try:
+            if await self._hello(conn):
+                self.lobby.online(+1)
+                try:
+                    await self._serve(conn)
+                finally:
+                    self.lobby.online(-1)
+        except ConnectionClosed:
+            pass
+        except Exception:
+            log.exception("connection_error", conn=conn.id)
+        finally:
+            self.conns.discard(conn)
+            metrics.CONNECTIONS.set(len(self.conns))
+            self.lobby.leave(conn)
+            if conn.table is not None:
+                conn.table.inbox.put_nowait(Gone(conn))
+            conn.stop()
+
+    async def _hello(self, conn: Conn) -> bool:
+        try:
+            data = await asyncio.wait_for(conn.ws.recv(), self.settings.hello_timeout)
+        except TimeoutError:
+            conn.send(Bye(code="no_hello", message="say hello first"))
+            conn.close(CLOSE_NO_HELLO, "no hello")
+            return False
+        try:
+            msg = conn.codec.decode(data)
+        except DecodeError as e:
+            conn.send(Error(code=e.code, message=e.message))
+            conn.close(CLOSE_NO_HELLO, "the first message must be a hello")
+            return False
+        if not isinstance(msg, Hello):
+            conn.send(
+                Error(
+                    code="hello_first",
+                    message="the first message must be a hello",
+                    rid=getattr(msg, "rid", None),
+                )
+            )
+            conn.close(CLOSE_NO_HELLO, "the first message must be a hello")
+            return False
+        if msg.version != PROTOCOL_VERSION:
+            conn.send(
+                Error(
+                    code="incompatible_version",
+                    message=f"this server speaks protocol version {PROTOCOL_VERSION}, "
+                    f"your client speaks {msg.version}: please update it",
+                    rid=msg.rid,
+                )
+            )
+            conn.close(CLOSE_INCOMPATIBLE, "incompatible protocol version")
+            return False
+        name = " ".join(msg.name.split())[:NAME_MAX]
+        if not name:
+            conn.send(Error(code="bad_name", message="choose a display name", rid=msg.rid))
+            conn.close(CLOSE_NO_HELLO, "no name")
+            return False
+        conn.name = name
+        conn.hello = True
+        conn.log = conn.log.bind(name=name)
+        conn.send(Welcome(version=PROTOCOL_VERSION, session=secrets.token_hex(6)))
+        self.lobby.enter(conn)
+        conn.log.info("hello", subprotocol=conn.codec.subprotocol)
+        return True
+
+    async def _serve(self, conn: Conn) -> None:
+        async for data in conn.ws:
+            metrics.MESSAGES_IN.inc()
+            if not conn.bucket.take():
+                conn.refused += 1
+                metrics.ERRORS.labels("rate").inc()
+                if conn.refused > ABUSE_LIMIT:
+                    conn.send(Bye(code="flooding", message="too many messages"))
+                    conn.close(CLOSE_ABUSE, "too many messages")
+                    return
+                conn.send(
+                    Error(code="rate_limited", message="slow down: too many messages per second")
+                )
+                continue
+            try:
+                msg = conn.codec.decode(data)
+            except DecodeError as e:
+                metrics.ERRORS.labels("decode").inc()
+                conn.send(Error(code=e.code, message=e.message))
+                continue
+            await self._route(conn, msg)
+
+    async def _route(self, conn: Conn, msg: Any) -> None:
+        rid = getattr(msg, "rid", 0)
+        match msg:
+            case Ping():
+                conn.send(Pong(rid=rid))
+            case Hello():
+                conn.send(Error(code="already_hello", message="you already said hello", rid=rid))
+            case Resume():
+                if conn.table is not None:
+                    conn.send(
+                        Error(code="already_seated", message="leave your table first", rid=rid)
+                    )
+                    return
+                await self.lobby.resume(conn, msg.token, msg.last_seq, rid)
+            case CreateTable() | JoinTable() | QuickPlay() | Watch():
+                if conn.table is not None:
+                    conn.send(
+                        Error(
+                            code="already_seated",
+                            message="you are at a table: leave it first",
+                            rid=rid,
+                        )
+                    )
+                    return
+                if isinstance(msg, CreateTable):
+                    await self.lobby.create(conn, msg)
+                elif isinstance(msg, JoinTable):
+                    await self.lobby.join(conn, msg)
+                elif isinstance(msg, Watch):
+                    await self.lobby.watch(conn, msg)
+                else:
+                    await self.lobby.quick_play(conn, rid)
+            case _:
+                table = conn.table
+                if table is None:
+                    conn.send(
+                        Error(
+                            code="not_at_table",
+                            message="sit at a table (create, join or quick play) first",
+                            rid=rid,
+                        )
+                    )
+                    return
+                table.inbox.put_nowait(TableCommand(conn, msg))
+
+    async def goodbye(self) -> None:
+        """Tell every client the server is restarting and close with 1012."""
+        from server.conn import CLOSE_RESTART
+
+        for conn in list(self.conns):
+            conn.send(Bye(code="restarting", message="the server is restarting; reconnecting"))
+            conn.close(CLOSE_RESTART, "server restarting")
+        await asyncio.sleep(0.2)
+
+
+def _response(status: HTTPStatus, body: bytes, content_type: str) -> Response:
+    headers = Headers(
+        [
+            ("Content-Type", content_type),
+            ("Content-Length", str(len(body))),
+            ("Connection", "close"),
+        ]
+    )
+    return Response(status.value, status.phrase, headers, body)
+
+
+__all__ = ["CLOSE_FULL", "Front", "select_subprotocol"]
