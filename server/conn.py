@@ -77,6 +77,7 @@ class Conn:
         self._queue: asyncio.Queue[bytes | str | None] = asyncio.Queue(queue_size)
         self._writer = asyncio.create_task(self._write(), name=f"writer-{self.id}")
         self.closed = False
+        self._close_with = (1000, "")
         self.log = log.bind(conn=self.id)
 
     def send(self, msg: Any) -> None:
@@ -97,19 +98,19 @@ class Conn:
         if self.closed:
             return
         self.closed = True
-        asyncio.get_running_loop().create_task(self._close(code, reason))
+        self._close_with = (code, reason)
+        try:
+            # The writer closes the socket when it reaches this marker, so a
+            # goodbye queued just before is sent first.
+            self._queue.put_nowait(None)
+        except asyncio.QueueFull:
+            # Too slow to drain: do not wait for the queue.
+            self._writer.cancel()
+            asyncio.get_running_loop().create_task(self._close_now())
 
-    async def _close(self, code: int, reason: str) -> None:
-        # Give the writer a moment to flush what was queued (a goodbye).
-        with contextlib.suppress(TimeoutError, asyncio.CancelledError):
-            await asyncio.wait_for(self._drain(), 1.0)
-        self._writer.cancel()
+    async def _close_now(self) -> None:
         with contextlib.suppress(Exception):
-            await self.ws.close(code, reason)
-
-    async def _drain(self) -> None:
-        while not self._queue.empty():
-            await asyncio.sleep(0.01)
+            await self.ws.close(*self._close_with)
 
     async def _write(self) -> None:
         ws = self.ws
@@ -118,12 +119,16 @@ class Conn:
             while True:
                 data = await queue.get()
                 if data is None:
+                    await self._close_now()
                     return
                 await ws.send(data)
         except ConnectionClosed:
             pass
 
-    def stop(self) -> None:
-        """The connection ended: stop the writer."""
+    async def finish(self) -> None:
+        """The handler is done: let a requested close go out, then stop the writer."""
+        if self.closed and not self._writer.done():
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(self._writer), 2.0)
         self.closed = True
         self._writer.cancel()

@@ -133,7 +133,7 @@ class Front:
             self.lobby.leave(conn)
             if conn.table is not None:
                 conn.table.inbox.put_nowait(Gone(conn))
-            conn.stop()
+            await conn.finish()
 
     async def _hello(self, conn: Conn) -> bool:
         try:

@@ -4,6 +4,19 @@
 game command (``Bid``, ``Ecart``, ``Chelem``, ``Poignee`` or ``Play``) for the
 decision ``view.legal`` asks for. The table runs the same code for an empty
 seat, for a human who is away and for a turn timer that runs out.
+
+A poignée is a decision of its own: while ``view.legal.poignee_sizes`` is
+non-empty a bot may answer ``Poignee(cards=...)``, and the table then asks
+again for the card (``poignee_sizes`` is empty the second time); answering
+``Play`` at once declines the poignée. A bot never answers an illegal command.
+
+Levels, weakest first (measured in duplicate: ``docs/BOTS.md``):
+
+* ``random``: uniformly random legal choices (this module);
+* ``easy``: a beginner's simple rules (``easy.py``);
+* ``normal``: a sound player's rules of thumb (``normal.py``);
+* ``strong``: plays out sampled deals with the engine within a time budget
+  per decision (``strong.py``).
 """
 
 from __future__ import annotations
@@ -15,6 +28,8 @@ from protocol.messages import Bid, Chelem, Ecart, GameCommand, Play
 from protocol.views import TableView
 
 LEVELS = ("random", "easy", "normal", "strong")
+DEFAULT_BUDGET_S = 0.3
+"""``strong``'s thinking time per decision, in seconds."""
 
 
 class Bot(Protocol):
@@ -46,8 +61,27 @@ class RandomBot:
         raise ValueError("the view asks for no decision")
 
 
-def make_bot(level: str, seed: int | str | None = None) -> Bot:
-    """A bot of the given level (see ``LEVELS``)."""
-    if level not in LEVELS:
-        raise ValueError(f"unknown bot level {level!r}; choose one of {', '.join(LEVELS)}")
-    return RandomBot(seed)
+def make_bot(level: str, seed: int | str | None = None, *, budget_s: float | None = None) -> Bot:
+    """A bot of the given level (see ``LEVELS``).
+
+    ``budget_s`` is ``strong``'s thinking time per decision (default
+    ``DEFAULT_BUDGET_S``); the other levels answer at once and ignore it.
+    The same level, seed and views give the same decisions, except that
+    ``strong`` searches as far as its clock allows.
+    """
+    # Imported here so that importing the package stays light for the server.
+    if level == "random":
+        return RandomBot(seed)
+    if level == "easy":
+        from server.bots.easy import EasyBot
+
+        return EasyBot(seed)
+    if level == "normal":
+        from server.bots.normal import NormalBot
+
+        return NormalBot(seed)
+    if level == "strong":
+        from server.bots.strong import StrongBot
+
+        return StrongBot(seed, budget_s=DEFAULT_BUDGET_S if budget_s is None else budget_s)
+    raise ValueError(f"unknown bot level {level!r}; choose one of {', '.join(LEVELS)}")

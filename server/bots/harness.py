@@ -1,0 +1,94 @@
+"""Playing bots against each other without a server: views from a ``Game``, whole deals.
+
+``table_view(game, seat)`` builds the ``TableView`` a seat would receive,
+with the server's own filtering functions (``server.seat_view``), so a bot
+here sees exactly what it would see at a real table. ``play_deal`` asks
+each seat's bot whenever it is that seat's turn and turns the command back
+into an engine call, until the deal is over. Tests and ``bench/bots.py``
+use them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from protocol.cards import CARD_OF
+from protocol.messages import Bid, Chelem, Ecart, GameCommand, Play, Poignee
+from protocol.views import SeatView, TableView
+from server.bots import Bot
+from server.game import BID_OF, Deal, DealResult, Game
+from server.seat_view import deal_view, ecart_view, hand_view, legal_view
+
+MAX_DECISIONS = 200
+"""More asks than a deal can need (4 bids, an écart, a chelem, 4 poignées,
+72 cards): past it a bot is looping."""
+
+
+def table_view(game: Game, seat: int, levels: Sequence[str] | None = None) -> TableView:
+    """What ``seat`` sees of ``game`` (the game part of a server's TableView)."""
+    deal = game.deal
+    return TableView(
+        table_id="harness",
+        name="harness",
+        status="playing",
+        you=seat,
+        seats=[
+            SeatView(
+                seat=s,
+                kind="bot",
+                bot_level=levels[s] if levels else None,  # type: ignore[arg-type]
+                cards=deal.hands[s].bit_count(),
+            )
+            for s in range(4)
+        ],
+        hand=hand_view(deal, seat),
+        ecart=ecart_view(deal, seat),
+        legal=legal_view(deal, seat),
+        deals=game.deals,
+        scores=game.totals(),
+        deal=deal_view(game),
+    )
+
+
+def apply_command(deal: Deal, seat: int, command: GameCommand) -> None:
+    """Carry out a seat's command on the engine (raises ``RuleError`` if illegal)."""
+    match command:
+        case Bid(bid=bid):
+            deal.bid(seat, BID_OF[bid])
+        case Ecart(cards=cards):
+            deal.ecart(seat, [CARD_OF[c] for c in cards])
+        case Chelem(declare=declare):
+            deal.declare_chelem(seat, declare)
+        case Poignee(cards=cards):
+            deal.declare_poignee(seat, [CARD_OF[c] for c in cards])
+        case Play(card=card):
+            deal.play(seat, CARD_OF[card])
+        case _:
+            raise TypeError(f"not a game command: {command!r}")
+
+
+Observer = Callable[[int, TableView, GameCommand], None]
+
+
+def play_deal(game: Game, bots: Sequence[Bot], observe: Observer | None = None) -> DealResult:
+    """Play ``game``'s current deal to its end, each seat asking its bot.
+
+    ``observe(seat, view, command)`` is called after every decision (tests
+    use it to check what bots were shown and what they chose). Returns the
+    deal's result; the caller decides whether to move on (``next_deal``).
+    """
+    deal = game.deal
+    for _ in range(MAX_DECISIONS):
+        seat = deal.turn
+        if seat is None:
+            break
+        view = table_view(game, seat)
+        command = bots[seat].decide(view)
+        if observe is not None:
+            observe(seat, view, command)
+        apply_command(deal, seat, command)
+    else:
+        raise RuntimeError("the bots did not finish the deal")
+    result = deal.result()
+    assert result is not None
+    return result

@@ -1,0 +1,232 @@
+"""What a seat knows about a deal, rebuilt from its ``TableView`` alone.
+
+``Knowledge.from_view`` turns the view's card codes into bitmasks and draws
+the inferences a careful player draws at the table:
+
+* the cards played, by whom, and in what order (with the poignées shown);
+* voids: a seat that did not follow the led suit holds none of it, and one
+  that neither followed nor trumped holds no trump either;
+* trump ceilings: a seat that played a trump below the trick's highest trump
+  could not overtrump, so it holds no trump above that one;
+* where each unseen card may be: another seat or the hidden pile (the écart
+  of another taker, or an unseen chien), with how many cards each place holds.
+
+Bots only ever read a ``Knowledge``; the sampler in ``sampling.py`` deals the
+unseen cards from it. Nothing here may look at anything but the view.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from protocol.cards import (
+    BOUTS_MASK,
+    CARD_OF,
+    EXCUSE,
+    FIRST_TRUMP,
+    FULL_DECK,
+    KINGS_MASK,
+    SUIT_MASKS,
+    SUIT_OF,
+    TRUMP,
+    TRUMP_MASK,
+)
+from protocol.views import TableView
+from server.game.contracts import BID_OF, PASS, takes_chien
+
+PILE = 4
+"""The fifth place a card may hide in: the écart or an unseen chien."""
+
+NO_CEILING = EXCUSE - 1  # T21: no limit on the trumps a seat may hold
+ECART_SIZE = 6
+HAND_SIZE = 18
+
+
+def mask_of_codes(codes: list[str]) -> int:
+    m = 0
+    for c in codes:
+        m |= 1 << CARD_OF[c]
+    return m
+
+
+@dataclass(slots=True)
+class Knowledge:
+    """The public facts of a deal plus one seat's private ones (its hand, its écart).
+
+    Masks are card bitmasks (``protocol.cards``). Seats are 0..3; ``PILE``
+    (4) stands for the hidden pile in ``place`` indexed lists.
+    """
+
+    me: int
+    dealer: int
+    phase: str
+    hand: int
+    taker: int = -1
+    contract: int = PASS
+    bids: list[tuple[int, int]] = field(default_factory=list)
+    chien: int = 0
+    """The chien, when it was shown (prise, garde)."""
+    my_ecart: int = 0
+    """The écart, when this seat is the taker (only the taker sees it)."""
+    ecart_trumps: int = 0
+    """Trumps the taker had to discard, shown to all."""
+    chelem_declared: bool = False
+    poignees: dict[int, list[int]] = field(default_factory=dict)
+    plays: list[tuple[int, int]] = field(default_factory=list)
+    """Every card played so far, ``(seat, card)`` in order (current trick included)."""
+    played: int = 0
+    played_by: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    tricks_done: int = 0
+    taker_tricks: int = 0
+    trick: list[int] = field(default_factory=list)
+    trick_leader: int = -1
+    void: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    """Per seat, a bitmask of suits (bit ``s`` for suit ``s``, bit 4 for trumps) it holds none of."""
+    trump_ceiling: list[int] = field(default_factory=lambda: [NO_CEILING] * 4)
+    """Per seat, the highest trump it may still hold."""
+
+    # -- building --------------------------------------------------------
+
+    @classmethod
+    def from_view(cls, view: TableView) -> Knowledge:
+        """Everything the view tells its seat; the view must be a seated one."""
+        if view.you is None or view.deal is None:
+            raise ValueError("a bot needs a seated view of a deal")
+        d = view.deal
+        k = cls(me=view.you, dealer=d.dealer, phase=d.phase, hand=mask_of_codes(view.hand))
+        k.bids = [(b.seat, BID_OF[b.bid]) for b in d.bids]
+        if d.taker is not None and d.contract is not None:
+            k.taker = d.taker
+            k.contract = BID_OF[d.contract]
+        k.chien = mask_of_codes(d.chien)
+        k.my_ecart = mask_of_codes(view.ecart)
+        k.ecart_trumps = mask_of_codes(d.ecart_trumps)
+        k.chelem_declared = d.chelem_declared
+        for p in d.poignees:
+            k.poignees[p.seat] = [CARD_OF[c] for c in p.cards]
+        k.tricks_done = len(d.tricks)
+        k.taker_tricks = d.tricks_won[0] if d.tricks_won else 0
+        for t in d.tricks:
+            k._read_trick(t.leader, [CARD_OF[c] for c in t.cards])
+        if d.trick is not None:
+            k.trick = [CARD_OF[c] for c in d.trick.cards]
+            k.trick_leader = d.trick.leader
+            k._read_trick(d.trick.leader, k.trick)
+        return k
+
+    def _read_trick(self, leader: int, cards: list[int]) -> None:
+        """Record a trick's cards and what each card says about its player's hand."""
+        led = -1
+        top = -1  # the winning card so far
+        for i, card in enumerate(cards):
+            seat = (leader + i) % 4
+            self.plays.append((seat, card))
+            self.played |= 1 << card
+            self.played_by[seat] |= 1 << card
+            if card == EXCUSE:
+                continue  # the Excuse may be played at any time: it says nothing
+            suit = SUIT_OF[card]
+            if led < 0:
+                led = suit
+                top = card
+                continue
+            if suit != led:
+                self.void[seat] |= 1 << led
+                if suit != TRUMP:
+                    self.void[seat] |= 1 << TRUMP
+            if suit == TRUMP and top >= FIRST_TRUMP and card < top:
+                # Had it held a higher trump it would have had to overtrump.
+                self.trump_ceiling[seat] = min(self.trump_ceiling[seat], top)
+            if (suit == TRUMP and (top < FIRST_TRUMP or card > top)) or (
+                suit == led and card > top
+            ):
+                top = card
+
+    # -- derived facts ---------------------------------------------------
+
+    @property
+    def chien_taken(self) -> bool:
+        """Prise or garde: the chien was shown and the taker made an écart."""
+        return self.taker >= 0 and takes_chien(self.contract)
+
+    def held_count(self, seat: int) -> int:
+        """How many cards ``seat`` holds now (the taker is back to 18 after the écart)."""
+        if seat == self.taker and self.phase == "ecart":
+            return HAND_SIZE + ECART_SIZE
+        return HAND_SIZE - self.played_by[seat].bit_count()
+
+    def pile_size(self) -> int:
+        """Cards in the hidden pile: the chien (unseen) or another taker's écart."""
+        if self.chien_taken and (self.me == self.taker or self.phase == "ecart"):
+            return 0
+        return ECART_SIZE
+
+    def known_places(self) -> dict[int, int]:
+        """Cards whose place is known though unseen: ``{card: place}``."""
+        places: dict[int, int] = {}
+        for seat, cards in self.poignees.items():
+            if seat == self.me:
+                continue
+            for c in cards:
+                if not self.played >> c & 1:
+                    places[c] = seat
+        m = self.ecart_trumps
+        while m:
+            low = m & -m
+            places[low.bit_length() - 1] = PILE
+            m ^= low
+        return places
+
+    def unseen(self) -> int:
+        """Cards this seat has not seen played and does not hold (nor discarded)."""
+        return FULL_DECK & ~(self.hand | self.played | self.my_ecart)
+
+    def allowed_places(self, card: int) -> int:
+        """Bitmask of the places (seats 0..3, ``PILE``) that may hold an unseen card."""
+        suit = SUIT_OF[card]
+        places = 0
+        chien_card = self.chien >> card & 1 and self.me != self.taker
+        for seat in range(4):
+            if seat == self.me or self.void[seat] >> suit & 1:
+                continue
+            if suit == TRUMP and (card > self.trump_ceiling[seat] or self._trumps_pinned(seat)):
+                continue
+            if chien_card and seat != self.taker:
+                continue  # a shown chien card went to the taker (or the écart)
+            places |= 1 << seat
+        if self.pile_size() and self._pile_may_hold(card):
+            places |= 1 << PILE
+        return places
+
+    def _trumps_pinned(self, seat: int) -> bool:
+        """A poignée shown with the Excuse pins all the seat's trumps."""
+        # The Excuse stands in for a trump only when every trump is shown.
+        cards = self.poignees.get(seat)
+        return cards is not None and EXCUSE in cards
+
+    def _pile_may_hold(self, card: int) -> bool:
+        if not self.chien_taken:
+            return True  # an unseen chien was dealt: any card
+        # An écart: never a King or a bout; trumps only those shown.
+        bit = 1 << card
+        if bit & (KINGS_MASK | BOUTS_MASK):
+            return False
+        return not bit & TRUMP_MASK
+
+    def capacities(self) -> list[int]:
+        """How many unseen cards each place holds (0 for this seat)."""
+        caps = [0 if s == self.me else self.held_count(s) for s in range(4)]
+        caps.append(self.pile_size())
+        return caps
+
+    # -- trick helpers -----------------------------------------------------
+
+    def partners(self, seat: int) -> bool:
+        """Whether ``seat`` plays in this seat's camp (the taker has none)."""
+        if self.taker < 0 or seat == self.me:
+            return seat == self.me
+        return self.me != self.taker and seat != self.taker
+
+    def suit_left(self, suit: int) -> int:
+        """Cards of ``suit`` not yet played."""
+        return SUIT_MASKS[suit] & ~self.played

@@ -1,0 +1,352 @@
+"""The ``normal`` bot: a sound club player's rules of thumb.
+
+* Bidding: the hand's point count (``evaluation.hand_strength``: bouts,
+  trumps, Kings and honours, long and short suits) picks the contract; it
+  passes when that is not above the bids already made.
+* Écart: never a King or a bout (the rules), trumps only when forced (then
+  the lowest); voids the shortest suits without a King, then banks the
+  Queens and Knights that would otherwise be lost, then shortens short suits.
+* Chelem: declared only with a hand that cannot lose a trick.
+* Poignée: shown whenever held (the biggest one), keeping the Petit hidden
+  when it can.
+* Card play: the taker draws trumps with its masters (protecting its Petit,
+  hunting the defence's) and cashes Kings that will not be trumped; a
+  defender cashes its Kings, leads low in a long suit, and gives its richest
+  card to a trick a partner wins safely (charger), the Petit first. Anyone
+  takes a trick with the lowest card that will hold, else plays the cheapest
+  card, and uses the Excuse instead of a Knight or better, never keeping it
+  for the last trick.
+
+The odds of what others hold come from ``holdings.Holdings``.
+"""
+
+from __future__ import annotations
+
+import random
+
+from protocol.cards import (
+    CODES,
+    EXCUSE,
+    EXCUSE_BIT,
+    FIRST_TRUMP,
+    HALF_POINTS,
+    KING_RANK,
+    KINGS_MASK,
+    MONDE,
+    PETIT,
+    SUIT_CARDS_MASK,
+    SUIT_MASKS,
+    SUIT_OF,
+    TRUMP,
+    TRUMP_MASK,
+)
+from protocol.messages import Bid, Chelem, Ecart, GameCommand, Play, Poignee
+from protocol.views import TableView
+from server.bots.evaluation import contract_for, hand_strength
+from server.bots.holdings import Holdings
+from server.bots.knowledge import Knowledge, mask_of_codes
+from server.bots.tactics import (
+    KNIGHT_HALF,
+    above,
+    beating,
+    cheapest,
+    highest,
+    iter_cards,
+    lowest,
+    richest,
+)
+from server.game.contracts import BID_NAMES, PASS
+
+SAFE = 0.25
+"""A card 'holds' a trick when the odds that someone after it beats it are below this."""
+CHARGE_SAFE = 0.2
+"""Give a partner's trick one's richest card only when it is this safe."""
+
+
+class NormalBot:
+    """Rules of thumb, from the view alone (see the module docstring)."""
+
+    def __init__(self, seed: int | str | None = None) -> None:
+        # Kept for the interface: the rules are deterministic.
+        self.rng = random.Random(seed)
+
+    def decide(self, view: TableView) -> GameCommand:
+        legal = view.legal
+        k = Knowledge.from_view(view)
+        if legal.bids:
+            return Bid(bid=BID_NAMES[choose_bid(k, [BID_OF_NAME[b] for b in legal.bids])])
+        if legal.ecart:
+            cards = choose_ecart(k.hand, mask_of_codes(legal.ecart), legal.ecart_trumps)
+            return Ecart(cards=[CODES[c] for c in cards])
+        if legal.chelem:
+            return Chelem(declare=should_declare_chelem(k))
+        if legal.poignee_sizes:
+            shown = choose_poignee(k.hand, legal.poignee_sizes)
+            if shown:
+                return Poignee(cards=[CODES[c] for c in shown])
+        if legal.cards:
+            return Play(card=CODES[choose_card(k, mask_of_codes(legal.cards))])
+        raise ValueError("the view asks for no decision")
+
+
+BID_OF_NAME = {name: i for i, name in enumerate(BID_NAMES)}
+
+
+# -- bidding ----------------------------------------------------------------
+
+
+def choose_bid(k: Knowledge, legal: list[int]) -> int:
+    """The contract the hand's count supports, if it outbids everyone; else pass."""
+    want = contract_for(hand_strength(k.hand))
+    return want if want in legal else PASS
+
+
+# -- écart ------------------------------------------------------------------
+
+
+def choose_ecart(hand: int, candidates: int, trumps_needed: int) -> list[int]:
+    """Six cards to discard from the taker's 24 (see the module docstring)."""
+    if trumps_needed:
+        # Forced: every candidate suit card goes, and the lowest trumps.
+        suits = candidates & SUIT_CARDS_MASK
+        trumps = iter_cards(candidates & TRUMP_MASK)[:trumps_needed]
+        return [*iter_cards(suits), *trumps]
+    chosen = 0
+    room = 6
+    # Voids first: a suit without a King, shortest first, so the taker can
+    # trump it; a long one is not worth the whole écart.
+    suits = sorted(
+        (s for s in range(4) if not hand & KINGS_MASK & SUIT_MASKS[s] and hand & SUIT_MASKS[s]),
+        key=lambda s: ((hand & SUIT_MASKS[s]).bit_count(), -_suit_half(hand, s)),
+    )
+    for s in suits:
+        cards = candidates & SUIT_MASKS[s]
+        n = cards.bit_count()
+        if n <= room and n <= 4:
+            chosen |= cards
+            room -= n
+    # Then bank the honours the defence would otherwise catch: a Queen or a
+    # Knight without its King (a Queen under her King is a second winner).
+    rest = candidates & ~chosen
+    honours = [c for c in iter_cards(rest) if HALF_POINTS[c] >= 3]
+    honours.sort(key=lambda c: (_guarded(hand, c), -HALF_POINTS[c], _length(hand, c)))
+    for c in honours:
+        if room and not _guarded(hand, c):
+            chosen |= 1 << c
+            room -= 1
+    # Then shorten the shortest suits with their lowest cards.
+    if room:
+        rest = iter_cards(candidates & ~chosen)
+        rest.sort(key=lambda c: (_length(hand & ~chosen, c), _guarded(hand, c), HALF_POINTS[c]))
+        for c in rest[:room]:
+            chosen |= 1 << c
+    return iter_cards(chosen)
+
+
+def _suit_half(hand: int, suit: int) -> int:
+    return sum(HALF_POINTS[c] for c in iter_cards(hand & SUIT_MASKS[suit]))
+
+
+def _length(hand: int, card: int) -> int:
+    return (hand & SUIT_MASKS[SUIT_OF[card]]).bit_count()
+
+
+def _guarded(hand: int, card: int) -> bool:
+    """A Queen under her King (or a Knight under King and Queen) likely wins."""
+    over = hand & SUIT_MASKS[card // 14] & above(card)
+    return over.bit_count() == 13 - card % 14
+
+
+# -- declarations -------------------------------------------------------------
+
+
+def should_declare_chelem(k: Knowledge) -> bool:
+    """Only a hand that cannot lose a trick: its trumps draw all the others
+    from the top, and every suit card is a master from the King down."""
+    hand = k.hand
+    if hand & EXCUSE_BIT and hand.bit_count() != 18:
+        return False
+    trumps = hand & TRUMP_MASK
+    out = TRUMP_MASK & ~trumps & ~k.my_ecart
+    top_run = 0
+    for t in range(MONDE, FIRST_TRUMP - 1, -1):
+        if not trumps >> t & 1:
+            break
+        top_run += 1
+    if top_run < out.bit_count():
+        return False
+    for s in range(4):
+        cards = hand & SUIT_MASKS[s]
+        n = cards.bit_count()
+        expected = sum(1 << (s * 14 + KING_RANK - i) for i in range(n))
+        if cards != expected:
+            return False
+    return True
+
+
+def choose_poignee(hand: int, sizes: list[int]) -> list[int] | None:
+    """The biggest poignée, keeping the Petit and the 21 hidden when the
+    trumps allow; the Excuse only as the last card of a full show."""
+    size = max(sizes)
+    trumps = iter_cards(hand & TRUMP_MASK)
+    if len(trumps) < size:
+        return [*trumps, EXCUSE] if hand & EXCUSE_BIT and len(trumps) == size - 1 else None
+    order = [t for t in trumps if t not in (PETIT, MONDE)]
+    order += [t for t in (MONDE, PETIT) if t in trumps]
+    return sorted(order[:size])
+
+
+# -- card play -----------------------------------------------------------------
+
+
+def trick_state(k: Knowledge) -> tuple[int, int, int]:
+    """``(led suit, winning card, winning seat)`` of the trick being played
+    (``-1`` each when nothing but the Excuse has been played)."""
+    led, top, winner = -1, -1, -1
+    for i, card in enumerate(k.trick):
+        if card == EXCUSE:
+            continue
+        seat = (k.trick_leader + i) % 4
+        suit = SUIT_OF[card]
+        if led < 0:
+            led, top, winner = suit, card, seat
+        elif (suit == TRUMP and (top < FIRST_TRUMP or card > top)) or (suit == led and card > top):
+            top, winner = card, seat
+    return led, top, winner
+
+
+def choose_card(k: Knowledge, legal: int) -> int:
+    """The card to play (see the module docstring)."""
+    if not legal & (legal - 1):
+        return lowest(legal)
+    if legal & EXCUSE_BIT and k.hand.bit_count() <= 2:
+        return EXCUSE  # played to the last trick it would change camp
+    odds = Holdings(k)
+    led, win_card, win_seat = trick_state(k)
+    if led < 0:
+        return _lead(k, legal, odds)
+    return _follow(k, legal, odds, led, win_card, win_seat)
+
+
+def _opponents(k: Knowledge) -> list[int]:
+    return [s for s in range(4) if not k.partners(s)]
+
+
+def _after_me(k: Knowledge) -> list[int]:
+    n = len(k.trick)
+    return [(k.me + i) % 4 for i in range(1, 4 - n)]
+
+
+def _follow(
+    k: Knowledge, legal: int, odds: Holdings, led: int, win_card: int, win_seat: int
+) -> int:
+    opponents_after = [s for s in _after_me(k) if not k.partners(s)]
+    if win_seat != k.me and k.partners(win_seat):
+        risk = odds.p_any_beats(opponents_after, win_card, led)
+        if risk < CHARGE_SAFE:
+            card = richest(legal)
+            if card != PETIT or risk < 0.05:
+                return card
+            return richest(legal & ~(1 << PETIT))
+    winners = legal & beating(win_card, led)
+    if winners:
+        if winners >> PETIT & 1 and odds.p_any_beats(opponents_after, PETIT, led) < 0.02:
+            return PETIT  # the Petit home safe
+        best, best_risk = -1, 1.0
+        for c in iter_cards(winners & ~(1 << PETIT) & ~EXCUSE_BIT):
+            risk = odds.p_any_beats(opponents_after, c, led)
+            if risk < SAFE:
+                return c  # the lowest card that holds
+            if risk < best_risk:
+                best, best_risk = c, risk
+        trick_half = sum(HALF_POINTS[c] for c in k.trick if c != EXCUSE)
+        # A long shot is worth it only for a rich trick and a cheap card.
+        if best >= 0 and best_risk < 0.5 and trick_half >= 7 and HALF_POINTS[best] == 1:
+            return best
+    return _discard(legal)
+
+
+def _discard(legal: int) -> int:
+    card = cheapest(legal & ~EXCUSE_BIT)
+    if legal & EXCUSE_BIT and (card < 0 or HALF_POINTS[card] >= KNIGHT_HALF):
+        return EXCUSE
+    return card
+
+
+def _lead(k: Knowledge, legal: int, odds: Holdings) -> int:
+    hand = legal & ~EXCUSE_BIT
+    if not hand:
+        return EXCUSE
+    opponents = _opponents(k)
+    trumps = hand & TRUMP_MASK
+    their_trumps = 0
+    for o in opponents:
+        their_trumps |= odds.could_hold(o, TRUMP_MASK)
+    if k.me == k.taker:
+        card = _taker_trump_lead(trumps, their_trumps)
+        if card >= 0:
+            return card
+    # Cash a King (or any top card) the opponents will follow under.
+    best, best_risk = -1, 0.3
+    for suit in range(4):
+        cards = hand & SUIT_MASKS[suit]
+        if not cards:
+            continue
+        top = highest(cards)
+        if HALF_POINTS[top] < KNIGHT_HALF:
+            continue
+        higher_out = SUIT_MASKS[suit] & above(top) & ~k.played & ~k.hand
+        if higher_out:
+            continue  # not a master yet
+        risk = odds.p_any_beats(opponents, top, suit)
+        if risk < best_risk:
+            best, best_risk = top, risk
+    if best >= 0:
+        return best
+    if k.me != k.taker and k.taker >= 0:
+        card = _defence_lead(k, hand, odds)
+        if card >= 0:
+            return card
+    suits = hand & ~TRUMP_MASK
+    if suits:
+        # The taker shortens its shortest suit (to trump it later); keep honours.
+        pick = min if k.me == k.taker else max
+        suit = pick(
+            (s for s in range(4) if suits & SUIT_MASKS[s]),
+            key=lambda s: (suits & SUIT_MASKS[s]).bit_count(),
+        )
+        return cheapest(suits & SUIT_MASKS[suit])
+    low = trumps & ~(1 << PETIT)
+    if their_trumps and low and highest(low) > highest(their_trumps):
+        return highest(low)
+    return lowest(low) if low else PETIT
+
+
+def _taker_trump_lead(trumps: int, their_trumps: int) -> int:
+    """The taker draws trumps: with a master while the defence has trumps,
+    or with a low one while it is longer than the whole defence. It keeps
+    the Petit back once no defender can take it (for the last trick)."""
+    if not trumps or not their_trumps:
+        return -1
+    no_petit = trumps & ~(1 << PETIT)
+    if not no_petit:
+        return -1
+    top = highest(no_petit)
+    if top > highest(their_trumps):
+        return top
+    if trumps.bit_count() >= their_trumps.bit_count():
+        return lowest(no_petit)
+    return -1
+
+
+def _defence_lead(k: Knowledge, hand: int, odds: Holdings) -> int:
+    """Defence: make the taker trump a suit it is out of (its trumps are
+    what makes the contract), with the cheapest card of that suit."""
+    taker = k.taker
+    for suit in range(4):
+        cards = hand & SUIT_MASKS[suit]
+        if cards and odds.p_any(taker, SUIT_MASKS[suit]) == 0.0:
+            card = cheapest(cards)
+            if HALF_POINTS[card] == 1 and odds.p_any(taker, TRUMP_MASK) > 0:
+                return card
+    return -1

@@ -1,0 +1,112 @@
+"""The fast playout policy of ``strong``: greedy card play on an engine ``Deal``.
+
+Inside one sampled world every hand is known, so the policy may look at all
+of them (this is the world the search imagines, not the real table). It is
+a handful of mask operations per card so a search plays many deals per
+decision:
+
+* lead a card no opponent can beat (the taker first draws trumps with a
+  master trump); otherwise a low card of the longest suit;
+* on a trick the camp wins for sure, give the richest card (charger), the
+  Petit first;
+* else take the trick with the lowest card no later opponent can beat;
+* else play the cheapest card, the Excuse instead of a Knight or better;
+* never keep the Excuse for the last trick (it would change camp).
+"""
+
+from __future__ import annotations
+
+from protocol.cards import EXCUSE, EXCUSE_BIT, HALF_POINTS, PETIT, SUIT_MASKS, TRUMP_MASK
+from server.bots.tactics import (
+    KNIGHT_HALF,
+    beating,
+    can_beat,
+    cheapest,
+    highest,
+    iter_cards,
+    lowest,
+    richest,
+)
+from server.game import Deal
+
+
+def play_out(deal: Deal) -> None:
+    """Play the deal to its end with the greedy policy."""
+    while deal.phase == "play":
+        seat = deal.turn
+        assert seat is not None
+        deal.play(seat, greedy_card(deal))
+
+
+def greedy_card(deal: Deal) -> int:
+    """The policy's card for the seat to play (see the module docstring)."""
+    seat = deal.turn
+    assert seat is not None
+    legal = deal.legal_mask()
+    if not legal & (legal - 1):
+        return legal.bit_length() - 1
+    hands = deal.hands
+    if legal & EXCUSE_BIT and hands[seat].bit_count() <= 2:
+        return EXCUSE
+    taker = deal.taker
+    is_taker = seat == taker
+    led = deal.led
+    if led < 0:
+        return _lead(deal, seat, legal)
+    trick_len = len(deal.trick)
+    opponents_after = [
+        s for s in ((seat + i) % 4 for i in range(1, 4 - trick_len)) if (s == taker) != is_taker
+    ]
+    win_card = deal.win_card
+    win_seat = deal.win_seat
+    if (win_seat == taker) == is_taker:
+        if not any(can_beat(hands[o], win_card, led) for o in opponents_after):
+            return richest(legal)
+    winners = legal & beating(win_card, led)
+    if winners:
+        if winners >> PETIT & 1 and not any(
+            can_beat(hands[o], PETIT, led) for o in opponents_after
+        ):
+            return PETIT
+        for c in iter_cards(winners & ~(1 << PETIT)):
+            if not any(can_beat(hands[o], c, led) for o in opponents_after):
+                return c
+    card = cheapest(legal & ~EXCUSE_BIT)
+    if legal & EXCUSE_BIT and HALF_POINTS[card] >= KNIGHT_HALF:
+        return EXCUSE
+    return card
+
+
+def _lead(deal: Deal, seat: int, legal: int) -> int:
+    hands = deal.hands
+    taker = deal.taker
+    is_taker = seat == taker
+    opponents = [s for s in range(4) if s != seat and (s == taker) != is_taker]
+    hand = legal & ~EXCUSE_BIT
+    if not hand:
+        return EXCUSE
+    trumps = hand & TRUMP_MASK
+    their_trumps = 0
+    for o in opponents:
+        their_trumps |= hands[o] & TRUMP_MASK
+    if is_taker and trumps and their_trumps and highest(trumps) > highest(their_trumps):
+        return highest(trumps)  # draw their trumps with a master
+    best = -1
+    best_half = -1
+    for suit in range(4):
+        cards = hand & SUIT_MASKS[suit]
+        if not cards:
+            continue
+        top = highest(cards)
+        if HALF_POINTS[top] > best_half and not any(
+            can_beat(hands[o], top, suit) for o in opponents
+        ):
+            best, best_half = top, HALF_POINTS[top]
+    if best >= 0:
+        return best
+    suits = hand & ~TRUMP_MASK
+    if suits:
+        longest = max(range(4), key=lambda s: (suits & SUIT_MASKS[s]).bit_count())
+        return lowest(suits & SUIT_MASKS[longest])
+    low = trumps & ~(1 << PETIT)
+    return lowest(low) if low else PETIT

@@ -1,0 +1,151 @@
+"""Dealing the unseen cards consistently with a ``Knowledge``, and rebuilding the deal.
+
+A *world* is one guess at where every unseen card is: the other seats' hands
+and the hidden pile (another taker's écart, or an unseen chien), respecting
+the places each card may be in (voids, trump ceilings, poignées, shown
+écart trumps, a shown chien) and how many cards each place holds.
+
+``sample_world`` deals one; ``rebuild_deal`` turns it into an engine ``Deal``
+by dealing the cards each seat must have started with and replaying the
+public actions, so the engine itself checks the guess (a world that breaks
+a rule is thrown away) and the search then plays on with ``Deal.clone``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+
+from protocol.cards import cards_of
+from server.bots.knowledge import PILE, Knowledge
+from server.game import Action, Deal, RuleError
+
+World = tuple[list[int], int]
+"""``(hands, pile)``: the four seats' current hands and the hidden pile, as masks."""
+
+
+def _places(mask: int) -> list[int]:
+    return [p for p in range(5) if mask >> p & 1]
+
+
+def sample_world(k: Knowledge, rng: random.Random) -> World | None:
+    """One random world consistent with ``k``, or ``None`` if none was found.
+
+    Cards go out most-constrained first, each to a place drawn in proportion
+    to the room left there (which, without constraints, is a uniform deal).
+    When a card finds every allowed place full, cards already dealt are moved
+    along an augmenting path to make room, so a world is found whenever one
+    exists.
+    """
+    caps = k.capacities()
+    hands = [0, 0, 0, 0, 0]
+    hands[k.me] = k.hand
+    known = 0
+    for card, place in k.known_places().items():
+        hands[place] |= 1 << card
+        caps[place] -= 1
+        known |= 1 << card
+    free = cards_of(k.unseen() & ~known)
+    if sum(caps) != len(free) or min(caps) < 0:
+        return None
+    allowed = {c: k.allowed_places(c) for c in free}
+    rng.shuffle(free)
+    free.sort(key=lambda c: allowed[c].bit_count())
+    members: list[list[int]] = [[], [], [], [], []]
+    for card in free:
+        options = [p for p in _places(allowed[card]) if caps[p] > 0]
+        if options:
+            place = rng.choices(options, weights=[caps[p] for p in options])[0]
+        else:
+            found = _make_room(card, allowed, caps, members)
+            if found is None:
+                return None
+            place = found
+        members[place].append(card)
+        caps[place] -= 1
+    for place, cards in enumerate(members):
+        for c in cards:
+            hands[place] |= 1 << c
+    return hands[:4], hands[PILE]
+
+
+def _make_room(
+    card: int, allowed: dict[int, int], caps: list[int], members: list[list[int]]
+) -> int | None:
+    """Move dealt cards along a shortest path of places so that one of
+    ``card``'s allowed places gets a free slot; return that place."""
+    starts = _places(allowed[card])
+    parent: dict[int, tuple[int, int] | None] = {p: None for p in starts}
+    queue = deque(starts)
+    while queue:
+        place = queue.popleft()
+        if caps[place] > 0:
+            # Walk back: each step moves one card one place further along.
+            while True:
+                step = parent[place]
+                if step is None:
+                    return place  # the caller deals ``card`` into the freed slot
+                prev, moved = step
+                members[prev].remove(moved)
+                members[place].append(moved)
+                caps[prev] += 1
+                caps[place] -= 1
+                place = prev
+        for moved in members[place]:
+            for nxt in _places(allowed[moved]):
+                if nxt not in parent:
+                    parent[nxt] = (place, moved)
+                    queue.append(nxt)
+    return None
+
+
+def dealt_hands(k: Knowledge, world: World) -> tuple[list[int], int, int]:
+    """The hands as dealt, the chien and the écart (masks) that lead to ``world``."""
+    hands, pile = world
+    dealt = [hands[s] | k.played_by[s] for s in range(4)]
+    if k.chien_taken and k.phase != "ecart":
+        ecart = k.my_ecart if k.me == k.taker else pile
+        # The taker's 18 after the écart plus the écart, minus the chien taken.
+        dealt[k.taker] = (dealt[k.taker] | ecart) & ~k.chien
+        return dealt, k.chien, ecart
+    return dealt, pile, 0
+
+
+def public_actions(k: Knowledge, ecart: int) -> list[Action]:
+    """The deal's log as the engine would have it, with ``ecart`` as the écart."""
+    log: list[Action] = [("bid", seat, bid) for seat, bid in k.bids]
+    if k.taker < 0 or k.phase in ("bidding", "ecart"):
+        return log
+    if k.chien_taken:
+        log.append(("ecart", k.taker, cards_of(ecart)))
+    if k.phase == "chelem":
+        return log
+    log.append(("chelem", k.taker, k.chelem_declared))
+    # A poignée is shown just before its seat's first card.
+    shown = set()
+    for seat, card in k.plays:
+        if seat in k.poignees and seat not in shown:
+            log.append(("poignee", seat, k.poignees[seat]))
+            shown.add(seat)
+        log.append(("play", seat, card))
+    for seat, cards in k.poignees.items():
+        if seat not in shown:
+            log.append(("poignee", seat, cards))
+    return log
+
+
+def rebuild_deal(k: Knowledge, world: World) -> Deal | None:
+    """The engine ``Deal`` of ``world`` at the view's moment, or ``None`` when
+    the world breaks a rule (the engine is the judge of consistency)."""
+    dealt, chien, ecart = dealt_hands(k, world)
+    if any(m.bit_count() != 18 for m in dealt) or chien.bit_count() != 6:
+        return None
+    deal = Deal(k.dealer, [cards_of(m) for m in dealt], cards_of(chien))
+    if deal.phase == "annulled" and k.phase != "annulled":
+        return None  # a petit sec the real deal did not have
+    try:
+        for action in public_actions(k, ecart):
+            deal.apply(action)
+    except RuleError:
+        return None
+    return deal

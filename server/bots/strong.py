@@ -1,0 +1,177 @@
+"""The ``strong`` bot: chooses its card by playing sampled deals out with the engine.
+
+For a card to play it deals the unseen cards many times over, each time
+consistently with everything public (cards played, voids and trump ceilings
+shown, the chien if it was shown, poignées, shown écart trumps, its own
+écart when it is the taker) and, loosely, with the bids heard (a taker's
+hand must look like its contract, a passer's like a pass). Each such world
+becomes an engine ``Deal`` (``sampling.rebuild_deal``); every distinct legal
+card is tried in it and the deal is played to the end with the fast greedy
+policy of ``playout.py``; the card with the best total score for its seat
+over the same worlds wins. It stops when its time budget runs out and falls
+back on ``normal``'s card if not a single world could be played.
+
+Bids, the écart, the chelem and poignées follow ``normal``'s rules.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from protocol.cards import CODES, EXCUSE, HALF_POINTS, SUIT_OF, TRUMP
+from protocol.messages import GameCommand, Play, Poignee
+from protocol.views import TableView
+from server.bots.evaluation import THRESHOLDS, hand_strength
+from server.bots.knowledge import Knowledge, mask_of_codes
+from server.bots.normal import NormalBot, choose_card, choose_poignee
+from server.bots.playout import play_out
+from server.bots.sampling import World, dealt_hands, rebuild_deal, sample_world
+from server.bots.tactics import iter_cards
+from server.game.contracts import GARDE_CONTRE, PASS
+
+BID_SLACK = 8
+"""How far a hidden hand's count may stray from what its bid suggests (other
+players do not all count like ``normal``)."""
+SAMPLE_TRIES = 8
+"""Worlds drawn at most to find one that agrees with the bids."""
+SAFETY = 0.85
+"""Share of the budget the search plans to use: the rest absorbs the last
+world's overrun and the clock's jitter, so the budget holds at the p99."""
+
+
+class StrongBot:
+    """Search over sampled deals within ``budget_s`` seconds per card."""
+
+    def __init__(
+        self,
+        seed: int | str | None = None,
+        *,
+        budget_s: float = 0.3,
+        max_worlds: int | None = None,
+    ) -> None:
+        self.rng = random.Random(seed)
+        self.budget_s = budget_s
+        self.max_worlds = max_worlds
+        """Stop after this many worlds even with time left (reproducible runs)."""
+        self.normal = NormalBot(seed)
+        self.last_worlds = 0
+        """Worlds played out for the last card chosen (for measurements)."""
+
+    def decide(self, view: TableView) -> GameCommand:
+        start = time.perf_counter()
+        legal = view.legal
+        if not legal.cards:
+            return self.normal.decide(view)
+        k = Knowledge.from_view(view)
+        if legal.poignee_sizes:
+            shown = choose_poignee(k.hand, legal.poignee_sizes)
+            if shown:
+                return Poignee(cards=[CODES[c] for c in shown])
+        return Play(card=CODES[self.choose_card(k, mask_of_codes(legal.cards), start)])
+
+    def choose_card(self, k: Knowledge, legal: int, start: float) -> int:
+        """The searched card; ``start`` is when the decision began (the budget's origin)."""
+        self.last_worlds = 0
+        fallback = choose_card(k, legal)
+        choices = distinct_choices(k, legal)
+        if len(choices) == 1:
+            return fallback if same_class(k, fallback, choices[0]) else choices[0]
+        deadline = start + self.budget_s * SAFETY
+        totals = [0] * len(choices)
+        worlds = failures = 0
+        clock = time.perf_counter
+        search_start = clock()
+        per_world = 0.0
+        me = k.me
+        while self.max_worlds is None or worlds < self.max_worlds:
+            now = clock()
+            if now + per_world > deadline:
+                break
+            deal = None
+            world = self._sample(k)
+            if world is not None:
+                deal = rebuild_deal(k, world)
+            if deal is None or deal.turn != me:
+                failures += 1
+                if failures > 20 and failures > 4 * worlds:
+                    break  # the facts are too tight for the sampler: trust the rules
+                continue
+            for i, card in enumerate(choices):
+                trial = deal.clone()
+                trial.play(me, card)
+                play_out(trial)
+                result = trial.result()
+                assert result is not None
+                totals[i] += result.scores[me]
+            worlds += 1
+            per_world = (clock() - search_start) / worlds
+        self.last_worlds = worlds
+        if not worlds:
+            return fallback
+        best = max(totals)
+        for i, card in enumerate(choices):
+            # Ties go to the rules' choice: it knows things the playouts do not.
+            if totals[i] == best and same_class(k, fallback, card):
+                return fallback
+        return choices[totals.index(best)]
+
+    def _sample(self, k: Knowledge) -> World | None:
+        """A world that agrees with the bids heard, or the last one drawn."""
+        world = None
+        for _ in range(SAMPLE_TRIES):
+            world = sample_world(k, self.rng)
+            if world is None:
+                return None
+            if agrees_with_bids(k, world):
+                return world
+        return world
+
+
+def agrees_with_bids(k: Knowledge, world: World) -> bool:
+    """Whether the hands dealt in ``world`` look like the bids each seat made."""
+    if not k.bids:
+        return True
+    dealt, _, _ = dealt_hands(k, world)
+    high = PASS
+    for seat, bid in k.bids:
+        if seat != k.me:
+            strength = hand_strength(dealt[seat])
+            if bid == PASS:
+                # It passed: its hand did not support outbidding ``high``.
+                if high < GARDE_CONTRE and strength >= THRESHOLDS[high + 1] + BID_SLACK:
+                    return False
+            elif strength < THRESHOLDS[bid] - BID_SLACK:
+                return False
+        high = max(high, bid)
+    return True
+
+
+def distinct_choices(k: Knowledge, legal: int) -> list[int]:
+    """One card per class of legal cards that play alike: same suit, same
+    points, and no card anyone else may hold ranked between them."""
+    out: list[int] = []
+    prev = -1
+    unseen = k.unseen()
+    for card in iter_cards(legal):
+        if prev >= 0 and _alike(prev, card, unseen):
+            continue
+        out.append(card)
+        prev = card
+    return out
+
+
+def _alike(low: int, high: int, unseen: int) -> bool:
+    if EXCUSE in (low, high) or SUIT_OF[low] != SUIT_OF[high]:
+        return False
+    if HALF_POINTS[low] != HALF_POINTS[high]:
+        return False
+    if SUIT_OF[low] == TRUMP and HALF_POINTS[low] != 1:
+        return False  # the Petit and the 21 are bouts
+    between = ((1 << high) - 1) & ~((2 << low) - 1)
+    return not unseen & between
+
+
+def same_class(k: Knowledge, a: int, b: int) -> bool:
+    """Whether two legal cards play alike (see ``distinct_choices``)."""
+    return a == b or _alike(min(a, b), max(a, b), k.unseen())

@@ -1,0 +1,109 @@
+"""Starting a real server in-process and playing it with real WebSocket clients."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from typing import Any
+
+from clients.session import Session
+from protocol.cards import CARD_OF, CODES
+from protocol.messages import Bid, Chelem, Ecart, Play, Poignee
+from protocol.views import TableView
+from server.app import Server
+from server.config import Settings
+from server.store.base import TableStore
+
+# Scripted clients act far faster than people: the rate limit has its own test.
+FAST = Settings(
+    port=0, bot_think=0.0, deal_pause=0.0, grace=0.2, hello_timeout=2.0, rate=1000.0, burst=1000
+)
+
+
+@contextlib.asynccontextmanager
+async def running(
+    settings: Settings = FAST, store: TableStore | None = None, **overrides: Any
+) -> AsyncIterator[Server]:
+    server = Server(replace(settings, **overrides), store=store)
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop()
+
+
+def url(server: Server) -> str:
+    return f"ws://127.0.0.1:{server.port}"
+
+
+def wants_decision(view: TableView) -> bool:
+    legal = view.legal
+    return bool(legal.bids or legal.cards or legal.ecart or legal.chelem)
+
+
+def choose(view: TableView, rng: random.Random) -> Any:
+    """A random legal command for the decision the view asks for."""
+    legal = view.legal
+    if legal.bids:
+        return Bid(bid=legal.bids[0] if rng.random() < 0.5 else rng.choice(legal.bids))
+    if legal.ecart:
+        suits = [c for c in legal.ecart if not c.startswith("T")]
+        trumps = [c for c in legal.ecart if c.startswith("T")]
+        if legal.ecart_trumps:
+            return Ecart(cards=suits + rng.sample(trumps, legal.ecart_trumps))
+        return Ecart(cards=rng.sample(suits, 6))
+    if legal.chelem:
+        return Chelem(declare=False)
+    if legal.poignee_sizes and rng.random() < 0.5:
+        size = legal.poignee_sizes[0]
+        trumps = [c for c in legal.poignee_cards if c != "EX"]
+        cards = trumps[:size] if len(trumps) >= size else [*trumps, "EX"]
+        return Poignee(cards=cards)
+    return Play(card=rng.choice(legal.cards))
+
+
+async def autoplay(
+    session: Session, rng: random.Random, until: Any, timeout: float = 60.0, on_view: Any = None
+) -> TableView:
+    """Play random legal moves whenever the view asks, until ``until(view)``."""
+    acted = -1
+
+    def ready(v: TableView) -> bool:
+        return until(v) or (session.table_seq > acted and wants_decision(v))
+
+    async def loop() -> TableView:
+        nonlocal acted
+        while True:
+            view = await session.wait_view(ready, timeout=timeout)
+            if until(view):
+                return view
+            if on_view is not None:
+                await on_view(view)
+            acted = session.table_seq
+            await session.send(choose(view, rng))
+
+    return await asyncio.wait_for(loop(), timeout)
+
+
+def cards_in(obj: Any) -> set[str]:
+    """Every card code anywhere in a decoded message."""
+    out: set[str] = set()
+    stack = [obj]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, str):
+            if x in CARD_OF:
+                out.add(x)
+        elif isinstance(x, dict):
+            stack.extend(x.values())
+        elif isinstance(x, list | tuple):
+            stack.extend(x)
+        elif hasattr(x, "__struct_fields__"):
+            stack.extend(getattr(x, f) for f in x.__struct_fields__)
+    return out
+
+
+__all__ = ["CODES", "FAST", "autoplay", "cards_in", "choose", "running", "url"]

@@ -1,0 +1,499 @@
+"""The online server end to end: a real server, real WebSockets, real clients."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import urllib.request
+from typing import Any
+
+import msgspec
+import pytest
+from websockets.asyncio.client import connect
+
+from clients.session import ServerError, Session
+from protocol.codec import SUBPROTOCOL_JSON, SUBPROTOCOL_MSGPACK
+from protocol.messages import (
+    Bid,
+    Bye,
+    Chat,
+    CreateTable,
+    Error,
+    GetHistory,
+    History,
+    JoinTable,
+    Leave,
+    Left,
+    Play,
+    PlayAgain,
+    QuickPlay,
+    Seated,
+    StartGame,
+    TablePatch,
+    TableSnapshot,
+    Watch,
+)
+from protocol.views import TableView
+from server.game import replay_record
+from tests.server_helpers import autoplay, cards_in, running, url
+
+pytestmark = pytest.mark.asyncio
+
+
+async def _table(s: Session, **kw: Any) -> Seated:
+    await s.send(CreateTable(**kw))
+    seated = await s.wait_for(Seated, Error)
+    assert isinstance(seated, Seated), seated
+    await s.wait_view(lambda v: v.table_id == seated.table_id)
+    return seated
+
+
+def _finished(v: TableView) -> bool:
+    return v.status == "finished"
+
+
+# -- whole games ------------------------------------------------------------------
+
+
+async def test_one_human_three_bots_play_a_whole_game_to_the_ranking() -> None:
+    async with running() as server:
+        s = await Session.open(url(server), "Alice", keep=True)
+        seated = await _table(s, name="evening", seed="whole-game")
+        await s.send(StartGame())
+        view = await autoplay(s, random.Random(1), _finished)
+        assert view.ranking is not None and sorted(view.ranking) == [0, 1, 2, 3]
+        counted = [line for line in view.sheet if line.annulled is None]
+        assert len(counted) == 8  # the default game: 8 counted deals
+        assert sum(view.scores) == 0
+        assert view.scores == [sum(line.scores[i] for line in view.sheet) for i in range(4)]
+        assert [view.scores[i] for i in view.ranking] == sorted(view.scores, reverse=True)
+        assert [seat.kind for seat in view.seats] == ["human", "bot", "bot", "bot"]
+        # Every finished deal's record is in the history, and replays to the
+        # same scores.
+        await s.send(GetHistory())
+        history = await s.wait_for(History)
+        assert len(history.records) == len(view.sheet)
+        for record, line in zip(history.records, view.sheet, strict=True):
+            assert replay_record(record)["scores"] == line.scores
+        _check_no_leaks(s, seated.seat, history.records)
+        # Play again: a new game at the same table.
+        await s.send(PlayAgain())
+        again = await s.wait_view(lambda v: v.status == "playing" and not v.sheet)
+        assert again.ranking is None
+        await s.close()
+
+
+async def test_four_humans_play_a_deal_and_json_clients_work_too() -> None:
+    async with running() as server:
+        protos = [SUBPROTOCOL_MSGPACK, SUBPROTOCOL_JSON, SUBPROTOCOL_MSGPACK, SUBPROTOCOL_JSON]
+        players = [
+            await Session.open(url(server), f"P{i}", subprotocol=p, keep=True)
+            for i, p in enumerate(protos)
+        ]
+        seated = await _table(players[0], name="four", deals=1, private=True)
+        code = (await players[0].wait_view(lambda v: v.invite_code is not None)).invite_code
+        for p in players[1:]:
+            await p.send(JoinTable(code=code))
+            assert isinstance(await p.wait_for(Seated, Error), Seated)
+        await players[0].wait_view(lambda v: all(s.kind == "human" for s in v.seats))
+        await players[0].send(StartGame())
+        views = await asyncio.gather(
+            *(autoplay(p, random.Random(i), _finished) for i, p in enumerate(players))
+        )
+        assert all(v.seats[i].kind == "human" for v in views for i in range(4))
+        assert len({tuple(v.scores) for v in views}) == 1
+        await players[0].send(GetHistory())
+        records = (await players[0].wait_for(History)).records
+        for p in players:
+            _check_no_leaks(p, p.seat, records)
+            await p.close()
+        assert seated.table_id
+
+
+# -- hidden information -------------------------------------------------------------
+
+
+def _contract_taker(record: dict[str, Any]) -> tuple[str | None, int | None]:
+    bids = record.get("bids") or []
+    order = ["pass", "prise", "garde", "garde_sans", "garde_contre"]
+    if not bids or all(b == "pass" for b in bids):
+        return None, None
+    best = max(range(len(bids)), key=lambda i: order.index(bids[i]))
+    return bids[best], (record["dealer"] + 1 + best) % 4
+
+
+def _deal_of(view: TableView, records: list[dict[str, Any]], seat: int | None) -> Any:
+    """The record of the deal a view shows (by its hand, or its tricks)."""
+    d = view.deal
+    assert d is not None
+    for rec in records:
+        if rec["dealer"] != d.dealer:
+            continue
+        played = [c for t in d.tricks for c in t.cards] + (d.trick.cards if d.trick else [])
+        rec_plays = [c for t in rec.get("tricks", []) for c in t]
+        if rec_plays[: len(played)] != played:
+            continue
+        if seat is not None and view.hand:
+            own = set(rec["hands"][seat]) | set(rec["chien"])
+            if not set(view.hand) <= own:
+                continue
+        return rec
+    return None
+
+
+def _check_no_leaks(s: Session, seat: int | None, records: list[dict[str, Any]]) -> None:
+    """No message to ``seat`` held a card that seat could not see at that time."""
+    assert s.received
+    checked = 0
+    for msg, view in s.received:
+        if not isinstance(msg, TableSnapshot | TablePatch) or view is None or view.deal is None:
+            continue
+        rec = _deal_of(view, records, seat)
+        assert rec is not None, "a view matches no deal record"
+        d = view.deal
+        allowed: set[str] = set()
+        if seat is not None:
+            allowed |= set(rec["hands"][seat])
+        contract, taker = _contract_taker(rec)
+        if contract in ("prise", "garde") and d.phase != "bidding":
+            allowed |= set(rec["chien"])  # shown to all
+        if seat is not None and seat == taker:
+            allowed |= set(rec["chien"]) if contract in ("prise", "garde") else set()
+            allowed |= set(rec.get("ecart", []))
+        allowed |= set(d.ecart_trumps)
+        assert set(d.ecart_trumps) <= {c for c in rec.get("ecart", []) if c.startswith("T")}
+        played = [c for t in d.tricks for c in t.cards] + (d.trick.cards if d.trick else [])
+        allowed |= set(played)  # genuinely played: _deal_of matched them to the record
+        for p in d.poignees:
+            shown = next(x for x in rec["poignees"] if x["seat"] == p.seat)
+            assert sorted(p.cards) == sorted(shown["cards"])
+            allowed |= set(p.cards)
+        leaked = cards_in(msg) - allowed
+        assert not leaked, f"seat {seat} was sent {sorted(leaked)}"
+        if seat is None:
+            assert not view.hand
+        checked += 1
+    assert checked > 10
+
+
+async def test_spectator_sees_no_hand_and_nothing_hidden() -> None:
+    async with running() as server:
+        host = await Session.open(url(server), "Host", keep=True)
+        seated = await _table(host, name="watched", deals=1, seed="spec")
+        watcher = await Session.open(url(server), "Watcher", keep=True)
+        await watcher.send(Watch(table_id=seated.table_id))
+        assert (await watcher.wait_for(Seated)).seat is None
+        await host.send(StartGame())
+        await autoplay(host, random.Random(3), _finished)
+        final = await watcher.wait_view(_finished)
+        assert final.you is None and final.hand == [] and final.invite_code is None
+        await host.send(GetHistory())
+        records = (await host.wait_for(History)).records
+        _check_no_leaks(watcher, None, records)
+        _check_no_leaks(host, seated.seat, records)
+
+
+# -- refusals and bad input ------------------------------------------------------------
+
+
+async def test_illegal_move_is_refused_and_changes_nothing() -> None:
+    async with running(bot_think=0.05) as server:
+        s = await Session.open(url(server), "Eve")
+        await _table(s, seed="illegal", deals=1)
+        await s.send(StartGame())
+        view = await s.wait_view(lambda v: bool(v.legal.bids or v.legal.cards), timeout=20)
+        seq = s.table_seq
+        rid = await s.send(Play(card="KS"))  # a card, but not now / maybe not held
+        err = await s.wait_for(Error)
+        assert err.rid == rid and err.code in ("wrong_phase", "card_not_in_hand", "illegal_card")
+        await s.send(Bid(bid="slam"))
+        err = await s.wait_for(Error)
+        assert err.code in ("bad_bid", "wrong_phase", "not_your_turn")
+        await s.send(Play(card="ZZ"))
+        assert (await s.wait_for(Error)).code in ("unknown_card", "wrong_phase")
+        await asyncio.sleep(0.1)
+        assert s.table_seq == seq and s.table == view  # nothing changed
+
+
+async def test_malformed_oversized_unknown_frames_get_errors_or_close_and_table_plays_on() -> None:
+    async with running(max_frame=4096) as server:
+        player = await Session.open(url(server), "Good")
+        await _table(player, deals=1, seed="frames")
+        await player.send(StartGame())
+        # A second, misbehaving client on the same server.
+        bad = await Session.open(url(server), "Bad")
+        await bad.send_raw(b"\xc1\xff not msgpack")
+        assert (await bad.wait_for(Error)).code == "malformed"
+        await bad.send_raw(msgspec.msgpack.encode({"t": "teleport", "rid": 1}))
+        err = await bad.wait_for(Error)
+        assert err.code == "unknown_message" and "teleport" in err.message
+        await bad.send_raw(msgspec.msgpack.encode({"t": "play", "card": 5}))
+        assert (await bad.wait_for(Error)).code == "invalid_message"
+        await bad.send_raw("text frame on a msgpack connection")
+        assert (await bad.wait_for(Error)).code == "malformed"
+        await bad.send(Play(card="KS"))
+        assert (await bad.wait_for(Error)).code == "not_at_table"
+        await bad.send_raw(b"\x00" * 10_000)  # over max_frame: closed with 1009
+        await asyncio.wait_for(bad.closed.wait(), 5)
+        assert bad.close_code == 1009
+        # The table played on.
+        final = await autoplay(player, random.Random(5), _finished)
+        assert final.ranking is not None
+
+
+async def test_incompatible_version_gets_a_clear_error() -> None:
+    async with running() as server:
+        with pytest.raises(ServerError) as info:
+            await Session.open(url(server), "Old", version=99)
+        assert info.value.code == "incompatible_version"
+        assert "version 1" in info.value.message
+
+
+async def test_first_message_must_be_hello() -> None:
+    async with running() as server:
+        ws = await connect(url(server), subprotocols=[SUBPROTOCOL_JSON])  # type: ignore[list-item]
+        await ws.send(json.dumps({"t": "quick", "rid": 4}))
+        reply = json.loads(await ws.recv())
+        assert reply["t"] == "error" and reply["code"] == "hello_first"
+        with pytest.raises(Exception):  # noqa: B017 - closed with 4004
+            await asyncio.wait_for(ws.recv(), 3)
+        assert ws.close_code == 4004
+
+
+async def test_flooding_client_is_rate_limited() -> None:
+    async with running(rate=5.0, burst=5) as server:
+        s = await Session.open(url(server), "Flood")
+        for _ in range(12):
+            await s.send(Chat(text="hi"))
+        errors = []
+        while len(errors) < 12:
+            errors.append(await s.wait_for(Error))
+        assert "rate_limited" in {e.code for e in errors}
+
+
+# -- lobby ------------------------------------------------------------------------------
+
+
+async def test_lobby_lists_public_tables_live_private_ones_by_code_only() -> None:
+    async with running() as server:
+        watcher = await Session.open(url(server), "Browser")
+        host = await Session.open(url(server), "Host")
+        seated = await _table(host, name="Public one", deals=3, bot_level="easy")
+        private = await Session.open(url(server), "Secret")
+        await _table(private, name="Private one", private=True)
+
+        def listed(s: Session) -> list[str]:
+            return [t.name for t in (s.lobby.tables if s.lobby else [])]
+
+        async def until(pred: Any) -> None:
+            for _ in range(100):
+                if pred():
+                    return
+                await asyncio.sleep(0.02)
+            raise AssertionError(listed(watcher))
+
+        await until(lambda: listed(watcher) == ["Public one"])
+        summary = watcher.lobby.tables[0]  # type: ignore[union-attr]
+        assert (summary.table_id, summary.humans, summary.free, summary.deals) == (
+            seated.table_id,
+            1,
+            3,
+            3,
+        )
+        assert summary.bot_level == "easy" and summary.status == "waiting"
+        await host.send(StartGame())
+        await until(lambda: watcher.lobby.tables[0].status != "waiting")  # type: ignore[union-attr]
+        assert watcher.lobby.tables[0].bots == 3  # type: ignore[union-attr]
+
+
+async def test_quick_play_joins_an_open_table_or_opens_one() -> None:
+    async with running() as server:
+        a = await Session.open(url(server), "A")
+        await a.send(QuickPlay())
+        first = await a.wait_for(Seated)
+        b = await Session.open(url(server), "B")
+        await b.send(QuickPlay())
+        second = await b.wait_for(Seated)
+        assert second.table_id == first.table_id and second.seat != first.seat
+        view = await a.wait_view(lambda v: sum(s.kind == "human" for s in v.seats) == 2)
+        assert view.creator == first.seat
+
+
+async def test_join_errors_and_creator_only_start() -> None:
+    async with running() as server:
+        a = await Session.open(url(server), "A")
+        seated = await _table(a, name="mine")
+        b = await Session.open(url(server), "B")
+        await b.send(JoinTable(code="NOPE99"))
+        assert (await b.wait_for(Error)).code == "no_such_table"
+        await b.send(JoinTable(table_id=seated.table_id, seat=seated.seat))
+        assert (await b.wait_for(Error)).code == "seat_taken"
+        await b.send(JoinTable(table_id=seated.table_id, seat=2))
+        assert (await b.wait_for(Seated)).seat == 2
+        await b.send(StartGame())
+        assert (await b.wait_for(Error)).code == "not_creator"
+        await b.send(CreateTable(name="second"))
+        assert (await b.wait_for(Error)).code == "already_seated"
+        await b.send(Leave())
+        assert isinstance(await b.wait_for(Left), Left)
+        view = await a.wait_view(lambda v: v.seats[2].kind == "empty")
+        assert view.seats[2].name is None
+
+
+async def test_create_table_validates_settings() -> None:
+    async with running() as server:
+        s = await Session.open(url(server), "A")
+        await s.send(CreateTable(deals=0))
+        err = await s.wait_for(Error)
+        assert err.code == "bad_table" and "deals" in err.message
+
+
+# -- seats, reconnection, timers ---------------------------------------------------------
+
+
+async def test_dropped_client_bot_plays_then_resumes_with_token() -> None:
+    async with running(bot_think=0.01, grace=0.1) as server:
+        s = await Session.open(url(server), "Dropper")
+        seated = await _table(s, seed="drop", deals=2)
+        await s.send(StartGame())
+        rng = random.Random(9)
+        view = await autoplay(
+            s,
+            rng,
+            lambda v: (
+                v.deal is not None
+                and v.deal.phase == "play"
+                and bool(v.deal.trick and v.deal.trick.cards)
+            ),
+            timeout=30,
+        )
+        before = len([c for t in view.deal.tricks for c in t.cards])  # type: ignore[union-attr]
+        await s.ws.close()  # the connection drops mid-trick
+        await asyncio.sleep(1.0)  # the bot plays the away seat's turns meanwhile
+        back = await Session.open(url(server), "Dropper")
+        seated2 = await back.resume(seated.token)
+        assert isinstance(seated2, Seated) and seated2.seat == seated.seat
+        view = await back.wait_view(lambda v: v.deal is not None)
+        played = sum(len(t.cards) for t in view.deal.tricks)  # type: ignore[union-attr]
+        assert played > before or view.status != "playing"  # the game went on
+        assert view.seats[seated.seat].kind == "human"  # type: ignore[index]
+        assert view.seats[seated.seat].connected  # type: ignore[index]
+        final = await autoplay(back, rng, _finished)
+        assert final.ranking is not None
+
+
+async def test_resume_with_last_seq_gets_missing_patches_and_old_connection_closed() -> None:
+    async with running(bot_think=0.02, grace=5.0) as server:
+        a = await Session.open(url(server), "Twice")
+        seated = await _table(a, seed="seq")
+        await a.send(StartGame())
+        await a.wait_view(lambda v: v.status == "playing")
+        last = a.table_seq
+        b = await Session.open(url(server), "Twice")
+        await b.resume(seated.token, last_seq=last)  # type: ignore[arg-type]
+        first = await b.wait_for(TablePatch, TableSnapshot)
+        bye = await a.wait_for(Bye)
+        assert bye.code == "replaced"
+        assert isinstance(first, TablePatch | TableSnapshot)
+        if isinstance(first, TablePatch):
+            assert first.seq == last + 1
+        bad = await Session.open(url(server), "Thief")
+        assert isinstance(await bad.resume("nope.token"), Error)
+
+
+async def test_human_takes_over_bot_seat_between_deals_only() -> None:
+    async with running(deal_pause=1.0, bot_think=0.0) as server:
+        a = await Session.open(url(server), "Host")
+        seated = await _table(a, seed="takeover", deals=2)
+        await a.send(StartGame())
+        b = await Session.open(url(server), "Late")
+        await b.send(JoinTable(table_id=seated.table_id, seat=2))
+        assert (await b.wait_for(Error)).code in ("wait_for_deal_end", "table_full")
+        await autoplay(a, random.Random(2), lambda v: v.status == "between_deals")
+        await b.send(JoinTable(table_id=seated.table_id, seat=2))
+        assert (await b.wait_for(Seated)).seat == 2
+        view = await a.wait_view(lambda v: v.seats[2].kind == "human")
+        assert view.seats[2].name == "Late"
+
+
+async def test_turn_timer_lets_the_bot_play() -> None:
+    async with running(bot_think=0.0) as server:
+        s = await Session.open(url(server), "Slow")
+        await _table(s, seed="timer", turn_timer=0.3, deals=1)
+        await s.send(StartGame())
+        view = await s.wait_view(lambda v: bool(v.legal.bids or v.legal.cards), timeout=10)
+        assert view.deadline is not None
+        seq = s.table_seq
+        # Do nothing: the timer runs out and the bot plays for us.
+        await s.wait_view(
+            lambda v: s.table_seq > seq and not (v.legal.bids and v is view), timeout=5
+        )
+        assert s.table_seq > seq
+
+
+async def test_chat_is_shared_short_and_rate_limited() -> None:
+    async with running(chat_rate=1.0) as server:
+        a = await Session.open(url(server), "A")
+        seated = await _table(a)
+        b = await Session.open(url(server), "B")
+        await b.send(JoinTable(table_id=seated.table_id))
+        await b.wait_for(Seated)
+        await a.send(Chat(text="  bonsoir   tout le monde "))
+        view = await b.wait_view(lambda v: bool(v.chat))
+        assert view.chat[-1].text == "bonsoir tout le monde" and view.chat[-1].name == "A"
+        await a.send(Chat(text="again"))
+        assert (await a.wait_for(Error)).code == "rate_limited"
+        await b.send(Chat(text="x" * 500))
+        assert (await b.wait_for(Error)).code == "bad_chat"
+
+
+async def test_idle_table_is_closed() -> None:
+    async with running(idle_close=0.2) as server:
+        import server.lobby as lobby_mod
+
+        lobby_mod.SWEEP_EVERY = 0.05
+        try:
+            server.lobby._sweeper.cancel()  # type: ignore[union-attr]
+            server.lobby.start()
+            s = await Session.open(url(server), "Leaver")
+            seated = await _table(s)
+            await s.close()
+            for _ in range(100):
+                if seated.table_id not in server.lobby.tables:
+                    break
+                await asyncio.sleep(0.05)
+            assert seated.table_id not in server.lobby.tables
+        finally:
+            lobby_mod.SWEEP_EVERY = 5.0
+
+
+# -- operations ---------------------------------------------------------------------------
+
+
+async def test_healthz_and_metrics() -> None:
+    async with running() as server:
+        s = await Session.open(url(server), "M")
+        await _table(s, seed="m", deals=1)
+        await s.send(StartGame())
+        await autoplay(s, random.Random(1), _finished)
+
+        def get(path: str) -> tuple[int, str, str]:
+            with urllib.request.urlopen(f"http://127.0.0.1:{server.port}{path}") as r:
+                return r.status, r.headers["Content-Type"], r.read().decode()
+
+        status, ctype, body = await asyncio.to_thread(get, "/healthz")
+        health = json.loads(body)
+        assert status == 200 and ctype == "application/json"
+        assert health["status"] == "ok" and health["tables"] == 1 and health["connections"] == 1
+        status, ctype, body = await asyncio.to_thread(get, "/metrics")
+        assert status == 200 and "text/plain" in ctype
+        for name in (
+            "atout_tables",
+            "atout_connections",
+            "atout_messages_in_total",
+            "atout_messages_out_total",
+            "atout_action_seconds_bucket",
+            "atout_errors",
+        ):
+            assert name in body
