@@ -190,7 +190,6 @@ class Table:
         self.streams: list[Stream | None] = [None, None, None, None]
         self.spectators: set[Conn] = set()
         self.spectator_stream = Stream()
-        self.bots: dict[int, Bot] = {}
         self.timer: asyncio.TimerHandle | None = None
         self.task: asyncio.Task[None] | None = None
         self.closed = False
@@ -472,7 +471,6 @@ class Table:
         token = f"{self.id}.{secrets.token_urlsafe(18)}"
         st = self.state.seats[seat]
         st.kind, st.name, st.token_digest = "human", conn.name, digest(token)
-        self.bots.pop(seat, None)
         if msg.creator or self.state.creator is None:
             self.state.creator = seat
         self.state.last_human_at = time.time()
@@ -788,18 +786,18 @@ class Table:
             await self._close_if_idle()
 
     def bot_for(self, seat: int) -> Bot:
-        bot = self.bots.get(seat)
-        if bot is None:
-            level = self.state.bot_level
-            kwargs: dict[str, Any] = {}
-            if level == "strong":
-                kwargs["budget_s"] = self.settings.bot_budget
-            try:
-                bot = make_bot(level, f"{self.id}/{seat}", **kwargs)
-            except TypeError:
-                bot = make_bot(level, f"{self.id}/{seat}")
-            self.bots[seat] = bot
-        return bot
+        """A bot for ``seat``'s next decision, seeded from the table's state.
+
+        A fresh seed per decision (table seed, game, deal, decision number)
+        makes a bot's play a function of the state alone: a table restored
+        after a crash plays on exactly as it would have without one.
+        """
+        st = self.state
+        assert self.game is not None
+        seed = f"{st.seed or st.table_id}/{st.games_played}/{self.game.attempt}/{seat}/" + str(
+            len(self.game.deal.log)
+        )
+        return make_bot(st.bot_level, seed, budget_s=self.settings.bot_budget)
 
     async def _bot_move(self, seat: int) -> None:
         assert self.game is not None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from typing import Any
 
@@ -66,9 +66,17 @@ def choose(view: TableView, rng: random.Random) -> Any:
 
 
 async def autoplay(
-    session: Session, rng: random.Random, until: Any, timeout: float = 60.0, on_view: Any = None
+    session: Session,
+    rng: random.Random | Callable[[TableView], random.Random],
+    until: Any,
+    timeout: float = 60.0,
+    on_view: Any = None,
 ) -> TableView:
-    """Play random legal moves whenever the view asks, until ``until(view)``."""
+    """Play random legal moves whenever the view asks, until ``until(view)``.
+
+    ``rng`` may be a function of the view, for choices that must not depend
+    on what happened before (the same moves in two runs of one seeded game).
+    """
     acted = -1
 
     def ready(v: TableView) -> bool:
@@ -83,7 +91,7 @@ async def autoplay(
             if on_view is not None:
                 await on_view(view)
             acted = session.table_seq
-            await session.send(choose(view, rng))
+            await session.send(choose(view, rng if isinstance(rng, random.Random) else rng(view)))
 
     return await asyncio.wait_for(loop(), timeout)
 

@@ -1,0 +1,242 @@
+"""Redis persistence end to end: kill -9 and restart, Redis outages, expiry.
+
+A real ``redis-server`` (tests/redis_server.py), a real server process for the
+crash test, real WebSocket clients with their resume tokens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clients.session import Session
+from protocol.messages import CreateTable, Seated, StartGame
+from protocol.views import TableView
+from server.store.redis import RedisStore
+from tests.redis_server import RedisServer
+from tests.server_helpers import autoplay, running, url
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class ServerProcess:
+    """``atout-server serve`` in its own process, on a fixed port."""
+
+    def __init__(self, port: int, redis_url: str) -> None:
+        self.port = port
+        self.redis_url = redis_url
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        args = [
+            sys.executable,
+            "-m",
+            "server",
+            "serve",
+            "--port",
+            str(self.port),
+            "--redis",
+            self.redis_url,
+            "--bot-think",
+            "0.005",
+            "--deal-pause",
+            "0.05",
+            "--grace",
+            "60",
+            "--rate",
+            "1000",
+            "--burst",
+            "1000",
+            "--log-level",
+            "warning",
+        ]
+        self.proc = subprocess.Popen(
+            args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=1):
+                    return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("server did not start")
+
+    def kill9(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def _policy_rng(view: TableView) -> random.Random:
+    """The human's choices depend on the view only, so two runs of the same
+    seeded game make the same moves whatever happens in between."""
+    d = view.deal
+    assert d is not None
+    played = sum(len(t.cards) for t in d.tricks) + (len(d.trick.cards) if d.trick else 0)
+    return random.Random(
+        f"{d.number}/{d.dealer}/{d.phase}/{len(d.bids)}/{played}/{len(d.poignees)}"
+    )
+
+
+async def _play(s: Session, until: Any, timeout: float = 60) -> TableView:
+    return await autoplay(s, _policy_rng, until, timeout)
+
+
+def _cards_played(v: TableView) -> int:
+    d = v.deal
+    if d is None:
+        return 0
+    return sum(len(t.cards) for t in d.tricks) + (len(d.trick.cards) if d.trick else 0)
+
+
+async def _game(port: int, name: str, interrupt: Any = None) -> list[int]:
+    s = await Session.open(f"ws://127.0.0.1:{port}", name)
+    await s.send(CreateTable(name="crash test", seed="kill-9", deals=2, bot_level="normal"))
+    seated = await s.wait_for(Seated)
+    await s.wait_view(lambda v: v.status == "waiting")
+    await s.send(StartGame())
+    if interrupt is not None:
+        # Play into the middle of a trick of the first deal, then crash.
+        await _play(
+            s,
+            lambda v: (
+                v.status == "playing" and _cards_played(v) >= 30 and _cards_played(v) % 4 == 2
+            ),
+        )
+        await interrupt()
+        s = await _reconnect(port, name, seated.token)  # type: ignore[arg-type]
+    final = await _play(s, lambda v: v.status == "finished", timeout=90)
+    await s.close()
+    return final.scores
+
+
+async def _reconnect(port: int, name: str, token: str) -> Session:
+    for _ in range(100):
+        try:
+            s = await Session.open(f"ws://127.0.0.1:{port}", name)
+        except OSError:
+            await asyncio.sleep(0.1)
+            continue
+        reply = await s.resume(token)
+        assert isinstance(reply, Seated), reply
+        return s
+    raise AssertionError("could not reconnect")
+
+
+async def test_kill_9_mid_trick_then_restart_finishes_with_the_same_scores(
+    redis_server: RedisServer,
+) -> None:
+    port = _free_port()
+    proc = ServerProcess(port, redis_server.url)
+    proc.start()
+    try:
+
+        async def crash() -> None:
+            proc.kill9()
+            proc.start()
+
+        interrupted = await _game(port, "Crash", crash)
+        straight = await _game(port, "Calm")
+    finally:
+        proc.stop()
+    assert interrupted == straight
+    assert sum(interrupted) == 0 and any(interrupted)
+
+
+async def test_redis_outage_keeps_playing_reports_degraded_and_writes_back(
+    redis_server: RedisServer,
+) -> None:
+    store = await RedisStore.connect(redis_server.url)
+    async with running(store=store, redis_url=redis_server.url, bot_think=0.01) as server:
+        s = await Session.open(url(server), "Outage")
+        await s.send(CreateTable(seed="outage", deals=1))
+        seated = await s.wait_for(Seated)
+        await s.send(StartGame())
+        await _play(s, lambda v: _cards_played(v) >= 8)
+        redis_server.stop()
+        # Tables keep playing from memory while Redis is away.
+        before = _cards_played(s.table)  # type: ignore[arg-type]
+        await _play(s, lambda v: _cards_played(v) >= before + 12)
+        health = await asyncio.to_thread(_health, server.port)
+        assert health["status"] == "degraded"
+        assert health["store_reachable"] is False or health["unsaved_tables"] >= 1
+        redis_server.start()  # comes back empty (no persistence in the test server)
+        table = server.lobby.tables[seated.table_id]
+        for _ in range(200):
+            if table.dirty is None:
+                break
+            await asyncio.sleep(0.05)
+        assert table.dirty is None
+        stored = await store.load(seated.table_id)
+        assert stored is not None and stored[0] == table.state.version
+        for _ in range(60):
+            if (await asyncio.to_thread(_health, server.port))["status"] == "ok":
+                break
+            await asyncio.sleep(0.1)
+        assert (await asyncio.to_thread(_health, server.port))["status"] == "ok"
+        final = await _play(s, lambda v: v.status == "finished")
+        assert final.ranking is not None
+
+
+async def test_restart_serves_tables_again_with_timers_and_bots(
+    redis_server: RedisServer,
+) -> None:
+    """In-process: a table saved by one server is served by the next one."""
+    store = await RedisStore.connect(redis_server.url)
+    async with running(store=store, redis_url=redis_server.url, bot_think=0.01) as server:
+        s = await Session.open(url(server), "Twice")
+        await s.send(CreateTable(seed="restore", deals=1, turn_timer=30))
+        seated = await s.wait_for(Seated)
+        await s.send(StartGame())
+        view = await _play(s, lambda v: _cards_played(v) >= 5)
+        deadline = view.deadline
+    store2 = await RedisStore.connect(redis_server.url)
+    async with running(store=store2, redis_url=redis_server.url, bot_think=0.01) as server:
+        assert seated.table_id in server.lobby.tables
+        s = await _reconnect(server.port, "Twice", seated.token)  # type: ignore[arg-type]
+        view = await s.wait_view(lambda v: v.deal is not None)
+        assert _cards_played(view) >= 5
+        if view.deal and view.deal.turn == seated.seat:
+            assert view.deadline == deadline  # the timer re-armed from its deadline
+        final = await _play(s, lambda v: v.status == "finished")
+        assert final.ranking is not None
+
+
+def _health(port: int) -> dict[str, Any]:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as r:
+            return json.loads(r.read())  # type: ignore[no-any-return]
+    except urllib.error.HTTPError as e:
+        return json.loads(e.read())  # type: ignore[no-any-return]
+
+
+os.environ.setdefault("PYTHONUNBUFFERED", "1")
