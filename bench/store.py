@@ -24,58 +24,60 @@ import msgspec
 # Runnable as a plain script: the project and its tests folder from the root.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from protocol.cards import cards_of
+from protocol.views import ChatLine
+from server.game import Game
 from server.store.base import TableStore
 from server.store.memory import MemoryStore
 from server.store.redis import RedisStore
+from server.table import SeatState, TableState, digest
 from tests.redis_server import RedisServer
 
 WARMUP = 200
 
 
 def table_blob(rng: random.Random) -> bytes:
-    """About 3 KB of msgpack shaped like a table in the middle of a deal.
+    """The real persisted state of a table in the middle of a deal.
 
-    A stand-in until the real state Struct exists: the same kinds of values
-    (card codes, seats, token digests, a trick history, scores) so the size
-    and the byte mix are close; the store never looks inside anyway.
+    A seeded game at a full table (three humans and a bot, token digests,
+    some chat) played to the ninth trick of its third deal: what
+    ``Table._commit`` writes on every move at that point.
     """
-    cards = [f"{r}{s}" for s in "SHDC" for r in (*"123456789", "T", "V", "C", "D", "R")]
-    cards += [f"T{i}" for i in range(1, 22)] + ["EX"]
-    rng.shuffle(cards)
-    seats = [
-        {
-            "name": f"player-{i}",
-            "bot": i >= 2,
-            "token_digest": rng.randbytes(32),
-            "hand": cards[i * 18 : i * 18 + 9],
-            "score": rng.randint(-500, 500),
-        }
-        for i in range(4)
-    ]
-    state = {
-        "id": "t-" + rng.randbytes(8).hex(),
-        "seed": rng.getrandbits(64),
-        "phase": "play",
-        "dealer": 1,
-        "taker": 2,
-        "contract": "garde",
-        "chien": cards[72:],
-        "ecart": cards[66:72],
-        "seats": seats,
-        "tricks": [
-            {"leader": rng.randrange(4), "cards": cards[j * 4 : j * 4 + 4]} for j in range(9)
+    game = Game(deals=8, seed="bench-store")
+    while len(game.results) < 2 or len(game.deal.tricks) < 9:
+        deal = game.deal
+        if game.deal_over:
+            game.next_deal()
+            continue
+        if deal.phase == "bidding":
+            bids = deal.legal_bids()
+            deal.bid(deal.turn, bids[1] if len(deal.bids) == 0 else bids[0])  # type: ignore[arg-type]
+        elif deal.phase == "ecart":
+            cands = cards_of(deal.ecart_candidates())
+            need = deal.ecart_trumps_needed()
+            suits = [c for c in cands if c < 56]
+            deal.ecart(
+                deal.taker, suits + [c for c in cands if c >= 56][:need] if need else suits[:6]
+            )
+        elif deal.phase == "chelem":
+            deal.declare_chelem(deal.taker, False)
+        else:
+            deal.play(deal.turn, rng.choice(deal.legal_cards()))  # type: ignore[arg-type]
+    seats = [SeatState("human", f"player-{i}", digest(f"token-{i}")) for i in range(3)]
+    state = TableState(
+        table_id=rng.randbytes(4).hex(),
+        name="Friday night",
+        code="ABC234",
+        deals=8,
+        seats=[*seats, SeatState("bot", "Bot Denis")],
+        status="playing",
+        game=game.state(),
+        version=321,
+        chat=[
+            ChatLine(seat=i % 4, name=f"player-{i % 3}", text="bien joué !", at=time.time())
+            for i in range(10)
         ],
-        "deals": [
-            {
-                "taker": rng.randrange(4),
-                "contract": "petite",
-                "points": [rng.randint(-200, 200)] * 4,
-            }
-            for _ in range(12)
-        ],
-        "deadlines": {"turn": time.time() + 30.0, "grace": [time.time() + 120.0] * 4},
-        "log": [rng.randbytes(24) for _ in range(60)],
-    }
+    )
     return msgspec.msgpack.encode(state)
 
 
