@@ -36,7 +36,7 @@ from protocol.messages import (
 )
 from protocol.views import TableView
 from server.game import replay_record
-from tests.server_helpers import autoplay, cards_in, running, url
+from tests.server_helpers import autoplay, cards_in, running, url, wants_decision
 
 pytestmark = pytest.mark.asyncio
 
@@ -497,3 +497,34 @@ async def test_healthz_and_metrics() -> None:
             "atout_errors",
         ):
             assert name in body
+
+
+async def test_client_seeing_a_gap_asks_for_a_snapshot_and_catches_up() -> None:
+    async with running(bot_think=0.01) as server:
+        s = await Session.open(url(server), "Gappy")
+        await _table(s, seed="gap", deals=1)
+        await s.send(StartGame())
+        await s.wait_view(lambda v: v.status == "playing")
+        s.table_seq -= 3  # pretend three patches were lost
+        await autoplay(
+            s, random.Random(4), lambda v: bool(v.deal and v.deal.tricks and wants_decision(v))
+        )
+        assert s.snapshots_asked >= 1
+        # After the snapshot the client is in step again: its view is the
+        # server's view of that seat (which waits for this seat to play).
+        table = server.lobby.tables[s.table_id]  # type: ignore[index]
+        await asyncio.sleep(0.2)
+        assert s.table == table.streams[s.seat].view  # type: ignore[index, union-attr]
+
+
+async def test_limits_on_tables_and_connections() -> None:
+    async with running(max_tables=1, max_connections=2) as server:
+        a = await Session.open(url(server), "A")
+        await _table(a)
+        b = await Session.open(url(server), "B")
+        await b.send(CreateTable(name="one too many"))
+        err = await b.wait_for(Error)
+        assert err.code == "too_many_tables"
+        with pytest.raises(Exception) as info:  # noqa: B017 - HTTP 503 at the handshake
+            await Session.open(url(server), "C")
+        assert "503" in str(info.value)
