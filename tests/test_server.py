@@ -11,6 +11,7 @@ from typing import Any
 import msgspec
 import pytest
 from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
 
 from clients.session import ServerError, Session
 from protocol.codec import SUBPROTOCOL_JSON, SUBPROTOCOL_MSGPACK
@@ -525,6 +526,6 @@ async def test_limits_on_tables_and_connections() -> None:
         await b.send(CreateTable(name="one too many"))
         err = await b.wait_for(Error)
         assert err.code == "too_many_tables"
-        with pytest.raises(Exception) as info:  # noqa: B017 - HTTP 503 at the handshake
+        with pytest.raises(InvalidStatus) as info:  # HTTP 503 at the handshake
             await Session.open(url(server), "C")
         assert "503" in str(info.value)
