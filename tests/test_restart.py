@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from clients.session import Session
-from protocol.messages import CreateTable, Seated, StartGame
+from protocol.messages import Bye, CreateTable, Seated, StartGame
 from protocol.views import TableView
 from server.store.redis import RedisStore
 from tests.redis_server import RedisServer
@@ -240,3 +240,32 @@ def _health(port: int) -> dict[str, Any]:
 
 
 os.environ.setdefault("PYTHONUNBUFFERED", "1")
+
+
+async def test_sigterm_persists_says_goodbye_closes_1012_and_clients_resume(
+    redis_server: RedisServer,
+) -> None:
+    port = _free_port()
+    proc = ServerProcess(port, redis_server.url)
+    proc.start()
+    try:
+        s = await Session.open(f"ws://127.0.0.1:{port}", "Graceful")
+        await s.send(CreateTable(seed="sigterm", deals=1))
+        seated = await s.wait_for(Seated)
+        await s.send(StartGame())
+        before = await _play(s, lambda v: _cards_played(v) >= 6)
+        assert proc.proc is not None
+        proc.proc.send_signal(signal.SIGTERM)
+        bye = await s.wait_for(Bye, timeout=10)
+        assert bye.code == "restarting"
+        await asyncio.wait_for(s.closed.wait(), 10)
+        assert s.close_code == 1012
+        assert proc.proc.wait(10) == 0
+        proc.start()
+        back = await _reconnect(port, "Graceful", seated.token)  # type: ignore[arg-type]
+        view = await back.wait_view(lambda v: v.deal is not None)
+        assert _cards_played(view) >= _cards_played(before)
+        final = await _play(back, lambda v: v.status == "finished")
+        assert final.ranking is not None
+    finally:
+        proc.stop()
