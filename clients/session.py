@@ -63,6 +63,9 @@ class Session:
         self.close_code: int | None = None
         self.on_change: Callable[[Any], None] | None = None
         self.snapshots_asked = 0
+        self.url = ""
+        self.name = ""
+        self.version = PROTOCOL_VERSION
         self.awaiting_snapshot = False
 
     @classmethod
@@ -84,12 +87,38 @@ class Session:
             compression=None,
         )
         session = cls(ws, subprotocol, keep)
-        session._reader = asyncio.get_running_loop().create_task(session._read())
-        await session.send(Hello(version=version, name=name, client="atout"))
-        first = await session.wait_for(Welcome, Error)
+        session.url, session.name, session.version = url, name, version
+        await session._start()
+        return session
+
+    async def _start(self) -> None:
+        self.closed.clear()
+        self._reader = asyncio.get_running_loop().create_task(self._read())
+        await self.send(Hello(version=self.version, name=self.name, client="atout"))
+        first = await self.wait_for(Welcome, Error)
         if isinstance(first, Error):
             raise ServerError(first)
-        return session
+
+    async def reconnect(self, open_timeout: float = 5.0) -> Any:
+        """Open a new connection and take the seat back, keeping the view.
+
+        The server sends only the patches missed since ``table_seq`` when it
+        still has them, else a snapshot. Returns the ``Seated`` or ``Error``.
+        """
+        if self._reader is not None:
+            self._reader.cancel()
+        # Events of the old connection (its end among them) are moot now.
+        self.events = asyncio.Queue()
+        self.ws = await connect(
+            self.url,
+            subprotocols=[self.codec.subprotocol],  # type: ignore[list-item]
+            max_size=2**22,
+            open_timeout=open_timeout,
+            compression=None,
+        )
+        await self._start()
+        assert self.token is not None, "reconnect needs a seat token"
+        return await self.resume(self.token, self.table_seq if self.table is not None else -1)
 
     def rid(self) -> int:
         return next(self._rids)
@@ -143,10 +172,13 @@ class Session:
                     except PatchError:
                         self.lobby = None
             case Seated(table_id=table_id, seat=seat, token=token):
+                if (table_id, seat) != (self.table_id, self.seat):
+                    # A new seat: its views start afresh. (Resuming the same
+                    # seat keeps the view, for the missed patches to apply.)
+                    self.table, self.table_seq = None, -1
                 self.table_id, self.seat = table_id, seat
                 if token:
                     self.token = token
-                self.table, self.table_seq = None, -1
         if self.received is not None:
             self.received.append((msg, self.table))
         if self.on_change is not None:

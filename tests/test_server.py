@@ -390,15 +390,25 @@ async def test_resume_with_last_seq_gets_missing_patches_and_old_connection_clos
         seated = await _table(a, seed="seq")
         await a.send(StartGame())
         await a.wait_view(lambda v: v.status == "playing")
-        last = a.table_seq
+        # A second connection takes the seat: the first is told and closed.
         b = await Session.open(url(server), "Twice")
-        await b.resume(seated.token, last_seq=last)  # type: ignore[arg-type]
-        first = await b.wait_for(TablePatch, TableSnapshot)
-        bye = await a.wait_for(Bye)
-        assert bye.code == "replaced"
-        assert isinstance(first, TablePatch | TableSnapshot)
-        if isinstance(first, TablePatch):
-            assert first.seq == last + 1
+        assert isinstance(await b.resume(seated.token, last_seq=-1), Seated)  # type: ignore[arg-type]
+        assert isinstance(await b.wait_for(TableSnapshot), TableSnapshot)
+        assert (await a.wait_for(Bye)).code == "replaced"
+        await asyncio.wait_for(a.closed.wait(), 5)
+        assert a.close_code == 4001
+        # b drops while bots play on; reconnecting with its last seq brings
+        # only the patches it missed, which apply onto the view it kept.
+        await b.wait_view(lambda v: bool(v.deal and v.deal.bids))
+        kept = b.table_seq
+        await b.ws.close()
+        await asyncio.sleep(0.3)
+        assert isinstance(await b.reconnect(), Seated)
+        patch = await b.wait_for(TablePatch, TableSnapshot)
+        assert isinstance(patch, TablePatch) and patch.seq == kept + 1
+        await asyncio.sleep(0.2)
+        table = server.lobby.tables[seated.table_id]
+        assert b.snapshots_asked == 0 and b.table == table.streams[seated.seat].view  # type: ignore[index, union-attr]
         bad = await Session.open(url(server), "Thief")
         assert isinstance(await bad.resume("nope.token"), Error)
 
