@@ -151,7 +151,8 @@ class Lobby:
         log.info("table_created", table=table_id, by=conn.id, private=cmd.private)
         await self._sit(conn, table, Join(conn, None, cmd.rid, creator=True))
 
-    async def join(self, conn: Conn, cmd: JoinTable) -> None:
+    async def join(self, conn: Conn, cmd: JoinTable | Watch) -> None:
+        """Sit at a table (``JoinTable``) or watch it (``Watch``), by id or invite code."""
         table = self.find(cmd.table_id, cmd.code)
         if table is None:
             conn.send(
@@ -160,18 +161,10 @@ class Lobby:
                 )
             )
             return
-        await self._sit(conn, table, Join(conn, cmd.seat, cmd.rid))
-
-    async def watch(self, conn: Conn, cmd: Watch) -> None:
-        table = self.find(cmd.table_id, cmd.code)
-        if table is None:
-            conn.send(
-                Error(
-                    code="no_such_table", message="no open table has that id or code", rid=cmd.rid
-                )
-            )
-            return
-        await self._sit(conn, table, Join(conn, None, cmd.rid, spectator=True))
+        if isinstance(cmd, Watch):
+            await self._sit(conn, table, Join(conn, None, cmd.rid, spectator=True))
+        else:
+            await self._sit(conn, table, Join(conn, cmd.seat, cmd.rid))
 
     async def quick_play(self, conn: Conn, rid: int) -> None:
         """Sit at the public waiting table with the most players, or open one."""

@@ -230,12 +230,10 @@ class Front:
                     return
                 if isinstance(msg, CreateTable):
                     await self.lobby.create(conn, msg)
-                elif isinstance(msg, JoinTable):
-                    await self.lobby.join(conn, msg)
-                elif isinstance(msg, Watch):
-                    await self.lobby.watch(conn, msg)
-                else:
+                elif isinstance(msg, QuickPlay):
                     await self.lobby.quick_play(conn, rid)
+                else:
+                    await self.lobby.join(conn, msg)
             case _:
                 table = conn.table
                 if table is None:

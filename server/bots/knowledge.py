@@ -81,7 +81,7 @@ class Knowledge:
     trick: list[int] = field(default_factory=list)
     trick_leader: int = -1
     void: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
-    """Per seat, a bitmask of suits (bit ``s`` for suit ``s``, bit 4 for trumps) it holds none of."""
+    """Per seat, the suits it holds none of: bit ``s`` for suit ``s``, bit 4 for trumps."""
     trump_ceiling: list[int] = field(default_factory=lambda: [NO_CEILING] * 4)
     """Per seat, the highest trump it may still hold."""
 

@@ -55,7 +55,7 @@ from server.bots.tactics import (
     lowest,
     richest,
 )
-from server.game.contracts import BID_NAMES, PASS
+from server.game.contracts import BID_NAMES, BID_OF, PASS
 
 SAFE = 0.25
 """A card 'holds' a trick when the odds that someone after it beats it are below this."""
@@ -74,7 +74,7 @@ class NormalBot:
         legal = view.legal
         k = Knowledge.from_view(view)
         if legal.bids:
-            return Bid(bid=BID_NAMES[choose_bid(k, [BID_OF_NAME[b] for b in legal.bids])])
+            return Bid(bid=BID_NAMES[choose_bid(k, [BID_OF[b] for b in legal.bids])])
         if legal.ecart:
             cards = choose_ecart(k.hand, mask_of_codes(legal.ecart), legal.ecart_trumps)
             return Ecart(cards=[CODES[c] for c in cards])
@@ -87,9 +87,6 @@ class NormalBot:
         if legal.cards:
             return Play(card=CODES[choose_card(k, mask_of_codes(legal.cards))])
         raise ValueError("the view asks for no decision")
-
-
-BID_OF_NAME = {name: i for i, name in enumerate(BID_NAMES)}
 
 
 # -- bidding ----------------------------------------------------------------
@@ -108,18 +105,17 @@ def choose_ecart(hand: int, candidates: int, trumps_needed: int) -> list[int]:
     """Six cards to discard from the taker's 24 (see the module docstring)."""
     if trumps_needed:
         # Forced: every candidate suit card goes, and the lowest trumps.
-        suits = candidates & SUIT_CARDS_MASK
-        trumps = iter_cards(candidates & TRUMP_MASK)[:trumps_needed]
-        return [*iter_cards(suits), *trumps]
+        lowest_trumps = iter_cards(candidates & TRUMP_MASK)[:trumps_needed]
+        return [*iter_cards(candidates & SUIT_CARDS_MASK), *lowest_trumps]
     chosen = 0
     room = 6
     # Voids first: a suit without a King, shortest first, so the taker can
     # trump it; a long one is not worth the whole écart.
-    suits = sorted(
+    kingless = sorted(
         (s for s in range(4) if not hand & KINGS_MASK & SUIT_MASKS[s] and hand & SUIT_MASKS[s]),
         key=lambda s: ((hand & SUIT_MASKS[s]).bit_count(), -_suit_half(hand, s)),
     )
-    for s in suits:
+    for s in kingless:
         cards = candidates & SUIT_MASKS[s]
         n = cards.bit_count()
         if n <= room and n <= 4:
@@ -127,8 +123,7 @@ def choose_ecart(hand: int, candidates: int, trumps_needed: int) -> list[int]:
             room -= n
     # Then bank the honours the defence would otherwise catch: a Queen or a
     # Knight without its King (a Queen under her King is a second winner).
-    rest = candidates & ~chosen
-    honours = [c for c in iter_cards(rest) if HALF_POINTS[c] >= 3]
+    honours = [c for c in iter_cards(candidates & ~chosen) if HALF_POINTS[c] >= 3]
     honours.sort(key=lambda c: (_guarded(hand, c), -HALF_POINTS[c], _length(hand, c)))
     for c in honours:
         if room and not _guarded(hand, c):

@@ -19,6 +19,7 @@ from __future__ import annotations
 from protocol.cards import EXCUSE, EXCUSE_BIT, HALF_POINTS, PETIT, SUIT_MASKS, TRUMP_MASK
 from server.bots.tactics import (
     KNIGHT_HALF,
+    above,
     beating,
     can_beat,
     cheapest,
@@ -54,14 +55,15 @@ def greedy_card(deal: Deal) -> int:
     if led < 0:
         return _lead(deal, seat, legal)
     trick_len = len(deal.trick)
-    opponents_after = [
-        s for s in ((seat + i) % 4 for i in range(1, 4 - trick_len)) if (s == taker) != is_taker
-    ]
+    after = [(seat + i) % 4 for i in range(1, 4 - trick_len)]
+    opponents_after = [s for s in after if (s == taker) != is_taker]
     win_card = deal.win_card
     win_seat = deal.win_seat
     if (win_seat == taker) == is_taker:
         if not any(can_beat(hands[o], win_card, led) for o in opponents_after):
             return richest(legal)
+    elif not opponents_after and any(can_beat(hands[p], win_card, led) for p in after):
+        return richest(legal)  # the taker has played and a partner after me beats it
     winners = legal & beating(win_card, led)
     if winners:
         if winners >> PETIT & 1 and not any(
@@ -87,10 +89,17 @@ def _lead(deal: Deal, seat: int, legal: int) -> int:
         return EXCUSE
     trumps = hand & TRUMP_MASK
     their_trumps = 0
+    their_most = 0
     for o in opponents:
-        their_trumps |= hands[o] & TRUMP_MASK
-    if is_taker and trumps and their_trumps and highest(trumps) > highest(their_trumps):
-        return highest(trumps)  # draw their trumps with a master
+        theirs = hands[o] & TRUMP_MASK
+        their_trumps |= theirs
+        their_most = max(their_most, theirs.bit_count())
+    if not their_trumps and hand & ~(1 << PETIT):
+        hand &= ~(1 << PETIT)  # nobody can take it: keep it for the last trick
+    if is_taker and their_trumps and trumps.bit_count() >= their_most:
+        top = highest(trumps)
+        if top > highest(their_trumps):
+            return top  # draw their trumps with a master
     best = -1
     best_half = -1
     for suit in range(4):
@@ -105,8 +114,25 @@ def _lead(deal: Deal, seat: int, legal: int) -> int:
     if best >= 0:
         return best
     suits = hand & ~TRUMP_MASK
+    if not is_taker and suits:
+        # Lead low to a partner's master in a suit the taker must follow.
+        taker_hand = hands[taker]
+        for suit in range(4):
+            cards = suits & SUIT_MASKS[suit]
+            theirs = taker_hand & SUIT_MASKS[suit]
+            if not cards or not theirs:
+                continue
+            for p in range(4):
+                if p not in (seat, taker) and hands[p] & SUIT_MASKS[suit] & above(highest(theirs)):
+                    return lowest(cards)
     if suits:
-        longest = max(range(4), key=lambda s: (suits & SUIT_MASKS[s]).bit_count())
-        return lowest(suits & SUIT_MASKS[longest])
+        # The taker shortens its shortest suit (to trump it later), the
+        # defence plays its longest.
+        pick = min if is_taker else max
+        suit = pick(
+            (s for s in range(4) if suits & SUIT_MASKS[s]),
+            key=lambda s: (suits & SUIT_MASKS[s]).bit_count(),
+        )
+        return lowest(suits & SUIT_MASKS[suit])
     low = trumps & ~(1 << PETIT)
     return lowest(low) if low else PETIT

@@ -28,45 +28,74 @@ def _places(mask: int) -> list[int]:
     return [p for p in range(5) if mask >> p & 1]
 
 
-def sample_world(k: Knowledge, rng: random.Random) -> World | None:
-    """One random world consistent with ``k``, or ``None`` if none was found.
+class Sampler:
+    """Deals worlds for one decision: the facts are read once, then each
+    ``sample`` is one random deal of the unseen cards."""
 
-    Cards go out most-constrained first, each to a place drawn in proportion
-    to the room left there (which, without constraints, is a uniform deal).
-    When a card finds every allowed place full, cards already dealt are moved
-    along an augmenting path to make room, so a world is found whenever one
-    exists.
-    """
-    caps = k.capacities()
-    hands = [0, 0, 0, 0, 0]
-    hands[k.me] = k.hand
-    known = 0
-    for card, place in k.known_places().items():
-        hands[place] |= 1 << card
-        caps[place] -= 1
-        known |= 1 << card
-    free = cards_of(k.unseen() & ~known)
-    if sum(caps) != len(free) or min(caps) < 0:
-        return None
-    allowed = {c: k.allowed_places(c) for c in free}
-    rng.shuffle(free)
-    free.sort(key=lambda c: allowed[c].bit_count())
-    members: list[list[int]] = [[], [], [], [], []]
-    for card in free:
-        options = [p for p in _places(allowed[card]) if caps[p] > 0]
-        if options:
-            place = rng.choices(options, weights=[caps[p] for p in options])[0]
-        else:
-            found = _make_room(card, allowed, caps, members)
-            if found is None:
-                return None
-            place = found
-        members[place].append(card)
-        caps[place] -= 1
-    for place, cards in enumerate(members):
-        for c in cards:
-            hands[place] |= 1 << c
-    return hands[:4], hands[PILE]
+    def __init__(self, k: Knowledge) -> None:
+        self.caps = k.capacities()
+        self.fixed = [0, 0, 0, 0, 0]
+        self.fixed[k.me] = k.hand
+        known = 0
+        for card, place in k.known_places().items():
+            self.fixed[place] |= 1 << card
+            self.caps[place] -= 1
+            known |= 1 << card
+        self.free = cards_of(k.unseen() & ~known)
+        self.allowed = {c: k.allowed_places(c) for c in self.free}
+        self.options = {c: _places(self.allowed[c]) for c in self.free}
+        self.consistent = sum(self.caps) == len(self.free) and min(self.caps) >= 0
+
+    def sample(self, rng: random.Random) -> World | None:
+        """One random world, or ``None`` if none was found.
+
+        Cards go out most-constrained first, each to a place drawn in
+        proportion to the room left there (which, without constraints, is a
+        uniform deal). When a card finds every allowed place full, cards
+        already dealt are moved along an augmenting path to make room, so a
+        world is found whenever one exists.
+        """
+        if not self.consistent:
+            return None
+        caps = list(self.caps)
+        free = list(self.free)
+        rng.shuffle(free)
+        options = self.options
+        free.sort(key=lambda c: len(options[c]))  # most constrained first
+        members: list[list[int]] = [[], [], [], [], []]
+        random_ = rng.random
+        for card in free:
+            total = 0
+            for p in options[card]:
+                total += caps[p]
+            if total:
+                r = random_() * total
+                place = -1
+                for p in options[card]:
+                    if caps[p]:
+                        place = p
+                        r -= caps[p]
+                        if r < 0:
+                            break
+            else:
+                found = _make_room(card, self.allowed, caps, members)
+                if found is None:
+                    return None
+                place = found
+            members[place].append(card)
+            caps[place] -= 1
+        hands = list(self.fixed)
+        for place, cards in enumerate(members):
+            m = hands[place]
+            for c in cards:
+                m |= 1 << c
+            hands[place] = m
+        return hands[:4], hands[PILE]
+
+
+def sample_world(k: Knowledge, rng: random.Random) -> World | None:
+    """One random world consistent with ``k`` (see ``Sampler.sample``)."""
+    return Sampler(k).sample(rng)
 
 
 def _make_room(

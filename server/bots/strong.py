@@ -16,7 +16,9 @@ Bids, the écart, the chelem and poignées follow ``normal``'s rules.
 
 from __future__ import annotations
 
+import math
 import random
+import statistics
 import time
 
 from protocol.cards import CODES, EXCUSE, HALF_POINTS, SUIT_OF, TRUMP
@@ -26,7 +28,7 @@ from server.bots.evaluation import THRESHOLDS, hand_strength
 from server.bots.knowledge import Knowledge, mask_of_codes
 from server.bots.normal import NormalBot, choose_card, choose_poignee
 from server.bots.playout import play_out
-from server.bots.sampling import World, dealt_hands, rebuild_deal, sample_world
+from server.bots.sampling import Sampler, World, dealt_hands, rebuild_deal
 from server.bots.tactics import iter_cards
 from server.game.contracts import GARDE_CONTRE, PASS
 
@@ -35,6 +37,8 @@ BID_SLACK = 8
 players do not all count like ``normal``)."""
 SAMPLE_TRIES = 8
 """Worlds drawn at most to find one that agrees with the bids."""
+PRIOR_Z = 1.0
+"""Standard errors by which the search must beat ``normal``'s card to overrule it."""
 SAFETY = 0.85
 """Share of the budget the search plans to use: the rest absorbs the last
 world's overrun and the clock's jitter, so the budget holds at the p99."""
@@ -49,11 +53,13 @@ class StrongBot:
         *,
         budget_s: float = 0.3,
         max_worlds: int | None = None,
+        prior_z: float = PRIOR_Z,
     ) -> None:
         self.rng = random.Random(seed)
         self.budget_s = budget_s
         self.max_worlds = max_worlds
         """Stop after this many worlds even with time left (reproducible runs)."""
+        self.prior_z = prior_z
         self.normal = NormalBot(seed)
         self.last_worlds = 0
         """Worlds played out for the last card chosen (for measurements)."""
@@ -78,18 +84,19 @@ class StrongBot:
         if len(choices) == 1:
             return fallback if same_class(k, fallback, choices[0]) else choices[0]
         deadline = start + self.budget_s * SAFETY
-        totals = [0] * len(choices)
+        scores: list[list[int]] = [[] for _ in choices]
         worlds = failures = 0
         clock = time.perf_counter
         search_start = clock()
         per_world = 0.0
         me = k.me
+        sampler = Sampler(k)
         while self.max_worlds is None or worlds < self.max_worlds:
             now = clock()
             if now + per_world > deadline:
                 break
             deal = None
-            world = self._sample(k)
+            world = self._sample(k, sampler)
             if world is not None:
                 deal = rebuild_deal(k, world)
             if deal is None or deal.turn != me:
@@ -103,24 +110,31 @@ class StrongBot:
                 play_out(trial)
                 result = trial.result()
                 assert result is not None
-                totals[i] += result.scores[me]
+                scores[i].append(result.scores[me])
             worlds += 1
             per_world = (clock() - search_start) / worlds
         self.last_worlds = worlds
         if not worlds:
             return fallback
-        best = max(totals)
-        for i, card in enumerate(choices):
-            # Ties go to the rules' choice: it knows things the playouts do not.
-            if totals[i] == best and same_class(k, fallback, card):
-                return fallback
-        return choices[totals.index(best)]
+        totals = [sum(s) for s in scores]
+        best = totals.index(max(totals))
+        rules = next((i for i, c in enumerate(choices) if same_class(k, fallback, c)), None)
+        if rules is None or rules == best:
+            return choices[best]
+        # Leave the rules' card only when the search is clearly better on the
+        # same worlds: with few worlds the playouts' noise would mislead.
+        gains = [a - b for a, b in zip(scores[best], scores[rules], strict=True)]
+        if worlds < 2 or statistics.fmean(gains) <= self.prior_z * statistics.stdev(
+            gains
+        ) / math.sqrt(worlds):
+            return fallback
+        return choices[best]
 
-    def _sample(self, k: Knowledge) -> World | None:
+    def _sample(self, k: Knowledge, sampler: Sampler) -> World | None:
         """A world that agrees with the bids heard, or the last one drawn."""
         world = None
         for _ in range(SAMPLE_TRIES):
-            world = sample_world(k, self.rng)
+            world = sampler.sample(self.rng)
             if world is None:
                 return None
             if agrees_with_bids(k, world):
