@@ -44,12 +44,14 @@ three elements ``[path, op, value]``:
 ``value``
     Any document value: ``null``, booleans, numbers, strings, arrays, maps.
 
-Example, the South seat plays the King of spades into the fourth trick and
-the turn passes to the next seat::
+Example, from a ``TableView``: seat 0 plays the King of spades into the
+trick being played and the turn passes to seat 1::
 
-    [[["tricks", 3, "cards"], "append", ["KS"]],
-     [["hand"], "set", ["T1", "7H", "EX"]],
-     [["to_play"], "set", 2]]
+    [[["seats", 0, "cards"], "set", 11],
+     [["hand"], "set", ["7H", "T1", "EX"]],
+     [["legal", "cards"], "set", []],
+     [["deal", "turn"], "set", 1],
+     [["deal", "trick", "cards"], "append", ["KS"]]]
 
 A client applies a patch to a private copy of its document and keeps the copy
 only if every op fits; any step that does not exist, an index out of range, a

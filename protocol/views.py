@@ -6,8 +6,9 @@ Other seats' hands, the hidden écart and an unseen chien (garde sans, garde
 contre) never appear in a view, even for spectators. The server builds one
 view per recipient after every change and sends a diff (see ``diff.py``).
 
-Every field has a default, so a newer server may add fields and older
-clients keep decoding (msgspec schema evolution). Cards are card codes.
+New fields always get defaults, so a newer server may add fields and older
+clients keep decoding (msgspec schema evolution); clients ignore fields they
+do not know. Cards are card codes.
 """
 
 from __future__ import annotations

@@ -86,7 +86,8 @@ class Server:
         dirty = sum(1 for t in self.lobby.tables.values() if t.dirty is not None)
         degraded = not self._healthy or dirty > 0
         return {
-            "status": "degraded" if degraded else "ok",
+            # down: shutting down, send no new players here.
+            "status": "down" if self.stopping else "degraded" if degraded else "ok",
             "store": "redis" if self.settings.redis_url else "memory",
             "store_reachable": self._healthy,
             "unsaved_tables": dirty,

@@ -34,6 +34,7 @@ CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
 SWEEP_EVERY = 5.0
 MAX_DEALS = 40
 MAX_TIMER = 600.0
+NAME_MAX = 40
 
 
 class Lobby:
@@ -58,7 +59,7 @@ class Lobby:
             stored = await self.store.load(table_id)
             if stored is None:
                 continue
-            table = Table.restore(stored[1], self.store, self.settings, self.table_changed)
+            table = Table.restore(stored[1], self.store, self.settings, self)
             if table.state.status == "closed":
                 continue
             self._add(table)
@@ -135,7 +136,7 @@ class Lobby:
             )
             return
         table_id = secrets.token_hex(4)
-        name = " ".join(cmd.name.split())[:40] or f"{conn.name}'s table"
+        name = " ".join(cmd.name.split()) or f"{conn.name}'s table"
         state = new_state(
             table_id,
             self._new_code(),
@@ -146,7 +147,7 @@ class Lobby:
             turn_timer=cmd.turn_timer,
             seed=cmd.seed,
         )
-        table = Table(state, self.store, self.settings, self.table_changed)
+        table = Table(state, self.store, self.settings, self)
         self._add(table)
         log.info("table_created", table=table_id, by=conn.id, private=cmd.private)
         await self._sit(conn, table, Join(conn, None, cmd.rid, creator=True))
@@ -199,7 +200,9 @@ class Lobby:
         self.watchers.discard(conn)
         table.inbox.put_nowait(msg)
         if await msg.done is not None:
-            self.enter(conn, snapshot=False)
+            # Not seated: back to the lobby, with a fresh list (updates sent
+            # while the table was answering did not reach this connection).
+            self.enter(conn)
 
     # -- the lobby view ------------------------------------------------------------
 
@@ -262,8 +265,8 @@ def _check_create(cmd: CreateTable) -> str | None:
         return f"the turn timer is 0 (off) to {MAX_TIMER:.0f} seconds"
     if cmd.seed is not None and len(cmd.seed) > 64:
         return "a seed is at most 64 characters"
-    if len(cmd.name) > 80:
-        return "a table name is at most 40 characters"
+    if len(cmd.name) > NAME_MAX:
+        return f"a table name is at most {NAME_MAX} characters"
     return None
 
 

@@ -35,17 +35,18 @@ from protocol.messages import (
     Error,
     Hello,
     JoinTable,
+    LobbySnapshot,
     Ping,
     Pong,
     QuickPlay,
     Resume,
+    SnapshotRequest,
     Watch,
     Welcome,
 )
 from server import metrics
 from server.conn import (
     CLOSE_ABUSE,
-    CLOSE_FULL,
     CLOSE_INCOMPATIBLE,
     CLOSE_NO_HELLO,
     Conn,
@@ -65,9 +66,9 @@ ABUSE_LIMIT = 50  # refused-for-rate messages before we hang up
 def select_subprotocol(connection: ServerConnection, offered: Any) -> Any:
     """Our subprotocol if the client offers one; none (msgpack) otherwise.
 
-    A client offering only protocols we do not speak still gets in, and its
-    ``Hello`` is answered with a clear ``incompatible_version`` error rather
-    than a bare HTTP 400.
+    A client offering only protocols we do not speak still gets in rather
+    than a bare HTTP 400: it then speaks msgpack, and a hello in another
+    encoding gets a ``malformed`` error before the connection closes (4004).
     """
     for sub in SUBPROTOCOLS:
         if sub in offered:
@@ -126,7 +127,9 @@ class Front:
         except ConnectionClosed:
             pass
         except Exception:
+            # Our bug: logged with its traceback; the client sees a 1011 close.
             log.exception("connection_error", conn=conn.id)
+            conn.close(1011, "internal error")
         finally:
             self.conns.discard(conn)
             metrics.CONNECTIONS.set(len(self.conns))
@@ -196,6 +199,7 @@ class Front:
                     Error(code="rate_limited", message="slow down: too many messages per second")
                 )
                 continue
+            conn.refused = 0  # only a sustained flood is abuse
             try:
                 msg = conn.codec.decode(data)
             except DecodeError as e:
@@ -209,6 +213,9 @@ class Front:
         match msg:
             case Ping():
                 conn.send(Pong(rid=rid))
+            case SnapshotRequest() if conn.table is None:
+                self.lobby.enter(conn, snapshot=False)
+                conn.send(LobbySnapshot(seq=self.lobby.seq, view=self.lobby.view))
             case Hello():
                 conn.send(Error(code="already_hello", message="you already said hello", rid=rid))
             case Resume():
@@ -268,4 +275,4 @@ def _response(status: HTTPStatus, body: bytes, content_type: str) -> Response:
     return Response(status.value, status.phrase, headers, body)
 
 
-__all__ = ["CLOSE_FULL", "Front", "select_subprotocol"]
+__all__ = ["Front", "select_subprotocol"]

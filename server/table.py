@@ -21,7 +21,7 @@ import secrets
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 import structlog
@@ -95,6 +95,8 @@ class TableState(msgspec.Struct):
     chat: list[ChatLine] = msgspec.field(default_factory=list)
     deadline: float | None = None
     """Absolute time (Unix) when the turn timer runs out, if one runs."""
+    deadline_for: str = ""
+    """The decision that deadline is for (see ``Table._decision``)."""
     next_deal_at: float | None = None
     """Absolute time when the next deal is dealt, between deals."""
     last_human_at: float = 0.0
@@ -163,6 +165,16 @@ class Stop:
     """Shut the actor down (server shutdown); the state is already saved."""
 
 
+class Home(Protocol):
+    """What a table needs from the lobby."""
+
+    def table_changed(self, table: Table) -> None:
+        """The table's lobby listing may have changed."""
+
+    def enter(self, conn: Conn, snapshot: bool = True) -> None:
+        """``conn`` is back in the lobby (it left the table, or the table closed)."""
+
+
 class Stream:
     """A recipient's view stream: sequence number, last view sent, recent patches."""
 
@@ -179,12 +191,12 @@ class Table:
     """The actor. Create with ``Table.new`` or ``Table.restore``, then ``start``."""
 
     def __init__(
-        self, state: TableState, store: TableStore, settings: Settings, on_change: Any
+        self, state: TableState, store: TableStore, settings: Settings, home: Home
     ) -> None:
         self.state = state
         self.store = store
         self.settings = settings
-        self.on_change = on_change  # called (sync) when the lobby listing may change
+        self.home = home  # the lobby: told of changes, takes back who leaves
         self.inbox: asyncio.Queue[Any] = asyncio.Queue()
         self.game: Game | None = Game.restore(state.game) if state.game else None
         self.streams: list[Stream | None] = [None, None, None, None]
@@ -203,8 +215,8 @@ class Table:
         return self.state.table_id
 
     @classmethod
-    def restore(cls, blob: bytes, store: TableStore, settings: Settings, on_change: Any) -> Table:
-        return cls(_decode_state(blob), store, settings, on_change)
+    def restore(cls, blob: bytes, store: TableStore, settings: Settings, home: Home) -> Table:
+        return cls(_decode_state(blob), store, settings, home)
 
     def start(self) -> None:
         self.task = asyncio.get_running_loop().create_task(self._run(), name=f"table-{self.id}")
@@ -223,9 +235,17 @@ class Table:
                 await self._handle(msg)
             except Exception:
                 # Our own bug: log it with its traceback, keep the table alive,
-                # and never echo it to a client.
+                # and tell the client no more than that it was not its fault.
                 self.log.exception("table_error", message=type(msg).__name__)
                 metrics.ERRORS.labels("internal").inc()
+                if isinstance(msg, Command):
+                    msg.conn.send(
+                        Error(
+                            code="internal",
+                            message="the server hit a bug; your command was not carried out",
+                            rid=getattr(msg.msg, "rid", None),
+                        )
+                    )
             if isinstance(msg, Command):
                 metrics.ACTION_LATENCY.observe(time.perf_counter() - started)
         self._cancel_timer()
@@ -248,13 +268,15 @@ class Table:
     async def _commit(self) -> None:
         """Save the new state (before anyone is told), then tell everyone."""
         st = self.state
+        if st.status == "playing" and self.game is not None and self.game.deal_over:
+            await self._settle_deal()
         st.version += 1
         st.game = self.game.state() if self.game else None
         blob = _encode_state(st)
         await self._save(st.version, blob)
         self._schedule()
         self._broadcast()
-        self.on_change(self)
+        self.home.table_changed(self)
 
     async def _save(self, version: int, blob: bytes) -> None:
         try:
@@ -450,7 +472,8 @@ class Table:
     async def _join(self, msg: Join) -> None:
         conn = msg.conn
         if self.closed or self.state.status == "closed":
-            conn.send(Error(code="table_closed", message="this table is closed", rid=msg.rid))
+            if not msg.quiet:
+                conn.send(Error(code="table_closed", message="this table is closed", rid=msg.rid))
             msg.done.set_result("table_closed")
             return
         if msg.spectator:
@@ -460,7 +483,7 @@ class Table:
             self._snapshot(conn, self.spectator_stream, None)
             msg.done.set_result(None)
             self._broadcast()
-            self.on_change(self)
+            self.home.table_changed(self)
             return
         seat = self._free_seat(msg.seat)
         if isinstance(seat, str):
@@ -542,13 +565,13 @@ class Table:
         self.log.info("seat_resumed", seat=seat, patches=len(missing), conn=conn.id)
         self._schedule()
         self._broadcast()
-        self.on_change(self)
+        self.home.table_changed(self)
 
     def _gone(self, conn: Conn) -> None:
         if conn in self.spectators:
             self.spectators.discard(conn)
             self._broadcast()
-            self.on_change(self)
+            self.home.table_changed(self)
             return
         seat = conn.seat
         if seat is None or self.streams[seat] is None:
@@ -560,15 +583,16 @@ class Table:
             self.log.info("seat_away", seat=seat)
             self._schedule()
             self._broadcast()
-            self.on_change(self)
+            self.home.table_changed(self)
 
     async def _leave(self, conn: Conn, rid: int) -> None:
         if conn in self.spectators:
             self.spectators.discard(conn)
             conn.table = None
             conn.send(Left(table_id=self.id, reason="you stopped watching"))
+            self.home.enter(conn)
             self._broadcast()
-            self.on_change(self)
+            self.home.table_changed(self)
             return
         seat = conn.seat
         assert seat is not None
@@ -582,6 +606,7 @@ class Table:
         self.streams[seat] = None
         conn.table, conn.seat = None, None
         conn.send(Left(table_id=self.id, reason="you left the table"))
+        self.home.enter(conn)
         if self.state.creator == seat:
             humans = [i for i, s in enumerate(self.state.seats) if s.kind == "human"]
             self.state.creator = humans[0] if humans else None
@@ -630,7 +655,7 @@ class Table:
                     metrics.ERRORS.labels("rule").inc()
                     conn.send(Error(code=e.code, message=e.message, rid=rid))
                     return
-                await self._after_move()
+                await self._commit()
             case _:
                 conn.send(
                     Error(
@@ -720,18 +745,23 @@ class Table:
             case Play(card=card):
                 deal.play(seat, _parse_cards([card], seat)[0])
 
-    async def _after_move(self) -> None:
+    async def _settle_deal(self) -> None:
+        """A deal is over (played out, or annulled as it was dealt): score it,
+        keep its record, and pause before the next one (or end the game)."""
         game = self.game
         assert game is not None
-        if game.deal_over:
-            record = msgspec.json.encode(game.deal.record())
-            try:
-                await self.store.append_record(self.id, record)
-            except StoreError:
-                self.log.warning("record_not_saved")
+        game.record_deal()
+        record = msgspec.json.encode(game.deal.record())
+        try:
+            await self.store.append_record(self.id, record)
+        except StoreError:
+            self.log.warning("record_not_saved")
+        if game.finished:
+            self.state.status = "finished"
+            self.log.info("game_finished", totals=game.totals())
+        else:
             self.state.status = "between_deals"
             self.state.next_deal_at = time.time() + self.settings.deal_pause
-        await self._commit()
 
     # -- timers and bots -------------------------------------------------------
 
@@ -749,7 +779,6 @@ class Table:
         """Arm the one timer the table needs now, from the state."""
         st = self.state
         self._cancel_timer()
-        st_deadline = None
         if st.status == "between_deals" and st.next_deal_at is not None:
             self._arm(st.next_deal_at - time.time(), Tick("deal", st.version))
         elif st.status == "playing" and self.game is not None:
@@ -762,10 +791,19 @@ class Table:
             elif seat in self._away_seats():
                 self._arm(self.settings.grace, Tick("auto", st.version, seat))
             elif st.turn_timer > 0:
-                # Keep a deadline already running for this turn (restarts, resumes).
-                st_deadline = st.deadline or time.time() + st.turn_timer
-                self._arm(st_deadline - time.time(), Tick("auto", st.version, seat))
-        st.deadline = st_deadline
+                # One deadline per decision; a restart or a resume keeps the
+                # one already running for this decision.
+                decision = self._decision()
+                if st.deadline is None or st.deadline_for != decision:
+                    st.deadline, st.deadline_for = time.time() + st.turn_timer, decision
+                self._arm(st.deadline - time.time(), Tick("auto", st.version, seat))
+                return
+        st.deadline = None
+
+    def _decision(self) -> str:
+        """Names the decision awaited now: game, deal and commands so far."""
+        assert self.game is not None
+        return f"{self.state.games_played}/{self.game.attempt}/{len(self.game.deal.log)}"
 
     async def _tick(self, tick: Tick) -> None:
         st = self.state
@@ -774,11 +812,7 @@ class Table:
         if tick.kind == "deal" and self.game is not None and st.status == "between_deals":
             self.game.next_deal()
             st.next_deal_at = None
-            if self.game.finished:
-                st.status = "finished"
-                self.log.info("game_finished", totals=self.game.totals())
-            else:
-                st.status = "playing"
+            st.status = "playing"
             await self._commit()
         elif tick.kind == "auto" and tick.seat is not None and st.status == "playing":
             await self._bot_move(tick.seat)
@@ -816,7 +850,7 @@ class Table:
             # A bot bug must not stall the game: fall back to a random legal move.
             self.log.exception("bot_error", seat=seat)
             self._apply(seat, RandomBot(seat).decide(view))
-        await self._after_move()
+        await self._commit()
 
     async def _close_if_idle(self) -> None:
         if self.humans_connected() or self.state.status == "closed":
@@ -828,6 +862,7 @@ class Table:
         for conn in list(self.spectators):
             conn.send(Left(table_id=self.id, reason="the table closed"))
             conn.table = None
+            self.home.enter(conn)
         self.spectators.clear()
         await self._commit()
         self.closed = True

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import time
 import urllib.request
 from typing import Any
 
@@ -26,10 +27,12 @@ from protocol.messages import (
     JoinTable,
     Leave,
     Left,
+    LobbySnapshot,
     Play,
     PlayAgain,
     QuickPlay,
     Seated,
+    SnapshotRequest,
     StartGame,
     TablePatch,
     TableSnapshot,
@@ -539,3 +542,56 @@ async def test_limits_on_tables_and_connections() -> None:
         with pytest.raises(InvalidStatus) as info:  # HTTP 503 at the handshake
             await Session.open(url(server), "C")
         assert "503" in str(info.value)
+
+
+async def test_deal_annulled_for_petit_sec_as_dealt_moves_on() -> None:
+    async with running() as server:
+        s = await Session.open(url(server), "Unlucky")
+        await _table(s, seed="ps122", deals=1)  # this seed deals a petit sec first
+        await s.send(StartGame())
+        final = await autoplay(s, random.Random(2), _finished, timeout=30)
+        assert final.sheet[0].annulled == "petit_sec"
+        assert [line.annulled for line in final.sheet[1:]] == [None]
+
+
+async def test_each_human_decision_gets_its_own_deadline() -> None:
+    async with running() as server:
+        a = await Session.open(url(server), "A")
+        seated = await _table(a, seed="deadlines", deals=1, turn_timer=2.0)
+        b = await Session.open(url(server), "B")
+        await b.send(JoinTable(table_id=seated.table_id, seat=1))
+        await b.wait_for(Seated)
+        await a.wait_view(lambda v: v.seats[1].kind == "human")
+        await a.send(StartGame())
+        # The first human to speak plays late; the second human to speak
+        # must then get a whole new deadline.
+        view = await a.wait_view(lambda v: v.deal is not None)
+        order = [(view.deal.dealer + 1 + i) % 4 for i in range(4)]  # type: ignore[union-attr]
+        first = a if next(x for x in order if x in (a.seat, b.seat)) == a.seat else b
+        other = b if first is a else a
+        await first.wait_view(lambda v: bool(v.legal.bids), timeout=5)
+        await asyncio.sleep(1.0)
+        await first.send(Bid(bid="pass"))
+        nxt = await other.wait_view(lambda v: bool(v.legal.bids), timeout=5)
+        assert nxt.deadline is not None
+        assert nxt.deadline - time.time() > 1.5  # a fresh 2 s, not what was left of first's
+
+
+async def test_leaving_puts_you_back_in_the_lobby_and_snapshot_works_there() -> None:
+    async with running() as server:
+        s = await Session.open(url(server), "Wanderer")
+        await _table(s, name="left behind")
+        await s.send(Leave())
+        await s.wait_for(Left)
+        lobby = await s.wait_for(LobbySnapshot)
+        assert isinstance(lobby, LobbySnapshot)
+        other = await Session.open(url(server), "Other")
+        await _table(other, name="fresh table")
+        for _ in range(100):
+            if s.lobby and "fresh table" in [t.name for t in s.lobby.tables]:
+                break
+            await asyncio.sleep(0.02)
+        assert "fresh table" in [t.name for t in s.lobby.tables]  # type: ignore[union-attr]
+        await s.send(SnapshotRequest())
+        again = await s.wait_for(LobbySnapshot)
+        assert again.view == s.lobby

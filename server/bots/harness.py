@@ -24,7 +24,7 @@ MAX_DECISIONS = 200
 72 cards): past it a bot is looping."""
 
 
-def table_view(game: Game, seat: int, levels: Sequence[str] | None = None) -> TableView:
+def table_view(game: Game, seat: int) -> TableView:
     """What ``seat`` sees of ``game`` (the game part of a server's TableView)."""
     deal = game.deal
     return TableView(
@@ -32,15 +32,7 @@ def table_view(game: Game, seat: int, levels: Sequence[str] | None = None) -> Ta
         name="harness",
         status="playing",
         you=seat,
-        seats=[
-            SeatView(
-                seat=s,
-                kind="bot",
-                bot_level=levels[s] if levels else None,  # type: ignore[arg-type]
-                cards=deal.hands[s].bit_count(),
-            )
-            for s in range(4)
-        ],
+        seats=[SeatView(seat=s, kind="bot", cards=deal.hands[s].bit_count()) for s in range(4)],
         hand=hand_view(deal, seat),
         ecart=ecart_view(deal, seat),
         legal=legal_view(deal, seat),

@@ -9,13 +9,15 @@
 * Chelem: declared only with a hand that cannot lose a trick.
 * Poignée: shown whenever held (the biggest one), keeping the Petit hidden
   when it can.
-* Card play: the taker draws trumps with its masters (protecting its Petit,
-  hunting the defence's) and cashes Kings that will not be trumped; a
-  defender cashes its Kings, leads low in a long suit, and gives its richest
-  card to a trick a partner wins safely (charger), the Petit first. Anyone
-  takes a trick with the lowest card that will hold, else plays the cheapest
-  card, and uses the Excuse instead of a Knight or better, never keeping it
-  for the last trick.
+* Card play: the taker draws trumps with its masters, or while it holds
+  more than the whole defence (which protects its Petit and hunts the
+  defence's), and cashes Kings that will not be trumped; a defender cashes
+  its Kings, makes the taker trump a suit it is out of, leads low in a long
+  suit, and gives its richest card to a trick a partner wins safely
+  (charger), the Petit first. Anyone takes a trick with the lowest card
+  that will hold, else plays the cheapest card, and uses the Excuse instead
+  of a Knight or better, never keeping it for the last trick (unless a
+  declared chelem is on: then it leads it there, where it wins).
 
 The odds of what others hold come from ``holdings.Holdings``.
 """
@@ -159,8 +161,6 @@ def should_declare_chelem(k: Knowledge) -> bool:
     """Only a hand that cannot lose a trick: its trumps draw all the others
     from the top, and every suit card is a master from the King down."""
     hand = k.hand
-    if hand & EXCUSE_BIT and hand.bit_count() != 18:
-        return False
     trumps = hand & TRUMP_MASK
     out = TRUMP_MASK & ~trumps & ~k.my_ecart
     top_run = 0
@@ -214,13 +214,24 @@ def choose_card(k: Knowledge, legal: int) -> int:
     """The card to play (see the module docstring)."""
     if not legal & (legal - 1):
         return lowest(legal)
-    if legal & EXCUSE_BIT and k.hand.bit_count() <= 2:
+    if legal & EXCUSE_BIT and _chelem_on(k):
+        # Led to the last trick by a camp that won every trick, the Excuse
+        # wins it; any earlier it would lose a trick.
+        if k.hand.bit_count() == 1:
+            return EXCUSE
+        legal &= ~EXCUSE_BIT
+    elif legal & EXCUSE_BIT and k.hand.bit_count() <= 2:
         return EXCUSE  # played to the last trick it would change camp
     odds = Holdings(k)
     led, win_card, win_seat = trick_state(k)
     if led < 0:
         return _lead(k, legal, odds)
     return _follow(k, legal, odds, led, win_card, win_seat)
+
+
+def _chelem_on(k: Knowledge) -> bool:
+    """This seat's camp has won every trick so far and means to win them all."""
+    return k.chelem_declared and k.me == k.taker and k.taker_tricks == k.tricks_done
 
 
 def _opponents(k: Knowledge) -> list[int]:

@@ -8,8 +8,11 @@ hand must look like its contract, a passer's like a pass). Each such world
 becomes an engine ``Deal`` (``sampling.rebuild_deal``); every distinct legal
 card is tried in it and the deal is played to the end with the fast greedy
 policy of ``playout.py``; the card with the best total score for its seat
-over the same worlds wins. It stops when its time budget runs out and falls
-back on ``normal``'s card if not a single world could be played.
+over the same worlds wins, but it overrules ``normal``'s card only when it
+beats it by ``PRIOR_Z`` standard errors on those worlds (with few worlds the
+playouts' noise would otherwise cost more than the search gains). It stops
+when its time budget runs out, and plays ``normal``'s card if not a single
+world could be played.
 
 Bids, the écart, the chelem and poignées follow ``normal``'s rules.
 """

@@ -82,14 +82,30 @@ class Game:
     def finished(self) -> bool:
         return self.counted >= self.deals
 
-    def next_deal(self) -> DealResult:
-        """Record the finished deal and deal the next (unless the game is over)."""
-        if self.finished:
-            raise RuleError("wrong_phase", "the game is over")
+    @property
+    def recorded(self) -> bool:
+        """The current deal is over and its result is in ``results``."""
+        return len(self.results) > self.attempt
+
+    def record_deal(self) -> DealResult:
+        """Add the finished deal's result to the score sheet (once).
+
+        The table shows the finished deal, already scored, for a moment
+        before ``next_deal``; the game is ``finished`` as soon as the last
+        counted deal is recorded.
+        """
         result = self.deal.result()
         if result is None:
             raise RuleError("wrong_phase", "the deal is not over yet")
-        self.results.append(result)
+        if not self.recorded:
+            self.results.append(result)
+        return result
+
+    def next_deal(self) -> DealResult:
+        """Record the finished deal (if not yet) and deal the next one."""
+        if self.finished:
+            raise RuleError("wrong_phase", "the game is over")
+        result = self.record_deal()
         if not self.finished:
             self.attempt += 1
             self.deal = self._new_deal()
