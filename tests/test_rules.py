@@ -779,3 +779,19 @@ def test_game_restores_from_state_mid_deal() -> None:
     assert again.deal.record() == game.deal.record()
     assert again.deal.hands == game.deal.hands and again.deal.turn == game.deal.turn
     assert again.totals() == game.totals()
+
+
+def test_game_records_a_finished_deal_once_and_finishes_on_the_last() -> None:
+    game = Game(deals=1, seed="record-once")
+    rng = random.Random(6)
+    while True:
+        _finish_deal(game, rng)
+        first = game.record_deal()
+        again = game.record_deal()
+        assert again == first and len(game.results) == game.attempt + 1
+        if game.finished:
+            break
+        game.next_deal()
+    assert game.counted == 1 and game.recorded
+    restored = Game.restore(game.state())
+    assert restored.finished and restored.totals() == game.totals()
