@@ -1,0 +1,307 @@
+"""The real stack, run as a host runs it: ``docker-compose up`` of
+docker-compose.yml (the image built from deploy/Dockerfile, and Redis), real
+clients through the published port, a restart in the middle of a deal.
+
+Needs a Docker-compatible engine and ``docker-compose``; skipped without them
+(``.ci/run`` sets one up with ``../shared/tools/container-engine/setup``).
+The compose file is used as it is: only the settings a test needs to be quick
+(fast bots, a short pause between deals) and a free port are passed through
+the environment of the docker-compose command, which the file reads as
+``${ATOUT_...:-default}``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import shutil
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clients.session import Session
+from protocol.messages import (
+    Bye,
+    CreateTable,
+    Error,
+    JoinTable,
+    Seated,
+    StartGame,
+    TablePatch,
+    TableSnapshot,
+)
+from protocol.views import TableView
+from tests.server_helpers import autoplay
+
+pytestmark = [pytest.mark.container, pytest.mark.asyncio]
+
+ROOT = Path(__file__).resolve().parents[1]
+PROJECT = "atout-e2e"
+BUILD_TIMEOUT_S = 900.0  # the first build downloads the dependencies
+HEALTHY_TIMEOUT_S = 90.0
+
+
+def _engine_missing() -> str | None:
+    """Why the engine cannot be used here, or None when it can."""
+    if shutil.which("docker-compose") is None:
+        return "docker-compose is not installed"
+    if not os.environ.get("DOCKER_HOST") and not Path("/var/run/docker.sock").exists():
+        return "no container engine: DOCKER_HOST is unset and there is no /var/run/docker.sock"
+    try:
+        subprocess.run(["docker-compose", "version"], check=True, capture_output=True, timeout=30)
+        # `version` does not reach the engine; `ps` does.
+        subprocess.run(
+            ["docker-compose", "-p", PROJECT, "ps"],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"no container engine answers: {exc}"
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Stack:
+    env: dict[str, str]
+    port: int
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    def compose(self, *args: str, timeout: float = 120.0) -> str:
+        done = subprocess.run(
+            ["docker-compose", "-p", PROJECT, *args],
+            cwd=ROOT,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+        if done.returncode != 0:
+            raise AssertionError(
+                f"docker-compose {' '.join(args)} failed ({done.returncode}):\n"
+                f"{done.stdout}\n{done.stderr}"
+            )
+        return done.stdout
+
+    def wait_healthy(self, *services: str) -> None:
+        """Until the engine reports every service's health check as passing."""
+        deadline = time.monotonic() + HEALTHY_TIMEOUT_S
+        for service in services:
+            while True:
+                # One row, e.g. "atout-e2e_redis_1  ...  Up (healthy)  6379/tcp".
+                row = self.compose("ps", service)
+                if "(healthy)" in row:
+                    break
+                if time.monotonic() > deadline:
+                    raise AssertionError(f"{service} is not healthy:\n{row}\n{self.logs()}")
+                time.sleep(1.0)
+
+    def healthz(self) -> dict[str, Any] | None:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=2) as r:
+                body: dict[str, Any] = json.load(r)
+                return body
+        except (OSError, urllib.error.URLError, ValueError):
+            return None
+
+    def wait_serving(self) -> dict[str, Any]:
+        """Until /healthz answers through the published port (after a restart)."""
+        deadline = time.monotonic() + HEALTHY_TIMEOUT_S
+        while (body := self.healthz()) is None:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no /healthz on port {self.port}:\n{self.logs()}")
+            time.sleep(0.5)
+        return body
+
+    def script(self, *args: str) -> str:
+        """Run a script of deploy/ as an operator would, on this stack."""
+        done = subprocess.run(
+            ["bash", *args],
+            cwd=ROOT,
+            env={**self.env, "COMPOSE": f"docker-compose -p {PROJECT}"},
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        assert done.returncode == 0, f"{args} failed:\n{done.stdout}\n{done.stderr}"
+        return done.stdout
+
+    def server_log(self) -> str:
+        return self.compose("logs", "--no-color", "server")
+
+    def logs(self) -> str:
+        try:
+            return self.compose("logs", "--no-color", "--tail=200", timeout=60)
+        except (AssertionError, subprocess.SubprocessError) as exc:
+            return f"(no logs: {exc})"
+
+
+@pytest.fixture(scope="module")
+def stack() -> Iterator[Stack]:
+    missing = _engine_missing()
+    if missing:
+        pytest.skip(missing)
+    port = _free_port()
+    env = {
+        **os.environ,
+        # Published on loopback only: the test is the only client.
+        "ATOUT_PUBLISH": f"127.0.0.1:{port}",
+        "ATOUT_BOT_THINK": "0.05",
+        "ATOUT_DEAL_PAUSE": "0.5",
+    }
+    s = Stack(env, port)
+    s.compose("down", "-v", "--remove-orphans")  # what a previous run left
+    try:
+        s.compose("up", "-d", "--build", timeout=BUILD_TIMEOUT_S)
+        s.wait_healthy("redis", "server")
+        yield s
+    finally:
+        # Shown by pytest when a test failed.
+        print(s.logs())
+        s.compose("down", "-v", "--remove-orphans")
+
+
+# -- playing through the published port ------------------------------------------
+
+
+async def _open_table(url: str) -> tuple[Session, Session, Seated, Seated]:
+    """Alice creates a one-deal table with random bots, Bob joins, Alice starts."""
+    alice = await Session.open(url, "Alice", keep=True)
+    await alice.send(CreateTable(name="e2e", deals=1, bot_level="random"))
+    a = await alice.wait_for(Seated, Error)
+    assert isinstance(a, Seated), a
+    bob = await Session.open(url, "Bob", keep=True)
+    await bob.send(JoinTable(table_id=a.table_id))
+    b = await bob.wait_for(Seated, Error)
+    assert isinstance(b, Seated), b
+    await alice.wait_view(lambda v: sum(s.kind == "human" for s in v.seats) == 2)
+    await alice.send(StartGame())
+    return alice, bob, a, b
+
+
+def _finished(view: TableView) -> bool:
+    return view.status == "finished"
+
+
+def _tricks(view: TableView) -> int:
+    return len(view.deal.tricks) if view.deal is not None and view.deal.phase == "play" else 0
+
+
+async def _play_both(alice: Session, bob: Session, until: Any) -> tuple[TableView, TableView]:
+    va, vb = await asyncio.gather(
+        autoplay(alice, random.Random(1), until, timeout=60.0),
+        autoplay(bob, random.Random(2), until, timeout=60.0),
+    )
+    return va, vb
+
+
+async def test_the_stack_is_healthy_and_plays_a_deal(stack: Stack) -> None:
+    health = stack.healthz()
+    assert health is not None
+    assert health["status"] == "ok", health
+    assert health["store"] == "redis" and health["store_reachable"] is True, health
+
+    alice, bob, _, _ = await _open_table(stack.url)
+    view, _ = await _play_both(alice, bob, _finished)
+    assert view.ranking is not None and sorted(view.ranking) == [0, 1, 2, 3]
+    assert len([line for line in view.sheet if line.annulled is None]) == 1
+    assert sum(view.scores) == 0
+    await alice.close()
+    await bob.close()
+
+
+async def test_a_restart_mid_deal_says_goodbye_and_the_game_goes_on(stack: Stack) -> None:
+    alice, bob, a, b = await _open_table(stack.url)
+    assert a.token and b.token
+    # Into the deal: a few tricks played.
+    view, _ = await _play_both(alice, bob, lambda v: _tricks(v) >= 3)
+    assert view.status == "playing"
+
+    # What `docker-compose restart` does to a running server: SIGTERM, then a
+    # new start of the same container (whose log goes on).
+    stops_before = stack.server_log().count('"event": "stopped"')
+    await asyncio.to_thread(stack.compose, "restart", "server")
+    for who in (alice, bob):
+        await asyncio.wait_for(who.closed.wait(), 10)
+        assert who.close_code == 1012, f"closed with {who.close_code}, not 1012 (restart)"
+        byes = [m for m, _ in who.received or [] if isinstance(m, Bye)]
+        assert [bye.code for bye in byes] == ["restarting"], byes
+    # It stopped by itself, its tables saved, before the engine would kill it.
+    logs = stack.server_log()
+    assert logs.count('"event": "stopped"') == stops_before + 1, logs
+    assert '"event": "shutdown_save_failed"' not in logs, logs
+
+    await asyncio.to_thread(stack.wait_serving)
+    await asyncio.to_thread(stack.wait_healthy, "server")
+
+    # Each player takes the seat back with its resume token: Alice as the
+    # client does on a 1012 (the same session, a new connection), Bob as a
+    # client started afresh (a new session, the token it kept).
+    again = await alice.reconnect()
+    assert isinstance(again, Seated), f"Alice could not resume after the restart: {again}"
+    assert (again.table_id, again.seat) == (a.table_id, a.seat)
+    # The restarted server numbers its messages from 1 again: act on its view only.
+    await alice.wait_for(TableSnapshot, TablePatch)
+    bob = await Session.open(stack.url, "Bob", keep=True)
+    again = await bob.resume(b.token)
+    assert isinstance(again, Seated), f"Bob could not resume after the restart: {again}"
+    assert (again.table_id, again.seat) == (b.table_id, b.seat)
+    resumed = await bob.wait_view(lambda v: v.deal is not None)
+    assert resumed.status == "playing", resumed.status
+    assert _tricks(resumed) >= _tricks(view), "moves acknowledged before the restart were lost"
+
+    view, _ = await _play_both(alice, bob, _finished)
+    assert view.ranking is not None and sorted(view.ranking) == [0, 1, 2, 3]
+    assert len([line for line in view.sheet if line.annulled is None]) == 1
+    await alice.close()
+    await bob.close()
+
+
+async def test_a_backup_restored_brings_its_tables_back(stack: Stack, tmp_path: Path) -> None:
+    before = await Session.open(stack.url, "Alice")
+    await before.send(CreateTable(name="before the backup", deals=1, bot_level="random"))
+    kept = await before.wait_for(Seated, Error)
+    assert isinstance(kept, Seated) and kept.token, kept
+    await before.close()
+
+    backup = tmp_path / "atout.rdb"
+    stack.script("deploy/backup-redis.sh", str(backup))
+    assert backup.read_bytes().startswith(b"REDIS"), "not an RDB file"
+
+    after = await Session.open(stack.url, "Bob")
+    await after.send(CreateTable(name="after the backup", deals=1, bot_level="random"))
+    lost = await after.wait_for(Seated, Error)
+    assert isinstance(lost, Seated) and lost.token, lost
+    await after.close()
+
+    await asyncio.to_thread(stack.script, "deploy/restore-redis.sh", str(backup))
+    await asyncio.to_thread(stack.wait_serving)
+
+    s = await Session.open(stack.url, "Alice")
+    again = await s.resume(kept.token)
+    assert isinstance(again, Seated) and again.table_id == kept.table_id, again
+    await s.close()
+    s = await Session.open(stack.url, "Bob")
+    gone = await s.resume(lost.token)
+    assert isinstance(gone, Error) and gone.code == "bad_token", gone
+    await s.close()
