@@ -288,7 +288,8 @@ class Table:
         except StoreError as e:
             # The store is down: keep playing from memory and write the newest
             # state when it is back (see docs/DEPLOY.md for what can be lost).
-            self.log.warning("save_failed_retrying", error=str(e))
+            if self.dirty is None:  # once per outage, not once per move
+                self.log.warning("save_failed_retrying", error=str(e))
             metrics.ERRORS.labels("store").inc()
             self.dirty = (version, blob)
             if self.retry_task is None or self.retry_task.done():
