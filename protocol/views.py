@@ -146,6 +146,8 @@ class TableView(msgspec.Struct, kw_only=True):
     deal: DealView | None = None
     deadline: float | None = None
     """When the seat to act runs out of time (Unix time), if a timer runs."""
+    next_deal_at: float | None = None
+    """Between deals: when the next deal is dealt (Unix time)."""
     ranking: list[int] | None = None
     """Seats from first to last, once the game is over."""
     spectators: int = 0

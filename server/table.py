@@ -357,6 +357,7 @@ class Table:
             "seats": seats,
             "deals": st.deals,
             "deadline": st.deadline,
+            "next_deal_at": st.next_deal_at,
             "spectators": len(self.spectators),
             "chat": list(st.chat),
         }

@@ -1,0 +1,258 @@
+"""The Textual application: it owns the connection (``Link``), routes every
+server message to the screen it concerns, and switches between the lobby and
+the table.
+
+Two ways in: with a ``url`` it connects to that server (``atout connect``);
+without one it starts an ``EmbeddedServer`` first and, given ``autoplay``,
+creates that table, starts it and lands the player at it (``atout play``).
+
+Every server ``Error`` becomes a message bar line and a notification with
+its code; a lost connection is shown and repaired by the link. A bug of
+ours is logged with its traceback and the screen shows a short sentence —
+never a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import traceback
+from typing import Any, ClassVar
+
+import msgspec
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.css.query import NoMatches
+
+from clients.cli import cards_text, wording
+from clients.cli.dialogs import ChatBox
+from clients.cli.embedded import EmbeddedServer
+from clients.cli.link import Link, LinkStatus
+from clients.cli.lobby_screen import LobbyScreen
+from clients.cli.table_screen import TableScreen
+from clients.cli.tokens import FileTokens, MemoryTokens, Tokens
+from protocol.messages import (
+    CreateTable,
+    Error,
+    Left,
+    LobbyPatch,
+    LobbySnapshot,
+    Seated,
+    StartGame,
+    TablePatch,
+    TableSnapshot,
+)
+from server.config import Settings
+
+log = logging.getLogger("atout.client")
+
+
+class AtoutApp(App[None]):
+    TITLE = "Atout"
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", priority=True)]
+    ENABLE_COMMAND_PALETTE = False
+
+    def __init__(
+        self,
+        *,
+        url: str | None = None,
+        name: str = "Player",
+        tokens: Tokens | None = None,
+        autoplay: CreateTable | None = None,
+        embedded_settings: Settings | None = None,
+        base_delay: float = 0.25,
+        log_path: str = "",
+    ) -> None:
+        super().__init__()
+        cards_text.set_colour(not self.no_color)
+        self.url = url or ""
+        self.player_name = name
+        # The embedded server dies with this process, so its tokens need not outlive it.
+        self.tokens: Tokens = tokens or (FileTokens() if url else MemoryTokens())
+        self.autoplay = autoplay
+        self.embedded = None if url else EmbeddedServer(embedded_settings)
+        self.base_delay = base_delay
+        self.log_path = log_path
+        self.link: Link | None = None
+        self.link_status = LinkStatus("connecting", "starting…")
+        self.lobby_screen = LobbyScreen()
+        self.table_screen = TableScreen()
+        self.statuses: list[LinkStatus] = []
+        """The connection's recent states, oldest first (tests read it)."""
+        self.errors: list[str] = []
+        """Every error shown to the player, oldest first (tests read it)."""
+        self._outbox: asyncio.Queue[Any] = asyncio.Queue()
+        self._created = False
+        self._started = False
+
+    # -- start and stop ------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self.add_mode("lobby", lambda: self.lobby_screen)
+        self.add_mode("table", lambda: self.table_screen)
+        self.begin()
+
+    def begin(self) -> None:
+        """Show the first screen and start connecting."""
+        self.switch_mode("table" if self.autoplay is not None else "lobby")
+        self.run_worker(self._connect(), name="link", group="link")
+        self.run_worker(self._sender(), name="sender", group="link")
+
+    async def _connect(self) -> None:
+        if self.embedded is not None:
+            self._status(LinkStatus("connecting", "starting the local server…"))
+            try:
+                self.url = await asyncio.to_thread(self.embedded.start)
+            except Exception as e:
+                log.exception("embedded server failed")
+                self._status(LinkStatus("stopped", str(e)))
+                return
+        self.link = Link(
+            self.url,
+            self.player_name,
+            self.tokens,
+            on_message=self.on_server,
+            on_status=self._status,
+            base_delay=self.base_delay,
+        )
+        await self.link.run()
+
+    async def aclose(self) -> None:
+        """Close the connection, then the embedded server (if any)."""
+        if self.link is not None:
+            await self.link.close()
+        if self.embedded is not None:
+            await asyncio.to_thread(self.embedded.stop)
+
+    async def action_quit(self) -> None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.aclose(), 5.0)
+        self.exit()
+
+    # -- to the server -------------------------------------------------------------
+
+    def send(self, cmd: Any) -> None:
+        """Queue a command; one sender keeps them in order."""
+        self._outbox.put_nowait(cmd)
+
+    async def _sender(self) -> None:
+        while True:
+            cmd = await self._outbox.get()
+            rid = await self.link.send(cmd) if self.link is not None else None
+            if rid is None:
+                self._show_error("Not sent: not connected to the server right now.")
+
+    def leave_table(self, cmd: Any) -> None:
+        self.send(cmd)
+
+    def retry_now(self) -> None:
+        if self.link is not None:
+            self.link.retry_now()
+
+    # -- from the server -------------------------------------------------------------
+
+    def _status(self, status: LinkStatus) -> None:
+        was = self.link_status
+        self.link_status = status
+        self.statuses = [*self.statuses[-49:], status]
+        # While the app closes, screens lose their widgets before they unmount.
+        with contextlib.suppress(NoMatches):
+            self.lobby_screen.update_link(status)
+            self.table_screen.update_link(status)
+        if status.phase == "online" and was.phase != "online" and self.link is not None:
+            if self.link.connections > 1:
+                self.notify("Reconnected.", timeout=3)
+            self._autoplay_create()
+        elif status.phase == "stopped":
+            self.notify(
+                f"Disconnected: {status.reason}", severity="error", timeout=10, markup=False
+            )
+
+    def on_server(self, msg: Any) -> None:
+        """Every message from the server, in order (called by the link)."""
+        link = self.link
+        match msg:
+            case TableSnapshot() | TablePatch():
+                view = link.table if link else None
+                self._show_mode("table")
+                self.table_screen.update_view(view)
+                chat = self.screen
+                if isinstance(chat, ChatBox) and view is not None:
+                    chat.update_view(view)
+                self._autoplay_start()
+            case LobbySnapshot() | LobbyPatch():
+                self.lobby_screen.update_lobby(link.lobby if link else None)
+            case Seated(seat=seat, table_id=table_id):
+                if (
+                    self.table_screen.view is not None
+                    and self.table_screen.view.table_id != table_id
+                ):
+                    self.table_screen.reset()
+                self._show_mode("table")
+                if seat is None:
+                    self.table_screen.say("You are watching this table.")
+            case Left(reason=reason):
+                self._show_mode("lobby")
+                self.table_screen.reset()
+                self.lobby_screen.say(
+                    reason.capitalize() + "." if reason else "You left the table."
+                )
+            case Error(code=code, message=message, rid=rid):
+                text = wording.error(code, message)
+                if link is not None and rid is not None and rid == link.resume_rid:
+                    text = f"Could not take your seat back: {text}"
+                    self._show_mode("lobby")
+                    self.table_screen.reset()
+                    self._created = False
+                    self._autoplay_create()
+                self._show_error(text)
+
+    def _show_error(self, text: str) -> None:
+        self.errors.append(text)
+        log.info("error shown: %s", text)
+        screen = self.table_screen if self.current_mode == "table" else self.lobby_screen
+        screen.server_error(text)
+        self.notify(text, severity="error", timeout=6, markup=False)
+
+    def _show_mode(self, mode: str) -> None:
+        if self.current_mode == mode:
+            return
+        # A dialog left open belongs to the screen we leave.
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        self.switch_mode(mode)
+
+    # -- atout play: a table with three bots, started at once --------------------------
+
+    def _autoplay_create(self) -> None:
+        link = self.link
+        if self.autoplay is None or self._created or link is None:
+            return
+        if link.tokens.get(link.url) is not None:
+            return  # we have a seat to resume
+        self._created = True
+        self._started = False
+        self.send(msgspec.structs.replace(self.autoplay, rid=0))
+
+    def _autoplay_start(self) -> None:
+        view = self.link.table if self.link else None
+        if self.autoplay is None or self._started or view is None:
+            return
+        if view.status == "waiting" and view.you is not None and view.creator == view.you:
+            self._started = True
+            self.send(StartGame())
+
+    # -- our own bugs --------------------------------------------------------------------
+
+    def _fatal_error(self) -> None:
+        # Textual would print a traceback; the player gets a sentence and the
+        # traceback goes to the log file.
+        error = self._exception
+        detail = "".join(traceback.format_exception(error)) if error else traceback.format_exc()
+        log.error("unexpected error\n%s", detail)
+        where = f" Details: {self.log_path}" if self.log_path else ""
+        self.panic(
+            "Atout hit an unexpected problem and closed. Your seat is kept: run the "
+            f"same command again to resume.{where}"
+        )

@@ -1,0 +1,236 @@
+"""The lobby: the live list of open public tables, and the ways to a seat —
+quick play, a new table (public or private), join the selected table or one
+by its invite code, or watch one.
+
+The list is the ``LobbyView`` the connection keeps in sync; the screen only
+redraws it and asks the app to send commands. What follows (``Seated`` or
+an ``Error``) comes back through the app like every server message.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Button, DataTable, Footer, Static
+
+from clients.cli.dialogs import Help, JoinByCode, NewTable
+from clients.cli.link import LinkStatus
+from protocol.messages import JoinTable, QuickPlay, Watch
+from protocol.views import LobbyView
+
+if TYPE_CHECKING:
+    from clients.cli.app import AtoutApp
+
+STATUS_WORDS = {
+    "waiting": "waiting",
+    "playing": "playing",
+    "between_deals": "playing",
+    "finished": "game over",
+    "closed": "closed",
+}
+
+
+class LobbyScreen(Screen[None]):
+    DEFAULT_CSS = """
+    LobbyScreen { layout: vertical; }
+    #top { height: 1; background: $panel; }
+    #title { width: 1fr; }
+    #link { width: auto; padding: 0 1; }
+    #tables { height: 1fr; border: round $primary; }
+    #empty { height: auto; padding: 0 1; color: $text-muted; }
+    #buttons { height: 1; padding: 0 1; }
+    #buttons Button { margin-right: 1; min-width: 0; width: auto; padding: 0 1; }
+    #message { height: 1; padding: 0 1; color: $text-muted; }
+    #message.error { color: $error; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("p", "quick", "Quick play"),
+        Binding("n", "new", "New table"),
+        Binding("i", "code", "Invite code"),
+        Binding("w", "watch", "Watch"),
+        Binding("r", "retry", "Reconnect", show=False),
+        Binding("question_mark", "help", "Help", show=False),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._ready = False
+        self.lobby: LobbyView | None = None
+
+    @property
+    def atout(self) -> AtoutApp:
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="top"):
+            yield Static("Atout", id="title")
+            yield Static("", id="link")
+        table: DataTable[str | Text] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
+        yield table
+        yield Static("", id="empty")
+        with Horizontal(id="buttons"):
+            yield Button(
+                "Quick play", classes="quick", name="quick", variant="primary", compact=True
+            )
+            yield Button("New table", classes="new", name="new", compact=True)
+            yield Button("Join", classes="join", name="join", compact=True)
+            yield Button("Invite code", classes="code", name="code", compact=True)
+            yield Button("Watch", classes="watch", name="watch", compact=True)
+        yield Static("", id="message")
+        yield Footer()
+
+    def on_unmount(self) -> None:
+        self._ready = False
+
+    def on_mount(self) -> None:
+        # Textual marks the screen mounted only after this handler; draw now.
+        self._ready = True
+        table = self.query_one("#tables", DataTable)
+        table.border_title = "Open tables"
+        table.add_column("Table", key="name", width=22)
+        table.add_column("Status", key="status", width=9)
+        table.add_column("Seats", key="seats", width=18)
+        table.add_column("Deals", key="deals", width=5)
+        table.add_column("Bots", key="bots", width=7)
+        table.add_column("Watch", key="watch", width=5)
+        table.focus()
+        self.update_lobby(self.lobby)
+        self.update_link(self.atout.link_status)
+
+    def update_lobby(self, lobby: LobbyView | None) -> None:
+        self.lobby = lobby
+        if not self._ready:
+            return
+        app = self.atout
+        title = Text("Atout", style="bold")
+        title.append(f" │ {app.url or 'starting…'} │ {app.player_name}")
+        if lobby is not None:
+            title.append(f" │ {lobby.players_online} online")
+        self.query_one("#title", Static).update(title)
+        table = self.query_one("#tables", DataTable)
+        selected = self._selected()
+        table.clear()
+        for t in lobby.tables if lobby else []:
+            seats = f"{t.humans} human{'s' if t.humans != 1 else ''}"
+            if t.bots:
+                seats += f" · {t.bots} bot{'s' if t.bots != 1 else ''}"
+            if t.free:
+                seats += f" · {t.free} free"
+            table.add_row(
+                Text(t.name),  # a name is never markup
+                STATUS_WORDS.get(t.status, t.status),
+                seats,
+                str(t.deals),
+                t.bot_level,
+                str(t.spectators or ""),
+                key=t.table_id,
+            )
+        if selected is not None and lobby is not None:
+            ids = [t.table_id for t in lobby.tables]
+            if selected in ids:
+                table.move_cursor(row=ids.index(selected))
+        empty = self.query_one("#empty", Static)
+        if lobby is not None and not lobby.tables:
+            empty.update("No open table yet: p for quick play, n for a new table.")
+        else:
+            empty.update("Enter joins the selected table; w watches it.")
+
+    def update_link(self, status: LinkStatus) -> None:
+        if not self._ready:
+            return
+        link = self.query_one("#link", Static)
+        if status.phase == "online":
+            link.update(Text("● online", style="green"))
+            self.say("")
+        else:
+            link.update(Text(f"○ {status.phase}", style="bold red"))
+            self.say(status.text(), error=True)
+
+    def say(self, text: str, *, error: bool = False) -> None:
+        if not self._ready:
+            return
+        message = self.query_one("#message", Static)
+        message.update(Text(text))  # server text is never markup
+        message.set_class(error, "error")
+
+    def server_error(self, text: str) -> None:
+        self.say(text, error=True)
+
+    def _selected(self) -> str | None:
+        table = self.query_one("#tables", DataTable)
+        if table.row_count == 0:
+            return None
+        try:
+            key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
+        except Exception:  # no row under the cursor
+            return None
+        return str(key.value) if key.value is not None else None
+
+    # -- actions -------------------------------------------------------------------
+
+    @on(DataTable.RowSelected)
+    def _row(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value:
+            self.atout.send(JoinTable(table_id=str(event.row_key.value)))
+
+    @on(Button.Pressed, "#buttons Button")
+    def _button(self, event: Button.Pressed) -> None:
+        event.stop()
+        match event.button.name:
+            case "quick":
+                self.action_quick()
+            case "new":
+                self.action_new()
+            case "join":
+                self.action_join()
+            case "code":
+                self.action_code()
+            case "watch":
+                self.action_watch()
+
+    def action_quick(self) -> None:
+        self.say("Looking for a table…")
+        self.atout.send(QuickPlay())
+
+    def action_new(self) -> None:
+        def done(cmd: object) -> None:
+            if cmd is not None:
+                self.atout.send(cmd)
+
+        self.app.push_screen(NewTable(f"{self.atout.player_name}'s table"), done)
+
+    def action_join(self) -> None:
+        table_id = self._selected()
+        if table_id is None:
+            self.say("Select a table first (or p for quick play).")
+            return
+        self.atout.send(JoinTable(table_id=table_id))
+
+    def action_watch(self) -> None:
+        table_id = self._selected()
+        if table_id is None:
+            self.say("Select a table to watch first.")
+            return
+        self.atout.send(Watch(table_id=table_id))
+
+    def action_code(self) -> None:
+        def done(answer: tuple[str, bool] | None) -> None:
+            if answer is None:
+                return
+            code, watch = answer
+            self.atout.send(Watch(code=code) if watch else JoinTable(code=code))
+
+        self.app.push_screen(JoinByCode(), done)
+
+    def action_retry(self) -> None:
+        self.atout.retry_now()
+
+    def action_help(self) -> None:
+        self.app.push_screen(Help())

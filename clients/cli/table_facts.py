@@ -1,0 +1,363 @@
+"""Pure readings of a ``TableView`` for the table screen: where each seat sits
+on screen, what the taker needs, the trump tracker, the prompt for the
+player, and the checks the écart and the poignée pickers make before asking
+the server.
+
+Nothing here draws or sends; every function takes a view (or part of one)
+and returns plain data, so the rules of the display are tested without a
+terminal. The server stays the judge: these checks only spare a round trip
+and explain, in words, why a choice is not complete yet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from clients.cli import wording
+from clients.cli.cards_text import is_trump, label, trump_number
+from protocol.views import DealView, Legal, TableView, TrickView
+
+BOUT_CODES = ("T1", "T21", "EX")
+TRUMP_CODES = tuple(f"T{n}" for n in range(1, 22))
+
+
+# -- seats -----------------------------------------------------------------------
+
+
+def viewpoint(view: TableView) -> int:
+    """The seat drawn at the bottom: yours, or seat 0 for a spectator."""
+    return view.you if view.you is not None else 0
+
+
+def positions(bottom: int) -> dict[int, str]:
+    """Screen place of each seat. Play goes counter-clockwise: the seat after
+    yours (``you + 1``) is on your right, then across, then on your left."""
+    return {
+        bottom: "bottom",
+        (bottom + 1) % 4: "right",
+        (bottom + 2) % 4: "top",
+        (bottom + 3) % 4: "left",
+    }
+
+
+def seat_name(view: TableView, seat: int | None) -> str:
+    if seat is None:
+        return "?"
+    if seat == view.you:
+        return "You"
+    if 0 <= seat < len(view.seats) and view.seats[seat].name:
+        return str(view.seats[seat].name)
+    return f"Seat {seat + 1}"
+
+
+def seat_state(view: TableView, seat: int) -> str:
+    """Who sits there and whether they are here: ``bot normal``, ``away``..."""
+    s = view.seats[seat]
+    if s.kind == "empty":
+        return "free seat"
+    if s.kind == "bot":
+        return f"bot {s.bot_level or ''}".strip()
+    if s.away or not s.connected:
+        return "away: a bot stands in"
+    return "you" if seat == view.you else "online"
+
+
+def bid_of(deal: DealView | None, seat: int) -> str | None:
+    if deal is None:
+        return None
+    for b in deal.bids:
+        if b.seat == seat:
+            return b.bid
+    return None
+
+
+# -- cards seen --------------------------------------------------------------------
+
+
+def trick_seats(trick: TrickView) -> list[tuple[int, str]]:
+    """(seat, card) of a trick, in the order played."""
+    return [((trick.leader + i) % 4, card) for i, card in enumerate(trick.cards)]
+
+
+def played_cards(deal: DealView | None) -> set[str]:
+    if deal is None:
+        return set()
+    out = {c for t in deal.tricks for c in t.cards}
+    if deal.trick is not None:
+        out.update(deal.trick.cards)
+    return out
+
+
+def last_trick(deal: DealView | None) -> TrickView | None:
+    return deal.tricks[-1] if deal is not None and deal.tricks else None
+
+
+@dataclass
+class TrumpTracker:
+    """Where each trump and the Excuse are, as far as this seat can know."""
+
+    hand: list[str] = field(default_factory=list)
+    played: list[str] = field(default_factory=list)
+    discarded: list[str] = field(default_factory=list)
+    """Trumps out of play in the écart: those shown to all, or your own as taker."""
+    out: list[str] = field(default_factory=list)
+    """Still in someone else's hand (or in an unseen chien)."""
+
+    def state(self, code: str) -> str:
+        for name in ("hand", "played", "discarded"):
+            if code in getattr(self, name):
+                return name
+        return "out"
+
+
+def trump_tracker(view: TableView) -> TrumpTracker:
+    deal = view.deal
+    played = played_cards(deal)
+    hand = set(view.hand)
+    discarded = set(deal.ecart_trumps if deal else []) | {c for c in view.ecart if is_trump(c)}
+    tracker = TrumpTracker()
+    for code in (*TRUMP_CODES, "EX"):
+        if code in hand:
+            tracker.hand.append(code)
+        elif code in played:
+            tracker.played.append(code)
+        elif code in discarded:
+            tracker.discarded.append(code)
+        else:
+            tracker.out.append(code)
+    return tracker
+
+
+# -- the contract ----------------------------------------------------------------
+
+
+def _camp(seat: int, taker: int) -> str:
+    return "taker" if seat == taker else "defense"
+
+
+def bouts_won(deal: DealView) -> dict[str, list[str]]:
+    """Bouts already gained by each camp through the finished tricks.
+
+    The Petit and the 21 go with the trick; the Excuse stays with the camp
+    that played it, except in the last trick where it changes camp (unless
+    led by a camp that took every earlier trick: the chelem exception).
+    """
+    won: dict[str, list[str]] = {"taker": [], "defense": []}
+    if deal.taker is None:
+        return won
+    taker = deal.taker
+    for i, trick in enumerate(deal.tricks):
+        if trick.winner is None:
+            continue
+        for seat, card in trick_seats(trick):
+            if card in ("T1", "T21"):
+                won[_camp(trick.winner, taker)].append(card)
+            elif card == "EX":
+                camp = _camp(seat, taker)
+                if i == 17:
+                    earlier = {
+                        _camp(t.winner, taker) for t in deal.tricks[:17] if t.winner is not None
+                    }
+                    led = trick.cards and trick.cards[0] == "EX"
+                    if not (led and earlier == {camp}):
+                        camp = "defense" if camp == "taker" else "taker"
+                won[camp].append(card)
+    return won
+
+
+@dataclass
+class Need:
+    """What the taker needs: ``target`` when known, the bouts it rests on."""
+
+    target: int | None
+    bouts: list[str]
+    exact: bool
+    """True when you are the taker: the bouts are counted from your own cards."""
+
+    def lines(self) -> list[str]:
+        """Two short lines for a narrow panel."""
+        if self.target is not None:
+            held = " ".join(label(b) for b in self.bouts) or "none"
+            return [f"You need {self.target}", f"bouts: {held}"]
+        won = " ".join(label(b) for b in self.bouts) or "none yet"
+        return ["Needs 56/51/41/36", f"bouts won: {won}"]
+
+
+def need(view: TableView) -> Need | None:
+    """The taker's target. As the taker you see your own bouts (hand and tricks
+    won), so the target is exact; others only know the bouts already won."""
+    deal = view.deal
+    if deal is None or deal.taker is None or deal.phase in ("bidding", "annulled"):
+        return None
+    won = bouts_won(deal)["taker"]
+    if view.you is not None and view.you == deal.taker:
+        held = sorted(set(won) | {c for c in view.hand if c in BOUT_CODES}, key=BOUT_CODES.index)
+        return Need(wording.TARGETS[len(held)], held, exact=True)
+    return Need(None, sorted(set(won), key=BOUT_CODES.index), exact=False)
+
+
+# -- what to do now --------------------------------------------------------------
+
+
+def my_turn(view: TableView) -> bool:
+    deal = view.deal
+    return (
+        view.status == "playing"
+        and deal is not None
+        and view.you is not None
+        and deal.turn == view.you
+    )
+
+
+def decision(view: TableView) -> str:
+    """The decision ``legal`` asks of this seat now: ``bid``, ``ecart``,
+    ``chelem``, ``play``, or ``""`` when there is none."""
+    legal = view.legal
+    if legal.bids:
+        return "bid"
+    if legal.ecart:
+        return "ecart"
+    if legal.chelem:
+        return "chelem"
+    if legal.cards:
+        return "play"
+    return ""
+
+
+def prompt(view: TableView) -> str:
+    """One line saying what is happening, or what you are asked to do."""
+    deal = view.deal
+    status = view.status
+    if status == "waiting":
+        if view.you is None:
+            return "Watching: the game has not started yet."
+        if view.creator == view.you:
+            return "Start when your friends are seated; empty seats get bots."
+        return f"Waiting for {seat_name(view, view.creator)} to start the game."
+    if status == "finished":
+        return "Game over: play again, or Esc to leave."
+    if status == "closed":
+        return "This table is closed."
+    if deal is None:
+        return ""
+    if deal.phase == "annulled":
+        who = seat_name(view, deal.annulled_seat) if deal.annulled_seat is not None else None
+        return wording.annulment(deal.annulled, who)
+    if deal.phase == "done" or status == "between_deals":
+        return "Deal over: the next one starts in a moment."
+    turn = deal.turn
+    mine = my_turn(view)
+    match deal.phase:
+        case "bidding":
+            if mine:
+                return "Your bid: each player speaks once, higher than the bids before."
+            return f"{seat_name(view, turn)} is bidding…"
+        case "ecart":
+            if mine:
+                forced = view.legal.ecart_trumps
+                rule = "never a King or a bout"
+                if forced:
+                    rule += f"; {forced} trump{'s' if forced > 1 else ''} forced"
+                return f"Discard 6 cards ({rule})."
+            return f"{seat_name(view, turn)} takes the chien and discards 6…"
+        case "chelem":
+            if mine:
+                return "Declare a chelem (all 18 tricks)? +400 if made, −200 if not."
+            return f"{seat_name(view, turn)} decides on a chelem…"
+        case "play":
+            if mine:
+                if view.legal.poignee_sizes:
+                    return "Your turn: play a card, or show a poignée first."
+                return "Your turn: play a card."
+            who = seat_name(view, turn)
+            if turn is not None and view.seats[turn].away:
+                return f"{who} is away: a bot plays for them soon…"
+            return f"{who} to play…"
+    return ""
+
+
+# -- pickers -----------------------------------------------------------------------
+
+
+def ecart_problem(picked: list[str], legal: Legal) -> str | None:
+    """Why ``picked`` is not a valid écart yet, or None when it is."""
+    if any(c not in legal.ecart for c in picked):
+        return "only the highlighted cards may go to the écart"
+    trumps = [c for c in picked if is_trump(c)]
+    need_trumps = legal.ecart_trumps
+    if len(trumps) > need_trumps:
+        if need_trumps == 0:
+            return "trumps may go to the écart only when you lack other cards"
+        return f"discard exactly {need_trumps} trump{'s' if need_trumps > 1 else ''}"
+    if len(picked) < 6:
+        return f"choose {6 - len(picked)} more card{'s' if 6 - len(picked) > 1 else ''}"
+    if len(picked) > 6:
+        return "choose exactly 6 cards"
+    if len(trumps) < need_trumps:
+        return f"discard exactly {need_trumps} trump{'s' if need_trumps > 1 else ''}"
+    return None
+
+
+def poignee_default(legal: Legal, size: int) -> list[str]:
+    """A first choice of ``size`` cards to show: the lowest trumps but the
+    Petit, which stays hidden while others can stand for it, then the Petit,
+    then the Excuse (allowed only once every trump is shown)."""
+    trumps = sorted((c for c in legal.poignee_cards if is_trump(c)), key=trump_number)
+    others = [c for c in trumps if c != "T1"]
+    picked = others[:size]
+    if len(picked) < size and "T1" in trumps:
+        picked.append("T1")
+    if len(picked) < size and "EX" in legal.poignee_cards:
+        picked.append("EX")
+    return picked
+
+
+def poignee_problem(picked: list[str], legal: Legal, size: int) -> str | None:
+    if any(c not in legal.poignee_cards for c in picked):
+        return "a poignée shows trumps (and the Excuse) only"
+    if len(picked) != size:
+        return f"show exactly {size} cards ({len(picked)} chosen)"
+    if "EX" in picked:
+        hidden = [c for c in legal.poignee_cards if is_trump(c) and c not in picked]
+        if hidden:
+            return "the Excuse may stand in for a trump only when you show every trump"
+    return None
+
+
+# -- results -------------------------------------------------------------------------
+
+
+def result_lines(view: TableView) -> list[str]:
+    """The finished deal in short lines (contract, points, bonuses)."""
+    deal = view.deal
+    if deal is None or deal.result is None:
+        return []
+    r = deal.result
+    if "annulled" in r:
+        return ["Deal annulled", wording.ANNULMENTS.get(r.get("annulled", ""), "")]
+    made = r.get("made")
+    margin = r.get("margin", 0)
+    bouts = r.get("bouts", 0)
+    lines = [
+        f"{wording.contract(r.get('contract'))}: {seat_name(view, r.get('taker'))}",
+        (f"made by {margin}" if made else f"down by {margin}")
+        + f" ({_num(r.get('points'))}/{r.get('target')})",
+        f"{bouts} bout{'s' if bouts != 1 else ''}",
+    ]
+    if r.get("petit_au_bout"):
+        lines.append(f"petit au bout: {r['petit_au_bout']}")
+    for p in r.get("poignees") or []:
+        lines.append(f"poignée {p.get('size')}: {seat_name(view, p.get('seat'))}")
+    if r.get("chelem"):
+        lines.append(wording.CHELEMS.get(str(r["chelem"]), str(r["chelem"])))
+    return lines
+
+
+def _num(x: object) -> str:
+    if isinstance(x, float) and x.is_integer():
+        return str(int(x))
+    return str(x)
+
+
+def signed(n: int) -> str:
+    return f"+{n}" if n > 0 else str(n).replace("-", "−")

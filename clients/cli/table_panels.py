@@ -1,0 +1,345 @@
+"""The table screen's panels drawn as Rich text from a ``TableView``: the
+header, the seats and the contract (left), the trick area (centre), the trump
+tracker and the chat (right).
+
+Each function is pure: view in, text out, for a given width. Marks never rely
+on colour alone (``▶`` whose turn, ``D`` dealer, ``★`` taker, reverse video
+for your trumps, ``·`` for trumps gone), so a NO_COLOR terminal shows
+everything.
+"""
+
+from __future__ import annotations
+
+import time
+
+from rich.text import Text
+
+from clients.cli import table_facts as facts
+from clients.cli import wording
+from clients.cli.cards_text import card_text, cards_text, label
+from protocol.views import TableView, TrickView
+
+
+def _crop(s: str, n: int) -> str:
+    return s if len(s) <= n else s[: max(0, n - 1)] + "…"
+
+
+# -- header --------------------------------------------------------------------------
+
+
+def countdown(view: TableView, now: float | None = None) -> str:
+    """``⏱ 12s`` while a turn timer runs, else ""."""
+    if view.deadline is None:
+        return ""
+    left = max(0, int(view.deadline - (time.time() if now is None else now) + 0.999))
+    return f"⏱ {left}s"
+
+
+def header(view: TableView, now: float | None = None, *, online: bool = True) -> Text:
+    deal = view.deal
+    out = Text()
+    out.append("Atout", style="bold")
+    out.append(f" │ {_crop(view.name, 24)}")
+    if view.private:
+        out.append(" (private)", style="dim")
+    if deal is not None and view.status != "waiting":
+        out.append(f" │ deal {deal.number}/{view.deals}")
+    elif view.status == "waiting":
+        out.append(" │ waiting to start")
+    clock = countdown(view, now) if online else ""  # a dead link has no clock
+    if clock:
+        whose = facts.seat_name(view, deal.turn if deal else None)
+        out.append(f" │ {clock} {whose}", style="bold" if facts.my_turn(view) else "")
+    if view.you is None:
+        out.append(" │ watching", style="italic")
+    return out
+
+
+# -- seats and contract (left) ----------------------------------------------------------
+
+
+def seats_panel(view: TableView, width: int = 24) -> Text:
+    deal = view.deal
+    out = Text(no_wrap=True, overflow="crop")
+    bottom = facts.viewpoint(view)
+    where = facts.positions(bottom)
+    arrows = {"bottom": "↓", "right": "→", "top": "↑", "left": "←"}
+    playing = view.status in ("playing", "between_deals") and deal is not None
+    for n, seat in enumerate(sorted(range(4), key=lambda s: (s - bottom) % 4)):
+        if seat >= len(view.seats):
+            continue
+        if n:
+            out.append("\n")
+        turn = playing and deal is not None and deal.turn == seat and deal.phase != "done"
+        marks = ""
+        if deal is not None and deal.dealer == seat:
+            marks += " D"
+        if deal is not None and deal.taker == seat:
+            marks += " ★"
+        name = facts.seat_name(view, seat)
+        if seat == view.you and view.seats[seat].name:
+            name = f"{view.seats[seat].name} (you)"
+        room = width - 4 - len(marks)
+        out.append("▶ " if turn else "  ", style="bold")
+        out.append(arrows[where[seat]] + " ", style="dim")
+        out.append(_crop(name, room), style="bold" if turn else "")
+        out.append(" " * max(0, room - len(_crop(name, room))))
+        out.append(marks, style="bold")
+        out.append("\n    ")
+        away = view.seats[seat].kind == "human" and view.seats[seat].away
+        out.append(
+            _crop(facts.seat_state(view, seat), width - 4), style="italic" if away else "dim"
+        )
+    for line in contract_lines(view):
+        out.append("\n")
+        out.append_text(line)
+    return out
+
+
+def contract_lines(view: TableView) -> list[Text]:
+    deal = view.deal
+    if deal is None or view.status == "waiting":
+        return []
+    lines: list[Text] = [Text("─" * 22, style="dim")]
+    if deal.phase == "annulled":
+        lines.append(Text("Deal annulled", style="bold"))
+        return lines
+    if deal.taker is None:
+        best = max((b for b in deal.bids if b.bid != "pass"), default=None, key=_bid_rank)
+        if best is None:
+            lines.append(Text("No bid yet", style="dim"))
+        else:
+            lines.append(Text(f"Best bid: {wording.contract(best.bid)}"))
+        return lines
+    contract = wording.contract(deal.contract)
+    mult = wording.MULTIPLIERS.get(deal.contract or "", 1)
+    lines.append(Text(f"{contract} ×{mult}", style="bold"))
+    lines.append(Text(f"★ {facts.seat_name(view, deal.taker)}"))
+    need = facts.need(view)
+    if need is not None:
+        for i, part in enumerate(need.lines()):
+            lines.append(Text(part, style="bold" if need.exact and not i else ""))
+    won = deal.tricks_won
+    lines.append(Text(f"Tricks: taker {won[0]} · def {won[1]}"))
+    if deal.chelem_declared:
+        lines.append(Text("Chelem declared!", style="bold"))
+    for p in deal.poignees:
+        lines.append(Text(f"Poignée {p.size}: {facts.seat_name(view, p.seat)}"))
+    return lines
+
+
+def _bid_rank(b: object) -> int:
+    order = list(wording.CONTRACTS)
+    return order.index(getattr(b, "bid", "pass")) if getattr(b, "bid", "") in order else 0
+
+
+# -- the trick area (centre) -------------------------------------------------------------
+
+
+def _center(t: Text, width: int) -> Text:
+    pad = max(0, (width - t.cell_len) // 2)
+    return Text(" " * pad) + t
+
+
+def compass(view: TableView, trick: TrickView | None, width: int, *, show_bids: bool) -> list[Text]:
+    """The four seats around the table with what each played (or bid)."""
+    deal = view.deal
+    where = facts.positions(facts.viewpoint(view))
+    by_place: dict[str, int] = {place: seat for seat, place in where.items()}
+    played = dict(facts.trick_seats(trick)) if trick is not None else {}
+    winner = trick.winner if trick is not None else None
+    leader = trick.leader if trick is not None and trick.cards else None
+
+    def name(seat: int) -> Text:
+        room = width - 2 if where[seat] in ("top", "bottom") else width // 2 - 1
+        n = _crop(facts.seat_name(view, seat), room)
+        style = "bold" if deal is not None and deal.turn == seat and deal.phase != "done" else ""
+        t = Text(n, style=style)
+        if seat == winner:
+            t.append(" ★", style="bold")
+        elif seat == leader:
+            t.append(" ›", style="dim")
+        return t
+
+    def what(seat: int) -> Text:
+        if show_bids and deal is not None:
+            bid = facts.bid_of(deal, seat)
+            if bid is not None:
+                return Text(wording.contract(bid), style="bold" if bid != "pass" else "dim")
+            return Text("…" if deal.turn == seat else "", style="dim")
+        if seat in played:
+            return card_text(played[seat], "bold")
+        if deal is not None and deal.turn == seat and deal.phase == "play":
+            return Text("…", style="dim")
+        return Text("·", style="dim")
+
+    def sides(left: Text, right: Text) -> Text:
+        gap = max(1, width - left.cell_len - right.cell_len)
+        return left + Text(" " * gap) + right
+
+    top, bottom = by_place["top"], by_place["bottom"]
+    left, right = by_place["left"], by_place["right"]
+    return [
+        _center(name(top), width),
+        _center(what(top), width),
+        sides(name(left), name(right)),
+        sides(Text(" ") + what(left), what(right) + Text(" ")),
+        _center(what(bottom), width),
+        _center(name(bottom), width),
+    ]
+
+
+def trick_panel(view: TableView, width: int = 24, *, show_last: bool = False) -> Text:
+    deal = view.deal
+    lines: list[Text] = []
+    if view.status == "waiting" or deal is None:
+        lines = waiting_lines(view)
+    elif view.status == "finished":
+        lines = ranking_lines(view)
+    elif deal.phase == "annulled":
+        why = wording.ANNULMENTS.get(deal.annulled or "", deal.annulled or "")
+        if deal.annulled == "petit_sec" and deal.annulled_seat is not None:
+            why = f"petit sec: {facts.seat_name(view, deal.annulled_seat)}"
+        lines = [Text("Deal annulled", style="bold"), Text(why), Text("the next dealer deals")]
+    elif deal.phase == "done" and deal.result is not None:
+        lines = result_panel(view)
+    else:
+        last = facts.last_trick(deal)
+        current = deal.trick
+        showing_last = show_last and last is not None
+        if showing_last:
+            lines.append(Text(f"Last trick ({len(deal.tricks)}) — l to go back", style="bold"))
+            lines += compass(view, last, width, show_bids=False)
+        else:
+            # Between tricks the finished one stays in view until the next card.
+            trick = current if current is not None and current.cards else last or current
+            title = "Bids" if deal.phase == "bidding" else ""
+            if deal.phase == "play" and trick is not None:
+                n = len(deal.tricks) + (1 if trick is current else 0)
+                title = f"Trick {n}" + (" (done)" if trick is not current else "")
+            lines.append(Text(title, style="bold"))
+            lines += compass(view, trick, width, show_bids=deal.phase == "bidding")
+            if last is not None and trick is not last:
+                lines.append(last_trick_line(view, last, width))
+        if deal.phase in ("ecart", "chelem") and deal.chien:
+            lines += card_lines("Chien: ", deal.chien, width)
+        if deal.ecart_trumps:
+            lines += card_lines("Écart trumps: ", deal.ecart_trumps, width)
+        if view.ecart and view.you == deal.taker:
+            lines += card_lines("Your écart: ", view.ecart, width)
+        elif deal.chien and deal.phase == "play":
+            lines += card_lines("Chien: ", deal.chien, width)
+    out = Text(no_wrap=True, overflow="ellipsis")
+    for i, line in enumerate(lines):
+        if i:
+            out.append("\n")
+        out.append_text(line)
+    return out
+
+
+def card_lines(title: str, codes: list[str], width: int) -> list[Text]:
+    """``title`` then the cards, wrapped to ``width`` (a chien never hides a card)."""
+    lines = [Text(title.rstrip(), style="dim")]
+    for code in codes:
+        piece = card_text(code)
+        if lines[-1].cell_len + 1 + piece.cell_len > width:
+            lines.append(Text(" "))
+        lines[-1].append(" ")
+        lines[-1].append_text(piece)
+    return lines
+
+
+def last_trick_line(view: TableView, trick: TrickView, width: int) -> Text:
+    t = Text("Last: ", style="dim")
+    t.append_text(cards_text(trick.cards))
+    if trick.winner is not None:
+        t.append(f" → {_crop(facts.seat_name(view, trick.winner), 10)}")
+    return t
+
+
+def waiting_lines(view: TableView) -> list[Text]:
+    lines = [Text("Waiting to start", style="bold"), Text("")]
+    if view.invite_code:
+        lines.append(Text("Invite code: ") + Text(view.invite_code, style="bold reverse"))
+        lines.append(Text("friends: atout connect,", style="dim"))
+        lines.append(Text("then i (join by code)", style="dim"))
+    lines.append(Text(""))
+    lines.append(Text(f"{view.deals} deal{'s' if view.deals != 1 else ''} · bots {view.bot_level}"))
+    timer = f"{view.turn_timer:.0f}s a move" if view.turn_timer else "no turn timer"
+    lines.append(Text(timer))
+    if view.spectators:
+        lines.append(Text(f"{view.spectators} watching", style="dim"))
+    return lines
+
+
+def result_panel(view: TableView) -> list[Text]:
+    lines = [Text(line) for line in facts.result_lines(view)]
+    if lines:
+        lines[0].stylize("bold")
+    result = view.deal.result if view.deal else None
+    scores = (result or {}).get("scores") or []
+    for seat, score in enumerate(scores):
+        name = _crop(facts.seat_name(view, seat), 12)
+        lines.append(Text(f"{name:<13}{facts.signed(int(score)):>6}"))
+    return lines
+
+
+def ranking_lines(view: TableView) -> list[Text]:
+    lines = [Text("Game over", style="bold"), Text("")]
+    order = view.ranking or sorted(range(4), key=lambda s: -view.scores[s])
+    for place, seat in enumerate(order, 1):
+        name = _crop(facts.seat_name(view, seat), 12)
+        style = "bold" if seat == view.you else ""
+        lines.append(Text(f"{place}. {name:<13}{facts.signed(view.scores[seat]):>6}", style=style))
+    return lines
+
+
+# -- trump tracker and chat (right) -----------------------------------------------------
+
+
+def tracker_panel(view: TableView) -> Text:
+    tracker = facts.trump_tracker(view)
+    out = Text(no_wrap=True, overflow="crop")
+    out.append("Trumps ", style="bold")
+    out.append("21", style="reverse")
+    out.append(" yours · gone\n", style="dim")
+    for row in range(3):
+        for col in range(7):
+            n = row * 7 + col + 1
+            code = f"T{n}"
+            state = tracker.state(code)
+            if state == "hand":
+                out.append(f"{n:>2}", style="reverse bold")
+            elif state in ("played", "discarded"):
+                out.append(" ·", style="dim")
+            else:
+                out.append(f"{n:>2}")
+            out.append(" ")
+        out.append("\n")
+    ex = tracker.state("EX")
+    ex_text = {"hand": "yours", "played": "played", "discarded": "discarded", "out": "out"}[ex]
+    out_trumps = sum(1 for c in tracker.out if c != "EX")
+    out.append(f"{out_trumps} trump{'s' if out_trumps != 1 else ''} out")
+    out.append(f" · EX {ex_text}", style="dim")
+    return out
+
+
+def chat_panel(view: TableView, lines: int, width: int) -> Text:
+    out = Text(no_wrap=True, overflow="ellipsis")
+    out.append("Chat ", style="bold")
+    out.append("(m to write)", style="dim")
+    for line in view.chat[-max(0, lines - 1) :]:
+        out.append("\n")
+        out.append(_crop(f"{line.name}: {line.text}", width))
+    return out
+
+
+def decision_summary(picked: list[str], total: int, verb: str) -> Text:
+    """``Discard (4/6): 7♠ 8♠ Q♥ C♣`` for the pickers."""
+    t = Text(f"{verb} ({len(picked)}/{total}): ", style="bold")
+    t.append_text(cards_text(picked) if picked else Text("none yet", style="dim"))
+    return t
+
+
+def card_list(codes: list[str]) -> str:
+    return " ".join(label(c) for c in codes)

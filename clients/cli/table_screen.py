@@ -1,0 +1,620 @@
+"""The table screen: everything a seat sees of a game, and the one place the
+player acts on it (bid, écart, chelem, poignée, play, chat, leave).
+
+It draws from the ``TableView`` the connection keeps in sync
+(``update_view``) and offers exactly what ``view.legal`` allows: bid buttons
+for the legal bids only, the écart picker among the legal candidates, the
+chelem question, the poignée sizes, and the legal cards (``HandWidget``). A
+decision answered once is not offered again until the view moves on, so a
+double keystroke never sends two commands.
+
+Fits 80×24: header, three panels (seats and contract, the trick, trumps and
+chat), the hand, a prompt with its buttons, a message line and the keys.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Static
+
+from clients.cli import table_facts as facts
+from clients.cli import table_panels as panels
+from clients.cli import wording
+from clients.cli.cards_text import cards_text, label
+from clients.cli.cards_widget import HandWidget
+from clients.cli.dialogs import ChatBox, Confirm, Help, ScoreSheet
+from clients.cli.link import LinkStatus
+from protocol.messages import (
+    Bid,
+    Chat,
+    Chelem,
+    Ecart,
+    Leave,
+    Play,
+    PlayAgain,
+    Poignee,
+    StartGame,
+)
+from protocol.views import TableView
+
+if TYPE_CHECKING:
+    from clients.cli.app import AtoutApp
+
+
+class TableScreen(Screen[None]):
+    DEFAULT_CSS = """
+    TableScreen { layout: vertical; }
+    #top { height: 1; background: $panel; }
+    #title { width: 1fr; }
+    #link { width: auto; padding: 0 1; }
+    #main { height: 1fr; min-height: 8; }
+    #main > * { height: 100%; }
+    #seats, #trick, #tracker, #chat { text-wrap: nowrap; text-overflow: ellipsis; }
+    #seats { width: 26; border: round $primary; border-title-align: left; }
+    #trick { width: 1fr; border: round $primary; }
+    #side { width: 27; border: round $primary; }
+    #tracker { height: 5; }
+    #chat { height: 1fr; }
+    #hand { border: round $accent; max-height: 6; }
+    #prompt { height: 1; padding: 0 1; }
+    #actions { height: 1; padding: 0 1; }
+    #actions Button { margin-right: 1; min-width: 0; width: auto; padding: 0 1; }
+    #message { height: 1; padding: 0 1; color: $text-muted; }
+    #message.error { color: $error; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("l", "last_trick", "Last trick"),
+        Binding("b", "sheet", "Scores"),
+        Binding("m", "chat", "Chat"),
+        Binding("p", "poignee", "Poignée", show=False),
+        Binding("r", "retry", "Reconnect", show=False),
+        Binding("question_mark", "help", "Help"),
+        Binding("escape", "leave", "Leave"),
+        # On the buttons (the hand keeps its own arrows): move along the bar.
+        Binding("left", "app.focus_previous", show=False),
+        Binding("right", "app.focus_next", show=False),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._ready = False
+        self.view: TableView | None = None
+        self.show_last = False
+        self.answered: tuple[Any, ...] | None = None
+        """The decision already answered; cleared when the view moves on or on an error."""
+        self.pick_kind = ""
+        """"ecart" or "poignee" while the hand picks several cards."""
+        self.poignee_size = 0
+        self._actions_key: tuple[Any, ...] = ("none",)
+        self._confirming = False
+        self._offline = False
+
+    @property
+    def atout(self) -> AtoutApp:
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="top"):
+            yield Static("Atout", id="title")
+            yield Static("", id="link")
+        with Horizontal(id="main"):
+            yield Static("", id="seats")
+            yield Static("", id="trick")
+            with Vertical(id="side"):
+                yield Static("", id="tracker")
+                yield Static("", id="chat")
+        yield HandWidget(id="hand")
+        yield Static("", id="prompt")
+        yield Horizontal(id="actions")
+        yield Static("", id="message")
+        yield Footer()
+
+    def on_unmount(self) -> None:
+        self._ready = False
+
+    def on_mount(self) -> None:
+        # Textual marks the screen mounted only after this handler; draw now.
+        self._ready = True
+        self.query_one("#seats", Static).border_title = "Seats"
+        self.query_one("#hand", HandWidget).border_title = "Your hand"
+        self.query_one("#hand", HandWidget).focus()
+        self.set_interval(0.5, self._tick)
+        if self.view is not None:
+            self.update_view(self.view)
+        self.update_link(self.atout.link_status)
+
+    def reset(self) -> None:
+        """Forget the table (we left it, or sat at another one)."""
+        self.view = None
+        self.answered = None
+        self.pick_kind = ""
+        self.show_last = False
+        self._actions_key = ("none",)
+        if self._ready:
+            self.query_one("#actions", Horizontal).remove_children()
+            self.query_one("#hand", HandWidget).show([])
+            self.update_view(None)
+
+    # -- from the connection ---------------------------------------------------------
+
+    def update_view(self, view: TableView | None) -> None:
+        """Draw the new view and offer what it allows."""
+        old, self.view = self.view, view
+        if not self._ready:
+            return
+        if view is None:
+            self.query_one("#title", Static).update("Atout │ loading the table…")
+            return
+        if self.answered is not None and self.answered != self._decision_key(view):
+            self.answered = None
+        if facts.decision(view) != "play" and self.pick_kind == "poignee":
+            self.pick_kind = ""
+        if facts.decision(view) != "ecart" and self.pick_kind == "ecart":
+            self.pick_kind = ""
+        self._draw(view)
+        if old is not None:
+            note = _what_happened(old, view)
+            if note:
+                self.say(note)
+
+    def update_link(self, status: LinkStatus) -> None:
+        if not self._ready:
+            return
+        link = self.query_one("#link", Static)
+        if status.phase == "online":
+            if self._offline:
+                self.say("Connected again.")
+            link.update(Text("● online", style="green"))
+        else:
+            link.update(Text(f"○ {status.phase}", style="bold red"))
+            self.say(status.text(), error=True)
+        self._offline = status.phase != "online"
+        if self.view is not None:
+            self._draw_header(self.view)
+
+    def say(self, text: str, *, error: bool = False) -> None:
+        """Put a line in the message bar (errors stand out)."""
+        if not self._ready:
+            return
+        message = self.query_one("#message", Static)
+        message.update(Text(text))  # server text is never markup
+        message.set_class(error, "error")
+
+    def server_error(self, text: str) -> None:
+        # A refused command: let the player try again.
+        self.answered = None
+        self.say(text, error=True)
+        if self.view is not None:
+            self._draw(self.view)
+
+    # -- drawing ---------------------------------------------------------------------------
+
+    def _draw(self, view: TableView) -> None:
+        self._draw_header(view)
+        seats = self.query_one("#seats", Static)
+        seats.update(panels.seats_panel(view, max(10, seats.content_region.width or 24)))
+        trick = self.query_one("#trick", Static)
+        width = trick.content_region.width or 24
+        trick.update(panels.trick_panel(view, width, show_last=self.show_last))
+        trick.border_title = f"You: seat {view.you + 1}" if view.you is not None else "Watching"
+        self.query_one("#tracker", Static).update(panels.tracker_panel(view))
+        chat = self.query_one("#chat", Static)
+        chat.update(
+            panels.chat_panel(
+                view, chat.content_region.height or 6, chat.content_region.width or 25
+            )
+        )
+        self._draw_hand(view)
+        self.query_one("#prompt", Static).update(Text(facts.prompt(view), style="bold"))
+        self._draw_actions(view)
+
+    def _draw_header(self, view: TableView) -> None:
+        online = self.atout.link_status.phase == "online"
+        self.query_one("#title", Static).update(panels.header(view, online=online))
+
+    def _draw_hand(self, view: TableView) -> None:
+        hand = self.query_one("#hand", HandWidget)
+        kind = facts.decision(view) if self.answered is None else ""
+        legal = view.legal
+        if view.you is None:
+            hand.border_title = "Watching: hands stay hidden"
+            hand.show([])
+            return
+        hand.border_title = f"Your hand ({len(view.hand)})"
+        if kind == "ecart":
+            first = self.pick_kind != "ecart"
+            self.pick_kind = "ecart"
+            hand.show(
+                view.hand,
+                legal.ecart,
+                "pick",
+                limit=6,
+                picked=[] if first else None,
+                refusal="never a King or a bout; trumps only when forced",
+            )
+        elif kind == "play" and self.pick_kind == "poignee":
+            hand.show(
+                view.hand,
+                legal.poignee_cards,
+                "pick",
+                limit=self.poignee_size,
+                refusal="a poignée shows trumps (and the Excuse) only",
+            )
+        elif kind == "play":
+            hand.show(view.hand, legal.cards, "play", refusal=_why_not(view))
+        else:
+            hand.show(view.hand, [], "view", refusal=_not_now(view, self.answered is not None))
+
+    def _decision_key(self, view: TableView) -> tuple[Any, ...]:
+        deal = view.deal
+        if deal is None:
+            return (view.status,)
+        trick = len(deal.trick.cards) if deal.trick else 0
+        return (
+            deal.number,
+            deal.dealer,
+            deal.phase,
+            deal.turn,
+            len(deal.tricks),
+            trick,
+            len(deal.poignees),
+            tuple(view.legal.poignee_sizes),
+        )
+
+    def _draw_actions(self, view: TableView) -> None:
+        key, buttons, focus = self._actions_for(view)
+        if key == self._actions_key:
+            if self.pick_kind:
+                self._refresh_pick_buttons()
+            return
+        self._actions_key = key
+        actions = self.query_one("#actions", Horizontal)
+        actions.remove_children()
+        if buttons:
+            actions.mount_all(buttons)
+        if self.pick_kind:
+            self.call_after_refresh(self._refresh_pick_buttons)
+        if focus is not None:
+            self.call_after_refresh(focus.focus)
+        elif buttons or key[0] in ("play", "ecart", "poignee-pick"):
+            hand = self.query_one("#hand", HandWidget)
+            self.call_after_refresh(hand.focus)
+
+    def _actions_for(self, view: TableView) -> tuple[tuple[Any, ...], list[Any], Any]:
+        """(identity of the action bar, its widgets, the one to focus)."""
+        legal = view.legal
+        kind = facts.decision(view) if self.answered is None else ""
+        if view.status == "waiting" and view.you is not None and view.creator == view.you:
+            start = Button(
+                "Start the game", classes="start", name="start", variant="primary", compact=True
+            )
+            return ("start",), [start], start
+        if view.status == "finished" and view.you is not None:
+            again = Button(
+                "Play again", classes="again", name="again", variant="primary", compact=True
+            )
+            leave = Button("Leave", classes="leave", name="leave", compact=True)
+            return ("finished",), [again, leave], again
+        if kind == "bid":
+            buttons = [
+                Button(
+                    wording.contract(b)
+                    + (f" ×{wording.MULTIPLIERS[b]}" if b in wording.MULTIPLIERS else ""),
+                    classes=f"bid bid-{b}",
+                    name=f"bid:{b}",
+                    variant="default" if b == "pass" else "primary",
+                    compact=True,
+                    tooltip=wording.BID_HELP.get(b),
+                )
+                for b in legal.bids
+            ]
+            return ("bid", tuple(legal.bids), self._decision_key(view)), buttons, buttons[0]
+        if kind == "chelem":
+            no = Button("No chelem", classes="chelem-no", name="chelem:no", compact=True)
+            yes = Button(
+                "Declare a chelem",
+                classes="chelem-yes",
+                name="chelem:yes",
+                variant="warning",
+                compact=True,
+            )
+            return ("chelem",), [no, yes], no
+        if kind == "ecart":
+            summary = Static("", classes="picked")
+            go = Button(
+                "Discard",
+                classes="ecart-go",
+                name="ecart",
+                variant="primary",
+                compact=True,
+                disabled=True,
+            )
+            clear = Button("Clear", classes="ecart-clear", name="clear", compact=True)
+            return ("ecart",), [go, clear, summary], None
+        if kind == "play" and self.pick_kind == "poignee":
+            summary = Static("", classes="picked")
+            go = Button(
+                f"Show these {self.poignee_size}",
+                classes="poignee-go",
+                name="poignee-show",
+                variant="primary",
+                compact=True,
+            )
+            cancel = Button("Cancel", classes="poignee-cancel", name="poignee-cancel", compact=True)
+            return ("poignee-pick", self.poignee_size), [go, cancel, summary], None
+        if kind == "play" and legal.poignee_sizes:
+            buttons = [
+                Button(
+                    f"Show poignée {wording.POIGNEE_NAMES.get(n, n)}"
+                    f" ({n}, +{wording.POIGNEE_BONUS.get(n, 0)})",
+                    classes=f"poignee poignee-{n}",
+                    name=f"poignee:{n}",
+                    compact=True,
+                )
+                for n in legal.poignee_sizes
+            ]
+            return ("play", "poignee-offer", tuple(legal.poignee_sizes)), buttons, None
+        if kind == "play":
+            return ("play",), [], None
+        return ("none",), [], None
+
+    def _refresh_pick_buttons(self) -> None:
+        view = self.view
+        if view is None or not self.pick_kind:
+            return
+        hand = self.query_one("#hand", HandWidget)
+        picked = hand.picked
+        if self.pick_kind == "ecart":
+            problem = facts.ecart_problem(picked, view.legal)
+            summary = panels.decision_summary(picked, 6, "Discard")
+            button_class = ".ecart-go"
+        else:
+            problem = facts.poignee_problem(picked, view.legal, self.poignee_size)
+            summary = panels.decision_summary(picked, self.poignee_size, "Show")
+            button_class = ".poignee-go"
+        for button in self.query(f"#actions {button_class}").results(Button):
+            button.disabled = problem is not None
+        for widget in self.query("#actions .picked").results(Static):
+            widget.update(summary)
+
+    def _tick(self) -> None:
+        if self.view is not None and self.view.deadline is not None:
+            self._draw_header(self.view)
+        status = self.atout.link_status
+        if status.phase != "online":
+            self.say(status.text(), error=True)
+
+    # -- the player's actions ------------------------------------------------------------
+
+    def _send(self, cmd: Any) -> None:
+        if self.view is not None:
+            self.answered = self._decision_key(self.view)
+        self.atout.send(cmd)
+        if self.view is not None:
+            self._draw(self.view)
+
+    @on(HandWidget.Chosen)
+    def _play(self, event: HandWidget.Chosen) -> None:
+        view = self.view
+        if view is None or self.answered is not None or event.card not in view.legal.cards:
+            return
+        self._send(Play(card=event.card))
+
+    @on(HandWidget.Refused)
+    def _refused(self, event: HandWidget.Refused) -> None:
+        self.say(event.why, error=True)
+        self.app.bell()
+
+    @on(HandWidget.Picked)
+    def _picked(self, event: HandWidget.Picked) -> None:
+        self._refresh_pick_buttons()
+        view = self.view
+        if view is None:
+            return
+        if self.pick_kind == "ecart" and len(event.picked) == 6:
+            problem = facts.ecart_problem(event.picked, view.legal)
+            if problem:
+                self.say(f"Not yet: {problem}.", error=True)
+            else:
+                self._confirm_ecart()
+        elif self.pick_kind == "poignee":
+            problem = facts.poignee_problem(event.picked, view.legal, self.poignee_size)
+            self.say(problem or "Ready: press “Show” to show your poignée.")
+
+    def _confirm_ecart(self) -> None:
+        view = self.view
+        hand = self.query_one("#hand", HandWidget)
+        picked = list(hand.picked)
+        if view is None or facts.ecart_problem(picked, view.legal) or self._confirming:
+            return
+        question = Text("Discard these 6 cards?\n", style="bold")
+        question.append_text(cards_text(picked))
+        forced = [c for c in picked if c.startswith("T")]
+        if forced:
+            question.append("\nThe trumps you discard are shown to everyone.", style="italic")
+        self._confirming = True
+
+        def done(yes: bool | None) -> None:
+            self._confirming = False
+            if yes and self.view is not None and not facts.ecart_problem(picked, self.view.legal):
+                self._send(Ecart(cards=picked))
+            else:
+                self.say("Change your écart: pick a card again to put it back.")
+
+        self.app.push_screen(Confirm(question, yes="Discard", no="Change"), done)
+
+    @on(Button.Pressed, "#actions Button")
+    def _button(self, event: Button.Pressed) -> None:
+        event.stop()
+        name = event.button.name or ""
+        view = self.view
+        if view is None:
+            return
+        if name == "start":
+            self.atout.send(StartGame())
+        elif name == "again":
+            self.atout.send(PlayAgain())
+        elif name == "leave":
+            self.action_leave()
+        elif name.startswith("bid:") and self.answered is None:
+            self._send(Bid(bid=name[4:]))
+        elif name.startswith("chelem:") and self.answered is None:
+            self._send(Chelem(declare=name == "chelem:yes"))
+        elif name == "ecart":
+            self._confirm_ecart()
+        elif name == "clear":
+            hand = self.query_one("#hand", HandWidget)
+            hand.picked = []
+            hand.refresh()
+            self._refresh_pick_buttons()
+        elif name.startswith("poignee:"):
+            self._start_poignee(int(name[8:]))
+        elif name == "poignee-show":
+            self._show_poignee()
+        elif name == "poignee-cancel":
+            self.pick_kind = ""
+            self._draw(view)
+
+    def _start_poignee(self, size: int) -> None:
+        view = self.view
+        if view is None or size not in view.legal.poignee_sizes:
+            return
+        self.pick_kind = "poignee"
+        self.poignee_size = size
+        hand = self.query_one("#hand", HandWidget)
+        hand.show(
+            view.hand,
+            view.legal.poignee_cards,
+            "pick",
+            limit=size,
+            picked=facts.poignee_default(view.legal, size),
+        )
+        self._draw(view)
+        self.say(f"Pick the {size} cards to show (the lowest trumps are chosen), then Show.")
+
+    def _show_poignee(self) -> None:
+        view = self.view
+        picked = list(self.query_one("#hand", HandWidget).picked)
+        if view is None:
+            return
+        problem = facts.poignee_problem(picked, view.legal, self.poignee_size)
+        if problem:
+            self.say(problem, error=True)
+            return
+        self.pick_kind = ""
+        self._send(Poignee(cards=picked))
+
+    # -- key bindings ----------------------------------------------------------------------
+
+    def action_last_trick(self) -> None:
+        self.show_last = not self.show_last
+        if self.view is not None:
+            self._draw(self.view)
+            if self.show_last and not facts.last_trick(self.view.deal):
+                self.say("No trick has been played yet.")
+
+    def action_sheet(self) -> None:
+        if self.view is not None:
+            self.app.push_screen(ScoreSheet(self.view))
+
+    def action_chat(self) -> None:
+        view = self.view
+        if view is None:
+            return
+        if view.you is None:
+            self.say("Spectators read the chat; sit down to write.")
+            return
+
+        def sent(text: str | None) -> None:
+            if text:
+                self.atout.send(Chat(text=text))
+
+        self.app.push_screen(ChatBox(view), sent)
+
+    def action_poignee(self) -> None:
+        view = self.view
+        if view is None or not view.legal.poignee_sizes or self.answered is not None:
+            self.say("No poignée to show now (only before your first card, with 10+ trumps).")
+            return
+        self._start_poignee(view.legal.poignee_sizes[0])
+
+    def action_retry(self) -> None:
+        self.atout.retry_now()
+
+    def action_help(self) -> None:
+        self.app.push_screen(Help())
+
+    def action_leave(self) -> None:
+        view = self.view
+        playing = view is not None and view.status in ("playing", "between_deals")
+        question = "Leave this table?"
+        if playing and view is not None and view.you is not None:
+            question += "\nA bot takes your seat until the end of the game."
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self.atout.leave_table(Leave())
+
+        self.app.push_screen(Confirm(question, yes="Leave", no="Stay"), done)
+
+
+def _why_not(view: TableView) -> str:
+    """Why a card outside ``legal.cards`` may not be played, in the rules' words."""
+    deal = view.deal
+    trick = deal.trick if deal else None
+    if trick is None or not trick.cards:
+        return "that card cannot be played now"
+    led = next((c for c in trick.cards if c != "EX"), None)
+    if led is None:
+        return "that card cannot be played now"
+    legal = view.legal.cards
+    if led.startswith("T"):
+        return "you must play a trump (higher than the best one, if you can)"
+    suit = led[-1]
+    if any(c.endswith(suit) and not c.startswith("T") and c != "EX" for c in legal):
+        return f"you must follow {label('K' + suit)[-1]}"
+    if any(c.startswith("T") for c in legal):
+        return "you must trump (higher than the best trump, if you can)"
+    return "that card cannot be played now"
+
+
+def _not_now(view: TableView, answered: bool) -> str:
+    if answered:
+        return "wait: your move is on its way"
+    if view.you is None:
+        return "you are watching"
+    return "it is not your turn"
+
+
+def _what_happened(old: TableView, new: TableView) -> str:
+    """A one-line note for the message bar when something public happened."""
+    a, b = old.deal, new.deal
+    if b is None:
+        return ""
+    if a is None or a.number != b.number or a.dealer != b.dealer:
+        if b.phase == "bidding":
+            return f"Deal {b.number}: {facts.seat_name(new, b.dealer)} deals."
+        return ""
+    if len(b.tricks) > len(a.tricks) and b.tricks[-1].winner is not None:
+        return f"{facts.seat_name(new, b.tricks[-1].winner)} takes trick {len(b.tricks)}."
+    if a.taker is None and b.taker is not None:
+        return f"{facts.seat_name(new, b.taker)} takes: {wording.contract(b.contract)}."
+    if len(b.poignees) > len(a.poignees):
+        p = b.poignees[-1]
+        return (
+            f"{facts.seat_name(new, p.seat)} shows a {p.size} poignée: {panels.card_list(p.cards)}"
+        )
+    if not a.chelem_declared and b.chelem_declared:
+        return f"{facts.seat_name(new, b.taker)} declares a chelem!"
+    if a.phase != b.phase and b.phase == "annulled":
+        who = facts.seat_name(new, b.annulled_seat) if b.annulled_seat is not None else None
+        return wording.annulment(b.annulled, who)
+    return ""

@@ -1,0 +1,124 @@
+"""Where the resume tokens live: one per server URL, in the user's config folder.
+
+A token is what the server handed us when we sat down (``Seated.token``);
+showing it again (``Resume``) gets the seat back after a lost connection, a
+server restart, or quitting and starting the client again. It is a secret
+that holds a seat, so the file is written atomically and readable by its
+owner only.
+
+The folder is ``$ATOUT_CONFIG_DIR`` when set (tests, several identities on
+one machine), else the platform's config folder for ``atout`` (on Linux
+``$XDG_CONFIG_HOME/atout`` or ``~/.config/atout``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class SavedSeat:
+    token: str
+    table_id: str
+    seat: int
+    saved_at: float = 0.0
+
+
+class Tokens(Protocol):
+    def get(self, url: str) -> SavedSeat | None: ...
+    def save(self, url: str, seat: SavedSeat) -> None: ...
+    def forget(self, url: str) -> None: ...
+
+
+def config_dir() -> Path:
+    override = os.environ.get("ATOUT_CONFIG_DIR")
+    if override:
+        return Path(override)
+    try:
+        import platformdirs
+
+        return Path(platformdirs.user_config_dir("atout", appauthor=False))
+    except ImportError:  # platformdirs comes with Textual; this is belt and braces
+        base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+        return Path(base) / "atout"
+
+
+def normalize(url: str) -> str:
+    """One key per server, however its URL was typed."""
+    return url.strip().rstrip("/").lower()
+
+
+class MemoryTokens:
+    """Tokens for this run only (``atout play``: the embedded server dies with us)."""
+
+    def __init__(self) -> None:
+        self._seats: dict[str, SavedSeat] = {}
+
+    def get(self, url: str) -> SavedSeat | None:
+        return self._seats.get(normalize(url))
+
+    def save(self, url: str, seat: SavedSeat) -> None:
+        self._seats[normalize(url)] = seat
+
+    def forget(self, url: str) -> None:
+        self._seats.pop(normalize(url), None)
+
+
+class FileTokens:
+    """Tokens in ``tokens.json``, keyed by server URL."""
+
+    def __init__(self, folder: Path | None = None) -> None:
+        self.path = (folder or config_dir()) / "tokens.json"
+
+    def _load(self) -> dict[str, dict[str, object]]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}  # no file yet, or a damaged one: start afresh
+        return data if isinstance(data, dict) else {}
+
+    def _store(self, data: dict[str, dict[str, object]]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".tokens.")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(data, f, indent=1, sort_keys=True)
+            os.chmod(tmp, 0o600)
+            os.replace(tmp, self.path)  # atomic: a crash never leaves half a file
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+    def get(self, url: str) -> SavedSeat | None:
+        raw = self._load().get(normalize(url))
+        if not isinstance(raw, dict):
+            return None
+        try:
+            return SavedSeat(
+                token=str(raw["token"]),
+                table_id=str(raw["table_id"]),
+                seat=int(raw["seat"]),  # type: ignore[call-overload]
+                saved_at=float(raw.get("saved_at", 0.0)),  # type: ignore[arg-type]
+            )
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    def save(self, url: str, seat: SavedSeat) -> None:
+        data = self._load()
+        data[normalize(url)] = asdict(seat) | {"saved_at": seat.saved_at or time.time()}
+        with contextlib.suppress(OSError):  # a read-only home must not stop a game
+            self._store(data)
+
+    def forget(self, url: str) -> None:
+        data = self._load()
+        if data.pop(normalize(url), None) is not None:
+            with contextlib.suppress(OSError):
+                self._store(data)

@@ -1,0 +1,104 @@
+"""Words for a person: contract names, annulment reasons, why a connection
+closed, and what a server ``Error`` means.
+
+The server's ``Error.message`` is already written for people; here we only
+add context where a code alone says more than the message (a lost seat, a
+refused connection) and keep the stable ``code`` visible so a report of a
+problem names it exactly.
+"""
+
+from __future__ import annotations
+
+CONTRACTS = {
+    "pass": "Pass",
+    "prise": "Prise",
+    "garde": "Garde",
+    "garde_sans": "Garde sans",
+    "garde_contre": "Garde contre",
+}
+MULTIPLIERS = {"prise": 1, "garde": 2, "garde_sans": 4, "garde_contre": 6}
+
+BID_HELP = {
+    "pass": "no contract",
+    "prise": "×1, you take the chien",
+    "garde": "×2, you take the chien",
+    "garde_sans": "×4, chien unseen, counts for you",
+    "garde_contre": "×6, chien unseen, counts against you",
+}
+
+ANNULMENTS = {
+    "all_pass": "everyone passed",
+    "petit_sec": "petit sec (the Petit alone)",
+}
+
+CHELEMS = {
+    "declared_made": "chelem declared and made",
+    "undeclared_made": "chelem made (undeclared)",
+    "declared_failed": "chelem declared, failed",
+    "defense": "the defense took every trick",
+}
+
+POIGNEE_NAMES = {10: "simple", 13: "double", 15: "triple"}
+POIGNEE_BONUS = {10: 20, 13: 30, 15: 40}
+
+TARGETS = (56, 51, 41, 36)
+"""Points the taker needs with 0, 1, 2 or 3 bouts."""
+
+
+def contract(code: str | None) -> str:
+    if code is None:
+        return ""
+    return CONTRACTS.get(code, code)
+
+
+def annulment(reason: str | None, who: str | None = None) -> str:
+    text = ANNULMENTS.get(reason or "", reason or "")
+    if reason == "petit_sec" and who:
+        text = f"{who} holds the Petit alone (petit sec)"
+    return f"Deal annulled: {text}; the next dealer deals."
+
+
+# WebSocket close codes (docs/PROTOCOL.md) -> (what happened, reconnect?).
+CLOSE_CODES: dict[int, tuple[str, bool]] = {
+    1000: ("the server closed the connection", True),
+    1001: ("the server is going away", True),
+    1006: ("the connection was lost", True),
+    1011: ("the server hit an error", True),
+    1012: ("the server is restarting", True),
+    1013: ("the server is full; trying again", True),
+    4001: ("your seat was taken back from another window", False),
+    4002: ("the connection was too slow to keep up", True),
+    4003: ("this client is too old for the server: please update Atout", False),
+    4004: ("the server expected a hello first (a client bug)", False),
+    4005: ("too many messages were sent (flooding)", False),
+}
+
+
+def closed(code: int | None) -> tuple[str, bool]:
+    """What a close code means for a person, and whether to reconnect."""
+    if code is None:
+        return ("the connection was lost", True)
+    return CLOSE_CODES.get(code, (f"the connection closed (code {code})", True))
+
+
+def error(code: str, message: str) -> str:
+    """One line for an ``Error`` event: the message, then its code."""
+    message = message.strip() or "the server refused that"
+    return f"{message[0].upper()}{message[1:]} [{code}]"
+
+
+def unreachable(exc: BaseException) -> str:
+    """Why a connection attempt failed, in a few words, without a traceback."""
+    status = getattr(getattr(exc, "response", None), "status_code", None)
+    if status == 503:
+        # The server answers but takes no one: it is stopping (a restart) or full.
+        return "server restarting or full"
+    if status is not None:
+        return f"refused with HTTP {status}"
+    if isinstance(exc, TimeoutError):
+        return "no answer"
+    if isinstance(exc, ConnectionRefusedError):
+        return "connection refused"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror.lower()
+    return str(exc) or type(exc).__name__

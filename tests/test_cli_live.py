@@ -1,0 +1,323 @@
+"""The terminal client against a real in-process server, driven with Textual's
+Pilot: a whole deal played through the screen, a lost connection and a
+server restart repaired without a keystroke, the token that survives the
+client, friends joining by invite code, and ``atout play``'s embedded server.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clients.cli import table_facts as facts
+from clients.cli.app import AtoutApp
+from clients.cli.cards_widget import HandWidget
+from clients.cli.dialogs import JoinByCode, NewTable
+from clients.cli.tokens import FileTokens
+from protocol.messages import CreateTable
+from protocol.views import TableView
+from server.app import Server
+from server.config import Settings
+from server.store.memory import MemoryStore
+from tests.test_cli_screens import screen_text
+
+SIZE = (80, 24)
+# A deal where seat 0 holds 10 trumps and the three bouts and nobody else
+# holds more than 4 trumps or any bout: the bots pass, we take a garde,
+# make the écart and may show a poignée.
+STRONG_SEED = "s9901"
+
+
+def fast(**kw: Any) -> Settings:
+    base: dict[str, Any] = {
+        "port": 0,
+        "bot_think": 0.0,
+        "deal_pause": 0.0,
+        "log_level": "warning",
+        "shutdown_grace": 1.0,
+    }
+    base.update(kw)
+    return Settings(**base)
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[Server]:
+    srv = Server(fast())
+    await srv.start()
+    yield srv
+    await srv.stop()
+
+
+def url_of(srv: Server) -> str:
+    return f"ws://127.0.0.1:{srv.port}"
+
+
+def client(url: str, folder: Path, name: str = "Alice") -> AtoutApp:
+    return AtoutApp(url=url, name=name, tokens=FileTokens(folder / name), base_delay=0.05)
+
+
+async def until(pilot: Any, pred: Callable[[], Any], timeout: float = 10.0, what: str = "") -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if pred():
+            return
+        await pilot.pause(0.02)
+    raise AssertionError(f"timed out waiting for {what or pred}")
+
+
+def table(app: AtoutApp) -> TableView:
+    view = app.link.table if app.link else None
+    assert view is not None
+    return view
+
+
+async def shown(pilot: Any, app: AtoutApp, *texts: str) -> None:
+    """Wait until the screen shows every one of ``texts`` (drawing follows the view)."""
+    await until(
+        pilot,
+        lambda: all(t in screen_text(app) for t in texts),
+        what=f"{texts} on screen",
+    )
+
+
+async def type_card(pilot: Any, app: AtoutApp, code: str) -> None:
+    """Type a card code as a player would (Enter when the code is a prefix of another)."""
+    hand = app.table_screen.query_one("#hand", HandWidget)
+    await pilot.press(*code)
+    if hand.typed:
+        await pilot.press("enter")
+
+
+async def sit_and_start(pilot: Any, app: AtoutApp, **create: Any) -> TableView:
+    await until(
+        pilot, lambda: app.link and app.link.online and app.link.lobby is not None, what="lobby"
+    )
+    app.send(CreateTable(name="t", **create))
+    await until(pilot, lambda: app.link.table is not None, what="table view")
+    await pilot.pause()
+    await pilot.click(".start")
+    await until(pilot, lambda: table(app).status == "playing" and table(app).hand, what="a deal")
+    return table(app)
+
+
+# -- a whole deal -------------------------------------------------------------------------
+
+
+async def test_a_whole_deal_played_through_the_screen(server: Server, tmp_path: Path) -> None:
+    app = client(url_of(server), tmp_path)
+    done: list[str] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await sit_and_start(pilot, app, deals=1, bot_level="normal", seed=STRONG_SEED)
+        while table(app).status != "finished":
+            view = table(app)
+            kind = facts.decision(view) if facts.my_turn(view) else ""
+            if not kind:
+                await pilot.pause(0.02)
+                continue
+            key = app.table_screen._decision_key(view)
+            await pilot.pause()
+            if kind == "bid":
+                await pilot.click(".bid-garde" if "garde" in view.legal.bids else ".bid-pass")
+            elif kind == "ecart":
+                suits = [c for c in view.legal.ecart if not c.startswith("T")]
+                trumps = [c for c in view.legal.ecart if c.startswith("T")]
+                need = view.legal.ecart_trumps
+                pick = (suits + trumps[:need]) if need else suits[:6]
+                hand = app.table_screen.query_one("#hand", HandWidget)
+                for card in pick[:5]:
+                    assert hand.choose(card)  # what a click or Enter on it does
+                await type_card(pilot, app, pick[5])
+                await pilot.pause()
+                await pilot.press("enter")  # "Discard these 6 cards?" -> Discard
+            elif kind == "chelem":
+                await pilot.click(".chelem-no")
+            elif kind == "play" and view.legal.poignee_sizes:
+                kind = "poignee"
+                await pilot.click(f".poignee-{view.legal.poignee_sizes[0]}")
+                await pilot.pause()
+                await pilot.click(".poignee-go")
+            elif done.count("play") % 2:
+                await type_card(pilot, app, view.legal.cards[-1])
+            else:
+                # Arrow keys and Enter: the cursor only ever rests on a legal card.
+                await pilot.press("right", "enter")
+            done.append(kind)
+
+            def moved(key: tuple[Any, ...] = key) -> bool:
+                v = table(app)
+                return v.status == "finished" or app.table_screen._decision_key(v) != key
+
+            await until(pilot, lambda: moved() or app.errors, what=f"the server to take {kind}")
+            assert app.errors == []
+        view = table(app)
+        assert view.deal is not None and view.deal.result is not None
+        assert view.deal.taker == 0 and view.deal.contract == "garde"
+        assert {"bid", "ecart", "chelem", "poignee", "play"} <= set(done)
+        assert done.count("play") == 18
+        assert view.deal.poignees and view.deal.poignees[0].seat == 0
+        await shown(pilot, app, "Game over", "Play again")
+        # Leaving: confirm, back to the lobby, and the token is forgotten.
+        await pilot.press("escape")
+        await pilot.press("enter")
+        await until(pilot, lambda: app.current_mode == "lobby", what="the lobby")
+        assert app.link.tokens.get(app.url) is None
+        await app.aclose()
+
+
+# -- reconnection ---------------------------------------------------------------------------
+
+
+async def test_a_lost_connection_is_resumed_without_a_keystroke(
+    server: Server, tmp_path: Path
+) -> None:
+    app = client(url_of(server), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        before = await sit_and_start(pilot, app, deals=1, bot_level="random")
+        conn = next(c for c in server.front.conns if c.name == "Alice")
+        conn.ws.transport.abort()  # the network drops: no close frame
+        await until(pilot, lambda: app.link.connections == 2 and app.link.online, what="resume")
+        await until(pilot, lambda: app.link.table is not None and app.link.session.seat == 0)
+        after = table(app)
+        assert after.table_id == before.table_id and after.you == 0
+        assert any(s.reason == "the connection was lost" for s in app.statuses)
+        # The missed patches continued the view we held: no snapshot was needed.
+        assert app.link.session.snapshots_asked == 0
+        # The seat plays on.
+        await until(pilot, lambda: facts.my_turn(table(app)), what="our turn")
+        assert app.errors == []
+        await app.aclose()
+
+
+async def test_a_server_restart_on_the_same_port_is_resumed(tmp_path: Path) -> None:
+    store = MemoryStore()
+    first = Server(fast(), store=store)
+    await first.start()
+    app = client(url_of(first), tmp_path)
+    second: Server | None = None
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            before = await sit_and_start(pilot, app, deals=1, bot_level="random")
+            await until(pilot, lambda: facts.my_turn(table(app)), what="our turn")
+            hand = list(table(app).hand)
+            await first.stop()  # goodbye with close code 1012
+            await until(pilot, lambda: not app.link.online, what="the drop")
+            assert any("restarting" in s.reason for s in app.statuses)
+            second = Server(fast(port=first.port), store=store)
+            await second.start()
+            await until(pilot, lambda: app.link.connections == 2 and app.link.online, what="resume")
+            await until(pilot, lambda: app.link.table is not None, what="the table again")
+            after = table(app)
+            assert after.table_id == before.table_id and after.you == 0
+            assert after.hand == hand
+            await shown(pilot, app, "● online")
+            assert app.errors == []
+            await app.aclose()
+    finally:
+        if second is not None:
+            await second.stop()
+
+
+async def test_the_token_outlives_the_client_and_a_second_window_takes_the_seat(
+    server: Server, tmp_path: Path
+) -> None:
+    url = url_of(server)
+    first = client(url, tmp_path)
+    async with first.run_test(size=SIZE) as pilot:
+        before = await sit_and_start(pilot, first, deals=1, bot_level="random")
+        await first.aclose()
+    saved = FileTokens(tmp_path / "Alice").get(url)
+    assert saved is not None and saved.table_id == before.table_id and saved.seat == 0
+
+    again = client(url, tmp_path)
+    async with again.run_test(size=SIZE) as pilot:
+        # No key pressed: the saved token brings us back to our seat.
+        await until(pilot, lambda: again.link and again.link.table is not None, what="resume")
+        assert table(again).table_id == before.table_id and table(again).you == 0
+        assert again.current_mode == "table"
+        third = client(url, tmp_path)
+        async with third.run_test(size=SIZE) as pilot3:
+            await until(pilot3, lambda: third.link and third.link.table is not None)
+            await until(pilot, lambda: again.link_status.phase == "stopped", what="replaced")
+            assert "taken back" in again.link_status.reason
+            await third.aclose()
+        await again.aclose()
+
+
+# -- friends -----------------------------------------------------------------------------------
+
+
+async def test_friends_join_by_invite_code_watch_and_the_creator_starts(
+    server: Server, tmp_path: Path
+) -> None:
+    url = url_of(server)
+    alice, bob, carol = (client(url, tmp_path, n) for n in ("Alice", "Bob", "Carol"))
+    async with (
+        alice.run_test(size=SIZE) as pa,
+        bob.run_test(size=SIZE) as pb,
+        carol.run_test(size=SIZE) as pc,
+    ):
+        for pilot, app in ((pa, alice), (pb, bob), (pc, carol)):
+            await until(pilot, lambda app=app: app.link and app.link.lobby is not None)
+        # Alice opens a private table with the form.
+        await pa.press("n")
+        await until(pa, lambda: isinstance(alice.screen, NewTable))
+        await pa.click("#private")
+        await pa.press("down", "enter")  # private: invite code only
+        await pa.click("#create")
+        await until(pa, lambda: alice.link.table is not None, what="Alice seated")
+        code = table(alice).invite_code
+        assert code and table(alice).private
+        await shown(pa, alice, f"Invite code: {code}")
+        # Bob mistypes the code first: a clear error, then the right one.
+        for attempt in ("NOPE99", code):
+            await pb.press("i")
+            await until(pb, lambda: isinstance(bob.screen, JoinByCode))
+            await pb.press(*attempt.lower(), "enter")
+            await pb.pause(0.2)
+        await until(pb, lambda: bob.link.table is not None, what="Bob seated")
+        assert any("[no_such_table]" in e for e in bob.errors)
+        # Carol watches.
+        await pc.press("i")
+        await until(pc, lambda: isinstance(carol.screen, JoinByCode))
+        await pc.press(*code.lower())
+        await pc.click("#watch")
+        await until(pc, lambda: carol.link.table is not None, what="Carol watching")
+        await until(
+            pa, lambda: table(alice).seats[1].name == "Bob" and table(alice).spectators == 1
+        )
+        await shown(pa, alice, "Bob")
+        # Only the creator starts; the others see it begin.
+        assert not list(bob.screen.query(".start"))
+        await pa.click(".start")
+        await until(pb, lambda: table(bob).status == "playing" and table(bob).hand)
+        await until(pc, lambda: table(carol).status == "playing")
+        assert table(carol).you is None and table(carol).hand == []
+        await shown(pc, carol, "hands stay hidden")
+        for app in (alice, bob, carol):
+            await app.aclose()
+
+
+# -- atout play ----------------------------------------------------------------------------------
+
+
+async def test_atout_play_starts_a_local_server_and_a_game_with_three_bots() -> None:
+    app = AtoutApp(
+        name="Alice",
+        autoplay=CreateTable(name="Alice's table", private=True, deals=1, bot_level="random"),
+        embedded_settings=fast(host="127.0.0.1"),
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.link and app.link.table is not None, what="the table")
+        await until(pilot, lambda: table(app).status == "playing" and table(app).hand)
+        view = table(app)
+        assert view.you == 0 and [s.kind for s in view.seats] == ["human", "bot", "bot", "bot"]
+        assert len(view.hand) == 18
+        await shown(pilot, app, "Bot Blaise")
+        embedded = app.embedded
+        assert embedded is not None and embedded.url.startswith("ws://127.0.0.1:")
+        await app.aclose()
+        assert embedded._thread is None

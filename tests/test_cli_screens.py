@@ -1,0 +1,303 @@
+"""The table and lobby screens driven with Textual's Pilot, without a server:
+scripted views (real rules engine, ``clients.cli.preview``) go in, the
+commands the screen would send come out. Checks that only legal choices are
+offered and that what is on screen says what it should, at 80×24.
+
+Text on screen is read from the rendered screen (what a person sees).
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from clients.cli import table_facts as facts
+from clients.cli.cards_text import label
+from clients.cli.cards_widget import HandWidget
+from clients.cli.dialogs import Confirm, NewTable, ScoreSheet
+from clients.cli.preview import PreviewApp, lobby_view, scripted_view
+from protocol.messages import (
+    Bid,
+    Chelem,
+    CreateTable,
+    Ecart,
+    Error,
+    JoinTable,
+    Play,
+    Poignee,
+    StartGame,
+    Watch,
+)
+
+SIZE = (80, 24)
+
+
+def screen_text(app: Any) -> str:
+    """The screen as plain text, as a person reads it (no colour)."""
+    width, height = app.size
+    console = Console(
+        width=width,
+        height=height,
+        file=io.StringIO(),
+        force_terminal=True,
+        color_system=None,
+        record=True,
+        legacy_windows=False,
+        safe_box=False,
+    )
+    console.print(
+        app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    )
+    return console.export_text()
+
+
+def hand_of(app: Any) -> HandWidget:
+    return app.table_screen.query_one("#hand", HandWidget)
+
+
+# -- bidding ----------------------------------------------------------------------------
+
+
+async def test_only_legal_bids_are_offered_and_one_is_sent_once() -> None:
+    view = scripted_view("bidding")
+    view.legal.bids = ["pass", "garde_sans", "garde_contre"]
+    app = PreviewApp(view)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        names = [b.name for b in app.screen.query(".bid")]
+        assert names == ["bid:pass", "bid:garde_sans", "bid:garde_contre"]
+        text = screen_text(app)
+        assert "Prise" not in text.split("Your bid")[1]
+        await pilot.click(".bid-garde_sans")
+        await pilot.pause()
+        assert app.sent == [Bid(bid="garde_sans", rid=0)]
+        # Answered: the buttons are gone until the view moves on.
+        assert not list(app.screen.query(".bid"))
+
+
+# -- playing ------------------------------------------------------------------------------
+
+
+async def test_illegal_cards_cannot_be_chosen_by_keys_click_or_code() -> None:
+    view = scripted_view("play")
+    illegal = [c for c in view.hand if c not in view.legal.cards]
+    assert illegal and view.legal.cards, "the scripted moment must restrict the cards"
+    app = PreviewApp(view)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        hand = hand_of(app)
+        assert hand.has_focus
+        # Arrow keys visit the legal cards only.
+        seen = set()
+        for _ in range(len(view.hand) + 2):
+            seen.add(hand.cursor)
+            await pilot.press("right")
+        assert seen == set(view.legal.cards)
+        # Typing an illegal card's code: refused with the reason, nothing sent.
+        await pilot.press(*illegal[0])
+        if hand.typed:
+            await pilot.press("enter")
+        await pilot.pause()
+        assert app.sent == []
+        message = screen_text(app)
+        assert label(illegal[0]) in message and "must" in message
+        # Clicking an illegal card: refused too.
+        span = next(s for line in hand._lines for s in line if s.card == illegal[-1])
+        left, top = hand.gutter.left, hand.gutter.top
+        await pilot.click(HandWidget, offset=(left + span.x0, top + span.y))
+        await pilot.pause()
+        assert app.sent == []
+        # A legal card by its code is played, once.
+        await pilot.press(*view.legal.cards[0])
+        if hand.typed:
+            await pilot.press("enter")
+        await pilot.pause()
+        assert app.sent == [Play(card=view.legal.cards[0], rid=0)]
+        await pilot.press("enter")
+        await pilot.pause()
+        assert len(app.sent) == 1
+
+
+async def test_the_trick_shows_who_played_what_and_the_last_trick_on_demand() -> None:
+    view = scripted_view("play")
+    assert view.deal is not None and view.deal.trick is not None
+    app = PreviewApp(view)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        text = screen_text(app)
+        for _seat, card in facts.trick_seats(view.deal.trick):
+            assert label(card) in text
+        assert f"Trick {len(view.deal.tricks) + 1}" in text
+        assert "Last:" in text
+        await pilot.press("l")
+        await pilot.pause()
+        assert f"Last trick ({len(view.deal.tricks)})" in screen_text(app)
+        await pilot.press("l")
+        await pilot.pause()
+        assert "Last trick (" not in screen_text(app)
+
+
+async def test_the_taker_sees_the_points_needed_and_the_trump_tracker() -> None:
+    view = scripted_view("play")
+    app = PreviewApp(view)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        text = screen_text(app)
+        need = facts.need(view)
+        assert need is not None and f"You need {need.target}" in text
+        assert "Garde ×2" in text and "Tricks: taker" in text
+        assert "trumps out" in text
+
+
+# -- écart, chelem, poignée ------------------------------------------------------------
+
+
+async def test_the_ecart_is_picked_among_legal_candidates_and_confirmed() -> None:
+    view = scripted_view("ecart")
+    legal = view.legal
+    assert legal.ecart and legal.ecart_trumps == 0
+    forbidden = [c for c in view.hand if c not in legal.ecart]
+    app = PreviewApp(view)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert "Chien:" in screen_text(app)
+        hand = hand_of(app)
+        assert not hand.choose(forbidden[0])  # a trump, a King or a bout: refused
+        pick = [c for c in legal.ecart if not c.startswith("T")][:6]
+        for card in pick[:5]:
+            assert hand.choose(card)
+        await pilot.pause()
+        assert "Discard (5/6)" in screen_text(app)
+        assert hand.choose(pick[5])
+        await pilot.pause()
+        assert isinstance(app.screen, Confirm)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.sent == [Ecart(cards=pick, rid=0)]
+
+
+async def test_the_chelem_question() -> None:
+    app = PreviewApp(scripted_view("chelem"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert "Declare a chelem" in screen_text(app)
+        await pilot.click(".chelem-yes")
+        await pilot.pause()
+        assert app.sent == [Chelem(declare=True, rid=0)]
+
+
+async def test_a_poignee_is_offered_before_the_first_card_and_shown() -> None:
+    view = scripted_view("poignee")
+    assert view.legal.poignee_sizes == [10] or 10 in view.legal.poignee_sizes
+    app = PreviewApp(view)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert "Show poignée simple" in screen_text(app)
+        await pilot.press("p")
+        await pilot.pause()
+        picked = list(hand_of(app).picked)
+        assert len(picked) == 10 and "T1" not in picked
+        await pilot.click(".poignee-go")
+        await pilot.pause()
+        assert app.sent == [Poignee(cards=picked, rid=0)]
+
+
+# -- the rest of the table ---------------------------------------------------------------
+
+
+async def test_waiting_room_shows_the_invite_code_and_the_creator_starts() -> None:
+    app = PreviewApp(scripted_view("waiting"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Invite code: K7M2QX" in text and "free seat" in text
+        await pilot.click(".start")
+        await pilot.pause()
+        assert app.sent == [StartGame(rid=0)]
+
+
+async def test_score_sheet_and_annulment_and_game_over() -> None:
+    app = PreviewApp(scripted_view("done"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert "down by" in screen_text(app) or "made by" in screen_text(app)
+        await pilot.press("b")
+        await pilot.pause()
+        assert isinstance(app.screen, ScoreSheet)
+        assert "Score sheet" in screen_text(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        app.show(scripted_view("annulled"))
+        await pilot.pause()
+        assert "everyone passed" in screen_text(app)
+        app.show(scripted_view("finished"))
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Game over" in text and "1. " in text and "Play again" in text
+
+
+async def test_a_spectator_sees_no_hand_and_cannot_chat() -> None:
+    app = PreviewApp(scripted_view("play", you=None))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert "hands stay hidden" in screen_text(app)
+        await pilot.press("m")
+        await pilot.pause()
+        assert "Spectators read the chat" in screen_text(app)
+
+
+async def test_server_errors_are_shown_with_their_code_never_a_traceback() -> None:
+    app = PreviewApp(scripted_view("play"))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        app.on_server(Error(code="illegal_card", message="you must follow suit", rid=3))
+        await pilot.pause()
+        assert app.errors == ["You must follow suit [illegal_card]"]
+        assert "You must follow suit [illegal_card]" in screen_text(app)
+        assert "Traceback" not in screen_text(app)
+
+
+async def test_no_color_terminals_still_show_every_mark(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = PreviewApp(scripted_view("play"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.no_color
+        text = screen_text(app)
+        assert "♠" in text or "♥" in text or "♦" in text or "♣" in text
+        assert "▶" in text and "★" in text and "trumps out" in text
+
+
+# -- the lobby ------------------------------------------------------------------------------
+
+
+async def test_lobby_lists_tables_and_offers_every_way_to_a_seat() -> None:
+    app = PreviewApp(lobby=lobby_view())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Le club du jeudi" in text and "5 online" in text
+        await pilot.press("enter")
+        await pilot.press("down", "w")
+        await pilot.pause()
+        assert app.sent == [JoinTable(table_id="t1", rid=0), Watch(table_id="t2", rid=0)]
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, NewTable)
+        await pilot.click("#private")
+        await pilot.press("down", "enter")  # private: invite code only
+        deals = app.screen.query_one("#deals")
+        deals.value = "3"  # type: ignore[attr-defined]
+        await pilot.click("#create")
+        await pilot.pause()
+        created = app.sent[-1]
+        assert isinstance(created, CreateTable)
+        assert created.private and created.deals == 3 and created.bot_level == "normal"
+        await pilot.press("i")
+        await pilot.pause()
+        await pilot.press(*"abc234", "enter")
+        await pilot.pause()
+        assert app.sent[-1] == JoinTable(code="ABC234", rid=0)

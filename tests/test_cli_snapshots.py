@@ -1,0 +1,37 @@
+"""SVG snapshots of the lobby and the table screen at 80×24 (pytest-textual-snapshot).
+
+The views are scripted with the real rules engine (``clients.cli.preview``),
+so every snapshot is the same on every run. After an intended change of the
+screens, look at the report pytest prints and accept with
+``pytest tests/test_cli_snapshots.py --snapshot-update``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from clients.cli.preview import PreviewApp, lobby_view, scripted_view
+
+SIZE = (80, 24)
+
+
+def test_lobby(snap_compare: Any) -> None:
+    assert snap_compare(PreviewApp(lobby=lobby_view()), terminal_size=SIZE)
+
+
+@pytest.mark.parametrize(
+    "moment", ["waiting", "bidding", "ecart", "poignee", "play", "done", "finished"]
+)
+def test_table(snap_compare: Any, moment: str) -> None:
+    assert snap_compare(PreviewApp(scripted_view(moment)), terminal_size=SIZE)
+
+
+def test_table_for_a_spectator(snap_compare: Any) -> None:
+    assert snap_compare(PreviewApp(scripted_view("play", you=None)), terminal_size=SIZE)
+
+
+def test_table_without_colour(snap_compare: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert snap_compare(PreviewApp(scripted_view("play")), terminal_size=SIZE)

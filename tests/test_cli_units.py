@@ -1,0 +1,238 @@
+"""The terminal client's pure parts: card labels and order, the hand layout,
+the readings of a view (seats, target, trump tracker, pickers), backoff,
+close codes and the token file. No terminal, no server."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+import pytest
+
+from clients.cli import table_facts as facts
+from clients.cli import wording
+from clients.cli.__main__ import normalize_url, parser
+from clients.cli.cards_text import label, sort_hand
+from clients.cli.cards_widget import layout
+from clients.cli.link import LinkStatus, backoff
+from clients.cli.preview import scripted_view
+from clients.cli.tokens import FileTokens, MemoryTokens, SavedSeat
+from protocol.views import DealView, Legal, TableView, TrickView
+
+# -- cards -----------------------------------------------------------------------
+
+
+def test_labels_keep_the_codes_rank_letters_and_add_the_suit_symbol() -> None:
+    assert label("KS") == "K♠"
+    assert label("10H") == "10♥"
+    assert label("CD") == "C♦"  # the Knight (Cavalier)
+    assert label("T21") == "T21"
+    assert label("EX") == "EX"
+
+
+def test_a_hand_is_sorted_by_suit_high_to_low_trumps_then_the_excuse_apart() -> None:
+    hand = ["EX", "T1", "3S", "KH", "T21", "1C", "KS", "10D", "QC"]
+    assert sort_hand(hand) == ["KS", "3S", "KH", "QC", "1C", "10D", "T21", "T1", "EX"]
+
+
+def test_layout_wraps_by_groups_and_keeps_every_card_inside_the_width() -> None:
+    hand = sort_hand(
+        "KS QS 10S 2S KH 9H 5H QC 8C 7C 3C CD 10D 4D T21 T15 T11 T8 T5 T2 T1 EX 1S 1H".split()
+    )
+    lines = layout(hand, 40)
+    spans = [s for line in lines for s in line]
+    assert [s.card for s in spans] == hand
+    assert all(s.x1 <= 40 for s in spans)
+    assert len(lines) > 1
+    # One line wide enough: everything on it.
+    assert len(layout(hand[:10], 80)) == 1
+
+
+# -- the seats ---------------------------------------------------------------------------
+
+
+def test_the_next_seat_in_play_is_on_your_right_the_previous_on_your_left() -> None:
+    assert facts.positions(2) == {2: "bottom", 3: "right", 0: "top", 1: "left"}
+
+
+def test_spectators_see_seat_0_at_the_bottom() -> None:
+    view = scripted_view("play", you=None)
+    assert facts.viewpoint(view) == 0
+    assert view.hand == []
+
+
+# -- the contract ----------------------------------------------------------------------
+
+
+def _deal(**kw: object) -> DealView:
+    base: dict[str, object] = {"number": 1, "dealer": 3, "phase": "play", "taker": 0}
+    base.update(kw)
+    return DealView(**base)  # type: ignore[arg-type]
+
+
+def test_the_taker_target_comes_from_the_bouts_in_hand_and_in_tricks_won() -> None:
+    # The taker (seat 0) won the Petit in trick 1 and holds the 21.
+    deal = _deal(tricks=[TrickView(leader=1, cards=["T1", "T2", "T3", "T4"], winner=0)])
+    view = TableView(table_id="t", name="t", you=0, hand=["T21", "KS"], deal=deal)
+    need = facts.need(view)
+    assert need is not None and need.exact
+    assert need.target == 41 and need.bouts == ["T1", "T21"]
+    assert need.lines() == ["You need 41", "bouts: T1 T21"]
+
+
+@pytest.mark.parametrize(("bouts", "target"), [(0, 56), (1, 51), (2, 41), (3, 36)])
+def test_targets_by_bouts(bouts: int, target: int) -> None:
+    hand = [*["T1", "T21", "EX"][:bouts], "KS"]
+    view = TableView(table_id="t", name="t", you=0, hand=hand, deal=_deal())
+    need = facts.need(view)
+    assert need is not None and need.target == target
+
+
+def test_a_defender_only_knows_the_bouts_the_taker_has_won() -> None:
+    deal = _deal(tricks=[TrickView(leader=1, cards=["T21", "T2", "T3", "T4"], winner=0)])
+    view = TableView(table_id="t", name="t", you=2, hand=["T1"], deal=deal)
+    need = facts.need(view)
+    assert need is not None and not need.exact and need.target is None
+    assert need.bouts == ["T21"]
+
+
+def test_the_excuse_stays_with_its_camp_but_changes_camp_in_the_last_trick() -> None:
+    early = TrickView(leader=1, cards=["EX", "KS", "QS", "JS"], winner=2)
+    won = facts.bouts_won(_deal(tricks=[early]))
+    assert won["defense"] == ["EX"]  # seat 1 (defense) played it; seat 2 won the trick
+    tricks = [TrickView(leader=0, cards=["KS", "2S", "3S", "4S"], winner=0)] * 17
+    last = TrickView(leader=1, cards=["EX", "KH", "QH", "JH"], winner=0)
+    assert facts.bouts_won(_deal(tricks=[*tricks, last]))["taker"] == ["EX"]
+
+
+def test_trump_tracker_splits_hand_played_discarded_and_out() -> None:
+    deal = _deal(
+        trick=TrickView(leader=1, cards=["T5"]),
+        tricks=[TrickView(leader=0, cards=["T2", "T3", "EX", "T4"], winner=0)],
+        ecart_trumps=["T6"],
+    )
+    view = TableView(table_id="t", name="t", you=0, hand=["T21", "T20"], deal=deal)
+    tracker = facts.trump_tracker(view)
+    assert tracker.hand == ["T20", "T21"]
+    assert tracker.played == ["T2", "T3", "T4", "T5", "EX"]
+    assert tracker.discarded == ["T6"]
+    assert len(tracker.out) == 21 - 2 - 4 - 1
+    assert tracker.state("T7") == "out"
+
+
+# -- the pickers -------------------------------------------------------------------------
+
+
+def test_ecart_problems_say_what_is_missing() -> None:
+    legal = Legal(ecart=["2S", "3S", "4S", "5S", "6S", "7S", "8S", "T2"])
+    assert facts.ecart_problem(["2S"], legal) == "choose 5 more cards"
+    assert "only the highlighted" in str(facts.ecart_problem(["KS"], legal))
+    assert "trumps may go" in str(facts.ecart_problem(["T2"], legal))
+    assert facts.ecart_problem(["2S", "3S", "4S", "5S", "6S", "7S"], legal) is None
+    forced = Legal(ecart=["2S", "3S", "4S", "5S", "T2", "T3", "T4"], ecart_trumps=2)
+    assert facts.ecart_problem(["2S", "3S", "4S", "5S", "T2", "T3"], forced) is None
+    assert "exactly 2 trumps" in str(
+        facts.ecart_problem(["2S", "3S", "4S", "T2", "T3", "T4"], forced)
+    )
+
+
+def test_poignee_default_keeps_the_petit_hidden_and_the_excuse_last() -> None:
+    cards = ["T1", *(f"T{n}" for n in range(5, 15)), "EX"]
+    legal = Legal(poignee_sizes=[10], poignee_cards=cards)
+    picked = facts.poignee_default(legal, 10)
+    assert "T1" not in picked and "EX" not in picked and len(picked) == 10
+    assert facts.poignee_problem(picked, legal, 10) is None
+    short = Legal(poignee_sizes=[10], poignee_cards=[*(f"T{n}" for n in range(1, 10)), "EX"])
+    assert facts.poignee_default(short, 10)[-1] == "EX"
+
+
+def test_the_excuse_stands_in_only_when_every_trump_is_shown() -> None:
+    legal = Legal(poignee_sizes=[10], poignee_cards=[*(f"T{n}" for n in range(1, 11)), "EX"])
+    with_excuse = [*(f"T{n}" for n in range(1, 10)), "EX"]
+    assert "every trump" in str(facts.poignee_problem(with_excuse, legal, 10))
+    assert "exactly 10" in str(facts.poignee_problem(with_excuse[:5], legal, 10))
+
+
+def test_prompts_follow_the_phase() -> None:
+    assert facts.prompt(scripted_view("bidding")).startswith("Your bid")
+    assert facts.prompt(scripted_view("ecart")).startswith("Discard 6 cards")
+    assert facts.prompt(scripted_view("chelem")).startswith("Declare a chelem")
+    assert "poignée" in facts.prompt(scripted_view("poignee"))
+    assert facts.prompt(scripted_view("annulled")).startswith("Deal annulled: everyone passed")
+    assert facts.prompt(scripted_view("waiting")).startswith("Start when")
+
+
+def test_the_result_of_a_deal_in_short_lines() -> None:
+    lines = facts.result_lines(scripted_view("done"))
+    assert lines[0] == "Garde: You"
+    assert lines[1].startswith(("made by", "down by"))
+
+
+# -- connection --------------------------------------------------------------------------
+
+
+def test_backoff_doubles_from_the_base_up_to_the_cap_with_jitter() -> None:
+    assert backoff(1, 0.25, 8.0, jitter=lambda: 0.5) == pytest.approx(0.25)
+    assert backoff(3, 0.25, 8.0, jitter=lambda: 0.5) == pytest.approx(1.0)
+    assert backoff(30, 0.25, 8.0, jitter=lambda: 0.5) == pytest.approx(8.0)
+    assert 0.8 * 8 <= backoff(30, 0.25, 8.0, jitter=lambda: 0.0) <= 8.0 * 1.2
+
+
+def test_link_status_says_why_and_counts_down() -> None:
+    status = LinkStatus("reconnecting", "the server is restarting", 2, retry_at=103.0)
+    assert status.text(now=100.0) == "the server is restarting; reconnecting in 3s (attempt 2)"
+    assert LinkStatus("online").text() == "online"
+
+
+def test_close_codes_say_whether_to_reconnect() -> None:
+    assert wording.closed(1012) == ("the server is restarting", True)
+    assert wording.closed(4001)[1] is False  # another window took the seat: do not fight
+    assert wording.closed(None)[1] is True
+    assert wording.error("no_such_table", "no open table") == "No open table [no_such_table]"
+
+
+def test_command_line() -> None:
+    assert normalize_url("example.org:8765/") == "ws://example.org:8765"
+    assert normalize_url("wss://x.org") == "wss://x.org"
+    args = parser().parse_args(["connect", "ws://h:1", "--name", "Bob"])
+    assert (args.command, args.url, args.name) == ("connect", "ws://h:1", "Bob")
+    assert parser().parse_args(["play", "--bots", "easy"]).bots == "easy"
+
+
+# -- tokens ---------------------------------------------------------------------------------
+
+
+def test_tokens_are_kept_per_server_in_a_private_file(tmp_path: object) -> None:
+    from pathlib import Path
+
+    folder = Path(str(tmp_path)) / "atout"
+    tokens = FileTokens(folder)
+    assert tokens.get("ws://a:1") is None
+    tokens.save("ws://A:1/", SavedSeat("tok", "table", 2))
+    again = FileTokens(folder).get("ws://a:1")
+    assert again is not None and (again.token, again.table_id, again.seat) == ("tok", "table", 2)
+    assert stat.S_IMODE(os.stat(folder / "tokens.json").st_mode) == 0o600
+    tokens.save("ws://b:2", SavedSeat("other", "t2", 0))
+    tokens.forget("ws://a:1")
+    assert tokens.get("ws://a:1") is None and tokens.get("ws://b:2") is not None
+    assert set(json.loads((folder / "tokens.json").read_text())) == {"ws://b:2"}
+
+
+def test_a_damaged_token_file_is_ignored(tmp_path: object) -> None:
+    from pathlib import Path
+
+    folder = Path(str(tmp_path))
+    (folder / "tokens.json").write_text("{not json")
+    tokens = FileTokens(folder)
+    assert tokens.get("ws://a:1") is None
+    tokens.save("ws://a:1", SavedSeat("tok", "t", 1))
+    assert tokens.get("ws://a:1") is not None
+
+
+def test_memory_tokens() -> None:
+    tokens = MemoryTokens()
+    tokens.save("ws://a:1", SavedSeat("tok", "t", 1))
+    assert tokens.get("WS://A:1") is not None
+    tokens.forget("ws://a:1")
+    assert tokens.get("ws://a:1") is None
