@@ -5,10 +5,14 @@ of them (this is the world the search imagines, not the real table). It is
 a handful of mask operations per card so a search plays many deals per
 decision:
 
-* lead a card no opponent can beat (the taker first draws trumps with a
-  master trump); otherwise a low card of the longest suit;
-* on a trick the camp wins for sure, give the richest card (charger), the
-  Petit first;
+* lead: the taker draws trumps with a master while it holds as many as any
+  defender; then a top card no opponent can beat; a defender leads low to
+  a partner's master in a suit the taker must follow; else the taker leads
+  low in its shortest suit, the defence in its longest; the Petit waits for
+  the last trick once no opponent holds a trump;
+* on a trick the camp wins for sure (a partner wins and no opponent after
+  can beat it, or the taker has played and a partner after beats it), give
+  the richest card (charger), the Petit first;
 * else take the trick with the lowest card no later opponent can beat;
 * else play the cheapest card, the Excuse instead of a Knight or better;
 * never keep the Excuse for the last trick (it would change camp).

@@ -1,0 +1,380 @@
+"""Bots: always legal, blind to hidden cards, and ``normal`` plays like a sound player."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import msgspec
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from protocol.cards import CARD_OF, CODES, KINGS_MASK, PETIT, cards_of
+from protocol.messages import Bid, Ecart, GameCommand, Play, Poignee
+from protocol.views import TableView
+from server.bots import LEVELS, Bot, make_bot
+from server.bots.harness import apply_command, play_deal, table_view
+from server.bots.strong import StrongBot
+from server.game import Action, Deal, Game, ScoredDeal
+from tests.engine_helpers import build, play_codes, to_play
+
+# -- legality -------------------------------------------------------------------
+
+
+def _check_legal(seat: int, view: TableView, command: GameCommand) -> None:
+    """The command answers what the view asks, within what it allows."""
+    legal = view.legal
+    assert view.you == seat
+    match command:
+        case Bid(bid=bid):
+            assert bid in legal.bids
+        case Ecart(cards=cards):
+            assert len(set(cards)) == 6 and set(cards) <= set(legal.ecart)
+            assert sum(c.startswith("T") for c in cards) == legal.ecart_trumps
+        case Poignee(cards=cards):
+            assert legal.poignee_sizes and len(cards) in legal.poignee_sizes
+            assert set(cards) <= set(legal.poignee_cards)
+        case Play(card=card):
+            assert card in legal.cards
+        case _:
+            assert legal.chelem
+
+
+class Recorder:
+    """An observer for ``play_deal``: checks that each command is legal and keeps it."""
+
+    def __init__(self) -> None:
+        self.decisions: list[tuple[int, TableView, GameCommand]] = []
+
+    def __call__(self, seat: int, view: TableView, command: GameCommand) -> None:
+        _check_legal(seat, view, command)
+        self.decisions.append((seat, view, command))
+
+
+def _play_one(levels: list[str], seed: int) -> None:
+    """Play one deal at a table of the given levels, checking every command."""
+    game = Game(deals=1, seed=f"legal/{seed}", first_dealer=seed % 4)
+    bots = [make_bot(lvl, seed + s, budget_s=0.005) for s, lvl in enumerate(levels)]
+    play_deal(game, bots, Recorder())  # an illegal command raises RuleError here
+    assert game.deal_over
+
+
+# The level under test sits at two seats; the others are drawn from every
+# level, random ones included so that garde sans and garde contre (an unseen
+# chien) come up often.
+seeds = st.integers(min_value=0, max_value=2**32)
+others = st.lists(st.sampled_from(LEVELS[:3]), min_size=2, max_size=2)
+
+
+@pytest.mark.parametrize("level", ["random", "easy", "normal"])
+@settings(max_examples=150, deadline=None)
+@given(seed=seeds, other=others)
+def test_bots_only_make_legal_moves(level: str, seed: int, other: list[str]) -> None:
+    _play_one([level, other[0], level, other[1]], seed)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=seeds, other=others)
+def test_strong_only_makes_legal_moves(seed: int, other: list[str]) -> None:
+    # A 5 ms budget: the search is cut short but its card must still be legal.
+    _play_one(["strong", other[0], other[1], "strong"], seed)
+
+
+def test_bots_show_poignees_and_handle_forced_trump_ecarts() -> None:
+    # Seat 1 holds 15 trumps and the Excuse and takes a garde: with fewer
+    # than 6 suit cards besides its Kings it must discard trumps, then it
+    # may show a poignée.
+    trumps = " ".join(f"T{n}" for n in range(2, 17))
+    for level in ("easy", "normal", "strong"):
+        deal = build({1: f"{trumps} EX KS KH"}, chien="T17 T18 T19 T20 1D 2D", seed=3)
+        deal.bid(1, 2)
+        for seat in (2, 3, 0):
+            deal.bid(seat, 0)
+        assert deal.ecart_trumps_needed() > 0
+        game = Game(deals=1, seed="poignee")
+        game.deal = deal
+        bots = [make_bot(level, s, budget_s=0.005) for s in range(4)]
+        recorder = Recorder()
+        play_deal(game, bots, recorder)
+        assert deal.phase == "done"
+        assert any(isinstance(c, Poignee) for _, _, c in recorder.decisions)
+
+
+# -- hidden information ------------------------------------------------------------
+
+
+def _visible_codes(view: TableView) -> set[str]:
+    """Every card code anywhere in a view."""
+    data = msgspec.to_builtins(view)
+    found: set[str] = set()
+
+    def walk(x: object) -> None:
+        if isinstance(x, str) and x in CARD_OF:
+            found.add(x)
+        elif isinstance(x, dict):
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+
+    walk(data)
+    return found
+
+
+def test_a_bot_is_shown_no_card_of_another_seat() -> None:
+    """Every card code in every view a bot decides from is its own, played,
+    or shown to all (the chien of a prise or garde, poignées, écart trumps)."""
+    for i in range(12):
+        game = Game(deals=1, seed=f"hidden/{i}", first_dealer=i % 4)
+        deal = game.deal
+        dealt = [set(map(CODES.__getitem__, h)) for h in deal.dealt]
+
+        def observe(
+            seat: int,
+            view: TableView,
+            command: GameCommand,
+            dealt: list[set[str]] = dealt,
+            deal: Deal = deal,
+        ) -> None:
+            d = view.deal
+            assert d is not None
+            public = set(d.chien) | set(d.ecart_trumps)
+            for p in d.poignees:
+                public |= set(p.cards)
+            for t in [*d.tricks, *([d.trick] if d.trick else [])]:
+                public |= set(t.cards)
+            own = dealt[seat] | set(view.hand) | set(view.ecart)
+            if seat == deal.taker and d.chien:
+                own |= set(d.chien)
+            assert _visible_codes(view) <= own | public
+            for other in range(4):
+                if other != seat:
+                    assert not (dealt[other] - public) & set(view.hand)
+
+        bots = [make_bot(lvl, i, budget_s=0.005) for lvl in ("normal", "strong", "easy", "random")]
+        play_deal(game, bots, observe)
+
+
+def _swap_twin(deal: Deal, seat: int) -> tuple[Deal, int]:
+    """A twin deal where two seats other than ``seat`` exchanged two cards of
+    the same suit (so every earlier play stays legal), chosen to be played
+    as late as possible; returns it and how many logged actions stay valid."""
+    played_at = {a[2]: n for n, a in enumerate(deal.log) if a[0] == "play"}
+    others = [s for s in range(4) if s != seat]
+    best = (-1, 0, 0, 0, 0)
+    for i, a in enumerate(others):
+        for b in others[i + 1 :]:
+            for ca in deal.dealt[a]:
+                for cb in deal.dealt[b]:
+                    if ca >= 56 or cb >= 56 or ca // 14 != cb // 14:
+                        continue
+                    if ca not in played_at or cb not in played_at:
+                        continue  # discarded in the écart: the écart would change
+                    cut = min(played_at[ca], played_at[cb])
+                    if cut > best[0]:
+                        best = (cut, a, b, ca, cb)
+    cut, a, b, ca, cb = best
+    assert cut > 0
+    hands = [list(h) for h in deal.dealt]
+    hands[a][hands[a].index(ca)] = cb
+    hands[b][hands[b].index(cb)] = ca
+    return Deal(deal.dealer, hands, deal.chien), cut
+
+
+def _decisions_until(
+    game: Game, log: list[Action], cut: int, seat: int, bot: Bot
+) -> list[tuple[bytes, GameCommand]]:
+    """Replay ``log[:cut]``; at each of ``seat``'s turns, record its view and its bot's choice."""
+    out = []
+    for action in log[:cut]:
+        if action[1] == seat and action[0] != "poignee":
+            view = table_view(game, seat)
+            out.append((msgspec.json.encode(view), bot.decide(view)))
+        game.deal.apply(action)
+    return out
+
+
+@pytest.mark.parametrize("level", ["easy", "normal", "strong"])
+def test_hidden_cards_do_not_change_a_bots_decisions(level: str) -> None:
+    """Two deals that differ only in other seats' hidden cards give the
+    watched seat identical views, hence identical decisions from same-seed
+    bots; the other seats' views do differ."""
+    seat = 0
+    checked = played = 0
+    for i in range(12):
+        game = Game(deals=1, seed=f"twin/{i}", first_dealer=i % 4)
+        play_deal(game, [make_bot("normal", s) for s in range(4)])
+        if game.deal.phase != "done":
+            continue  # four passes: no cards to swap unseen
+        played += 1
+        if played > 4:
+            break
+        twin_deal, cut = _swap_twin(game.deal, seat)
+        runs = []
+        for deal in (Deal(game.deal.dealer, game.deal.dealt, game.deal.chien), twin_deal):
+            g = Game(deals=1, seed="twin")
+            g.deal = deal
+            # strong decides from a fixed number of worlds so its choice
+            # depends on the view and seed only, not on the clock.
+            bot = (
+                StrongBot(7, budget_s=10.0, max_worlds=6)
+                if level == "strong"
+                else make_bot(level, 7)
+            )
+            runs.append(_decisions_until(g, game.deal.log, cut, seat, bot))
+        first, second = runs
+        assert [v for v, _ in first] == [v for v, _ in second]
+        assert [c for _, c in first] == [c for _, c in second]
+        checked += len(first)
+        # The swap is real: some other seat's hand differs.
+        assert any(sorted(game.deal.dealt[s]) != sorted(twin_deal.dealt[s]) for s in range(1, 4))
+    assert checked > 10
+
+
+# -- normal's play ------------------------------------------------------------------
+
+
+def _view_of(deal: Deal, seat: int) -> TableView:
+    game = Game(deals=1, seed="behaviour")
+    game.deal = deal
+    return table_view(game, seat)
+
+
+def test_normal_passes_a_weak_hand_and_bids_a_strong_one() -> None:
+    weak = build({1: "1S 2S 3S 4S 5H 6H 7H 8H 2D 3D 4D 5D 6C 7C T2 T3 T4 T6"}, dealer=0)
+    assert make_bot("normal").decide(_view_of(weak, 1)) == Bid(bid="pass")
+    strong = build({1: "T21 T20 T19 T18 T17 T15 T14 T12 T10 T7 T5 T1 EX KS KH QH KD 3C"}, dealer=0)
+    command = make_bot("normal").decide(_view_of(strong, 1))
+    assert isinstance(command, Bid) and command.bid in ("garde", "garde_sans", "garde_contre")
+
+
+def test_normal_never_discards_a_king_nor_a_bout() -> None:
+    rng = random.Random(5)
+    ecarts = 0
+    for i in range(40):
+        deal = Deal.deal(rng, i % 4)
+        if deal.phase == "annulled":
+            continue
+        taker = deal.turn
+        while deal.phase == "bidding":
+            deal.bid(deal.turn, 2 if deal.turn == taker else 0)  # type: ignore[arg-type]
+        command = make_bot("normal").decide(_view_of(deal, taker))  # type: ignore[arg-type]
+        assert isinstance(command, Ecart)
+        cards = [CARD_OF[c] for c in command.cards]
+        assert not any(1 << c & KINGS_MASK for c in cards)
+        assert not {PETIT, 76, 77} & set(cards)
+        apply_command(deal, taker, command)  # type: ignore[arg-type]
+        ecarts += 1
+    assert ecarts > 30
+
+
+def test_normal_ecart_voids_a_short_suit_and_banks_honours() -> None:
+    # Seat 1 takes with a singleton club and an unguarded Queen of diamonds.
+    deal = build(
+        {1: "T21 T20 T19 T18 T17 T16 T15 T14 T13 EX KS 5S 4S KH 2H QD 3D 9C"},
+        chien="1S 2S 3S 1H 6D 7D",
+        dealer=0,
+    )
+    deal.bid(1, 2)
+    for seat in (2, 3, 0):
+        deal.bid(seat, 0)
+    command = make_bot("normal").decide(_view_of(deal, 1))
+    assert isinstance(command, Ecart)
+    assert "9C" in command.cards  # clubs voided
+    assert "QD" in command.cards  # the Queen banked
+
+
+def test_normal_keeps_the_petit_out_of_a_lost_trump_trick() -> None:
+    # Seat 1 defends with the Petit and T5 as its only trumps; the taker
+    # (seat 0) leads T10: seat 1 cannot overtrump and keeps the Petit.
+    deal = build(
+        {
+            0: "T10 T11 T12 T13 T14 T15 T16 T17",
+            1: "T1 T5 EX 1S 2S 3S 4S 5S 1H 2H 3H 4H 5H 1D 2D 3D 4D 5D",
+        },
+        dealer=3,
+    )
+    to_play(deal, 0)
+    play_codes(deal, "T10")
+    assert make_bot("normal").decide(_view_of(deal, 1)) == Play(card="T5")
+
+
+def test_normal_charges_a_partners_safe_trick() -> None:
+    # Seat 0 takes; seat 1 leads the King of hearts, seat 2 follows low:
+    # seat 3 gives its Queen to the partner's King.
+    deal = build({0: "2H T21 T20", 1: "KH", 2: "3H", 3: "QH 4H 5H"}, dealer=0)
+    to_play(deal, 0)
+    play_codes(deal, "KH 3H")
+    assert make_bot("normal").decide(_view_of(deal, 3)) == Play(card="QH")
+
+
+def test_normal_saves_its_petit_on_a_partners_trick() -> None:
+    # The taker (seat 0) leads a heart, seat 1 trumps with the 21: seat 2,
+    # void in hearts, must trump and cannot overtrump; its partner wins and
+    # only a partner plays after it, so it saves the Petit.
+    deal = build(
+        {
+            0: "2H",
+            1: "T21 1S 2S 3S 4S 5S 6S 7S 8S 1D 2D 3D 4D 5D 6D 7D 8D 9D",
+            2: "T1 T3 1C 2C 3C 4C 5C 6C 7C 8C 9C 10C JC CC QC KC 10D JD",
+        },
+        dealer=3,
+    )
+    to_play(deal, 0)
+    play_codes(deal, "2H T21")
+    assert make_bot("normal").decide(_view_of(deal, 2)) == Play(card="T1")
+
+
+def test_normal_declares_and_makes_a_chelem_that_cannot_fail() -> None:
+    # 15 trumps from the 21 down, the Excuse and two bare Kings: the trumps
+    # draw the defence's six, the Kings follow, the Excuse is led last.
+    trumps = " ".join(f"T{n}" for n in range(7, 22))
+    deal = build({1: f"{trumps} EX KS KH"}, dealer=0)
+    game = Game(deals=1, seed="chelem")
+    game.deal = deal
+    play_deal(game, [make_bot("normal", s) for s in range(4)])
+    result = deal.result()
+    assert deal.chelem_declared
+    assert isinstance(result, ScoredDeal) and result.chelem == "declared_made"
+
+
+def test_strong_keeps_to_its_budget() -> None:
+    bot = StrongBot(1, budget_s=0.05)
+    worst = 0.0
+
+    for i in range(2):
+        game = Game(deals=1, seed=f"budget/{i}", first_dealer=i % 4)
+
+        class Timed:
+            def decide(self, view: TableView) -> GameCommand:
+                nonlocal worst
+                t0 = time.perf_counter()
+                command = bot.decide(view)
+                worst = max(worst, time.perf_counter() - t0)
+                return command
+
+        play_deal(game, [Timed(), *(make_bot("normal", s) for s in range(3))])
+    assert worst < 0.05 * 2  # loose: test machines are shared
+
+
+def test_sampled_worlds_agree_with_the_facts() -> None:
+    from server.bots.knowledge import Knowledge
+    from server.bots.sampling import Sampler, rebuild_deal
+
+    rng = random.Random(3)
+    for i in range(10):
+        game = Game(deals=1, seed=f"worlds/{i}", first_dealer=i % 4)
+        recorder = Recorder()
+        play_deal(game, [make_bot("normal", s) for s in range(4)], recorder)
+        views = [(seat, view) for seat, view, _ in recorder.decisions if view.legal.cards]
+        for seat, view in views[::7]:
+            k = Knowledge.from_view(view)
+            world = Sampler(k).sample(rng)
+            assert world is not None
+            hands, _pile = world
+            assert hands[seat] == k.hand
+            deal = rebuild_deal(k, world)
+            assert deal is not None and deal.turn == seat
+            assert cards_of(deal.hands[seat]) == cards_of(k.hand)
