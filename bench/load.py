@@ -1,0 +1,1443 @@
+"""Benchmark: how many players one core hosts, and at what latency.
+
+The server runs in its own process pinned to one core (core 0 by default);
+client processes pinned to the other cores drive many tables over real
+WebSockets on loopback. Each table has four human clients (no bots): one
+creates a private table (``turn_timer`` 0), three join it by invite code, the
+creator starts, and the table then plays random legal moves at a fixed pace
+(``--pace`` moves per second per table, each table's phase jittered). A
+client keeps its view as the plain msgpack document and patches it in place
+(plain dict and list operations, no typed conversion: cheap enough for
+thousands of clients per process).
+
+Latency is move-to-last-seat-update: from the moment a client sends a move to
+the moment the fourth client of its table holds a view showing it. "Showing
+it" is judged from the document, not from sequence numbers: a view's
+progress (game, score-sheet length, phase, bids, cards played) is a tuple
+that every move makes strictly greater.
+
+The number of tables ramps up in ``--steps`` on one server: each step connects
+and seats the new tables, lets everything play for ``--warmup`` seconds, then
+measures for ``--measure`` seconds. Per step it prints clients, tables, moves
+per second, latency p50/p99/max, the server's CPU (share of one core and CPU
+microseconds per move, from /proc/<pid>/stat), its RSS, bytes per move (all
+payload bytes the clients received / moves), the clients' own CPU (if it nears
+100% of their cores, the clients and not the server are measured), errors
+(``Error`` messages, sequence gaps, failed patches) and disconnects; below
+each row, how long the server waited, runnable, for its core (schedstat: on a
+shared machine, other work on that core shows here and in the tails) and the
+slowest moves with any collector pause that ended while they waited.
+``--gc-log`` runs the server through a tiny wrapper that logs every garbage
+collection (``gc.callbacks``) and reports the pauses per step;
+``--gc-threshold`` and ``--gc-freeze-every`` are experiments on top of the
+server's own ``tune_gc`` (thresholds; a periodic ``gc.freeze()``), to measure
+a change before making it. ``--nice -10`` (root) keeps the machine's other
+work off the measured cores; ``--server-root`` runs the server from another
+copy of the code (say a ``git archive`` export), so a tree being edited does
+not change under a long run.
+
+``--target bare`` drives ``bench/bare_server.py`` instead (a ``websockets``
+fan-out with no game: each move is one tiny frame broadcast to the four
+clients of its group); ``--target both`` runs ours then bare at the same pace
+and prints the ratio of server CPU per move. ``--idle N`` measures memory:
+the RSS growth of a fresh server for 4N connected clients, then for N idle
+tables (seated, game started). ``--profile FILE`` runs py-spy on the server
+during the measurement of the last step and prints the hot spots.
+
+    python bench/load.py --steps 20,50 --measure 10                # small, quick
+    python bench/load.py --store both --target both --idle 250 \\
+        --steps 50,100,200,500,1000 --measure 20 --json /tmp/load.json
+    python bench/load.py --steps 500 --profile /tmp/atout-profile.txt
+    python bench/load.py --steps 1000 --gc-freeze-every 0.5       # an experiment
+
+Every run is bounded (``--max-time``), loopback only, and kills its children.
+``--worker`` is the client process's entry point, not for people.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import ctypes
+import gc
+import json
+import math
+import os
+import random
+import resource
+import shlex
+import signal
+import socket
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+# Runnable as a plain script: the project and its tests folder from the root.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from protocol.codec import PROTOCOL_VERSION, SUBPROTOCOL_MSGPACK
+
+ROOT = Path(__file__).resolve().parent.parent
+
+ENCODE = msgspec.msgpack.Encoder().encode
+DECODE = msgspec.msgpack.Decoder().decode
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+PERF = time.perf_counter
+
+PHASE_RANK = {"bidding": 0, "ecart": 1, "chelem": 2, "play": 3, "done": 4, "annulled": 4}
+
+
+# =============================================================================
+# The client side (one worker process drives many tables)
+# =============================================================================
+
+
+def apply_patch(doc: Any, patch: list[Any]) -> Any:
+    """Apply ``[path, op, value]`` ops (protocol/diff.py) to ``doc`` in place.
+
+    No checks beyond what Python does anyway: a bad step raises and the
+    caller asks for a snapshot. Values come fresh from the decoder, so they
+    can be put in the document without copying.
+    """
+    for path, op, value in patch:
+        if not path:
+            if op == "set":
+                doc = value
+            else:  # append to the root array (views are maps: never happens)
+                doc.extend(value)
+            continue
+        node = doc
+        for step in path[:-1]:
+            node = node[step]
+        last = path[-1]
+        if op == "set":
+            node[last] = value
+        elif op == "append":
+            node[last].extend(value)
+        elif op == "del":
+            del node[last]
+        else:
+            raise ValueError(f"unknown op {op!r}")
+    return doc
+
+
+def view_progress(doc: Any) -> tuple[int, int, int, int]:
+    """(score-sheet length, phase rank, bids, cards played) of a table view.
+
+    Every move makes it strictly greater within a game: a bid adds a bid, the
+    écart and the chelem decision move the phase on, a card adds a card to the
+    trick or completes one (four cards each). A finished deal ranks after all
+    its moves (phase 4) and before the next deal, whose sheet is one line
+    longer. A new game starts again from zero: ``Client`` counts games.
+    """
+    deal = doc.get("deal")
+    if deal is None:
+        return (-1, 0, 0, 0)
+    trick = deal.get("trick")
+    played = 4 * len(deal["tricks"]) + (len(trick["cards"]) if trick else 0)
+    return (len(doc["sheet"]), PHASE_RANK.get(deal["phase"], 5), len(deal["bids"]), played)
+
+
+def can_act(doc: Any) -> bool:
+    if doc is None or doc.get("status") != "playing":
+        return False
+    legal = doc["legal"]
+    return bool(legal["bids"] or legal["ecart"] or legal["chelem"] or legal["cards"])
+
+
+def choose(doc: Any, rng: random.Random, rid: int) -> dict[str, Any]:
+    """A random legal move (a poignée is optional: never shown)."""
+    legal = doc["legal"]
+    if legal["bids"]:
+        return {"t": "bid", "rid": rid, "bid": rng.choice(legal["bids"])}
+    if legal["ecart"]:
+        candidates = legal["ecart"]
+        trumps = [c for c in candidates if c[0] == "T"]
+        suits = [c for c in candidates if c[0] != "T"]
+        need = legal["ecart_trumps"]
+        cards = suits + rng.sample(trumps, need) if need else rng.sample(suits, 6)
+        return {"t": "ecart", "rid": rid, "cards": cards}
+    if legal["chelem"]:
+        return {"t": "chelem", "rid": rid, "declare": rng.random() < 0.02}
+    return {"t": "play", "rid": rid, "card": rng.choice(legal["cards"])}
+
+
+class Move:
+    __slots__ = ("mask", "progress", "rid", "t0")
+
+    def __init__(self, progress: Any, t0: float, rid: int) -> None:
+        self.progress = progress
+        self.t0 = t0
+        self.mask = 0  # seats whose view shows the move
+        self.rid = rid
+
+
+class Client:
+    """One WebSocket client: its document, sequence number and progress."""
+
+    __slots__ = (
+        "changed",
+        "closed",
+        "doc",
+        "game",
+        "idx",
+        "progress",
+        "run",
+        "seat",
+        "seq",
+        "snapshot_asked",
+        "welcomed",
+        "ws",
+    )
+
+    def __init__(self, run: TableRun, idx: int) -> None:
+        self.run = run
+        self.idx = idx
+        self.ws: Any = None
+        self.doc: Any = None
+        self.seq = -1
+        self.seat: int | None = None
+        self.welcomed = False
+        self.snapshot_asked = False
+        self.game = 0
+        # (game, *view_progress) for a table view; the last move number for bare.
+        self.progress: Any = 0 if run.worker.kind == "bare" else (0, -1, 0, 0, 0)
+        self.changed = asyncio.Event()
+        self.closed = False
+
+    async def open(self) -> None:
+        w = self.run.worker
+        from websockets.asyncio.client import connect
+
+        async with w.connecting:
+            self.ws = await connect(
+                w.url,
+                subprotocols=[SUBPROTOCOL_MSGPACK],  # type: ignore[list-item]
+                compression=None,
+                max_size=2**22,
+                open_timeout=60,
+                ping_interval=None,  # browsers do not ping; the server does
+                close_timeout=1,
+            )
+        w.open_conns += 1
+        w.tasks.add(asyncio.get_running_loop().create_task(self.read()))
+        if w.kind == "bare":
+            await self.ws.send(ENCODE({"g": self.run.gid}))
+            self.welcomed = True
+            return
+        await self.send({"t": "hello", "rid": 1, "version": PROTOCOL_VERSION, "name": "load"})
+        await self.wait(lambda: self.welcomed, 30)
+
+    async def send(self, msg: dict[str, Any]) -> None:
+        await self.ws.send(ENCODE(msg))
+
+    async def wait(self, pred: Any, timeout: float) -> None:
+        async def loop() -> None:
+            while not pred():
+                if self.closed:
+                    raise ConnectionError("the server closed the connection")
+                self.changed.clear()
+                await self.changed.wait()
+
+        await asyncio.wait_for(loop(), timeout)
+
+    async def read(self) -> None:
+        w = self.run.worker
+        try:
+            async for data in self.ws:
+                w.bytes_in += len(data)
+                w.msgs_in += 1
+                await self.take(DECODE(data))
+        except Exception as e:  # a disconnect, or our own bug: count both
+            if not w.quitting:
+                w.count(f"reader:{type(e).__name__}")
+        finally:
+            self.closed = True
+            w.open_conns -= 1
+            if not w.quitting:
+                w.disconnects += 1
+            self.changed.set()
+
+    async def take(self, msg: Any) -> None:
+        run = self.run
+        if run.worker.kind == "bare":
+            self.progress = msg["n"]
+            await run.on_update(self)
+            return
+        t = msg["t"]
+        if t == "tpatch":
+            seq = msg["seq"]
+            if self.snapshot_asked:
+                return
+            if self.doc is None or seq != self.seq + 1:
+                run.worker.count("seq_gap")
+                await self.ask_snapshot()
+                return
+            try:
+                self.doc = apply_patch(self.doc, msg["patch"])
+            except Exception:
+                run.worker.count("patch_failed")
+                await self.ask_snapshot()
+                return
+            self.seq = seq
+        elif t == "table":
+            self.doc, self.seq, self.snapshot_asked = msg["view"], msg["seq"], False
+            self.seat = self.doc["you"]
+        elif t == "welcome":
+            self.welcomed = True
+        elif t == "error":
+            run.worker.count(f"error:{msg['code']}")
+            run.refused(self, msg.get("rid"))
+        elif t in ("bye", "left"):
+            run.worker.count(f"{t}:{msg.get('code') or msg.get('reason')}")
+        else:  # seated, lobby, lpatch, pong
+            self.changed.set()
+            return
+        self.changed.set()
+        if self.doc is not None:
+            progress = view_progress(self.doc)
+            if progress < self.progress[1:]:
+                self.game += 1  # a new game starts from zero
+            self.progress = (self.game, *progress)
+            await run.on_update(self)
+
+    async def ask_snapshot(self) -> None:
+        self.snapshot_asked = True
+        await self.send({"t": "snapshot", "rid": 0})
+
+
+class TableRun:
+    """One table: four clients, the moves in flight, the pacing."""
+
+    def __init__(self, worker: Worker, number: int) -> None:
+        self.worker = worker
+        self.gid = f"{worker.wid}-{number}"
+        self.clients = [Client(self, i) for i in range(4)]
+        self.pending: list[Move] = []
+        self.sent_at: Any = None  # the actor's progress when it last moved
+        self.owed = False
+        self.moves = 0  # bare: the number of the last move sent
+        self.again_sent = -1
+        self.seated = False
+        self.playing = False
+        self.broken = False
+
+    async def connect(self) -> None:
+        await asyncio.gather(*(c.open() for c in self.clients))
+
+    async def seat(self) -> None:
+        if self.worker.kind == "bare":
+            self.seated = True
+            return
+        host, *guests = self.clients
+        await host.send(
+            {
+                "t": "create",
+                "rid": 1,
+                "name": f"load {self.gid}",
+                "private": True,  # not listed: the lobby stays small
+                "deals": 40,  # a game never ends within a run
+                "bot_level": "random",
+                "turn_timer": 0.0,
+            }
+        )
+        await host.wait(lambda: host.doc is not None, 30)
+        code = host.doc["invite_code"]
+        for c in guests:
+            await c.send({"t": "join", "rid": 1, "code": code})
+        for c in guests:
+            await c.wait(lambda c=c: c.doc is not None, 30)
+        await host.wait(lambda: all(s["kind"] == "human" for s in host.doc["seats"]), 30)
+        await host.send({"t": "start", "rid": 2})
+        for c in self.clients:
+            await c.wait(lambda c=c: c.doc is not None and c.doc["status"] == "playing", 30)
+        self.seated = True
+
+    async def drive(self) -> None:
+        """One move every period, the first after a random part of one."""
+        w = self.worker
+        period = 1.0 / w.pace
+        nxt = PERF() + w.rng.random() * period
+        while True:
+            delay = nxt - PERF()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            nxt += period
+            now = PERF()
+            if nxt < now:  # fell behind (overloaded): skip rather than burst
+                w.late_ticks += 1
+                nxt = now + period
+            await self.move()
+
+    def actor(self) -> Client | None:
+        if self.worker.kind == "bare":
+            c = self.clients[(self.moves + 1) % 4]
+            return c if c.progress >= self.moves else None
+        for c in self.clients:
+            if c.doc is not None and (self.sent_at is None or c.progress > self.sent_at):
+                if can_act(c.doc):
+                    return c
+                if c.doc["status"] == "finished" and c.idx == 0 and self.again_sent != c.game:
+                    # Only after 40 deals: a new game at the same table.
+                    self.again_sent = c.game
+                    c.changed.set()
+                    asyncio.get_running_loop().create_task(c.send({"t": "again", "rid": 3}))
+        return None
+
+    async def move(self) -> None:
+        c = self.actor()
+        if c is None:
+            self.owed = True  # move as soon as a view allows it
+            return
+        self.owed = False
+        w = self.worker
+        w.rid += 1
+        if w.kind == "bare":
+            self.moves += 1
+            data = ENCODE({"t": "m", "n": self.moves})
+            before: Any = self.moves - 1
+        else:
+            data = ENCODE(choose(c.doc, w.rng, w.rid))
+            before = self.sent_at = c.progress
+        t0 = PERF()
+        self.pending.append(Move(before, t0, w.rid))
+        if w.window_start is not None and t0 >= w.window_start and w.window_end is None:
+            w.moves_sent += 1
+        await c.ws.send(data)
+
+    async def on_update(self, client: Client) -> None:
+        if self.pending:
+            bit = 1 << client.idx
+            progress = client.progress
+            done = None
+            for m in self.pending:
+                if not m.mask & bit and progress > m.progress:
+                    m.mask |= bit
+                    if m.mask == 15:
+                        self.worker.record(m, PERF())
+                        done = True
+            if done:
+                self.pending = [m for m in self.pending if m.mask != 15]
+        if self.owed and self.playing:
+            await self.move()
+
+    def refused(self, client: Client, rid: Any) -> None:
+        # A refused move shows in no view: forget it and let the actor retry.
+        before = len(self.pending)
+        self.pending = [m for m in self.pending if m.rid != rid]
+        if len(self.pending) != before:
+            self.sent_at = None
+            self.worker.refused_moves += 1
+
+
+class Worker:
+    """A client process: its tables, and the counters of the current window."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.kind = args.kind
+        self.url = args.url
+        self.pace = args.pace
+        self.wid = args.wid
+        self.rng = random.Random(f"load/{args.seed}/{args.wid}")
+        self.connecting = asyncio.Semaphore(args.connect_concurrency)
+        self.tables: list[TableRun] = []
+        self.tasks: set[asyncio.Task[Any]] = set()
+        self.rid = 10
+        self.quitting = False
+        self.open_conns = 0
+        self.disconnects = 0
+        self.bytes_in = 0
+        self.msgs_in = 0
+        self.errors: Counter[str] = Counter()
+        self.late_ticks = 0
+        self.refused_moves = 0
+        self.window_start: float | None = None
+        self.window_end: float | None = None
+        self.latencies: list[float] = []
+        self.sent_times: list[float] = []
+        self.moves_sent = 0
+        self.mark: dict[str, Any] = {}
+
+    def count(self, what: str) -> None:
+        self.errors[what] += 1
+
+    def record(self, move: Move, now: float) -> None:
+        start = self.window_start
+        if start is None or move.t0 < start:
+            return
+        if self.window_end is not None and move.t0 >= self.window_end:
+            return
+        self.latencies.append(now - move.t0)
+        self.sent_times.append(move.t0)
+
+    # -- commands from the coordinator ------------------------------------------
+
+    async def connect(self, tables: int) -> dict[str, Any]:
+        new = [TableRun(self, len(self.tables) + i) for i in range(tables)]
+        self.tables.extend(new)
+        t0 = PERF()
+        results = await asyncio.gather(*(t.connect() for t in new), return_exceptions=True)
+        failed = 0
+        for t, r in zip(new, results, strict=True):
+            if isinstance(r, BaseException):
+                t.broken = True
+                failed += 1
+                self.count(f"connect:{type(r).__name__}")
+        return {"connected": len(new) - failed, "failed": failed, "seconds": PERF() - t0}
+
+    async def join(self, tables: int) -> dict[str, Any]:
+        """Connect and seat ``tables`` new tables, a few at a time, as players
+        arriving would: each client spends a moment in the lobby, not the
+        whole ramp (the lobby sends every watcher each change of its list)."""
+        new = [TableRun(self, len(self.tables) + i) for i in range(tables)]
+        self.tables.extend(new)
+        sem = asyncio.Semaphore(16)
+
+        async def one(t: TableRun) -> None:
+            async with sem:
+                await t.connect()
+                await t.seat()
+
+        t0 = PERF()
+        results = await asyncio.gather(*(one(t) for t in new), return_exceptions=True)
+        failed = 0
+        for t, r in zip(new, results, strict=True):
+            if isinstance(r, BaseException):
+                t.broken = True
+                failed += 1
+                self.count(f"join:{type(r).__name__}")
+        gc.collect()
+        return {"joined": len(new) - failed, "failed": failed, "seconds": PERF() - t0}
+
+    async def seat(self) -> dict[str, Any]:
+        todo = [t for t in self.tables if not t.broken and not t.seated]
+        sem = asyncio.Semaphore(64)
+
+        async def one(t: TableRun) -> None:
+            async with sem:
+                await t.seat()
+
+        t0 = PERF()
+        results = await asyncio.gather(*(one(t) for t in todo), return_exceptions=True)
+        failed = 0
+        for t, r in zip(todo, results, strict=True):
+            if isinstance(r, BaseException):
+                t.broken = True
+                failed += 1
+                self.count(f"seat:{type(r).__name__}")
+        gc.collect()
+        return {"seated": len(todo) - failed, "failed": failed, "seconds": PERF() - t0}
+
+    def play(self) -> dict[str, Any]:
+        started = 0
+        for t in self.tables:
+            if t.seated and not t.broken and not t.playing:
+                t.playing = True
+                self.tasks.add(asyncio.get_running_loop().create_task(t.drive()))
+                started += 1
+        return {"playing": started}
+
+    def _counters(self) -> dict[str, Any]:
+        ru = resource.getrusage(resource.RUSAGE_SELF)
+        return {
+            "cpu": ru.ru_utime + ru.ru_stime,
+            "time": PERF(),
+            "bytes_in": self.bytes_in,
+            "msgs_in": self.msgs_in,
+            "disconnects": self.disconnects,
+            "late_ticks": self.late_ticks,
+            "refused": self.refused_moves,
+            "errors": dict(self.errors),
+        }
+
+    def measure_start(self) -> dict[str, Any]:
+        self.latencies = []
+        self.sent_times = []
+        self.moves_sent = 0
+        self.window_end = None
+        self.mark = self._counters()
+        self.window_start = PERF()
+        return {"ok": True}
+
+    async def measure_stop(self, grace: float) -> dict[str, Any]:
+        end = self.window_end = PERF()
+        after = self._counters()
+        # Wait for the moves sent in the window; any still missing counts with
+        # the time waited (a lower bound) so a stall cannot hide from p99.
+        deadline = PERF() + grace
+        while PERF() < deadline and any(
+            m.t0 < end and m.t0 >= (self.window_start or 0) for t in self.tables for m in t.pending
+        ):
+            await asyncio.sleep(0.05)
+        unfinished = 0
+        now = PERF()
+        for t in self.tables:
+            for m in t.pending:
+                if (self.window_start or 0) <= m.t0 < end:
+                    unfinished += 1
+                    self.latencies.append(now - m.t0)
+                    self.sent_times.append(m.t0)
+        before = self.mark
+        errors = Counter(after["errors"])
+        errors.subtract(before["errors"])
+        slowest = sorted(zip(self.sent_times, self.latencies, strict=True), key=lambda m: -m[1])
+        out = {
+            "latencies_ms": [round(x * 1e3, 3) for x in self.latencies],
+            "slowest": [[t, round(x * 1e3, 2)] for t, x in slowest[:30]],
+            "moves_sent": self.moves_sent,
+            "unfinished": unfinished,
+            "seconds": end - before["time"],
+            "client_cpu_s": after["cpu"] - before["cpu"],
+            "bytes_in": after["bytes_in"] - before["bytes_in"],
+            "msgs_in": after["msgs_in"] - before["msgs_in"],
+            "disconnects": after["disconnects"] - before["disconnects"],
+            "late_ticks": after["late_ticks"] - before["late_ticks"],
+            "refused": after["refused"] - before["refused"],
+            "errors": {k: v for k, v in errors.items() if v},
+            "open_conns": self.open_conns,
+            "tables": sum(1 for t in self.tables if t.playing and not t.broken),
+        }
+        self.window_start = None
+        return out
+
+    async def serve(self) -> None:
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=2**20)
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+        while True:
+            line = await reader.readline()
+            if not line:
+                return  # the coordinator is gone
+            cmd = json.loads(line)
+            match cmd["cmd"]:
+                case "connect":
+                    reply = await self.connect(cmd["tables"])
+                case "seat":
+                    reply = await self.seat()
+                case "join":
+                    reply = await self.join(cmd["tables"])
+                case "play":
+                    reply = self.play()
+                case "measure_start":
+                    reply = self.measure_start()
+                case "measure_stop":
+                    reply = await self.measure_stop(cmd.get("grace", 5.0))
+                case "status":
+                    reply = {"open_conns": self.open_conns, "errors": dict(self.errors)}
+                case "quit":
+                    self.quitting = True
+                    reply = {"ok": True}
+                case other:
+                    reply = {"error": f"unknown command {other}"}
+            reply["open_conns"] = self.open_conns
+            sys.stdout.write(json.dumps(reply) + "\n")
+            sys.stdout.flush()
+            if cmd["cmd"] == "quit":
+                return
+
+
+def worker_main(args: argparse.Namespace) -> None:
+    # Thousands of view documents are plain containers without cycles: the
+    # collector would only add pauses to what we measure.
+    gc.disable()
+    try:
+        import uvloop
+
+        uvloop.install()
+    except ImportError:
+        pass
+
+    async def main() -> None:
+        worker = Worker(args)
+        try:
+            await asyncio.wait_for(worker.serve(), args.max_time)
+        finally:
+            worker.quitting = True
+
+    with contextlib.suppress(TimeoutError, KeyboardInterrupt):
+        asyncio.run(main())
+    sys.stdout.flush()
+    os._exit(0)  # the server sees the sockets close; no need to say goodbye
+
+
+# =============================================================================
+# The coordinator
+# =============================================================================
+
+
+GC_WRAPPER = """
+import gc, sys, time
+log = open(sys.argv[1], "a", buffering=1)
+started = [0.0]
+def watch(phase, info):
+    if phase == "start":
+        started[0] = time.perf_counter()
+    else:
+        pause = time.perf_counter() - started[0]
+        gen, collected = info["generation"], info["collected"]
+        log.write(f"{time.perf_counter():.4f} {gen} {pause * 1e3:.3f} {collected}\\n")
+gc.callbacks.append(watch)
+experiment = {}
+while len(sys.argv) > 3 and sys.argv[2].startswith("--gc-"):
+    experiment[sys.argv[2]] = sys.argv[3]
+    del sys.argv[2:4]
+if experiment:
+    # Experiments, not the server's settings: tune_gc as shipped, then these.
+    import server.app
+    import threading
+    shipped = server.app.tune_gc
+    def tune_gc():
+        shipped()
+        if "--gc-threshold" in experiment:
+            gc.set_threshold(*[int(x) for x in experiment["--gc-threshold"].split(",")])
+        if "--gc-freeze-every" in experiment:
+            every = float(experiment["--gc-freeze-every"])
+            def freezer():
+                while True:
+                    time.sleep(every)
+                    gc.freeze()
+            threading.Thread(target=freezer, daemon=True).start()
+    server.app.tune_gc = tune_gc
+sys.argv = ["atout-server", *sys.argv[2:]]
+from server.__main__ import main
+main()
+"""
+"""``--gc-log``: run ``atout-server`` with every collection's pause logged (no other change;
+``--gc-threshold`` also overrides the collector thresholds that ``tune_gc`` sets)."""
+
+
+def gc_pauses(path: Path, start: float, end: float) -> dict[str, Any]:
+    """Collections logged between two ``perf_counter`` times (CLOCK_MONOTONIC, the
+    same in every process): count, total and max pause by generation, and the
+    pauses themselves as [end time, generation, ms]."""
+    out: dict[str, Any] = {}
+    with contextlib.suppress(FileNotFoundError), open(path) as f:
+        for line in f:
+            at, gen, ms, _ = line.split()
+            if start <= float(at) <= end:
+                out.setdefault("pauses", []).append([float(at), int(gen), float(ms)])
+                g = out.setdefault(f"gen{gen}", {"count": 0, "total_ms": 0.0, "max_ms": 0.0})
+                g["count"] += 1
+                g["total_ms"] = round(g["total_ms"] + float(ms), 2)
+                g["max_ms"] = max(g["max_ms"], float(ms))
+    return out
+
+
+def proc_cpu(pid: int) -> float:
+    """User + system CPU seconds of ``pid`` so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def proc_wait(pid: int) -> float:
+    """Seconds ``pid``'s main thread has waited, runnable, for a CPU (schedstat).
+
+    The machine is shared: if this grows, other processes took the core and
+    the latency figures measure them too.
+    """
+    try:
+        with open(f"/proc/{pid}/schedstat") as f:
+            return int(f.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+def proc_rss(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def child_setup(cores: set[int], deathsig: int, nice: int = 0) -> Any:
+    """A ``preexec_fn``: pin to ``cores``, raise the descriptor limit, die with
+    us, and take the ``nice`` value (negative: ahead of the machine's other work)."""
+
+    def setup() -> None:
+        os.sched_setaffinity(0, cores)
+        if nice:
+            os.setpriority(os.PRIO_PROCESS, 0, nice)
+        _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        with contextlib.suppress(Exception):
+            ctypes.CDLL(None).prctl(1, deathsig)  # PR_SET_PDEATHSIG
+
+    return setup
+
+
+def raise_nofile() -> None:
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def code_version(root: str) -> str:
+    """The commit of ``root`` and whether server/ or protocol/ differ from it."""
+    import subprocess
+
+    try:
+        rev = subprocess.run(
+            ["git", "-C", root, "rev-parse", "--short", "HEAD"],
+            capture_output=True, text=True, check=True, timeout=10,
+        ).stdout.strip()  # fmt: skip
+        dirty = subprocess.run(
+            ["git", "-C", root, "status", "--porcelain", "--", "server", "protocol"],
+            capture_output=True, text=True, check=True, timeout=10,
+        ).stdout.strip()  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        marker = Path(root) / "COMMIT"
+        return marker.read_text().strip() if marker.exists() else "unknown"
+    return rev + (" + uncommitted changes in server/ or protocol/" if dirty else "")
+
+
+def load_average() -> str:
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+
+def percentile(sorted_values: list[float], q: float) -> float:
+    if not sorted_values:
+        return math.nan
+    k = min(len(sorted_values) - 1, max(0, math.ceil(q * len(sorted_values)) - 1))
+    return sorted_values[k]
+
+
+async def http_get_json(port: int, path: str, timeout: float = 5.0) -> Any:
+    async def get() -> Any:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+        await writer.drain()
+        data = await reader.read()
+        writer.close()
+        return json.loads(data.split(b"\r\n\r\n", 1)[1])
+
+    return await asyncio.wait_for(get(), timeout)
+
+
+class Run:
+    """One backend (ours with a store, or bare), its client workers, and cleanup."""
+
+    def __init__(self, args: argparse.Namespace, target: str, store: str, tmp: Path) -> None:
+        self.args = args
+        self.target = target
+        self.store = store
+        self.tmp = tmp
+        self.server: asyncio.subprocess.Process | None = None
+        self.workers: list[asyncio.subprocess.Process] = []
+        self.redis: Any = None
+        self.port = free_port()
+        self.label = "bare" if target == "bare" else f"ours/{store}"
+        self.gc_log: Path | None = None
+        self.files = contextlib.ExitStack()  # log files handed to the children
+
+    def log_file(self, name: str) -> Any:
+        # Open for the children's whole life; ``stop`` closes them all.
+        return self.files.enter_context(open(self.tmp / name, "ab"))
+
+    async def start(self, workers: int | None = None) -> None:
+        args = self.args
+        name = self.label.replace("/", "-")
+        log = self.log_file(f"server-{name}.log")
+        if self.target == "bare":
+            cmd = [sys.executable, str(ROOT / "bench" / "bare_server.py"), "--port", str(self.port)]
+        else:
+            if args.gc_log or args.gc_threshold or args.gc_freeze_every:
+                self.gc_log = self.tmp / f"gc-{name}.log"
+                launcher = ["-c", GC_WRAPPER, str(self.gc_log)]
+                if args.gc_threshold:
+                    launcher += ["--gc-threshold", args.gc_threshold]
+                if args.gc_freeze_every:
+                    launcher += ["--gc-freeze-every", str(args.gc_freeze_every)]
+            else:
+                launcher = ["-m", "server"]
+            cmd = [
+                sys.executable, *launcher, "serve",
+                "--port", str(self.port),
+                "--log-level", "warning",
+                "--rate", "1000", "--burst", "1000",
+                *shlex.split(args.server_args),
+            ]  # fmt: skip
+            if self.store == "redis":
+                from tests.redis_server import RedisServer
+
+                self.redis = RedisServer()
+                # Redis stands for a separate machine: keep it off the server's core.
+                os.sched_setaffinity(self.redis._proc.pid, args.redis_cores or args.client_cores)
+                if args.nice:
+                    os.setpriority(os.PRIO_PROCESS, self.redis._proc.pid, args.nice)
+                cmd += ["--redis", self.redis.url]
+        self.server = await asyncio.create_subprocess_exec(
+            *cmd,
+            cwd=args.server_root,
+            stdout=log,
+            stderr=log,
+            preexec_fn=child_setup(args.server_cores, signal.SIGTERM, args.nice),
+        )
+        deadline = time.monotonic() + 30
+        while True:
+            if self.server.returncode is not None:
+                raise RuntimeError(f"{self.label} server exited; see {log.name}")
+            try:
+                _, w = await asyncio.open_connection("127.0.0.1", self.port)
+                w.close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(
+                        f"{self.label} server did not listen; see {log.name}"
+                    ) from None
+                await asyncio.sleep(0.1)
+        for i in range(workers or args.workers):
+            self.workers.append(
+                await asyncio.create_subprocess_exec(
+                    sys.executable, str(Path(__file__).resolve()), "--worker",
+                    "--kind", "bare" if self.target == "bare" else "ours",
+                    "--url", f"ws://127.0.0.1:{self.port}/",
+                    "--pace", str(args.pace), "--wid", str(i), "--seed", str(args.seed),
+                    "--connect-concurrency", str(args.connect_concurrency),
+                    "--max-time", str(args.max_time),
+                    stdin=asyncio.subprocess.PIPE,
+                    stdout=asyncio.subprocess.PIPE,
+                    stderr=self.log_file(f"worker-{name}-{i}.log"),
+                    limit=2**28,
+                    preexec_fn=child_setup(args.client_cores, signal.SIGKILL, args.nice),
+                )
+            )  # fmt: skip
+
+    @property
+    def pid(self) -> int:
+        assert self.server is not None
+        return self.server.pid
+
+    def cpu(self) -> float:
+        return proc_cpu(self.pid)
+
+    def redis_cpu(self) -> float:
+        return proc_cpu(self.redis._proc.pid) if self.redis else 0.0
+
+    async def ask(self, cmds: list[dict[str, Any]], timeout: float) -> list[dict[str, Any]]:
+        """Send one command to each worker; their replies, in order."""
+        for w, cmd in zip(self.workers, cmds, strict=False):
+            assert w.stdin is not None
+            w.stdin.write((json.dumps(cmd) + "\n").encode())
+            await w.stdin.drain()
+
+        async def reply(w: asyncio.subprocess.Process) -> dict[str, Any]:
+            assert w.stdout is not None
+            line = await w.stdout.readline()
+            if not line:
+                raise RuntimeError(f"a client worker died; see {self.tmp}/worker-*.log")
+            return dict(json.loads(line))
+
+        try:
+            return list(
+                await asyncio.wait_for(
+                    asyncio.gather(*(reply(w) for w in self.workers[: len(cmds)])), timeout
+                )
+            )
+        except TimeoutError:
+            raise RuntimeError(
+                f"client workers did not answer {cmds[0]['cmd']!r} within {timeout:.0f}s"
+            ) from None
+
+    async def ask_all(self, cmd: dict[str, Any], timeout: float) -> list[dict[str, Any]]:
+        return await self.ask([cmd] * len(self.workers), timeout)
+
+    def shares(self, count: int) -> list[int]:
+        n = len(self.workers)
+        return [count // n + (1 if i < count % n else 0) for i in range(n)]
+
+    async def add_tables(self, count: int) -> dict[str, Any]:
+        """Connect and seat ``count`` more tables, split across the workers."""
+        t0 = time.monotonic()
+        cmds = [{"cmd": "join", "tables": k} for k in self.shares(count)]
+        joined = await self.ask(cmds, 60 + count * 0.2)
+        return {
+            "joined": sum(r["joined"] for r in joined),
+            "failed": sum(r["failed"] for r in joined),
+            "seconds": time.monotonic() - t0,
+        }
+
+    async def stop(self) -> None:
+        with contextlib.suppress(Exception):
+            await self.ask_all({"cmd": "quit"}, 5)
+        for w in self.workers:
+            with contextlib.suppress(ProcessLookupError):
+                w.kill()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(w.wait(), 5)
+        if self.server is not None and self.server.returncode is None:
+            self.server.terminate()
+            try:
+                await asyncio.wait_for(self.server.wait(), 15)
+            except TimeoutError:
+                self.server.kill()
+                await self.server.wait()
+        if self.redis is not None:
+            self.redis.close()
+        self.files.close()
+
+
+def summarize(
+    run: Run, tables: int, replies: list[dict[str, Any]], cpu_s: float, redis_cpu_s: float,
+    wall_s: float,
+) -> dict[str, Any]:  # fmt: skip
+    lat = sorted(x for r in replies for x in r["latencies_ms"])
+    moves = len(lat)
+    seconds = statistics.mean(r["seconds"] for r in replies)
+    errors: Counter[str] = Counter()
+    for r in replies:
+        errors.update(r["errors"])
+    client_cpu = sum(r["client_cpu_s"] for r in replies)
+    bytes_in = sum(r["bytes_in"] for r in replies)
+    return {
+        "target": run.label,
+        "tables": tables,
+        "tables_playing": sum(r["tables"] for r in replies),
+        "clients": sum(r["open_conns"] for r in replies),
+        "seconds": round(seconds, 2),
+        "moves": moves,
+        "moves_per_s": round(moves / seconds, 1),
+        "moves_sent": sum(r["moves_sent"] for r in replies),
+        "p50_ms": round(percentile(lat, 0.50), 2),
+        "p99_ms": round(percentile(lat, 0.99), 2),
+        "max_ms": round(lat[-1], 2) if lat else math.nan,
+        "server_cpu_pct": round(100 * cpu_s / wall_s, 1),
+        "server_us_per_move": round(1e6 * cpu_s / moves, 1) if moves else math.nan,
+        "server_rss_mb": round(proc_rss(run.pid) / 2**20, 1),
+        "redis_cpu_pct": round(100 * redis_cpu_s / wall_s, 1) if run.redis else None,
+        "bytes_per_move": round(bytes_in / moves) if moves else math.nan,
+        "msgs_per_move": round(sum(r["msgs_in"] for r in replies) / moves, 2) if moves else 0,
+        "client_cpu_pct": round(100 * client_cpu / wall_s, 1),
+        "client_cores": len(run.args.client_cores),
+        "unfinished": sum(r["unfinished"] for r in replies),
+        "late_ticks": sum(r["late_ticks"] for r in replies),
+        "refused": sum(r["refused"] for r in replies),
+        "errors": dict(errors),
+        "error_count": sum(v for k, v in errors.items()),
+        "disconnects": sum(r["disconnects"] for r in replies),
+        "load_avg": load_average(),
+    }
+
+
+def slowest_moves(
+    replies: list[dict[str, Any]], t0: float, pauses: list[list[float]], top: int = 30
+) -> list[tuple[float, float, tuple[int, float] | None]]:
+    """The slowest moves: when (s into the window), how long (ms), and the
+    longest collector pause that ended while each waited, if any."""
+    moves = sorted((m for r in replies for m in r["slowest"]), key=lambda m: m[1], reverse=True)[
+        :top
+    ]
+    out = []
+    for sent, ms in moves:
+        during = [(int(g), p) for at, g, p in pauses if sent <= at <= sent + ms / 1e3]
+        out.append((round(sent - t0, 2), ms, max(during, key=lambda x: x[1]) if during else None))
+    return out
+
+
+HEADER = (
+    f"{'target':<12} {'tables':>6} {'clients':>7} {'moves/s':>8} {'p50ms':>7} {'p99ms':>8} "
+    f"{'maxms':>8} {'srvCPU%':>7} {'us/move':>8} {'RSS_MB':>7} {'B/move':>7} "
+    f"{'cliCPU%':>7} {'errs':>5} {'disc':>5}  load"
+)
+
+
+def row_text(r: dict[str, Any]) -> str:
+    return (
+        f"{r['target']:<12} {r['tables']:>6} {r['clients']:>7} {r['moves_per_s']:>8.1f} "
+        f"{r['p50_ms']:>7.1f} {r['p99_ms']:>8.1f} {r['max_ms']:>8.1f} "
+        f"{r['server_cpu_pct']:>7.1f} {r['server_us_per_move']:>8.0f} {r['server_rss_mb']:>7.1f} "
+        f"{r['bytes_per_move']:>7} {r['client_cpu_pct']:>7.1f} {r['error_count']:>5} "
+        f"{r['disconnects']:>5}  {r['load_avg']}"
+    )
+
+
+async def profile_window(run: Run, seconds: float, out: str) -> asyncio.subprocess.Process:
+    """Start py-spy on the server for ``seconds``.
+
+    Raw collapsed stacks (``hot_spots`` reads them) unless ``out`` ends in
+    .svg (a flame graph) or .json (speedscope). ``--native --idle``: with
+    uvloop much of the work is C code under ``Runner.run``, and only the
+    native frames tell waiting in ``epoll_wait`` from writing to sockets.
+    """
+    pyspy = Path(sys.executable).parent / "py-spy"
+    fmt = "raw" if not out.endswith((".svg", ".json")) else (
+        "flamegraph" if out.endswith(".svg") else "speedscope"
+    )  # fmt: skip
+    return await asyncio.create_subprocess_exec(
+        str(pyspy), "record", "--pid", str(run.pid), "--duration", str(int(seconds)),
+        "--rate", "100", "--function", "--native", "--idle", "--format", fmt, "--output", out,
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
+        preexec_fn=child_setup(run.args.client_cores, signal.SIGKILL),
+    )  # fmt: skip
+
+
+IDLE_LEAVES = ("epoll_wait", "epoll_pwait", "epoll_pwait2")
+
+COMPONENTS = (
+    # (name, frames that mark it); a sample goes to the first that matches.
+    ("collector pauses", ("gc_collect_main",)),
+    ("store save", ("Table._save",)),
+    ("diff of views", ("diff (protocol/diff.py",)),
+    ("building views", ("Table.view_for", "Table._public_parts")),
+    ("encoding messages", ("_send_to_all", "Conn.send (")),
+    ("engine + state encode", ("Table._apply", "Game.state", "Table._commit")),
+    ("socket writes (Conn._write)", ("Conn._write",)),
+    ("receiving frames", ("Front.handler", "data_received", "protocol_handler")),
+    ("lobby", ("Lobby.",)),
+)
+
+
+def hot_spots(path: str, top: int = 25) -> str:
+    """Where the server's busy samples go: by function (self and inclusive) and by file."""
+    own: Counter[str] = Counter()
+    incl: Counter[str] = Counter()
+    files: Counter[str] = Counter()
+    parts: Counter[str] = Counter()
+    total = busy = 0
+    with open(path) as f:
+        for line in f:
+            stack, _, count = line.rstrip("\n").rpartition(" ")
+            if not stack:
+                continue
+            n = int(count)
+            frames = stack.split(";")
+            total += n
+            leaf = frames[-1]
+            if leaf.split(" ", 1)[0] in IDLE_LEAVES:
+                continue
+            busy += n
+            own[leaf] += n
+            where = leaf.rpartition("(")[2].rstrip(")").split(":")[0]
+            files[where] += n
+            for fr in set(frames):
+                incl[fr] += n
+            part = next((name for name, keys in COMPONENTS if any(k in stack for k in keys)), None)
+            parts[part or "other (event loop, tasks, timers)"] += n
+    if not busy:
+        return "no busy samples"
+    pct = 100 / busy
+    lines = [
+        f"{total} samples, {busy} busy ({100 * busy / total:.0f}%; the rest wait in epoll)."
+        " Shares below are of the busy samples.",
+        "share  component",
+    ]
+    lines += [f"{n * pct:5.1f}  {name}" for name, n in parts.most_common()]
+    lines += ["self%  function"]
+    lines += [f"{n * pct:5.1f}  {fn}" for fn, n in own.most_common(top)]
+    lines += ["self%  file"]
+    lines += [f"{n * pct:5.1f}  {fn}" for fn, n in files.most_common(top)]
+    lines += ["incl%  function (frames in nearly every sample left out)"]
+    lines += [
+        f"{n * pct:5.1f}  {fn}"
+        for fn, n in incl.most_common()
+        if n < 0.95 * busy
+        and not fn.endswith((".c)", ".h)"))
+        and ".c:" not in fn
+        and ".h:" not in fn
+    ][:top]
+    return "\n".join(lines)
+
+
+async def ramp(args: argparse.Namespace, run: Run, results: list[dict[str, Any]]) -> None:
+    steps = [int(s) for s in args.steps.split(",")]
+    await run.start()
+    total = 0
+    for i, tables in enumerate(steps):
+        added = await run.add_tables(tables - total)
+        total = tables
+        await run.ask_all({"cmd": "play"}, 30)
+        print(
+            f"# {run.label}: +{added['joined']} tables seated in {added['seconds']:.1f}s"
+            f" ({added['failed']} failed); warming up {args.warmup:.0f}s",
+            file=sys.stderr,
+            flush=True,
+        )
+        await asyncio.sleep(args.warmup)
+        profiler = None
+        if args.profile and i == len(steps) - 1 and run.target == "ours":
+            profiler = await profile_window(run, args.measure, args.profile)
+        cpu0, rcpu0, t0 = run.cpu(), run.redis_cpu(), PERF()
+        wait0 = proc_wait(run.pid)
+        await run.ask_all({"cmd": "measure_start"}, 30)
+        await asyncio.sleep(args.measure)
+        cpu1, rcpu1, t1 = run.cpu(), run.redis_cpu(), PERF()
+        wait1 = proc_wait(run.pid)
+        replies = await run.ask_all({"cmd": "measure_stop", "grace": args.grace}, 60)
+        r = summarize(run, tables, replies, cpu1 - cpu0, rcpu1 - rcpu0, t1 - t0)
+        r["server_cpu_wait_pct"] = round(100 * (wait1 - wait0) / (t1 - t0), 1)
+        pauses: list[list[float]] = []
+        if run.gc_log is not None:
+            r["gc"] = gc_pauses(run.gc_log, t0, t1 + args.grace)
+            pauses = r["gc"].pop("pauses", [])
+        r["slowest"] = slowest_moves(replies, t0, pauses)
+        if run.target == "ours":
+            with contextlib.suppress(Exception):
+                health = await http_get_json(run.port, "/healthz")
+                r["server_connections"] = health["connections"]
+                r["server_tables"] = health["tables"]
+        results.append(r)
+        print(row_text(r), flush=True)
+        if r["errors"]:
+            print(f"#   errors: {r['errors']}", file=sys.stderr, flush=True)
+        if "gc" in r:
+            print(f"#   gc in the window: {r['gc']}", flush=True)
+        print(
+            "#   slowest moves (s into the window: ms [gc pause ending meanwhile]): "
+            + ", ".join(
+                f"{at:.1f}: {ms:.0f}" + (f" [gen{g[0]} {g[1]:.0f}ms]" if g else "")
+                for at, ms, g in r["slowest"][:12]
+            ),
+            flush=True,
+        )
+        print(
+            f"#   server waited for its core {r['server_cpu_wait_pct']}% of the window"
+            " (other processes on it)",
+            flush=True,
+        )
+        if r.get("redis_cpu_pct") is not None:
+            print(f"#   redis-server CPU: {r['redis_cpu_pct']}% of a core", flush=True)
+        if profiler is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(profiler.wait(), 30)
+            if args.profile.endswith((".svg", ".json")):
+                print(f"# profile written to {args.profile}", file=sys.stderr)
+            else:
+                print(hot_spots(args.profile), file=sys.stderr, flush=True)
+        if r["p99_ms"] > args.give_up_ms:
+            print(
+                f"# {run.label}: p99 {r['p99_ms']:.0f} ms > {args.give_up_ms:.0f} ms: "
+                "saturated, stopping this ramp",
+                file=sys.stderr,
+                flush=True,
+            )
+            break
+
+
+async def idle_memory(args: argparse.Namespace, run: Run, results: list[dict[str, Any]]) -> None:
+    """RSS growth of a fresh server: per connected client, then per idle table."""
+    n = args.idle
+    await run.start(workers=1)
+    await run.add_tables(4)  # warm every code path (imports, first table) first
+    await asyncio.sleep(2)
+    rss0 = proc_rss(run.pid)
+    connected = await run.ask([{"cmd": "connect", "tables": n}], 60 + n)
+    await asyncio.sleep(2)
+    rss1 = proc_rss(run.pid)
+    await run.ask([{"cmd": "seat"}], 60 + n)
+    await asyncio.sleep(2)
+    rss2 = proc_rss(run.pid)
+    conns = 4 * connected[0]["connected"]
+    r = {
+        "target": run.label,
+        "idle_tables": n,
+        "connections": conns,
+        "rss_before_mb": round(rss0 / 2**20, 1),
+        "rss_connected_mb": round(rss1 / 2**20, 1),
+        "rss_seated_mb": round(rss2 / 2**20, 1),
+        "kb_per_connection": round((rss1 - rss0) / conns / 1024, 1),
+        "kb_per_idle_table": round((rss2 - rss1) / n / 1024, 1),
+        "kb_per_table_with_4_conns": round((rss2 - rss0) / n / 1024, 1),
+        "load_avg": load_average(),
+    }
+    results.append(r)
+    print(
+        f"{run.label:<12} idle memory: {conns} clients -> {r['kb_per_connection']} KiB per "
+        f"connection (in the lobby); seated in {n} started tables -> "
+        f"{r['kb_per_idle_table']} KiB more per table; {r['kb_per_table_with_4_conns']} KiB "
+        f"per table with its 4 connections (RSS {r['rss_before_mb']} -> {r['rss_connected_mb']}"
+        f" -> {r['rss_seated_mb']} MB)  load {r['load_avg']}",
+        flush=True,
+    )
+
+
+async def coordinate(args: argparse.Namespace, results: list[dict[str, Any]]) -> None:
+    tmp = Path(tempfile.mkdtemp(prefix="atout-load-"))
+    print(
+        f"# pace {args.pace}/s per table, server cores {sorted(args.server_cores)}, "
+        f"client cores {sorted(args.client_cores)} x {args.workers} workers, nice {args.nice}, "
+        f"load average {load_average()}, logs in {tmp}",
+        file=sys.stderr,
+        flush=True,
+    )
+    version = code_version(args.server_root)
+    print(f"# server code: {args.server_root} at {version}", flush=True)
+    results.append(
+        {
+            "meta": True,
+            "server_root": args.server_root,
+            "code": version,
+            "args": {k: (sorted(v) if isinstance(v, set) else v) for k, v in vars(args).items()},
+            "load_avg_start": load_average(),
+            "cpus": os.cpu_count(),
+        }
+    )
+    stores = ["memory", "redis"] if args.store == "both" else [args.store]
+    plan: list[tuple[str, str, str]] = []
+    if args.idle:
+        plan += [("idle", "ours", s) for s in stores]
+    if args.target in ("ours", "both"):
+        plan += [("ramp", "ours", s) for s in stores]
+    if args.target in ("bare", "both"):
+        plan.append(("ramp", "bare", "-"))
+    header_done = False
+    for what, target, store in plan:
+        run = Run(args, target, store, tmp)
+        try:
+            if what == "idle":
+                await idle_memory(args, run, results)
+            else:
+                if not header_done:
+                    print(HEADER, flush=True)
+                    header_done = True
+                await ramp(args, run, results)
+        finally:
+            await run.stop()
+    bare = [r for r in results if r.get("target") == "bare" and "moves" in r]
+    for r in results:
+        if "moves" not in r:
+            continue
+        twin = [b for b in bare if b["tables"] == r["tables"]]
+        if r.get("target") != "bare" and twin and twin[0]["server_us_per_move"]:
+            r["cpu_ratio_vs_bare"] = round(
+                r["server_us_per_move"] / twin[0]["server_us_per_move"], 1
+            )
+            print(
+                f"# {r['target']} at {r['tables']} tables: {r['server_us_per_move']:.0f} us/move"
+                f" vs bare {twin[0]['server_us_per_move']:.0f} us/move -> ratio "
+                f"{r['cpu_ratio_vs_bare']}",
+                flush=True,
+            )
+    for label in sorted({r["target"] for r in results if "moves" in r}):
+        knee = next(
+            (r["tables"] for r in results if r.get("target") == label and "moves" in r
+             and r["p99_ms"] > args.knee_ms),
+            None,
+        )  # fmt: skip
+        print(
+            f"# {label}: knee (p99 > {args.knee_ms:.0f} ms) "
+            + (f"at {knee} tables" if knee else "not reached in this ramp"),
+            flush=True,
+        )
+
+
+def parse_cores(text: str) -> set[int]:
+    cores: set[int] = set()
+    for part in text.split(","):
+        if "-" in part:
+            a, b = part.split("-")
+            cores.update(range(int(a), int(b) + 1))
+        elif part:
+            cores.add(int(part))
+    return cores
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", default="50,100,200,500,1000", help="tables at each step")
+    parser.add_argument("--pace", type=float, default=1.0, help="moves per second per table")
+    parser.add_argument("--measure", type=float, default=20.0, help="seconds measured per step")
+    parser.add_argument("--warmup", type=float, default=5.0, help="seconds played before that")
+    parser.add_argument("--grace", type=float, default=5.0, help="wait for late updates (s)")
+    parser.add_argument("--store", choices=("memory", "redis", "both"), default="memory")
+    parser.add_argument("--target", choices=("ours", "bare", "both"), default="ours")
+    parser.add_argument("--bare", action="store_true", help="same as --target bare")
+    parser.add_argument("--idle", type=int, default=0, help="idle tables for the memory figures")
+    parser.add_argument("--workers", type=int, default=2, help="client processes")
+    parser.add_argument("--server-cores", default="0")
+    parser.add_argument("--client-cores", default="", help="default: every other core")
+    parser.add_argument(
+        "--nice",
+        type=int,
+        default=0,
+        help="nice value of the server, Redis and clients (negative needs root: on a shared"
+        " machine, keeps other work from taking the measured cores)",
+    )
+    parser.add_argument("--redis-cores", default="", help="default: the client cores")
+    parser.add_argument("--connect-concurrency", type=int, default=32)
+    parser.add_argument(
+        "--server-root",
+        default=str(ROOT),
+        help="run the server from this copy of the project (e.g. a `git archive` export)",
+    )
+    parser.add_argument("--server-args", default="", help="more `atout-server serve` flags")
+    parser.add_argument("--knee-ms", type=float, default=100.0)
+    parser.add_argument(
+        "--give-up-ms", type=float, default=3000.0, help="stop a ramp past this p99"
+    )
+    parser.add_argument("--profile", default="", help="py-spy the last step: .txt, .svg or .json")
+    parser.add_argument(
+        "--gc-log", action="store_true", help="log the server's collector pauses per step"
+    )
+    parser.add_argument(
+        "--gc-threshold",
+        default="",
+        help="experiment: override the server's gc thresholds (e.g. 700,10,10); implies --gc-log",
+    )
+    parser.add_argument(
+        "--gc-freeze-every",
+        type=float,
+        default=0.0,
+        help="experiment: the server calls gc.freeze() every this many seconds; implies --gc-log",
+    )
+    parser.add_argument("--json", default="", help="also write every figure to this file")
+    parser.add_argument("--seed", default="1")
+    parser.add_argument("--max-time", type=float, default=3600.0, help="hard stop (s)")
+    # The client process's own flags.
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--kind", default="ours", help=argparse.SUPPRESS)
+    parser.add_argument("--url", default="", help=argparse.SUPPRESS)
+    parser.add_argument("--wid", type=int, default=0, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    raise_nofile()
+    if args.worker:
+        worker_main(args)
+        return
+    if args.bare:
+        args.target = "bare"
+    args.server_cores = parse_cores(args.server_cores)
+    args.redis_cores = parse_cores(args.redis_cores)
+    available = os.sched_getaffinity(0)
+    args.client_cores = parse_cores(args.client_cores) or (available - args.server_cores)
+    if not args.client_cores:
+        args.client_cores = available
+    os.sched_setaffinity(0, args.client_cores)  # the coordinator stays off the server's core
+
+    results: list[dict[str, Any]] = []
+
+    async def bounded() -> None:
+        task = asyncio.get_running_loop().create_task(coordinate(args, results))
+        done, _ = await asyncio.wait([task], timeout=args.max_time)
+        if not done:
+            task.cancel()  # its finally blocks stop the servers and workers
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            print(f"# stopped: --max-time {args.max_time:.0f}s reached", file=sys.stderr)
+        else:
+            task.result()
+
+    try:
+        asyncio.run(bounded())
+    finally:
+        if args.json and results:
+            Path(args.json).write_text(json.dumps(results, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
