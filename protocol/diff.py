@@ -133,19 +133,27 @@ def _document(value: Any) -> Any:
     return _DOC_DECODER.decode(_DOC_ENCODER.encode(value))
 
 
-def diff(old: T, new: T) -> Patch:
+def diff(old: T, new: T, *, only: tuple[str, ...] | None = None) -> Patch:
     """Return the ops that turn ``old`` into ``new``; ``[]`` when they are equal.
 
     Both must be instances of the same Struct type (``TypeError`` otherwise).
     The ops carry fresh document values (no object of ``new`` is shared), so
     the patch can be kept or encoded later whatever happens to ``new``.
+
+    ``only`` names the fields (attribute names) to compare, the others are
+    ignored: a sender whose views share most fields between recipients diffs
+    the shared fields once and each recipient's own fields separately, and
+    the ops of the two calls together are the patch. (Ops of different
+    fields touch different paths, so their order does not matter.)
     """
     if type(old) is not type(new):
         raise TypeError(
             f"diff needs two values of one type, got {type(old).__name__} and {type(new).__name__}"
         )
     ops: Patch = []
-    if old != new:
+    if only is not None:
+        _diff_fields(old, new, _some_fields_of(type(old), only), (), ops)
+    elif old != new:
         _diff_structs(old, new, (), ops)
     return ops
 
@@ -202,7 +210,17 @@ def _diff_structs(old: msgspec.Struct, new: msgspec.Struct, path: Path, ops: Pat
     fields = _fields_of(type(old))
     if fields is None:
         _diff_values(_document(old), _document(new), path, ops)
-        return
+    else:
+        _diff_fields(old, new, fields, path, ops)
+
+
+def _diff_fields(
+    old: msgspec.Struct,
+    new: msgspec.Struct,
+    fields: tuple[tuple[str, str | int], ...],
+    path: Path,
+    ops: Patch,
+) -> None:
     for attr, step in fields:
         old_value = getattr(old, attr)
         new_value = getattr(new, attr)
@@ -236,6 +254,29 @@ def _fields_of(cls: type[msgspec.Struct]) -> tuple[tuple[str, str | int], ...] |
         fields = tuple(zip(cls.__struct_fields__, cls.__struct_encode_fields__, strict=True))
     _FIELDS[cls] = fields
     return fields
+
+
+_SOME_FIELDS: dict[
+    tuple[type[msgspec.Struct], tuple[str, ...]], tuple[tuple[str, str | int], ...]
+] = {}
+
+
+def _some_fields_of(
+    cls: type[msgspec.Struct], only: tuple[str, ...]
+) -> tuple[tuple[str, str | int], ...]:
+    """``_fields_of(cls)`` narrowed to the attributes in ``only``."""
+    try:
+        return _SOME_FIELDS[cls, only]
+    except KeyError:
+        pass
+    fields = _fields_of(cls)
+    if fields is None:
+        raise TypeError(f"diff(only=...) needs a Struct without omit_defaults, not {cls.__name__}")
+    unknown = set(only) - {attr for attr, _ in fields}
+    if unknown:
+        raise TypeError(f"{cls.__name__} has no field {sorted(unknown)[0]!r}")
+    some = _SOME_FIELDS[cls, only] = tuple(f for f in fields if f[0] in only)
+    return some
 
 
 def _diff_dicts(old: dict[Any, Any], new: dict[Any, Any], path: Path, ops: Patch) -> None:

@@ -37,8 +37,9 @@ class Settings:
         default=20.0, metadata={"help": "messages per second a connection may send"}
     )
     burst: int = field(default=40, metadata={"help": "messages a connection may send at once"})
-    send_queue: int = field(
-        default=256, metadata={"help": "messages queued to a slow client before it is dropped"}
+    send_buffer: int = field(
+        default=256 * 1024,
+        metadata={"help": "bytes a slow client may leave unread before it is dropped"},
     )
     max_tables: int = field(default=10000, metadata={"help": "tables open at once"})
     max_connections: int = field(default=20000, metadata={"help": "connections at once"})

@@ -1,9 +1,14 @@
-"""One client connection: its codec, its bounded send queue and its rate limit.
+"""One client connection: its codec, its rate limit and how it is written to.
 
 Everything the server sends to a client goes through ``Conn.send``, which
-never blocks: messages wait in a bounded queue drained by a writer task, and a
-client too slow to drain it is dropped (close code 4002) rather than stalling
-a table. ``Conn`` knows nothing of tables or rules.
+never blocks: a frame is written to the socket at once, like
+``websockets.broadcast`` does, with no task or queue per connection (a writer
+task per connection cost a queue hand-off and a task switch per message: 10-15%
+of the server's busy time under load, see docs/LOAD.md). What the kernel cannot
+take at once waits in the connection's write buffer; a client that lets that
+buffer grow past ``send_buffer`` bytes is too slow to read its messages and is
+dropped (close code 4002) rather than making the server hold its backlog.
+``Conn`` knows nothing of tables or rules.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 import structlog
-from websockets.exceptions import ConnectionClosed
+from websockets.asyncio.connection import broadcast
 
 from protocol.codec import Codec
 
@@ -62,7 +67,7 @@ class Conn:
     """A client connection after the WebSocket handshake."""
 
     def __init__(
-        self, ws: ServerConnection, codec: Codec, queue_size: int, rate: float, burst: int
+        self, ws: ServerConnection, codec: Codec, send_buffer: int, rate: float, burst: int
     ) -> None:
         self.id = f"c{next(_ids)}"
         self.ws = ws
@@ -73,61 +78,42 @@ class Conn:
         self.seat: int | None = None
         self.bucket = TokenBucket(rate, burst)
         self.refused = 0  # messages refused for rate, recently
-        self._queue: asyncio.Queue[bytes | str | None] = asyncio.Queue(queue_size)
-        self._writer = asyncio.create_task(self._write(), name=f"writer-{self.id}")
+        self.send_buffer = send_buffer
         self.closed = False
-        self._close_with = (1000, "")
+        self._closing: asyncio.Task[None] | None = None
         self.log = log.bind(conn=self.id)
 
     def send(self, msg: Any) -> None:
-        """Queue ``msg`` for the client; drop the client if its queue is full."""
+        """Send ``msg`` to the client now; drop the client if it is too far behind."""
         self.send_raw(self.codec.encode(msg))
 
     def send_raw(self, data: bytes | str) -> None:
         if self.closed:
             return
-        try:
-            self._queue.put_nowait(data)
-        except asyncio.QueueFull:
-            self.log.warning("client_too_slow", queued=self._queue.qsize())
+        # broadcast() writes synchronously and skips a connection that is no
+        # longer open (its closing handshake has begun): nothing to send then.
+        broadcast((self.ws,), data)
+        backlog = self.ws.transport.get_write_buffer_size()
+        if backlog > self.send_buffer:
+            self.log.warning("client_too_slow", buffered=backlog)
             self.close(CLOSE_TOO_SLOW, "too slow to read its messages")
 
     def close(self, code: int, reason: str) -> None:
-        """Close after the messages already queued (never blocks)."""
+        """Close the connection after what was already sent (never blocks)."""
         if self.closed:
             return
         self.closed = True
-        self._close_with = (code, reason)
-        try:
-            # The writer closes the socket when it reaches this marker, so a
-            # goodbye queued just before is sent first.
-            self._queue.put_nowait(None)
-        except asyncio.QueueFull:
-            # Too slow to drain: do not wait for the queue.
-            self._writer.cancel()
-            asyncio.get_running_loop().create_task(self._close_now())
+        # The close frame goes into the same write buffer, after every frame
+        # sent before it, so a goodbye sent just before still arrives first.
+        self._closing = asyncio.get_running_loop().create_task(self._close(code, reason))
 
-    async def _close_now(self) -> None:
+    async def _close(self, code: int, reason: str) -> None:
         with contextlib.suppress(Exception):
-            await self.ws.close(*self._close_with)
-
-    async def _write(self) -> None:
-        ws = self.ws
-        queue = self._queue
-        try:
-            while True:
-                data = await queue.get()
-                if data is None:
-                    await self._close_now()
-                    return
-                await ws.send(data)
-        except ConnectionClosed:
-            pass
+            await self.ws.close(code, reason)
 
     async def finish(self) -> None:
-        """The handler is done: let a requested close go out, then stop the writer."""
-        if self.closed and not self._writer.done():
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(asyncio.shield(self._writer), 2.0)
+        """The handler is done: give a requested close a moment to go out."""
         self.closed = True
-        self._writer.cancel()
+        if self._closing is not None and not self._closing.done():
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(self._closing), 2.0)

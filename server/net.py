@@ -114,7 +114,7 @@ class Front:
     async def handler(self, ws: ServerConnection) -> None:
         codec = codec_for(ws.subprotocol, Command)
         s = self.settings
-        conn = Conn(ws, codec, s.send_queue, s.rate, s.burst)
+        conn = Conn(ws, codec, s.send_buffer, s.rate, s.burst)
         self.conns.add(conn)
         metrics.CONNECTIONS.set(len(self.conns))
         try:

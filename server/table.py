@@ -27,7 +27,7 @@ import msgspec
 import structlog
 
 from protocol.cards import CARD_OF
-from protocol.diff import diff
+from protocol.diff import Patch, diff
 from protocol.messages import (
     Bid,
     Bye,
@@ -67,6 +67,10 @@ BOT_NAMES = ("Bot Ada", "Bot Blaise", "Bot Colette", "Bot Denis")
 CHAT_KEEP = 50
 CHAT_MAX = 200
 PATCHES_KEPT = 128
+
+OWN_FIELDS = ("you", "invite_code", "hand", "ecart", "legal")
+"""The fields of a ``TableView`` that differ between recipients (``Table.view_for``)."""
+PUBLIC_FIELDS = tuple(f for f in TableView.__struct_fields__ if f not in OWN_FIELDS)
 
 
 class SeatState(msgspec.Struct):
@@ -178,11 +182,13 @@ class Home(Protocol):
 class Stream:
     """A recipient's view stream: sequence number, last view sent, recent patches."""
 
-    __slots__ = ("conn", "patches", "seq", "view")
+    __slots__ = ("conn", "parts", "patches", "seq", "view")
 
     def __init__(self) -> None:
         self.seq = 0
         self.view: TableView | None = None
+        self.parts: dict[str, Any] | None = None
+        """The public parts ``view`` was built from, when a broadcast built it."""
         self.patches: deque[tuple[int, Any]] = deque(maxlen=PATCHES_KEPT)
         self.conn: Conn | None = None
 
@@ -384,33 +390,57 @@ class Table:
                 own["legal"] = legal_view(deal, seat)
         return TableView(**parts, **own)
 
-    def _send_view(self, stream: Stream, view: TableView, conns: list[Conn]) -> None:
-        if stream.view is None:
+    def _send_view(
+        self,
+        stream: Stream,
+        view: TableView,
+        parts: dict[str, Any],
+        public_ops: dict[int, Patch],
+        conns: list[Conn],
+    ) -> None:
+        old = stream.view
+        if old is None:
             stream.seq += 1
             stream.view = view
+            stream.parts = parts
             msg: Any = TableSnapshot(seq=stream.seq, view=view)
             stream.patches.clear()
         else:
-            patch = diff(stream.view, view)
+            if stream.parts is None:
+                patch = diff(old, view)
+            else:
+                # Every stream whose last view came from the same public parts
+                # gets the same public ops: diff those once per broadcast.
+                key = id(stream.parts)  # kept alive by stream.parts meanwhile
+                public = public_ops.get(key)
+                if public is None:
+                    public = public_ops[key] = diff(old, view, only=PUBLIC_FIELDS)
+                patch = public + diff(old, view, only=OWN_FIELDS)
+            stream.view = view
+            stream.parts = parts
             if not patch:
                 return
             stream.seq += 1
-            stream.view = view
             stream.patches.append((stream.seq, patch))
             msg = TablePatch(seq=stream.seq, patch=patch)
         _send_to_all(conns, msg)
 
     def _broadcast(self) -> None:
         parts = self._public_parts()
+        public_ops: dict[int, Patch] = {}
         for seat in range(4):
             stream = self.streams[seat]
             if stream is None:
                 continue
             view = self.view_for(seat, parts)
-            self._send_view(stream, view, [stream.conn] if stream.conn else [])
+            self._send_view(stream, view, parts, public_ops, [stream.conn] if stream.conn else [])
         if self.spectators:
             self._send_view(
-                self.spectator_stream, self.view_for(None, parts), list(self.spectators)
+                self.spectator_stream,
+                self.view_for(None, parts),
+                parts,
+                public_ops,
+                list(self.spectators),
             )
 
     def _snapshot(self, conn: Conn, stream: Stream, seat: int | None) -> None:
@@ -422,6 +452,7 @@ class Table:
             return
         stream.seq += 1
         stream.view = view
+        stream.parts = None
         stream.patches.clear()
         conn.send(TableSnapshot(seq=stream.seq, view=view))
 

@@ -304,6 +304,30 @@ def test_array_like_fields_are_addressed_after_the_tag() -> None:
     assert diff(a, b) == [Op(("bids", 0, 3), "append", ["KS"])]  # ["Call", seat, bid, kings]
 
 
+@given(st.data())
+def test_diffs_of_some_fields_add_up_to_the_whole_diff(data: st.DataObject) -> None:
+    # What the server does: the fields all recipients share are diffed once,
+    # each recipient's own fields apart; together they must make the patch.
+    a = data.draw(views)
+    b = data.draw(mutated(a))
+    own = tuple(data.draw(st.sets(st.sampled_from(View.__struct_fields__))))
+    shared = tuple(f for f in View.__struct_fields__ if f not in own)
+    parts = diff(a, b, only=shared) + diff(a, b, only=own)
+    assert apply(a, parts) == b
+    assert sorted(map(msgspec.json.encode, parts)) == sorted(map(msgspec.json.encode, diff(a, b)))
+
+
+def test_diff_of_some_fields_ignores_the_others_and_checks_their_names() -> None:
+    a = View("playing", [], ["KS"], [], {})
+    b = msgspec.structs.replace(a, phase="scoring", hand=[])
+    assert diff(a, b, only=("hand",)) == [Op(("hand",), "set", [])]
+    assert diff(a, b, only=()) == []
+    with pytest.raises(TypeError, match="no field 'hands'"):
+        diff(a, b, only=("hands",))
+    with pytest.raises(TypeError, match="omit_defaults"):
+        diff(Sparse(), Sparse(label="x"), only=("label",))
+
+
 def test_diff_needs_one_type() -> None:
     with pytest.raises(TypeError):
         diff(View("playing", [], [], [], {}), Row(0, []))  # mypy takes T = Struct

@@ -79,6 +79,24 @@ async def test_equal_version_is_accepted(store: TableStore) -> None:
     assert await store.load("t1") == (3, b"retried")
 
 
+async def test_concurrent_saves_each_get_their_own_answer(store: TableStore) -> None:
+    # The Redis store sends saves made meanwhile in one request (group
+    # commit): each caller must still see exactly its own save's outcome.
+    await store.save("stale", 5, b"five")
+    tables = [f"t{i}" for i in range(300)]  # more than one batch
+    outcomes = await asyncio.gather(
+        *(store.save(t, 1, t.encode(), open_=i % 2 == 0) for i, t in enumerate(tables)),
+        store.save("stale", 4, b"four"),
+        return_exceptions=True,
+    )
+    assert outcomes[:-1] == [None] * len(tables)
+    assert isinstance(outcomes[-1], StaleWrite) and outcomes[-1].stored == 5
+    for t in tables:
+        assert await store.load(t) == (1, t.encode())
+    assert await store.load("stale") == (5, b"five")
+    assert set(await store.open_tables()) == {*tables[::2], "stale"}
+
+
 async def test_open_index(store: TableStore) -> None:
     assert await store.open_tables() == []
     await store.save("b", 1, b"x")
