@@ -33,7 +33,11 @@ async def open_store(settings: Settings) -> TableStore:
     if settings.redis_url:
         from server.store.redis import RedisStore
 
-        return await RedisStore.connect(settings.redis_url, expire_s=settings.table_expire)
+        return await RedisStore.connect(
+            settings.redis_url,
+            expire_s=settings.table_expire,
+            batch_wait_s=settings.save_batch_wait,
+        )
     return MemoryStore()
 
 

@@ -61,6 +61,10 @@ class Settings:
     table_expire: float = field(
         default=86400.0, metadata={"help": "Redis keeps an untouched table this long (s)"}
     )
+    save_batch_wait: float = field(
+        default=0.002,
+        metadata={"help": "Redis: how long a save waits for others to go in the same request (s)"},
+    )
     chat_rate: float = field(default=1.0, metadata={"help": "chat lines per second per player"})
     shutdown_grace: float = field(
         default=5.0, metadata={"help": "seconds to persist and say goodbye on SIGTERM"}

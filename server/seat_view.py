@@ -7,6 +7,8 @@ public history; nothing else. A spectator (``seat=None``) gets no hand.
 
 from __future__ import annotations
 
+import itertools
+
 import msgspec
 
 from protocol.cards import CODES, EXCUSE_BIT, TRUMP_MASK, cards_of
@@ -20,14 +22,67 @@ def _codes(cards: list[int]) -> list[str]:
     return [CODES[c] for c in cards]
 
 
-def deal_view(game: Game) -> DealView:
+class Reuse:
+    """Parts of views that most moves leave as they were, kept to be reused.
+
+    A table builds every recipient's view after every move; the completed
+    tricks, the score sheet and a hand that did not change come out the same
+    each time. Reusing the very same objects saves building them, and the
+    diff skips a field whose old and new values are one object without even
+    comparing them. Views are never mutated, so sharing is safe. One per table.
+    """
+
+    __slots__ = ("_hands", "_sheet", "_tricks")
+
+    def __init__(self) -> None:
+        # Each cache holds its key objects, so an ``is`` test cannot be fooled
+        # by a new object that got the address of a dead one.
+        self._tricks: tuple[Deal | None, int, list[TrickView]] = (None, 0, [])
+        self._sheet: tuple[Game | None, int, list[DealLine]] = (None, 0, [])
+        self._hands: dict[int | None, tuple[int, list[str]]] = {}
+
+    def tricks(self, deal: Deal) -> list[TrickView]:
+        """The deal's completed tricks."""
+        cached_deal, count, views = self._tricks
+        if cached_deal is not deal or count != len(deal.tricks):
+            # Tricks only ever complete one by one: build the new ones only.
+            start = count if cached_deal is deal and count < len(deal.tricks) else 0
+            done = zip(deal.tricks, deal.leaders, deal.winners, strict=True)
+            views = views[:start] + [
+                TrickView(leader=leader, cards=_codes(t), winner=w)
+                for t, leader, w in itertools.islice(done, start, None)
+            ]
+            self._tricks = (deal, len(deal.tricks), views)
+        return views
+
+    def sheet(self, game: Game) -> list[DealLine]:
+        cached_game, count, lines = self._sheet
+        if cached_game is not game or count != len(game.results):
+            lines = sheet(game)
+            self._sheet = (game, len(game.results), lines)
+        return lines
+
+    def hand(self, deal: Deal, seat: int | None) -> list[str]:
+        if seat is None:
+            return []
+        mask = deal.hands[seat]
+        cached = self._hands.get(seat)
+        if cached is None or cached[0] != mask:
+            cached = self._hands[seat] = (mask, hand_view(deal, seat))
+        return cached[1]
+
+
+def deal_view(game: Game, reuse: Reuse | None = None) -> DealView:
     """The public state of the game's current deal."""
     deal = game.deal
     first = (deal.dealer + 1) % 4
-    tricks = [
-        TrickView(leader=leader, cards=_codes(t), winner=w)
-        for t, leader, w in zip(deal.tricks, deal.leaders, deal.winners, strict=True)
-    ]
+    if reuse is not None:
+        tricks = reuse.tricks(deal)
+    else:
+        tricks = [
+            TrickView(leader=leader, cards=_codes(t), winner=w)
+            for t, leader, w in zip(deal.tricks, deal.leaders, deal.winners, strict=True)
+        ]
     trick = None
     if deal.phase == "play":
         trick = TrickView(leader=deal.leader, cards=_codes(deal.trick))

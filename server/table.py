@@ -54,7 +54,7 @@ from server import metrics
 from server.bots import Bot, RandomBot, make_bot
 from server.conn import CLOSE_REPLACED
 from server.game import Game, GameState, RuleError
-from server.seat_view import deal_view, ecart_view, hand_view, legal_view, sheet
+from server.seat_view import Reuse, deal_view, ecart_view, legal_view
 from server.store.base import StaleWrite, StoreError, TableStore
 
 if TYPE_CHECKING:
@@ -211,6 +211,9 @@ class Table:
         self.timer: asyncio.TimerHandle | None = None
         self.task: asyncio.Task[None] | None = None
         self.closed = False
+        self.reuse = Reuse()
+        self.listed: TableSummary | None = None
+        """What the lobby was last told of this table (see ``_commit``)."""
         self.chat_buckets: dict[int, float] = {}
         self.dirty: tuple[int, bytes] | None = None
         self.retry_task: asyncio.Task[None] | None = None
@@ -282,7 +285,12 @@ class Table:
         await self._save(st.version, blob)
         self._schedule()
         self._broadcast()
-        self.home.table_changed(self)
+        # Most moves change nothing the lobby lists: telling it only when the
+        # listing changed spares it a walk over every table per move.
+        listed = self.summary()
+        if listed != self.listed or self.closed:
+            self.listed = listed
+            self.home.table_changed(self)
 
     async def _save(self, version: int, blob: bytes) -> None:
         try:
@@ -369,8 +377,8 @@ class Table:
         }
         if game is not None:
             parts["scores"] = game.totals()
-            parts["sheet"] = sheet(game)
-            parts["deal"] = deal_view(game)
+            parts["sheet"] = self.reuse.sheet(game)
+            parts["deal"] = deal_view(game, self.reuse)
             if game.finished:
                 parts["ranking"] = game.ranking()
         return parts
@@ -384,7 +392,7 @@ class Table:
             own["invite_code"] = self.state.code
         if game is not None and seat is not None:
             deal = game.deal
-            own["hand"] = hand_view(deal, seat)
+            own["hand"] = self.reuse.hand(deal, seat)
             own["ecart"] = ecart_view(deal, seat)
             if self.state.status == "playing":
                 own["legal"] = legal_view(deal, seat)

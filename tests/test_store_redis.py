@@ -178,6 +178,31 @@ async def test_every_write_sets_the_expiry(redis_server: RedisServer) -> None:
         await store.close()
 
 
+async def test_saves_made_within_the_batch_wait_go_in_one_request(
+    redis_server: RedisServer,
+) -> None:
+    store = await RedisStore.connect(redis_server.url, batch_wait_s=0.05)
+    raw = await raw_connection(redis_server)
+    try:
+        await store.save("warm", 1, b"x")  # loads the script (a NOSCRIPT first)
+        await raw.config_resetstat()
+        await asyncio.gather(*(store.save(f"t{i}", 1, b"x") for i in range(20)))
+        # asyncio-redis leaves INFO unparsed: its raw text has lines like
+        # "cmdstat_evalsha:calls=1,usec=...".
+        info = (await raw.info(b"commandstats"))._data
+        info = info.decode() if isinstance(info, bytes) else info
+        calls = {
+            line.split(":")[0]: line.split("calls=")[1].split(",")[0]
+            for line in info.splitlines()
+            if line.startswith("cmdstat_")
+        }
+        assert calls.get("cmdstat_evalsha") == "1", calls
+        assert [await store.load(f"t{i}") for i in range(20)] == [(1, b"x")] * 20
+    finally:
+        raw.close()
+        await store.close()
+
+
 async def test_idle_tables_expire_and_leave_the_lobby(redis_server: RedisServer) -> None:
     store = await RedisStore.connect(redis_server.url, expire_s=1)
     try:

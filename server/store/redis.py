@@ -68,17 +68,18 @@ _REDIS_ERRORS = (asyncio_redis.Error, asyncio_redis.ErrorReply, OSError)
 # --- Lua scripts --------------------------------------------------------------
 
 # Saves tables (one or many: a group commit, see ``RedisStore.save``) unless
-# a newer version is stored. Returns, per table in order, 0 when saved, else the
-# newer stored version that refused it (versions start at 1 once saved).
+# a newer version is stored. Returns 0 when all were saved, else per table in
+# order 0 when saved or the newer stored version that refused it.
 _SAVE = """
 -- KEYS: the open set, then per table: its hash, its records list
 -- ARGV: ttl in ms, then per table: version, blob, "1" if open else "0", id
-local out = {}
+local out, stale = {}, 0
 for i = 1, (#KEYS - 1) / 2 do
   local hash, records, a = KEYS[2 * i], KEYS[2 * i + 1], 4 * i - 2
   local stored = redis.call('HGET', hash, 'v')
   if stored and tonumber(stored) > tonumber(ARGV[a]) then
     out[i] = tonumber(stored)
+    stale = stale + 1
   else
     redis.call('HSET', hash, 'v', ARGV[a], 'blob', ARGV[a + 1])
     redis.call('PEXPIRE', hash, ARGV[1])
@@ -90,6 +91,9 @@ for i = 1, (#KEYS - 1) / 2 do
     end
     out[i] = 0
   end
+end
+if stale == 0 then
+  return 0 -- the usual answer, and one integer is far cheaper to read than a list
 end
 return out
 """
@@ -366,12 +370,15 @@ class RedisStore:
     _delete = _Script(_DELETE)
     _prune_open = _Script(_PRUNE_OPEN)
 
-    def __init__(self, pool: _Pool, *, expire_s: float, timeout_s: float) -> None:
+    def __init__(
+        self, pool: _Pool, *, expire_s: float, timeout_s: float, batch_wait_s: float = 0.0
+    ) -> None:
         if expire_s <= 0:
             raise ValueError("expire_s must be positive")
         self._pool = pool
         self._ttl_ms = str(max(1, round(expire_s * 1000))).encode()
         self._timeout_s = timeout_s
+        self._batch_wait_s = batch_wait_s
         self._pending: list[tuple[bytes, int, bytes, bool, asyncio.Future[int]]] = []
         self._saver: asyncio.Task[None] | None = None
 
@@ -382,6 +389,7 @@ class RedisStore:
         *,
         expire_s: float = 86400,
         timeout_s: float = 5.0,
+        batch_wait_s: float = 0.0,
         poolsize: int = 2,
     ) -> RedisStore:
         """Connect to ``redis://[:password@]host[:port][/db]``.
@@ -396,7 +404,7 @@ class RedisStore:
                 pool = await _Pool.open(host, port, password=password, db=db, size=poolsize)
         except _REDIS_ERRORS as exc:
             raise StoreError(f"cannot connect to redis at {host}:{port}/{db}: {exc!r}") from exc
-        return cls(pool, expire_s=expire_s, timeout_s=timeout_s)
+        return cls(pool, expire_s=expire_s, timeout_s=timeout_s, batch_wait_s=batch_wait_s)
 
     @contextlib.asynccontextmanager
     async def _request(self, what: str) -> AsyncIterator[None]:
@@ -407,16 +415,17 @@ class RedisStore:
             raise StoreError(f"redis {what}: {exc!r}") from exc
 
     async def save(self, table_id: str, version: int, blob: bytes, *, open_: bool = True) -> None:
-        # Group commit: saves asked for while a batch is on its way to Redis
-        # go together in the next request, one script run for all of them.
-        # Each caller still returns only once its own state is stored, and no
-        # save waits for a timer: under light load a batch is one save, under
-        # heavy load one request carries many (the client library costs far
-        # more per request than Redis per table, see docs/LOAD.md).
-        done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        # Group commit: saves asked for within ``batch_wait_s`` of the first,
+        # or while a batch is on its way to Redis, go together in one request,
+        # one script run for all of them. The client library costs far more
+        # per request than Redis per table (docs/LOAD.md), so a busy server
+        # trades a millisecond or two of latency for much less CPU. Each caller
+        # still returns only once its own state is stored.
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[int] = loop.create_future()
         self._pending.append((table_id.encode(), version, blob, open_, done))
         if self._saver is None or self._saver.done():
-            self._saver = asyncio.get_running_loop().create_task(self._save_pending())
+            self._saver = loop.create_task(self._save_pending())
         stored = await done
         if stored:
             raise StaleWrite(table_id, version, stored)
@@ -424,6 +433,8 @@ class RedisStore:
     async def _save_pending(self) -> None:
         batch: list[tuple[bytes, int, bytes, bool, asyncio.Future[int]]] = []
         try:
+            if self._batch_wait_s > 0:
+                await asyncio.sleep(self._batch_wait_s)
             while self._pending:
                 batch = self._pending[:SAVE_BATCH]
                 del self._pending[:SAVE_BATCH]
@@ -435,7 +446,9 @@ class RedisStore:
                 try:
                     async with self._request("save"):
                         stored = await self._save.run(self._pool, keys, args)
-                    if len(stored) != len(batch):
+                    if stored == 0:
+                        stored = [0] * len(batch)
+                    elif len(stored) != len(batch):
                         raise StoreError(f"redis save: {len(stored)} replies for {len(batch)}")
                 except StoreError as exc:
                     for *_, done in batch:
