@@ -36,7 +36,7 @@ async def open_store(settings: Settings) -> TableStore:
         return await RedisStore.connect(
             settings.redis_url,
             expire_s=settings.table_expire,
-            batch_wait_s=settings.save_batch_wait,
+            save_interval_s=settings.save_interval,
         )
     return MemoryStore()
 

@@ -61,9 +61,12 @@ class Settings:
     table_expire: float = field(
         default=86400.0, metadata={"help": "Redis keeps an untouched table this long (s)"}
     )
-    save_batch_wait: float = field(
-        default=0.002,
-        metadata={"help": "Redis: how long a save waits for others to go in the same request (s)"},
+    save_interval: float = field(
+        default=0.01,
+        metadata={
+            "help": "Redis: at most one save request per this many seconds; "
+            "saves made meanwhile share it (a lone save goes at once)"
+        },
     )
     chat_rate: float = field(default=1.0, metadata={"help": "chat lines per second per player"})
     shutdown_grace: float = field(

@@ -112,10 +112,15 @@ def deal_view(game: Game, reuse: Reuse | None = None) -> DealView:
     )
 
 
+NOTHING_LEGAL = Legal()
+"""One shared value for "nothing to do now": most views have it, and the diff
+skips a field whose old and new values are one object. Never mutated."""
+
+
 def legal_view(deal: Deal, seat: int | None) -> Legal:
     """What ``seat`` may do now (nothing unless it is that seat's turn)."""
     if seat is None or deal.turn != seat:
-        return Legal()
+        return NOTHING_LEGAL
     phase = deal.phase
     if phase == "bidding":
         return Legal(bids=[BID_NAMES[b] for b in deal.legal_bids()])
@@ -135,7 +140,7 @@ def legal_view(deal: Deal, seat: int | None) -> Legal:
             if sizes
             else [],
         )
-    return Legal()
+    return NOTHING_LEGAL
 
 
 def hand_view(deal: Deal, seat: int | None) -> list[str]:

@@ -182,13 +182,15 @@ class Home(Protocol):
 class Stream:
     """A recipient's view stream: sequence number, last view sent, recent patches."""
 
-    __slots__ = ("conn", "parts", "patches", "seq", "view")
+    __slots__ = ("conn", "own", "parts", "patches", "seq", "view")
 
     def __init__(self) -> None:
         self.seq = 0
         self.view: TableView | None = None
         self.parts: dict[str, Any] | None = None
         """The public parts ``view`` was built from, when a broadcast built it."""
+        self.own: dict[str, Any] | None = None
+        """The recipient's own parts ``view`` was built from (with ``parts``)."""
         self.patches: deque[tuple[int, Any]] = deque(maxlen=PATCHES_KEPT)
         self.conn: Conn | None = None
 
@@ -386,6 +388,10 @@ class Table:
     def view_for(self, seat: int | None, parts: dict[str, Any] | None = None) -> TableView:
         """Exactly what ``seat`` may see (``None``: a spectator)."""
         parts = self._public_parts() if parts is None else parts
+        return TableView(**parts, **self._own_parts(seat))
+
+    def _own_parts(self, seat: int | None) -> dict[str, Any]:
+        """The fields of ``seat``'s view that are its own (``OWN_FIELDS``)."""
         game = self.game
         own: dict[str, Any] = {"you": seat}
         if seat is not None:
@@ -396,21 +402,22 @@ class Table:
             own["ecart"] = ecart_view(deal, seat)
             if self.state.status == "playing":
                 own["legal"] = legal_view(deal, seat)
-        return TableView(**parts, **own)
+        return own
 
     def _send_view(
         self,
         stream: Stream,
-        view: TableView,
         parts: dict[str, Any],
+        own: dict[str, Any],
         public_ops: dict[int, Patch],
         conns: list[Conn],
     ) -> None:
+        view = TableView(**parts, **own)
         old = stream.view
         if old is None:
             stream.seq += 1
             stream.view = view
-            stream.parts = parts
+            stream.parts, stream.own = parts, own
             msg: Any = TableSnapshot(seq=stream.seq, view=view)
             stream.patches.clear()
         else:
@@ -423,9 +430,11 @@ class Table:
                 public = public_ops.get(key)
                 if public is None:
                     public = public_ops[key] = diff(old, view, only=PUBLIC_FIELDS)
-                patch = public + diff(old, view, only=OWN_FIELDS)
+                # Most moves leave a seat's own parts as they were (often the
+                # very same objects): one dict compare, then no diff at all.
+                patch = public if own == stream.own else public + diff(old, view, only=OWN_FIELDS)
             stream.view = view
-            stream.parts = parts
+            stream.parts, stream.own = parts, own
             if not patch:
                 return
             stream.seq += 1
@@ -440,13 +449,13 @@ class Table:
             stream = self.streams[seat]
             if stream is None:
                 continue
-            view = self.view_for(seat, parts)
-            self._send_view(stream, view, parts, public_ops, [stream.conn] if stream.conn else [])
+            conns = [stream.conn] if stream.conn else []
+            self._send_view(stream, parts, self._own_parts(seat), public_ops, conns)
         if self.spectators:
             self._send_view(
                 self.spectator_stream,
-                self.view_for(None, parts),
                 parts,
+                self._own_parts(None),
                 public_ops,
                 list(self.spectators),
             )
@@ -460,7 +469,7 @@ class Table:
             return
         stream.seq += 1
         stream.view = view
-        stream.parts = None
+        stream.parts = stream.own = None
         stream.patches.clear()
         conn.send(TableSnapshot(seq=stream.seq, view=view))
 
@@ -923,7 +932,7 @@ def _send_to_all(conns: list[Conn], msg: Any) -> None:
         if data is None:
             data = encoded[key] = conn.codec.encode(msg)
         conn.send_raw(data)
-    metrics.MESSAGES_OUT.inc(len(conns))
+    metrics.MESSAGES_OUT.count += len(conns)
 
 
 def _parse_cards(codes: list[str], seat: int) -> list[int]:

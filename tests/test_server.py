@@ -511,6 +511,12 @@ async def test_healthz_and_metrics() -> None:
             "atout_errors",
         ):
             assert name in body
+        counts = dict(
+            line.split() for line in body.splitlines() if line.startswith("atout_messages")
+        )
+        # The hello and the table's commands went in; a welcome and views came out.
+        assert float(counts["atout_messages_in_total"]) >= 2
+        assert float(counts["atout_messages_out_total"]) >= 2
 
 
 async def test_client_seeing_a_gap_asks_for_a_snapshot_and_catches_up() -> None:

@@ -38,6 +38,21 @@ def _result_from(data: dict[str, Any]) -> DealResult:
     return msgspec.convert(data, ScoredDeal)
 
 
+class _Tally:
+    """What ``Game`` derives from its results, computed once per new result."""
+
+    __slots__ = ("counted", "documents", "length", "totals")
+
+    def __init__(self, results: list[DealResult]) -> None:
+        self.length = len(results)
+        self.counted = sum(1 for r in results if isinstance(r, ScoredDeal))
+        self.totals = [0, 0, 0, 0]
+        for result in results:
+            for seat, points in enumerate(result.scores):
+                self.totals[seat] += points
+        self.documents: list[Any] = [msgspec.to_builtins(r) for r in results]
+
+
 class Game:
     """A game of ``deals`` counted deals. ``deal`` is the deal being played.
 
@@ -60,6 +75,7 @@ class Game:
         self.first_dealer = first_dealer
         self.attempt = 0
         self.results: list[DealResult] = []
+        self._tally_cache: _Tally | None = None
         self.deal = self._new_deal()
 
     @property
@@ -69,10 +85,19 @@ class Game:
     def _new_deal(self) -> Deal:
         return Deal.deal(random.Random(f"{self.seed}/{self.attempt}"), self.dealer)
 
+    def _tally(self) -> _Tally:
+        # ``results`` only ever grows (record_deal), so what is derived from
+        # it is kept until its length changes: a table asks for these after
+        # every move, and a long game has many results.
+        tally = self._tally_cache
+        if tally is None or tally.length != len(self.results):
+            tally = self._tally_cache = _Tally(self.results)
+        return tally
+
     @property
     def counted(self) -> int:
         """Deals that count (not annulled) among those finished."""
-        return sum(1 for r in self.results if isinstance(r, ScoredDeal))
+        return self._tally().counted
 
     @property
     def deal_over(self) -> bool:
@@ -112,11 +137,8 @@ class Game:
         return result
 
     def totals(self) -> list[int]:
-        totals = [0, 0, 0, 0]
-        for result in self.results:
-            for seat, points in enumerate(result.scores):
-                totals[seat] += points
-        return totals
+        """Each seat's total score (the same list until a deal is recorded: do not mutate)."""
+        return self._tally().totals
 
     def ranking(self) -> list[int]:
         """Seats from first to last by total score (ties: the lower seat first)."""
@@ -129,7 +151,7 @@ class Game:
             deals=self.deals,
             first_dealer=self.first_dealer,
             attempt=self.attempt,
-            results=[msgspec.to_builtins(r) for r in self.results],
+            results=self._tally().documents,
             log=list(self.deal.log),
         )
 
@@ -142,6 +164,7 @@ class Game:
         game.first_dealer = state.first_dealer
         game.attempt = state.attempt
         game.results = [_result_from(r) for r in state.results]
+        game._tally_cache = None
         game.deal = game._new_deal()
         log: list[Action] = [(kind, seat, value) for kind, seat, value in state.log]
         for action in log:

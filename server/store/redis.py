@@ -371,16 +371,17 @@ class RedisStore:
     _prune_open = _Script(_PRUNE_OPEN)
 
     def __init__(
-        self, pool: _Pool, *, expire_s: float, timeout_s: float, batch_wait_s: float = 0.0
+        self, pool: _Pool, *, expire_s: float, timeout_s: float, save_interval_s: float = 0.0
     ) -> None:
         if expire_s <= 0:
             raise ValueError("expire_s must be positive")
         self._pool = pool
         self._ttl_ms = str(max(1, round(expire_s * 1000))).encode()
         self._timeout_s = timeout_s
-        self._batch_wait_s = batch_wait_s
+        self._save_interval_s = save_interval_s
         self._pending: list[tuple[bytes, int, bytes, bool, asyncio.Future[int]]] = []
         self._saver: asyncio.Task[None] | None = None
+        self._last_request = 0.0  # loop time the last save request was sent
 
     @classmethod
     async def connect(
@@ -389,7 +390,7 @@ class RedisStore:
         *,
         expire_s: float = 86400,
         timeout_s: float = 5.0,
-        batch_wait_s: float = 0.0,
+        save_interval_s: float = 0.0,
         poolsize: int = 2,
     ) -> RedisStore:
         """Connect to ``redis://[:password@]host[:port][/db]``.
@@ -404,7 +405,7 @@ class RedisStore:
                 pool = await _Pool.open(host, port, password=password, db=db, size=poolsize)
         except _REDIS_ERRORS as exc:
             raise StoreError(f"cannot connect to redis at {host}:{port}/{db}: {exc!r}") from exc
-        return cls(pool, expire_s=expire_s, timeout_s=timeout_s, batch_wait_s=batch_wait_s)
+        return cls(pool, expire_s=expire_s, timeout_s=timeout_s, save_interval_s=save_interval_s)
 
     @contextlib.asynccontextmanager
     async def _request(self, what: str) -> AsyncIterator[None]:
@@ -415,12 +416,13 @@ class RedisStore:
             raise StoreError(f"redis {what}: {exc!r}") from exc
 
     async def save(self, table_id: str, version: int, blob: bytes, *, open_: bool = True) -> None:
-        # Group commit: saves asked for within ``batch_wait_s`` of the first,
-        # or while a batch is on its way to Redis, go together in one request,
-        # one script run for all of them. The client library costs far more
-        # per request than Redis per table (docs/LOAD.md), so a busy server
-        # trades a millisecond or two of latency for much less CPU. Each caller
-        # still returns only once its own state is stored.
+        # Group commit: at most one save request every ``save_interval_s``;
+        # saves asked for meanwhile (or while a request is on its way) go
+        # together in the next one, one script run for all of them. A request
+        # costs the client library and the kernel far more than Redis spends
+        # per table (docs/LOAD.md), so a busy server spends much less CPU,
+        # while a save after a quiet spell still goes at once. Each caller
+        # returns only once its own state is stored.
         loop = asyncio.get_running_loop()
         done: asyncio.Future[int] = loop.create_future()
         self._pending.append((table_id.encode(), version, blob, open_, done))
@@ -432,10 +434,13 @@ class RedisStore:
 
     async def _save_pending(self) -> None:
         batch: list[tuple[bytes, int, bytes, bool, asyncio.Future[int]]] = []
+        loop = asyncio.get_running_loop()
         try:
-            if self._batch_wait_s > 0:
-                await asyncio.sleep(self._batch_wait_s)
             while self._pending:
+                wait = self._last_request + self._save_interval_s - loop.time()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                self._last_request = loop.time()
                 batch = self._pending[:SAVE_BATCH]
                 del self._pending[:SAVE_BATCH]
                 keys = [OPEN]
