@@ -39,7 +39,10 @@ not change under a long run.
 ``--target bare`` drives ``bench/bare_server.py`` instead (a ``websockets``
 fan-out with no game: each move is one tiny frame broadcast to the four
 clients of its group); ``--target both`` runs ours then bare at the same pace
-and prints the ratio of server CPU per move. ``--idle N`` measures memory:
+and prints the ratio of server CPU per move; ``--rounds N`` repeats the
+ramps, ours and bare interleaved, and prints the spread of that ratio (the
+cost of the same work drifts over minutes on a virtual machine, so a ratio is
+only fair between neighbouring runs). ``--idle N`` measures memory:
 the RSS growth of a fresh server for 4N connected clients, then for N idle
 tables (seated, game started). ``--profile FILE`` runs py-spy on the server
 during the measurement of the last step and prints the hot spots.
@@ -47,6 +50,7 @@ during the measurement of the last step and prints the hot spots.
     python bench/load.py --steps 20,50 --measure 10                # small, quick
     python bench/load.py --store both --target both --idle 250 \\
         --steps 50,100,200,500,1000 --measure 20 --json /tmp/load.json
+    python bench/load.py --store redis --target both --steps 500,1000 --rounds 3
     python bench/load.py --steps 500 --profile /tmp/atout-profile.txt
     python bench/load.py --steps 1000 --gc-freeze-every 0.5       # an experiment
 
@@ -1296,9 +1300,17 @@ async def coordinate(args: argparse.Namespace, results: list[dict[str, Any]]) ->
         plan += [("ramp", "ours", s) for s in stores]
     if args.target in ("bare", "both"):
         plan.append(("ramp", "bare", "-"))
+    # Rounds repeat the ramps, interleaved (ours, then bare, then ours again):
+    # on a shared or virtual machine the cost of the same work drifts by tens
+    # of percent over minutes, and a ratio is only fair between neighbours.
+    idles = [p for p in plan if p[0] == "idle"]
+    ramps = [p for p in plan if p[0] == "ramp"]
     header_done = False
-    for what, target, store in plan:
+    for round_, (what, target, store) in [(0, p) for p in idles] + [
+        (n, p) for n in range(args.rounds) for p in ramps
+    ]:
         run = Run(args, target, store, tmp)
+        before = len(results)
         try:
             if what == "idle":
                 await idle_memory(args, run, results)
@@ -1306,22 +1318,38 @@ async def coordinate(args: argparse.Namespace, results: list[dict[str, Any]]) ->
                 if not header_done:
                     print(HEADER, flush=True)
                     header_done = True
+                if args.rounds > 1:
+                    print(f"# round {round_ + 1} of {args.rounds}", flush=True)
                 await ramp(args, run, results)
         finally:
             await run.stop()
+        for r in results[before:]:
+            r["round"] = round_
     bare = [r for r in results if r.get("target") == "bare" and "moves" in r]
+    ratios: dict[tuple[str, int], list[float]] = {}
     for r in results:
         if "moves" not in r:
             continue
-        twin = [b for b in bare if b["tables"] == r["tables"]]
+        twin = [b for b in bare if b["tables"] == r["tables"] and b["round"] == r["round"]]
         if r.get("target") != "bare" and twin and twin[0]["server_us_per_move"]:
             r["cpu_ratio_vs_bare"] = round(
-                r["server_us_per_move"] / twin[0]["server_us_per_move"], 1
+                r["server_us_per_move"] / twin[0]["server_us_per_move"], 2
             )
+            ratios.setdefault((r["target"], r["tables"]), []).append(r["cpu_ratio_vs_bare"])
             print(
-                f"# {r['target']} at {r['tables']} tables: {r['server_us_per_move']:.0f} us/move"
+                f"# {r['target']} at {r['tables']} tables"
+                + (f" (round {r['round'] + 1})" if args.rounds > 1 else "")
+                + f": {r['server_us_per_move']:.0f} us/move"
                 f" vs bare {twin[0]['server_us_per_move']:.0f} us/move -> ratio "
-                f"{r['cpu_ratio_vs_bare']}",
+                f"{r['cpu_ratio_vs_bare']:.1f}",
+                flush=True,
+            )
+    if args.rounds > 1:
+        for (label, tables), values in ratios.items():
+            print(
+                f"# {label} at {tables} tables, CPU ratio over {len(values)} rounds: "
+                f"median {statistics.median(values):.2f}, worst {max(values):.2f}, "
+                f"best {min(values):.2f}",
                 flush=True,
             )
     for label in sorted({r["target"] for r in results if "moves" in r}):
@@ -1357,6 +1385,9 @@ def main() -> None:
     parser.add_argument("--grace", type=float, default=5.0, help="wait for late updates (s)")
     parser.add_argument("--store", choices=("memory", "redis", "both"), default="memory")
     parser.add_argument("--target", choices=("ours", "bare", "both"), default="ours")
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="repeat the ramps, interleaved with bare"
+    )
     parser.add_argument("--bare", action="store_true", help="same as --target bare")
     parser.add_argument("--idle", type=int, default=0, help="idle tables for the memory figures")
     parser.add_argument("--workers", type=int, default=2, help="client processes")

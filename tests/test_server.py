@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import socket
 import time
 import urllib.request
 from typing import Any
@@ -12,7 +13,7 @@ from typing import Any
 import msgspec
 import pytest
 from websockets.asyncio.client import connect
-from websockets.exceptions import InvalidStatus
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from clients.session import ServerError, Session
 from protocol.codec import SUBPROTOCOL_JSON, SUBPROTOCOL_MSGPACK
@@ -263,6 +264,42 @@ async def test_first_message_must_be_hello() -> None:
         with pytest.raises(Exception):  # noqa: B017 - closed with 4004
             await asyncio.wait_for(ws.recv(), 3)
         assert ws.close_code == 4004
+
+
+async def test_a_client_that_stops_reading_is_dropped_not_buffered_for() -> None:
+    # A spectator stops reading while four bots play a whole game quickly.
+    # Once the socket buffers on both sides are full (made small here, as on
+    # a congested link), what the server holds for it passes send_buffer and
+    # it is dropped with 4002; the table plays on for everyone else.
+    async with running(send_buffer=4096) as server:
+        owner = await Session.open(url(server), "Owner")
+        seated = await _table(owner, deals=20, bot_level="random")
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.connect(("127.0.0.1", server.port))
+        ws = await connect(url(server), sock=sock, subprotocols=[SUBPROTOCOL_JSON], max_queue=1)  # type: ignore[list-item]
+        await ws.send(json.dumps({"t": "hello", "name": "Sleepy", "version": 1, "rid": 1}))
+        await ws.send(json.dumps({"t": "watch", "table_id": seated.table_id, "rid": 2}))
+        while json.loads(await ws.recv())["t"] != "table":
+            pass
+        sleepy = next(c for c in server.front.conns if c.name == "Sleepy")
+        server_sock = sleepy.ws.transport.get_extra_info("socket")
+        server_sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+        await owner.send(StartGame())
+        await owner.send(Leave())  # a bot takes the seat: four bots play on
+        async with asyncio.timeout(30):
+            while not sleepy.closed:
+                await asyncio.sleep(0.05)  # not reading meanwhile
+        with pytest.raises(ConnectionClosed):
+            async with asyncio.timeout(30):
+                while True:
+                    await ws.recv()
+        assert ws.close_code == 4002
+        # Nothing else suffered: a newcomer watches the same table.
+        watcher = await Session.open(url(server), "Watcher")
+        await watcher.send(Watch(table_id=seated.table_id))
+        view = await watcher.wait_view(lambda v: v.table_id == seated.table_id)
+        assert view.deal is not None and view.deal.number > 1
 
 
 async def test_flooding_client_is_rate_limited() -> None:
