@@ -3,7 +3,9 @@
 A table saves its whole state before anyone hears of a move, so this latency
 sits on every move's path. Measures ``MemoryStore`` and ``RedisStore`` (against
 a throwaway ``redis-server`` started here, see ``tests/redis_server.py``), one
-save awaited at a time, the version growing as a real table's does.
+save awaited at a time, the version growing as a real table's does. Then the
+CPU this process spends per Redis save when 1, 2, 4 ... tables save at once
+and the store's group commit puts them in one request.
 
 Run from anywhere: ``python bench/store.py [--saves 5000]``. Prints
 ``name: value`` lines.
@@ -93,6 +95,21 @@ async def time_saves(store: TableStore, blob: bytes, saves: int) -> list[float]:
     return sorted(times)
 
 
+async def cpu_per_save(store: TableStore, blob: bytes, batch: int, saves: int) -> float:
+    """CPU seconds of this process per save, ``batch`` tables saving at once.
+
+    What a group commit buys: the saves of ``batch`` tables that ask at the
+    same moment go in one request (see ``RedisStore.save``).
+    """
+    rounds = max(1, saves // batch)
+    tables = [f"bench-{batch}-{i}" for i in range(batch)]
+    await asyncio.gather(*(store.save(t, 0, blob) for t in tables))
+    start = time.process_time()
+    for version in range(1, rounds + 1):
+        await asyncio.gather(*(store.save(t, version, blob) for t in tables))
+    return (time.process_time() - start) / (rounds * batch)
+
+
 def us(seconds: float) -> str:
     return f"{seconds * 1e6:.1f}"
 
@@ -110,11 +127,14 @@ async def run(saves: int) -> None:
         store = await RedisStore.connect(server.url)
         try:
             redis = await time_saves(store, blob, saves)
+            print(f"redis_save_median_us: {us(statistics.median(redis))}")
+            print(f"redis_save_p99_us: {us(redis[int(saves * 0.99)])}")
+            print(f"redis_save_max_us: {us(redis[-1])}")
+            for batch in (1, 2, 4, 8, 16, 32):
+                cpu = await cpu_per_save(store, blob, batch, saves)
+                print(f"redis_cpu_per_save_us_batch_{batch}: {us(cpu)}")
         finally:
             await store.close()
-    print(f"redis_save_median_us: {us(statistics.median(redis))}")
-    print(f"redis_save_p99_us: {us(redis[int(saves * 0.99)])}")
-    print(f"redis_save_max_us: {us(redis[-1])}")
 
 
 def main() -> None:
