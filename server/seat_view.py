@@ -76,13 +76,7 @@ def deal_view(game: Game, reuse: Reuse | None = None) -> DealView:
     """The public state of the game's current deal."""
     deal = game.deal
     first = (deal.dealer + 1) % 4
-    if reuse is not None:
-        tricks = reuse.tricks(deal)
-    else:
-        tricks = [
-            TrickView(leader=leader, cards=_codes(t), winner=w)
-            for t, leader, w in zip(deal.tricks, deal.leaders, deal.winners, strict=True)
-        ]
+    tricks = (reuse or Reuse()).tricks(deal)  # a fresh Reuse builds them all
     trick = None
     if deal.phase == "play":
         trick = TrickView(leader=deal.leader, cards=_codes(deal.trick))
