@@ -108,6 +108,8 @@ class TableState(msgspec.Struct):
 
 _encode_state = msgspec.msgpack.Encoder().encode
 _decode_state = msgspec.msgpack.Decoder(TableState).decode
+_encode_patch = msgspec.msgpack.Encoder().encode
+_decode_patch = msgspec.msgpack.Decoder(Patch).decode
 
 
 def digest(token: str) -> str:
@@ -191,7 +193,10 @@ class Stream:
         """The public parts ``view`` was built from, when a broadcast built it."""
         self.own: dict[str, Any] | None = None
         """The recipient's own parts ``view`` was built from (with ``parts``)."""
-        self.patches: deque[tuple[int, Any]] = deque(maxlen=PATCHES_KEPT)
+        self.patches: deque[tuple[int, bytes]] = deque(maxlen=PATCHES_KEPT)
+        """The last patches with their seq, kept for resumes, msgpack-encoded: a
+        playing table keeps hundreds, and as ``Op`` lists of document values
+        they were most of its memory (docs/LOAD.md)."""
         self.conn: Conn | None = None
 
 
@@ -409,7 +414,7 @@ class Table:
         stream: Stream,
         parts: dict[str, Any],
         own: dict[str, Any],
-        public_ops: dict[int, Patch],
+        public_ops: dict[int, tuple[Patch, bytes]],
         conns: list[Conn],
     ) -> None:
         view = TableView(**parts, **own)
@@ -421,30 +426,37 @@ class Table:
             msg: Any = TableSnapshot(seq=stream.seq, view=view)
             stream.patches.clear()
         else:
+            encoded: bytes | None = None
             if stream.parts is None:
                 patch = diff(old, view)
             else:
                 # Every stream whose last view came from the same public parts
                 # gets the same public ops: diff those once per broadcast.
                 key = id(stream.parts)  # kept alive by stream.parts meanwhile
-                public = public_ops.get(key)
-                if public is None:
-                    public = public_ops[key] = diff(old, view, only=PUBLIC_FIELDS)
+                shared = public_ops.get(key)
+                if shared is None:
+                    public = diff(old, view, only=PUBLIC_FIELDS)
+                    shared = public_ops[key] = (public, _encode_patch(public))
                 # Most moves leave a seat's own parts as they were (often the
                 # very same objects): one dict compare, then no diff at all.
-                patch = public if own == stream.own else public + diff(old, view, only=OWN_FIELDS)
+                public, encoded = shared
+                if own == stream.own:
+                    patch = public
+                else:
+                    patch = public + diff(old, view, only=OWN_FIELDS)
+                    encoded = None
             stream.view = view
             stream.parts, stream.own = parts, own
             if not patch:
                 return
             stream.seq += 1
-            stream.patches.append((stream.seq, patch))
+            stream.patches.append((stream.seq, encoded or _encode_patch(patch)))
             msg = TablePatch(seq=stream.seq, patch=patch)
         _send_to_all(conns, msg)
 
     def _broadcast(self) -> None:
         parts = self._public_parts()
-        public_ops: dict[int, Patch] = {}
+        public_ops: dict[int, tuple[Patch, bytes]] = {}
         for seat in range(4):
             stream = self.streams[seat]
             if stream is None:
@@ -589,7 +601,7 @@ class Table:
             msg.done.set_result("bad_token")
             return
         stream = self.streams[seat]
-        missing: list[tuple[int, Any]] = []
+        missing: list[tuple[int, bytes]] = []
         if stream is not None and stream.view is not None and msg.last_seq >= 0:
             missing = [(s, p) for s, p in stream.patches if s > msg.last_seq]
             contiguous = msg.last_seq == stream.seq or (
@@ -609,7 +621,7 @@ class Table:
         if contiguous:
             # Only what the client missed, then carry on with patches.
             for s, p in missing:
-                conn.send(TablePatch(seq=s, patch=p))
+                conn.send(TablePatch(seq=s, patch=_decode_patch(p)))
         else:
             self._snapshot(conn, stream, seat)
         self.log.info("seat_resumed", seat=seat, patches=len(missing), conn=conn.id)
