@@ -64,7 +64,7 @@ class Reuse:
 
     def hand(self, deal: Deal, seat: int | None) -> list[str]:
         if seat is None:
-            return []
+            return hand_view(deal, seat)  # a spectator holds no hand
         mask = deal.hands[seat]
         cached = self._hands.get(seat)
         if cached is None or cached[0] != mask:

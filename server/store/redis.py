@@ -464,7 +464,8 @@ class RedisStore:
                     if not done.done():  # its caller may have given up
                         done.set_result(int(one))
         finally:
-            # Cancelled (the store closes): nobody may wait forever.
+            # Normally every future here is already done; if this task was
+            # cancelled (the store closes), nobody may wait forever.
             for *_, done in batch + self._pending:
                 if not done.done():
                     done.set_exception(StoreError("redis save: the store closed"))
