@@ -15,7 +15,8 @@ is for people::
 
     DecodeError
       code "malformed"        not msgpack / not JSON at all (or a text frame
-                              where msgpack was agreed)
+                              where msgpack was agreed, or nested deeper
+                              than the decoder goes)
       code "unknown_message"  well-formed, but no message type we know: no
                               tag, an unknown tag, or not even an object
       code "invalid_message"  a known message type with wrong or missing
@@ -124,6 +125,8 @@ class Codec:
             raise self._classify(data, exc) from None
         except msgspec.DecodeError as exc:
             raise DecodeError("malformed", f"not valid {self.kind}: {exc}") from None
+        except RecursionError:
+            raise _too_deep(self.kind) from None
 
     def _classify(self, data: bytes | str, exc: msgspec.ValidationError) -> DecodeError:
         # The typed decoder stops at the first mismatch, so the rest of the
@@ -135,6 +138,8 @@ class Codec:
                 raw = msgspec.msgpack.decode(data) if self.binary else msgspec.json.decode(data)
         except msgspec.DecodeError as parse_exc:
             return DecodeError("malformed", f"not valid {self.kind}: {parse_exc}")
+        except RecursionError:
+            return _too_deep(self.kind)
         return self._tags.classify(raw, exc)
 
     def __repr__(self) -> str:
@@ -210,6 +215,13 @@ class _Tags:
             "unknown_message",
             f"unknown message {self.field} {_echo(tag)} (expected one of {known})",
         )
+
+
+def _too_deep(kind: CodecKind) -> DecodeError:
+    # msgspec's decoders recurse once per level of nesting and give up with
+    # RecursionError past Python's limit (about 1,000 levels); no message of
+    # ours nests more than a few levels, so this is simply bad data.
+    return DecodeError("malformed", f"not valid {kind}: nested too deeply")
 
 
 def _readable(exc: msgspec.ValidationError) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 import msgspec
@@ -189,3 +190,31 @@ def test_decode_error_is_one_type_with_code_and_message() -> None:
     err = DecodeError("malformed", "not valid json")
     assert (err.code, err.message) == ("malformed", "not valid json")
     assert str(err) == "malformed: not valid json"
+
+
+def _nested_json(depth: int, inner: str = "1") -> str:
+    return "[" * depth + inner + "]" * depth
+
+
+def _nested_msgpack(depth: int) -> bytes:
+    return b"\x91" * depth + b"\x01"  # fixarray of one element, ``depth`` times
+
+
+@pytest.mark.parametrize("depth", [1_000, 100_000])
+@pytest.mark.parametrize(
+    "codec, frame",
+    [
+        (json, lambda d: _nested_json(d)),
+        (json, lambda d: '{"type": "play", "card": ' + _nested_json(d) + "}"),
+        (msgpack, lambda d: _nested_msgpack(d)),
+        (msgpack, lambda d: b"\x82\xa4type\xa4play\xa4card" + _nested_msgpack(d)),
+    ],
+    ids=["json", "json-in-a-field", "msgpack", "msgpack-in-a-field"],
+)
+def test_any_depth_of_nesting_is_malformed_not_a_crash(
+    codec: Codec, frame: Callable[[int], bytes | str], depth: int
+) -> None:
+    # The decoder gives up past Python's recursion limit; that is the peer's
+    # bad data, reported like any other, never our RecursionError.
+    err = _error(codec, frame(depth))
+    assert err.code == "malformed" and "nested too deeply" in err.message

@@ -3,7 +3,7 @@ docker-compose.yml (the image built from deploy/Dockerfile, and Redis), real
 clients through the published port, a restart in the middle of a deal.
 
 Needs a Docker-compatible engine and ``docker-compose``; skipped without them
-(``.ci/run`` sets one up with ``../shared/tools/container-engine/setup``).
+(``.ci/run`` sets one up when the machine offers a way to).
 The compose file is used as it is: only the settings a test needs to be quick
 (fast bots, a short pause between deals) and a free port are passed through
 the environment of the docker-compose command, which the file reads as

@@ -1,4 +1,4 @@
-"""Deal records and ``atout-server replay`` (DEAL-RECORD.md)."""
+"""Deal records and ``atout-server replay`` (docs/DEAL-RECORD.md)."""
 
 from __future__ import annotations
 
@@ -15,10 +15,8 @@ import pytest
 from server.game import replay_record
 from tests.engine_helpers import random_deal
 
-SPEC = Path(__file__).resolve().parents[2] / "shared" / "spec"
-if not SPEC.exists():  # CI lays shared/ beside the clone
-    SPEC = Path(__file__).resolve().parents[1].parent / "shared" / "spec"
-REFERENCE = [json.loads(line) for line in (SPEC / "reference-deals.jsonl").read_text().splitlines()]
+DATA = Path(__file__).resolve().parent / "data"
+REFERENCE = [json.loads(line) for line in (DATA / "reference-deals.jsonl").read_text().splitlines()]
 
 
 @pytest.mark.parametrize("ref", REFERENCE, ids=[r["name"] for r in REFERENCE])
@@ -102,7 +100,7 @@ def test_replay_cli_prints_one_line_per_record_and_exit_status(tmp_path: Path) -
 
 def test_replay_cli_reads_reference_file() -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "server", "replay", str(SPEC / "reference-deals.jsonl")],
+        [sys.executable, "-m", "server", "replay", str(DATA / "reference-deals.jsonl")],
         capture_output=True,
         text=True,
     )

@@ -161,13 +161,15 @@ async def test_kill_9_mid_trick_then_restart_finishes_with_the_same_scores(
     try:
 
         async def crash() -> None:
-            proc.kill9()
-            proc.start()
+            await asyncio.to_thread(proc.kill9)
+            await asyncio.to_thread(proc.start)
 
         interrupted = await _game(port, "Crash", crash)
         straight = await _game(port, "Calm")
     finally:
-        proc.stop()
+        # Off the event loop: the server waits for its clients' closing
+        # handshakes, which this loop answers.
+        await asyncio.to_thread(proc.stop)
     assert interrupted == straight
     assert sum(interrupted) == 0 and any(interrupted)
 
@@ -260,12 +262,16 @@ async def test_sigterm_persists_says_goodbye_closes_1012_and_clients_resume(
         assert bye.code == "restarting"
         await asyncio.wait_for(s.closed.wait(), 10)
         assert s.close_code == 1012
-        assert proc.proc.wait(10) == 0
-        proc.start()
+        # Wait off the event loop: the session must keep answering the
+        # server's closing handshake while the process shuts down.
+        assert await asyncio.to_thread(proc.proc.wait, 10) == 0
+        await asyncio.to_thread(proc.start)
         back = await _reconnect(port, "Graceful", seated.token)  # type: ignore[arg-type]
         view = await back.wait_view(lambda v: v.deal is not None)
         assert _cards_played(view) >= _cards_played(before)
         final = await _play(back, lambda v: v.status == "finished")
         assert final.ranking is not None
     finally:
-        proc.stop()
+        # Off the event loop: the server waits for its clients' closing
+        # handshakes, which this loop answers.
+        await asyncio.to_thread(proc.stop)

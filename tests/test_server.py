@@ -29,8 +29,10 @@ from protocol.messages import (
     Leave,
     Left,
     LobbySnapshot,
+    Ping,
     Play,
     PlayAgain,
+    Pong,
     QuickPlay,
     Seated,
     SnapshotRequest,
@@ -245,6 +247,28 @@ async def test_malformed_oversized_unknown_frames_get_errors_or_close_and_table_
         # The table played on.
         final = await autoplay(player, random.Random(5), _finished)
         assert final.ranking is not None
+
+
+@pytest.mark.parametrize("subprotocol", [SUBPROTOCOL_MSGPACK, SUBPROTOCOL_JSON])
+async def test_frames_nested_100000_deep_are_malformed_and_the_connection_stays(
+    subprotocol: str,
+) -> None:
+    depth = 100_000
+    if subprotocol == SUBPROTOCOL_JSON:
+        nest: bytes | str = "[" * depth + "1" + "]" * depth
+        frames = [nest, '{"t": "chat", "text": ' + nest + ', "rid": 2}']
+    else:
+        nest = b"\x91" * depth + b"\x01"
+        frames = [nest, b"\x83\xa1t\xa4chat\xa4text" + nest + b"\xa3rid\x02"]
+    async with running(max_frame=1 << 20) as server:
+        s = await Session.open(url(server), "Deep", subprotocol=subprotocol)
+        for frame in frames:
+            await s.send_raw(frame)
+            err = await s.wait_for(Error)
+            assert err.code == "malformed" and "nested too deeply" in err.message
+        await s.send(Ping(rid=7))
+        assert (await s.wait_for(Pong)).rid == 7
+        assert not s.closed.is_set()
 
 
 async def test_incompatible_version_gets_a_clear_error() -> None:
