@@ -76,6 +76,16 @@ def select_subprotocol(connection: ServerConnection, offered: Any) -> Any:
     return None
 
 
+def _drop_empty_subprotocol_offer(request: Request) -> None:
+    """An empty ``Sec-WebSocket-Protocol`` header is an empty offer list (some
+    client libraries send one): treat it as no offer, as docs/PROTOCOL.md
+    §1.2 says, rather than let the handshake fail it with HTTP 400."""
+    header = "Sec-WebSocket-Protocol"
+    offers = request.headers.get_all(header)
+    if offers and not any(o.strip(" \t,") for o in offers):
+        del request.headers[header]
+
+
 class Front:
     """Per-server handler state (the lobby, settings, counters)."""
 
@@ -107,6 +117,7 @@ class Front:
             return _response(HTTPStatus.SERVICE_UNAVAILABLE, b"server full\n", "text/plain")
         if self.server.stopping:
             return _response(HTTPStatus.SERVICE_UNAVAILABLE, b"restarting\n", "text/plain")
+        _drop_empty_subprotocol_offer(request)
         return None
 
     # -- WebSocket ------------------------------------------------------------------

@@ -72,6 +72,16 @@ class Reuse:
         return cached[1]
 
 
+def deal_number(game: Game) -> int:
+    """The number of the counted deal that the current deal is (or was an
+    attempt at): a finished deal keeps its number until the next is dealt,
+    and an annulled deal has the number of the deal that is dealt again."""
+    counted = game.counted
+    if game.recorded and isinstance(game.results[-1], ScoredDeal):
+        counted -= 1  # the current deal is already among the counted ones
+    return counted + 1
+
+
 def deal_view(game: Game, reuse: Reuse | None = None) -> DealView:
     """The public state of the game's current deal."""
     deal = game.deal
@@ -82,7 +92,7 @@ def deal_view(game: Game, reuse: Reuse | None = None) -> DealView:
         trick = TrickView(leader=deal.leader, cards=_codes(deal.trick))
     result = deal.result()
     return DealView(
-        number=game.counted + 1 if not game.finished else game.counted,
+        number=deal_number(game),
         dealer=deal.dealer,
         phase=deal.phase,
         turn=deal.turn,
@@ -166,5 +176,6 @@ def sheet(game: Game) -> list[DealLine]:
             )
         else:
             assert isinstance(result, AnnulledDeal)
-            lines.append(DealLine(number=number, dealer=dealer, annulled=result.annulled))
+            # An annulled deal is an attempt at the next counted deal.
+            lines.append(DealLine(number=number + 1, dealer=dealer, annulled=result.annulled))
     return lines

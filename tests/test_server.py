@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import random
 import socket
@@ -662,3 +663,57 @@ async def test_leaving_puts_you_back_in_the_lobby_and_snapshot_works_there() -> 
         await s.send(SnapshotRequest())
         again = await s.wait_for(LobbySnapshot)
         assert again.view == s.lobby
+
+
+async def test_an_empty_subprotocol_header_is_no_offer() -> None:
+    # What some client libraries send for an empty offer list: the upgrade
+    # succeeds without a subprotocol (msgpack), as for no header at all.
+    async with running() as server:
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        writer.write(
+            b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+            b"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+            b"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: \r\n\r\n"
+        )
+        head = (await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)).decode()
+        writer.close()
+        assert head.startswith("HTTP/1.1 101"), head
+        assert "sec-websocket-protocol" not in head.lower()
+
+
+ANNULLING_SEED = "annul-138"
+"""A seed whose first deal is annulled as dealt (a petit sec)."""
+
+
+def _sheet_steps(views: list[TableView]) -> list[tuple[TableView, TableView]]:
+    """(before, after) for each update that added a line to the score sheet."""
+    return [(a, b) for a, b in itertools.pairwise(views) if len(b.sheet) > len(a.sheet)]
+
+
+async def test_a_deal_ends_in_one_update_that_keeps_its_number() -> None:
+    # The rule (docs/PROTOCOL.md §4.5): the update that ends a deal shows its
+    # result, appends its sheet line (numbered as the deal) and updates the
+    # totals; the deal keeps its number until the next one is dealt. An
+    # annulled deal is dealt again under the same number.
+    async with running(deal_pause=0.05) as server:
+        s = await Session.open(url(server), "Sheet", keep=True)
+        await _table(s, deals=2, seed=ANNULLING_SEED)
+        await s.send(StartGame())
+        await autoplay(s, random.Random(3), _finished)
+        assert s.received is not None
+        views = [v for _, v in s.received if v is not None]
+        ends = _sheet_steps(views)
+        assert len(ends) >= 3 and any(b.deal and b.deal.phase == "annulled" for _, b in ends)
+        for before, after in ends:
+            assert after.deal and after.deal.phase in ("done", "annulled")
+            if before.deal and before.deal.phase not in ("done", "annulled"):
+                assert after.deal.number == before.deal.number  # the same deal, now over
+            assert len(after.sheet) == len(before.sheet) + 1
+            assert after.sheet[-1].number == after.deal.number
+            assert after.deal.result is not None
+            assert after.deal.result["scores"] == after.sheet[-1].scores
+            totals = [sum(line.scores[i] for line in after.sheet) for i in range(4)]
+            assert after.scores == totals
+        numbers = [v.deal.number for v in views if v.deal and v.deal.phase == "bidding"]
+        assert numbers[0] == 1 and numbers[-1] == 2 and numbers == sorted(numbers)
+        assert views[-1].deal and views[-1].deal.number == 2
