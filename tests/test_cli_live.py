@@ -237,7 +237,8 @@ async def test_the_token_outlives_the_client_and_a_second_window_takes_the_seat(
         # No key pressed: the saved token brings us back to our seat.
         await until(pilot, lambda: again.link and again.link.table is not None, what="resume")
         assert table(again).table_id == before.table_id and table(again).you == 0
-        assert again.current_mode == "table"
+        # The link has the table; the screen follows on the app's next message.
+        await until(pilot, lambda: again.current_mode == "table", what="the table screen")
         third = client(url, tmp_path)
         async with third.run_test(size=SIZE) as pilot3:
             await until(pilot3, lambda: third.link and third.link.table is not None)

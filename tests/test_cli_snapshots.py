@@ -17,21 +17,27 @@ from clients.cli.preview import PreviewApp, lobby_view, scripted_view
 SIZE = (80, 24)
 
 
+async def _settle(pilot: Any) -> None:
+    await pilot.pause()
+
+
 def test_lobby(snap_compare: Any) -> None:
-    assert snap_compare(PreviewApp(lobby=lobby_view()), terminal_size=SIZE)
+    assert snap_compare(PreviewApp(lobby=lobby_view()), terminal_size=SIZE, run_before=_settle)
 
 
 @pytest.mark.parametrize(
     "moment", ["waiting", "bidding", "ecart", "poignee", "play", "done", "finished"]
 )
 def test_table(snap_compare: Any, moment: str) -> None:
-    assert snap_compare(PreviewApp(scripted_view(moment)), terminal_size=SIZE)
+    assert snap_compare(PreviewApp(scripted_view(moment)), terminal_size=SIZE, run_before=_settle)
 
 
 def test_table_for_a_spectator(snap_compare: Any) -> None:
-    assert snap_compare(PreviewApp(scripted_view("play", you=None)), terminal_size=SIZE)
+    assert snap_compare(
+        PreviewApp(scripted_view("play", you=None)), terminal_size=SIZE, run_before=_settle
+    )
 
 
 def test_table_without_colour(snap_compare: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
-    assert snap_compare(PreviewApp(scripted_view("play")), terminal_size=SIZE)
+    assert snap_compare(PreviewApp(scripted_view("play")), terminal_size=SIZE, run_before=_settle)

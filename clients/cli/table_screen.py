@@ -106,7 +106,9 @@ class TableScreen(Screen[None]):
             yield Static("Atout", id="title")
             yield Static("", id="link")
         with Horizontal(id="main"):
-            yield Static("", id="seats")
+            seats = Static("", id="seats")
+            seats.border_title = "Seats"
+            yield seats
             yield Static("", id="trick")
             with Vertical(id="side"):
                 yield Static("", id="tracker")
@@ -121,12 +123,17 @@ class TableScreen(Screen[None]):
         self._ready = False
 
     def on_mount(self) -> None:
-        # Textual marks the screen mounted only after this handler; draw now.
-        self._ready = True
-        self.query_one("#seats", Static).border_title = "Seats"
-        self.query_one("#hand", HandWidget).border_title = "Your hand"
-        self.query_one("#hand", HandWidget).focus()
+        hand = self.query_one("#hand", HandWidget)
+        hand.border_title = "Your hand"
+        hand.focus()
         self.set_interval(0.5, self._tick)
+        # The containers mount their own children after this handler (whether
+        # before or after depends on the Python version's task order), so the
+        # first draw waits until the whole screen is laid out.
+        self.call_after_refresh(self._first_draw)
+
+    def _first_draw(self) -> None:
+        self._ready = True
         if self.view is not None:
             self.update_view(self.view)
         self.update_link(self.atout.link_status)
