@@ -3,7 +3,7 @@
 This is the vocabulary the server, the bots and the clients share. A card is
 an ``int`` from 0 to 77 inside the engine (cheap to compare, to put in a
 bitmask and to index tables with) and a code string on the wire and in deal
-records (``"KS"``, ``"T21"``, ``"EX"``, see ``shared/spec/DEAL-RECORD.md``).
+records (``"KS"``, ``"T21"``, ``"EX"``, see ``docs/DEAL-RECORD.md``).
 
 Index layout, chosen so that a higher index always means a stronger card
 within its suit and any trump outranks any suit card:

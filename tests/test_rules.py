@@ -1,4 +1,4 @@
-"""One test (at least) per rule and Decision of shared/spec/RULES.md.
+"""One test (at least) per rule and Decision of docs/RULES.md.
 
 Dealer 0 throughout unless said: seat 1 speaks first and leads the first
 trick, seat 0 (the dealer) speaks last.

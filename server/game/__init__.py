@@ -2,6 +2,7 @@
 
 ``Deal`` plays one deal, ``Game`` a game of N deals, ``replay_record`` checks
 and scores a deal record. Every refused command raises ``RuleError``.
+The rules it plays, and which module enforces each, are in ``docs/RULES.md``.
 """
 
 from server.game.contracts import BID_NAMES, BID_OF, MULTIPLIER

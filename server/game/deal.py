@@ -636,7 +636,7 @@ class Deal:
         )
 
     def record(self) -> dict[str, Any]:
-        """The deal record (DEAL-RECORD.md) of the deal so far, as JSON-ready data."""
+        """The deal record (docs/DEAL-RECORD.md) of the deal so far, as JSON-ready data."""
         rec: dict[str, Any] = {
             "dealer": self.dealer,
             "hands": [[CODES[c] for c in hand] for hand in self.dealt],

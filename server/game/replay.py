@@ -1,4 +1,4 @@
-"""Checking and scoring deal records (DEAL-RECORD.md), step by step.
+"""Checking and scoring deal records (docs/DEAL-RECORD.md), step by step.
 
 ``replay_record`` takes one decoded JSON record and returns what
 ``atout-server replay`` prints for it: the score, the annulment, or the first

@@ -59,7 +59,7 @@ class TableStore(Protocol):
         ...
 
     async def append_record(self, table_id: str, record: bytes) -> None:
-        """Add one deal record (JSON bytes, see DEAL-RECORD.md) to a table's history."""
+        """Add one deal record (JSON bytes, see docs/DEAL-RECORD.md) to a table's history."""
         ...
 
     async def records(self, table_id: str) -> list[bytes]:
