@@ -214,7 +214,11 @@ def _nested_msgpack(depth: int) -> bytes:
 def test_any_depth_of_nesting_is_malformed_not_a_crash(
     codec: Codec, frame: Callable[[int], bytes | str], depth: int
 ) -> None:
-    # The decoder gives up past Python's recursion limit; that is the peer's
-    # bad data, reported like any other, never our RecursionError.
+    # The decoder gives up past the interpreter's recursion limit (about 1,000
+    # levels on 3.11; 3.12 goes deeper): that is the peer's bad data, reported
+    # like any other, never our RecursionError.
     err = _error(codec, frame(depth))
-    assert err.code == "malformed" and "nested too deeply" in err.message
+    if depth > 10_000:
+        assert err.code == "malformed" and "nested too deeply" in err.message
+    else:
+        assert err.code in ("malformed", "unknown_message", "invalid_message")
