@@ -144,17 +144,19 @@ def _no_redis(settings: config.Settings, exc: Exception) -> str:
     from server.store.redis import parse_url
 
     host, port, db, _ = parse_url(settings.redis_url)
-    reason = exc.__cause__ if isinstance(exc.__cause__, OSError) else exc
+    where = f"Redis at redis://{host}:{port}/{db} (--redis / ATOUT_REDIS_URL)"
+    reason: BaseException = exc
+    while reason.__cause__ is not None:  # StoreError <- what the socket or Redis said
+        reason = reason.__cause__
+    then = "exiting at once, without retrying (a supervisor such as Compose restarts the server)"
     if isinstance(reason, TimeoutError):
-        why = "no answer in time"
-    elif isinstance(reason, OSError) and reason.strerror:
-        why = reason.strerror
-    else:
-        why = str(reason)
+        problem = f"cannot reach {where}: no answer in time"
+    elif isinstance(reason, OSError):
+        problem = f"cannot reach {where}: {reason.strerror or reason}"
+    else:  # Redis answered, with an error: a wrong password, a db out of range...
+        return f"{where} refused: {reason}; {then}: fix the password or the db in the URL"
     return (
-        f"cannot reach Redis at redis://{host}:{port}/{db} (--redis / ATOUT_REDIS_URL): {why}; "
-        "exiting at once, without retrying (a supervisor such as Compose restarts the server): "
-        "start Redis or fix the URL, or leave it empty to keep tables in memory"
+        f"{problem}; {then}: start Redis or fix the URL, or leave it empty to keep tables in memory"
     )
 
 
