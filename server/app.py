@@ -7,7 +7,6 @@ table, tell every client, close with 1012 so clients reconnect by themselves).
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import gc
@@ -19,11 +18,11 @@ import structlog
 from websockets.asyncio.server import serve
 
 from protocol.codec import SUBPROTOCOLS
-from server import config, logs
+from server import logs
 from server.config import Settings
 from server.lobby import Lobby
 from server.net import Front, select_subprotocol
-from server.store.base import TableStore
+from server.store.base import StoreError, TableStore
 from server.store.memory import MemoryStore
 
 log = structlog.get_logger()
@@ -54,23 +53,31 @@ class Server:
         self._healthy = True
 
     async def start(self) -> None:
-        if self._store is None:
-            self._store = await open_store(self.settings)
-        self.store = self._store
-        self.lobby = Lobby(self.store, self.settings)
-        self.front = Front(self)
-        await self.lobby.restore()
-        self.lobby.start()
+        # Listen first, accepting nobody yet: a port in use or a host that is
+        # not ours fails before a single table is loaded (and run) for nothing.
         self._ws = await serve(
-            self.front.handler,
+            lambda ws: self.front.handler(ws),
             self.settings.host,
             self.settings.port,
             subprotocols=list(SUBPROTOCOLS),  # type: ignore[arg-type]
             select_subprotocol=select_subprotocol,
-            process_request=self.front.process_request,
+            process_request=lambda ws, request: self.front.process_request(ws, request),
             max_size=self.settings.max_frame,
             compression=None,  # CPU per message matters more than bytes here
+            start_serving=False,
         )
+        try:
+            if self._store is None:
+                self._store = await open_store(self.settings)
+            self.store = self._store
+            self.lobby = Lobby(self.store, self.settings)
+            self.front = Front(self)
+            await self.lobby.restore()
+        except BaseException:
+            self._ws.close()
+            raise
+        self.lobby.start()
+        await self._ws.start_serving()
         sock = next(iter(self._ws.sockets))
         self.port = sock.getsockname()[1]
         self._health_task = asyncio.get_running_loop().create_task(self._watch_store())
@@ -117,9 +124,16 @@ class Server:
         log.info("stopped")
 
 
+class CannotStart(Exception):
+    """The server could not listen or reach its store; ``__cause__`` says why."""
+
+
 async def run(settings: Settings) -> None:
     server = Server(settings)
-    await server.start()
+    try:
+        await server.start()
+    except (OSError, StoreError) as exc:
+        raise CannotStart from exc
     done = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -157,14 +171,8 @@ def tune_gc() -> None:
     gc.set_threshold(50_000, 20, 100)
 
 
-def serve_main(argv: list[str]) -> None:
-    parser = argparse.ArgumentParser(
-        prog="atout-server",
-        description="Serve Atout tables over WebSockets (or: atout-server replay FILE...).",
-    )
-    config.add_arguments(parser)
-    args = parser.parse_args(argv)
-    settings = config.load(args)
+def serve_main(settings: Settings) -> None:
+    """Run until SIGTERM/SIGINT (``server.__main__`` parses the command line)."""
     logs.configure(settings.log_format, settings.log_level)
     tune_gc()
     try:

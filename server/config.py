@@ -3,75 +3,181 @@
 A flag beats the variable, which beats the default. ``SETTINGS`` is the one
 table of them; docs/DEPLOY.md lists the same table for operators (a test
 checks that it lists every setting).
+
+Each setting has one parser, used for its flag and for its variable alike, so
+``--port 99999`` and ``ATOUT_PORT=99999`` are refused the same way, with one
+line that names what was wrong and what would work (``SettingError``).
+Settings built in code (``Settings(port=0)`` in tests and ``atout play``) are
+not parsed: port 0, "any free port", is for them only.
 """
 
 from __future__ import annotations
 
 import argparse
+import ipaddress
+import math
 import os
-from collections.abc import Mapping
+import shlex
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, get_args
+
+from protocol.views import BotLevel
+
+
+class SettingError(ValueError):
+    """A setting's value is unusable; ``str()`` is the whole message, one line."""
+
+
+# --- parsers: text -> value, or ValueError("not <what>; use <what works>") ----------
+
+
+def _whole(raw: str, lowest: int, highest: int | None, what: str) -> int:
+    limit = f"from {lowest} to {highest}" if highest is not None else f"of {lowest} or more"
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"not a whole number; use {what} {limit}") from None
+    if value < lowest or (highest is not None and value > highest):
+        raise ValueError(f"out of range; use {what} {limit}")
+    return value
+
+
+def port(raw: str) -> int:
+    # 0 would mean "any free port": clients could not know where to connect.
+    return _whole(raw, 1, 65535, "a port")
+
+
+def count(raw: str) -> int:
+    return _whole(raw, 1, None, "a whole number")
+
+
+def _number(raw: str, *, zero: bool) -> float:
+    works = "use a number of 0 or more" if zero else "use a number above 0"
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"not a number; {works}") from None
+    if not math.isfinite(value):
+        raise ValueError(f"not a finite number; {works}")
+    if value < 0 or (value == 0 and not zero):
+        raise ValueError(f"out of range; {works}")
+    return value
+
+
+def seconds(raw: str) -> float:
+    """0 or more: 0 means "at once" (a bot's pause, the grace...)."""
+    return _number(raw, zero=True)
+
+
+def positive(raw: str) -> float:
+    """Above 0: a rate, or a delay that 0 would break (a timeout, an expiry)."""
+    return _number(raw, zero=False)
+
+
+def one_of(*choices: str) -> Callable[[str], str]:
+    listed = ", ".join(choices[:-1]) + " or " + choices[-1]
+
+    def parse(raw: str) -> str:
+        value = raw.strip().lower()  # LOG_LEVEL=INFO is common in environments
+        if value not in choices:
+            raise ValueError(f"not a choice; use {listed}")
+        return value
+
+    parse.choices = choices  # type: ignore[attr-defined]
+    return parse
+
+
+def host(raw: str) -> str:
+    """An address or a host name; a name is resolved when the server listens."""
+    value = raw.strip()
+    use = "use 127.0.0.1 (this machine only), 0.0.0.0 (every interface) or a host name"
+    if not value or any(c.isspace() for c in value):
+        raise ValueError(f"not a host; {use}")
+    if all(c.isdigit() or c == "." for c in value):
+        try:
+            ipaddress.IPv4Address(value)
+        except ValueError:
+            raise ValueError(f"not an IPv4 address (four numbers from 0 to 255); {use}") from None
+    elif ":" in value:
+        try:
+            ipaddress.IPv6Address(value)
+        except ValueError:
+            raise ValueError(
+                f"not an IPv6 address; {use}, or :: for every IPv6 interface"
+            ) from None
+    return value
+
+
+def redis_url(raw: str) -> str:
+    value = raw.strip()
+    if value:
+        # The store's own parser: what it accepts here, it accepts when connecting.
+        from server.store.redis import parse_url
+
+        try:
+            parse_url(value)
+        except ValueError as exc:
+            raise ValueError(
+                f"{exc}; use redis://[:password@]host[:port][/db], "
+                "or nothing to keep tables in memory"
+            ) from None
+    return value
+
+
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+def _setting(default: Any, meaning: str, parse: Callable[[str], Any], flag: str = "") -> Any:
+    metadata = {"help": meaning, "parse": parse}
+    if flag:
+        metadata["flag"] = flag
+    return field(default=default, metadata=metadata)
+
+
+# --- the settings -------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Settings:
-    host: str = field(default="127.0.0.1", metadata={"help": "address to listen on"})
-    port: int = field(default=8765, metadata={"help": "port to listen on (WebSocket and HTTP)"})
-    redis_url: str = field(
-        default="",
-        metadata={
-            "help": "Redis URL (redis://host:port/db); empty keeps tables in memory",
-            "flag": "--redis",
-        },
+    host: str = _setting("127.0.0.1", "address to listen on", host)
+    port: int = _setting(8765, "port to listen on (WebSocket and HTTP)", port)
+    redis_url: str = _setting(
+        "",
+        "Redis URL (redis://host:port/db); empty keeps tables in memory",
+        redis_url,
+        flag="--redis",
     )
-    log_format: str = field(
-        default="console",
-        metadata={"help": "console (readable) or json", "choices": "console json"},
+    log_format: str = _setting("console", "console (readable) or json", one_of("console", "json"))
+    log_level: str = _setting("info", "debug, info, warning or error", one_of(*LOG_LEVELS))
+    max_frame: int = _setting(65536, "largest frame a client may send (bytes)", count)
+    rate: float = _setting(20.0, "messages per second a connection may send", positive)
+    burst: int = _setting(40, "messages a connection may send at once", count)
+    send_buffer: int = _setting(
+        256 * 1024, "bytes a slow client may leave unread before it is dropped", count
     )
-    log_level: str = field(default="info", metadata={"help": "debug, info, warning or error"})
-    max_frame: int = field(
-        default=65536, metadata={"help": "largest frame a client may send (bytes)"}
+    max_tables: int = _setting(10000, "tables open at once", count)
+    max_connections: int = _setting(20000, "connections at once", count)
+    hello_timeout: float = _setting(10.0, "seconds to say hello", positive)
+    idle_close: float = _setting(900.0, "close a table with no human connected after (s)", positive)
+    grace: float = _setting(10.0, "an away human's turn is played by a bot after (s)", seconds)
+    bot_think: float = _setting(0.6, "a bot's pause before it acts (s)", seconds)
+    deal_pause: float = _setting(4.0, "pause between deals (s)", seconds)
+    bot_budget: float = _setting(0.3, "thinking budget of a strong bot per decision (s)", positive)
+    default_bot_level: str = _setting(
+        "normal", "bot level of tables that do not choose one", one_of(*get_args(BotLevel))
     )
-    rate: float = field(
-        default=20.0, metadata={"help": "messages per second a connection may send"}
+    table_expire: float = _setting(
+        86400.0, "Redis keeps an untouched table this long (s)", positive
     )
-    burst: int = field(default=40, metadata={"help": "messages a connection may send at once"})
-    send_buffer: int = field(
-        default=256 * 1024,
-        metadata={"help": "bytes a slow client may leave unread before it is dropped"},
+    save_interval: float = _setting(
+        0.01,
+        "Redis: at most one save request per this many seconds; "
+        "saves made meanwhile share it (a lone save goes at once)",
+        seconds,
     )
-    max_tables: int = field(default=10000, metadata={"help": "tables open at once"})
-    max_connections: int = field(default=20000, metadata={"help": "connections at once"})
-    hello_timeout: float = field(default=10.0, metadata={"help": "seconds to say hello"})
-    idle_close: float = field(
-        default=900.0, metadata={"help": "close a table with no human connected after (s)"}
-    )
-    grace: float = field(
-        default=10.0, metadata={"help": "an away human's turn is played by a bot after (s)"}
-    )
-    bot_think: float = field(default=0.6, metadata={"help": "a bot's pause before it acts (s)"})
-    deal_pause: float = field(default=4.0, metadata={"help": "pause between deals (s)"})
-    bot_budget: float = field(
-        default=0.3, metadata={"help": "thinking budget of a strong bot per decision (s)"}
-    )
-    default_bot_level: str = field(
-        default="normal", metadata={"help": "bot level of tables that do not choose one"}
-    )
-    table_expire: float = field(
-        default=86400.0, metadata={"help": "Redis keeps an untouched table this long (s)"}
-    )
-    save_interval: float = field(
-        default=0.01,
-        metadata={
-            "help": "Redis: at most one save request per this many seconds; "
-            "saves made meanwhile share it (a lone save goes at once)"
-        },
-    )
-    chat_rate: float = field(default=1.0, metadata={"help": "chat lines per second per player"})
-    shutdown_grace: float = field(
-        default=5.0, metadata={"help": "seconds to persist and say goodbye on SIGTERM"}
-    )
+    chat_rate: float = _setting(1.0, "chat lines per second per player", positive)
+    shutdown_grace: float = _setting(5.0, "seconds to persist and say goodbye on SIGTERM", seconds)
 
 
 def _env_name(name: str) -> str:
@@ -88,27 +194,60 @@ SETTINGS = [
 """(name, flag, variable, default, meaning) of every setting."""
 
 
+def shown(value: Any) -> str:
+    """A default as an operator would type it: 86400.0 -> 86400, "" -> (empty)."""
+    if isinstance(value, float):
+        return f"{value:.15g}"
+    return str(value) if value != "" else "empty"
+
+
+def _redacted(name: str, raw: str) -> str:
+    # A Redis password must not end up in a terminal's scrollback or a log.
+    if name == "redis_url" and "@" in raw:
+        scheme, _, rest = raw.partition("://")
+        return f"{scheme}://***@{rest.rpartition('@')[2]}" if rest else "***"
+    return raw
+
+
+def _metavar(f: Any) -> str:
+    choices = getattr(f.metadata["parse"], "choices", None)
+    if choices:
+        return "{" + ",".join(choices) + "}"
+    named = {"host": "HOST", "port": "PORT", "redis_url": "URL"}
+    return named.get(f.name) or ("N" if isinstance(f.default, int) else "X")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """One ``--flag VALUE`` per setting, kept as text: ``load`` parses it."""
     for f in fields(Settings):
-        kwargs: dict[str, Any] = {"dest": f.name, "default": None, "help": f.metadata["help"]}
-        kwargs["type"] = type(f.default)
-        if "choices" in f.metadata:
-            kwargs["choices"] = f.metadata["choices"].split()
-        parser.add_argument(_flag(f), **kwargs)
+        parser.add_argument(
+            _flag(f),
+            dest=f.name,
+            default=None,
+            metavar=_metavar(f),
+            help=f"{f.metadata['help']} [{_env_name(f.name)}; default: {shown(f.default)}]",
+        )
 
 
 def load(args: argparse.Namespace | None = None, env: Mapping[str, str] | None = None) -> Settings:
-    """Settings from parsed flags, then ``ATOUT_*`` variables, then defaults."""
+    """Settings from parsed flags, then ``ATOUT_*`` variables, then defaults.
+
+    Raises ``SettingError`` naming the flag or the variable that holds an
+    unusable value; a variable a flag overrides is not read at all.
+    """
     env = os.environ if env is None else env
     values: dict[str, Any] = {}
     for f in fields(Settings):
         flag_value = getattr(args, f.name, None) if args is not None else None
         if flag_value is not None:
-            values[f.name] = flag_value
+            raw, where = str(flag_value), f"{_flag(f)} {{}}"
         elif _env_name(f.name) in env:
-            raw = env[_env_name(f.name)]
-            try:
-                values[f.name] = type(f.default)(raw)
-            except ValueError:
-                raise SystemExit(f"{_env_name(f.name)}={raw!r} is not a valid {f.name}") from None
+            raw, where = env[_env_name(f.name)], f"{_env_name(f.name)}={{}}"
+        else:
+            continue
+        try:
+            values[f.name] = f.metadata["parse"](raw)
+        except ValueError as exc:
+            source = where.format(shlex.quote(_redacted(f.name, raw)))
+            raise SettingError(f"{source}: {exc} (default: {shown(f.default)})") from None
     return Settings(**values)
