@@ -16,8 +16,8 @@ player; dropping old days is left to the operator):
 
 Reads are one ``ZREVRANGE`` (a page) or ``ZSCORE`` + ``ZCOUNT`` (a position)
 on a materialized sorted set: that is what keeps them fast (bench/daily.py).
-A day's board is rebuilt in Python from its results when results came in
-since it was built, at most once per ``refresh_s`` per process: a result
+A day's board is rebuilt from its results (a Lua script) when results came
+in since it was built, at most once per ``refresh_s`` per process: a result
 changes the percentage of every player below or level with it on some deal,
 so there is no cheap incremental update. Closing a day (final board, added to
 the all-time sums) is a Lua script, run once whichever process gets there.
@@ -37,13 +37,7 @@ from server.daily.board import (
     is_closed,
     last_closed_day,
 )
-from server.daily.ranking import (
-    MIN_DAYS,
-    board_score,
-    day_standings,
-    from_board_score,
-    positions,
-)
+from server.daily.ranking import MIN_DAYS, from_board_score, positions
 from server.store.redis import PREFIX, RedisStore, Script
 
 DAILY = PREFIX + b"daily:"
@@ -136,6 +130,76 @@ return 0
 """
 )
 
+# A day's board from its results, in Redis: day_standings() and board_score()
+# in Lua. Done in Python it cost ~1 s for 10,000 results, nearly all of it
+# asyncio-redis parsing the HGETALL reply while the server's loop stalls; here
+# Redis spends a few tens of ms (bench/daily.py: board_rebuild_ms).
+_BUILD = Script(
+    """
+-- KEYS: results, temporary board, temporary pct, board, pct, built.
+-- ARGV: deal key prefix.  Returns the number of results built from.
+local ranks = {}  -- per deal: score -> percent of the others it beats
+local k = 0
+while true do
+  local counts = redis.call('HGETALL', ARGV[1] .. k)
+  if #counts == 0 then break end
+  local scores, n, how_many = {}, 0, {}
+  for i = 1, #counts, 2 do
+    local s = tonumber(counts[i])
+    scores[#scores + 1] = s
+    how_many[s] = tonumber(counts[i + 1])
+    n = n + how_many[s]
+  end
+  table.sort(scores)
+  local percent, below = {}, 0
+  for _, s in ipairs(scores) do
+    if n <= 1 then
+      percent[s] = 50.0
+    else
+      percent[s] = 100.0 * (below + 0.5 * (how_many[s] - 1)) / (n - 1)
+    end
+    below = below + how_many[s]
+  end
+  k = k + 1
+  ranks[k] = percent
+end
+redis.call('DEL', KEYS[2], KEYS[3])
+local results = redis.call('HGETALL', KEYS[1])
+-- Written 500 players per call: one call per player cost most of the time.
+local zargs, hargs = {}, {}
+local function flush()
+  if #zargs > 0 then
+    redis.call('ZADD', KEYS[2], unpack(zargs))
+    redis.call('HSET', KEYS[3], unpack(hargs))
+    zargs, hargs = {}, {}
+  end
+end
+for i = 1, #results, 2 do
+  local sum, points, deals = 0.0, 0, 0
+  for score in string.gmatch(results[i + 1], '[^,]+') do
+    deals = deals + 1
+    local s = tonumber(score)
+    sum = sum + ranks[deals][s]
+    points = points + s
+  end
+  local mean = sum / deals
+  local tie = math.max(-4999999, math.min(4999999, points))
+  zargs[#zargs + 1] = math.floor(mean * 100 + 0.5) * 10000000 + tie + 5000000
+  zargs[#zargs + 1] = results[i]
+  hargs[#hargs + 1] = results[i]
+  hargs[#hargs + 1] = string.format('%.17g', mean)
+  if #zargs >= 1000 then flush() end
+end
+flush()
+if #results > 0 then
+  redis.call('RENAME', KEYS[2], KEYS[4])
+  redis.call('RENAME', KEYS[3], KEYS[5])
+end
+redis.call('SET', KEYS[6], #results / 2)
+return #results / 2
+"""
+)
+
 
 def _day_key(day: str, what: bytes) -> bytes:
     return DAILY + day.encode() + b":" + what
@@ -210,25 +274,16 @@ class RedisBoard:
             if not force and built is not None and int(built) == n:
                 self._built[day] = n
                 return
-            raw = await self._pool.hgetall_asdict(results_key)
-        results = {p.decode(): [int(s) for s in r.split(b",")] for p, r in raw.items()}
-        lines = day_standings(results)
-        board, pct = _day_key(day, b"board"), _day_key(day, b"pct")
+        keys = [
+            results_key,
+            _day_key(day, b"board:tmp"),
+            _day_key(day, b"pct:tmp"),
+            _day_key(day, b"board"),
+            _day_key(day, b"pct"),
+            _day_key(day, b"built"),
+        ]
         async with self._store.request("daily board build"):
-            if lines:
-                tmp_board, tmp_pct = board + b":tmp", pct + b":tmp"
-                await self._pool.delete([tmp_board, tmp_pct])
-                await self._pool.zadd(
-                    tmp_board,
-                    {x.player.encode(): board_score(x.percent, x.points) for x in lines},
-                )
-                await self._pool.hmset(
-                    tmp_pct, {x.player.encode(): repr(x.percent).encode() for x in lines}
-                )
-                await self._pool.rename(tmp_board, board)
-                await self._pool.rename(tmp_pct, pct)
-            await self._pool.set(_day_key(day, b"built"), str(len(results)).encode())
-        self._built[day] = len(results)
+            self._built[day] = await _BUILD.run(self._pool, keys, [_day_key(day, b"deal:")])
 
     async def _close_days(self, now: float) -> None:
         """Close every day with results that is over (``board.CLOSE_GRACE``)."""
@@ -260,9 +315,9 @@ class RedisBoard:
         first, last = board_days(period, now)
         if period in ("today", "yesterday"):
             day = first.isoformat()
-            async with self._store.request("daily closed"):
-                closed = await self._pool.sismember(CLOSED, day.encode())
-            if not closed:
+            if is_closed(day, now):
+                await self._close_days(now)  # its final board, built once
+            else:
                 await self._fresh_day(day)
             return _day_key(day, b"board")
         await self._close_days(now)
