@@ -21,6 +21,7 @@ from websockets.asyncio.server import serve
 from protocol.codec import SUBPROTOCOLS
 from server import config, logs
 from server.config import Settings
+from server.daily.service import DailyService
 from server.lobby import Lobby
 from server.net import Front, select_subprotocol
 from server.store.base import TableStore
@@ -58,6 +59,9 @@ class Server:
             self._store = await open_store(self.settings)
         self.store = self._store
         self.lobby = Lobby(self.store, self.settings)
+        # issue 15 hook: players and the daily game, before tables are restored
+        self.daily = await DailyService.open(self.settings, self.store)
+        self.lobby.daily = self.daily
         self.front = Front(self)
         await self.lobby.restore()
         self.lobby.start()

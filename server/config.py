@@ -69,6 +69,16 @@ class Settings:
         },
     )
     chat_rate: float = field(default=1.0, metadata={"help": "chat lines per second per player"})
+    daily_deals: int = field(
+        default=4, metadata={"help": "deals in the daily game (annulled deals count)"}
+    )
+    daily_secret: str = field(
+        default="",
+        metadata={
+            "help": "secret the daily deals are drawn from; empty: made once and kept in Redis "
+            "(in memory: one per process)"
+        },
+    )
     shutdown_grace: float = field(
         default=5.0, metadata={"help": "seconds to persist and say goodbye on SIGTERM"}
     )

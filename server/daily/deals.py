@@ -58,3 +58,15 @@ def daily_spec(secret: str, day: dt.date, deals: int) -> DailySpec:
     return DailySpec(
         day=day.isoformat(), seed=digest[:32], seat=int(digest[32:40], 16) % 4, deals=deals
     )
+
+
+class DailyTag(msgspec.Struct, frozen=True, kw_only=True):
+    """What makes a table a daily table (kept in its persisted state)."""
+
+    day: str
+    player: str
+    """The player id whose attempt this is; nobody else may sit or watch until it is over."""
+    seat: int
+    deals: int
+    ranked: bool = True
+    """False for a practice game, after the day's ranked attempt."""
