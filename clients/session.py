@@ -67,6 +67,10 @@ class Session:
         self.name = ""
         self.version = PROTOCOL_VERSION
         self.awaiting_snapshot = False
+        self.key: str | None = None
+        """The player key sent in ``hello`` (``None``: a guest)."""
+        self.register = False
+        self.player_id: str | None = None
 
     @classmethod
     async def open(
@@ -78,6 +82,8 @@ class Session:
         keep: bool = False,
         version: int = PROTOCOL_VERSION,
         open_timeout: float = 5.0,
+        key: str | None = None,
+        register: bool = False,
     ) -> Session:
         ws = await connect(
             url,
@@ -88,16 +94,26 @@ class Session:
         )
         session = cls(ws, subprotocol, keep)
         session.url, session.name, session.version = url, name, version
+        session.key, session.register = key, register
         await session._start()
         return session
 
     async def _start(self) -> None:
         self.closed.clear()
         self._reader = asyncio.get_running_loop().create_task(self._read())
-        await self.send(Hello(version=self.version, name=self.name, client="atout"))
+        hello = Hello(
+            version=self.version,
+            name=self.name,
+            client="atout",
+            key=self.key,
+            register=self.register,
+        )
+        await self.send(hello)
         first = await self.wait_for(Welcome, Error)
         if isinstance(first, Error):
             raise ServerError(first)
+        self.player_id = first.player_id
+        self.register = False  # registered now: the key is known from here on
 
     async def reconnect(self, open_timeout: float = 5.0) -> Any:
         """Open a new connection and take the seat back, keeping the view.

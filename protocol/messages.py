@@ -17,7 +17,14 @@ from typing import Any
 import msgspec
 
 from protocol.diff import Patch
-from protocol.views import BotLevel, LobbyView, TableView
+from protocol.views import (
+    BotLevel,
+    DailyResultView,
+    LeaderboardPeriod,
+    LeaderboardView,
+    LobbyView,
+    TableView,
+)
 
 
 class _Cmd(msgspec.Struct, tag_field="t", kw_only=True):
@@ -34,6 +41,10 @@ class Hello(_Cmd, tag="hello"):
     version: int
     name: str
     client: str = ""
+    key: str | None = None
+    """The player key (32 hex digits) this client keeps for this server; none: a guest."""
+    register: bool = False
+    """The key is new: make a player of it, with ``name`` (refused if the name is taken)."""
 
 
 class Resume(_Cmd, tag="resume"):
@@ -129,6 +140,29 @@ class GetHistory(_Cmd, tag="history"):
     """The deal records of the table's finished deals."""
 
 
+# -- players and the daily game ---------------------------------------------------
+
+
+class Rename(_Cmd, tag="rename"):
+    """A player (not a guest) takes another display name."""
+
+    name: str
+
+
+class Daily(_Cmd, tag="daily"):
+    """Start today's daily game, or take back the attempt in progress.
+
+    After the ranked attempt is finished, the same command starts a practice
+    game on the same deals, unranked.
+    """
+
+
+class GetLeaderboard(_Cmd, tag="leaderboard"):
+    period: LeaderboardPeriod = "today"
+    page: int = 0
+    """Pages of ``PAGE_SIZE`` lines, from 0."""
+
+
 Command = (
     Hello
     | Resume
@@ -148,6 +182,9 @@ Command = (
     | Play
     | Chat
     | GetHistory
+    | Rename
+    | Daily
+    | GetLeaderboard
 )
 """Everything a client may send."""
 
@@ -166,6 +203,10 @@ class Welcome(_Event, tag="welcome"):
     version: int
     session: str
     server: str = "atout"
+    player_id: str | None = None
+    """Your player id when you said hello with a key; ``None`` for a guest."""
+    name: str = ""
+    """The name you play under (a player's registered name, not always the one sent)."""
 
 
 class Error(_Event, tag="error"):
@@ -224,6 +265,25 @@ class Left(_Event, tag="left"):
     reason: str = ""
 
 
+class PlayerInfo(_Event, tag="player"):
+    """Who you are now (answer to ``rename``)."""
+
+    player_id: str
+    name: str
+    rid: int | None = None
+
+
+class Leaderboard(_Event, tag="leaderboard"):
+    view: LeaderboardView
+    rid: int | None = None
+
+
+class DailyResult(_Event, tag="daily_result"):
+    """Your daily game is over: each deal against everyone's result on it."""
+
+    result: DailyResultView
+
+
 class Bye(_Event, tag="bye"):
     """The server is closing this connection (restart, replaced, too slow...)."""
 
@@ -242,6 +302,9 @@ Event = (
     | History
     | Pong
     | Left
+    | PlayerInfo
+    | Leaderboard
+    | DailyResult
     | Bye
 )
 """Everything the server may send."""

@@ -173,3 +173,60 @@ class LobbyView(msgspec.Struct, kw_only=True):
 
     tables: list[TableSummary] = msgspec.field(default_factory=list)
     players_online: int = 0
+
+
+# -- the daily game and its leaderboards -------------------------------------------
+
+LeaderboardPeriod = Literal["today", "yesterday", "week", "all"]
+PAGE_SIZE = 20
+"""Lines on a leaderboard page."""
+
+
+class LeaderboardLine(msgspec.Struct, kw_only=True):
+    """One player on a leaderboard."""
+
+    position: int
+    """1 for the best; players level on percent and the second column share one."""
+    name: str
+    percent: float
+    """The mean, to 0.01, of the percentages of other results beaten (ties half)."""
+    points: int = 0
+    """``today``/``yesterday``: the day's points total (the second column)."""
+    days: int = 1
+    """``week``/``all``: days played (the second column)."""
+    you: bool = False
+
+
+class LeaderboardView(msgspec.Struct, kw_only=True):
+    period: LeaderboardPeriod
+    page: int = 0
+    pages: int = 0
+    total: int = 0
+    """Players listed on this board (all pages)."""
+    lines: list[LeaderboardLine] = msgspec.field(default_factory=list)
+    own: LeaderboardLine | None = None
+    """Your own line, wherever it is (``None``: a guest, or not listed)."""
+    first_day: str = ""
+    last_day: str = ""
+    """The UTC days the board covers (ISO dates)."""
+
+
+class DailyDealLine(msgspec.Struct, kw_only=True):
+    deal: int
+    """1 for the first deal of the day."""
+    points: int
+    """Your seat's score on the deal."""
+    percent: float
+    """Percentage of the other results on this deal you beat (ties half)."""
+    players: int
+    """Results on this deal so far, yours included."""
+
+
+class DailyResultView(msgspec.Struct, kw_only=True):
+    day: str
+    ranked: bool
+    """False for a practice game (after the day's ranked attempt)."""
+    deals: list[DailyDealLine] = msgspec.field(default_factory=list)
+    percent: float = 0.0
+    """The mean of the deals' percentages."""
+    points: int = 0

@@ -20,6 +20,7 @@ from websockets.asyncio.server import serve
 from protocol.codec import SUBPROTOCOLS
 from server import logs
 from server.config import Settings
+from server.daily.service import DailyService
 from server.lobby import Lobby
 from server.net import Front, select_subprotocol
 from server.store.base import StoreError, TableStore
@@ -71,6 +72,10 @@ class Server:
                 self._store = await open_store(self.settings)
             self.store = self._store
             self.lobby = Lobby(self.store, self.settings)
+            # Players and the daily game, before tables are restored (a
+            # restored daily table needs them).
+            self.daily = await DailyService.open(self.settings, self.store)
+            self.lobby.daily = self.daily
             self.front = Front(self)
             await self.lobby.restore()
         except BaseException:

@@ -128,6 +128,15 @@ def redis_url(raw: str) -> str:
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
+def secret(raw: str) -> str:
+    # The daily deals are an HMAC of the date under this key: a short one
+    # could be guessed, and the day's cards computed ahead of everyone.
+    value = raw.strip()
+    if value and len(value) < 16:
+        raise ValueError("too short to keep the daily deals secret; use 16 characters or more")
+    return value
+
+
 def _setting(default: Any, meaning: str, parse: Callable[[str], Any], flag: str = "") -> Any:
     metadata = {"help": meaning, "parse": parse}
     if flag:
@@ -177,6 +186,13 @@ class Settings:
         seconds,
     )
     chat_rate: float = _setting(1.0, "chat lines per second per player", positive)
+    daily_deals: int = _setting(4, "deals in the daily game (annulled deals count)", count)
+    daily_secret: str = _setting(
+        "",
+        "secret the daily deals are drawn from; empty: made once and kept in Redis "
+        "(in memory: one per process)",
+        secret,
+    )
     shutdown_grace: float = _setting(5.0, "seconds to persist and say goodbye on SIGTERM", seconds)
 
 

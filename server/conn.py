@@ -27,6 +27,7 @@ from protocol.codec import Codec
 if TYPE_CHECKING:
     from websockets.asyncio.server import ServerConnection
 
+    from server.players import Player
     from server.table import Table
 
 log = structlog.get_logger()
@@ -74,6 +75,8 @@ class Conn:
         self.codec = codec
         self.name = ""
         self.hello = False
+        self.player: Player | None = None  # issue 15 hook: None for a guest
+        self.renamed_at = 0.0  # issue 15 hook: monotonic time of the last name change
         self.table: Table | None = None
         self.seat: int | None = None
         self.bucket = TokenBucket(rate, burst)

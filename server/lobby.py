@@ -20,12 +20,14 @@ from protocol.diff import diff
 from protocol.messages import CreateTable, Error, JoinTable, LobbyPatch, LobbySnapshot, Watch
 from protocol.views import LobbyView
 from server import metrics
+from server.daily.table import DailyTable  # issue 15 hook
 from server.store.base import StoreError, TableStore
 from server.table import Join, Resume, Stop, Table, Tick, new_state
 
 if TYPE_CHECKING:
     from server.config import Settings
     from server.conn import Conn
+    from server.daily.service import DailyService
 
 log = structlog.get_logger()
 
@@ -49,6 +51,7 @@ class Lobby:
         self._pending: asyncio.TimerHandle | None = None
         self._sweeper: asyncio.Task[None] | None = None
         self.players_online = 0
+        self.daily: DailyService | None = None  # issue 15 hook: set by the server
 
     # -- tables ------------------------------------------------------------------
 
@@ -60,6 +63,8 @@ class Lobby:
             if stored is None:
                 continue
             table = Table.restore(stored[1], self.store, self.settings, self)
+            if table.state.daily is not None:  # issue 15 hook
+                table = DailyTable(table.state, self.store, self.settings, self)
             if table.state.status == "closed":
                 continue
             self._add(table)

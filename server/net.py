@@ -32,13 +32,16 @@ from protocol.messages import (
     Bye,
     Command,
     CreateTable,
+    Daily,
     Error,
+    GetLeaderboard,
     Hello,
     JoinTable,
     LobbySnapshot,
     Ping,
     Pong,
     QuickPlay,
+    Rename,
     Resume,
     SnapshotRequest,
     Watch,
@@ -51,6 +54,7 @@ from server.conn import (
     CLOSE_NO_HELLO,
     Conn,
 )
+from server.daily.http import leaderboard_response  # issue 15 hook
 from server.table import Command as TableCommand
 from server.table import Gone
 
@@ -97,8 +101,12 @@ class Front:
 
     # -- plain HTTP ---------------------------------------------------------------
 
-    def process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+    async def process_request(
+        self, connection: ServerConnection, request: Request
+    ) -> Response | None:
         path = request.path.split("?", 1)[0]
+        if path == "/leaderboard":  # issue 15 hook (async since then)
+            return await leaderboard_response(self.server.daily, request.path)
         if path == "/healthz":
             body = self.server.health()
             status = HTTPStatus.OK if body["status"] != "down" else HTTPStatus.SERVICE_UNAVAILABLE
@@ -183,7 +191,14 @@ class Front:
             )
             conn.close(CLOSE_INCOMPATIBLE, "incompatible protocol version")
             return False
-        name = " ".join(msg.name.split())[:NAME_MAX]
+        # issue 15 hook: a player key makes the connection a player (else a guest)
+        identity = await self.server.daily.identify(msg)
+        if isinstance(identity, Error):
+            conn.send(identity)
+            conn.close(CLOSE_NO_HELLO, identity.code)
+            return False
+        conn.player = identity
+        name = identity.name if identity else " ".join(msg.name.split())[:NAME_MAX]
         if not name:
             conn.send(Error(code="bad_name", message="choose a display name", rid=msg.rid))
             conn.close(CLOSE_NO_HELLO, "no name")
@@ -191,7 +206,14 @@ class Front:
         conn.name = name
         conn.hello = True
         conn.log = conn.log.bind(name=name)
-        conn.send(Welcome(version=PROTOCOL_VERSION, session=secrets.token_hex(6)))
+        conn.send(
+            Welcome(
+                version=PROTOCOL_VERSION,
+                session=secrets.token_hex(6),
+                player_id=identity.id if identity else None,  # issue 15 hook
+                name=name,
+            )
+        )
         self.lobby.enter(conn)
         conn.log.info("hello", subprotocol=conn.codec.subprotocol)
         return True
@@ -236,7 +258,9 @@ class Front:
                     )
                     return
                 await self.lobby.resume(conn, msg.token, msg.last_seq, rid)
-            case CreateTable() | JoinTable() | QuickPlay() | Watch():
+            case Rename() | GetLeaderboard():  # issue 15 hook
+                await self.server.daily.command(self.lobby, conn, msg)
+            case CreateTable() | JoinTable() | QuickPlay() | Watch() | Daily():
                 if conn.table is not None:
                     conn.send(
                         Error(
@@ -246,7 +270,9 @@ class Front:
                         )
                     )
                     return
-                if isinstance(msg, CreateTable):
+                if isinstance(msg, Daily):  # issue 15 hook
+                    await self.server.daily.command(self.lobby, conn, msg)
+                elif isinstance(msg, CreateTable):
                     await self.lobby.create(conn, msg)
                 elif isinstance(msg, QuickPlay):
                     await self.lobby.quick_play(conn, rid)

@@ -53,6 +53,7 @@ from protocol.views import ChatLine, Legal, SeatView, TableStatus, TableSummary,
 from server import metrics
 from server.bots import Bot, RandomBot, make_bot
 from server.conn import CLOSE_REPLACED
+from server.daily.deals import DailyTag  # issue 15 hook
 from server.game import Game, GameState, RuleError
 from server.seat_view import Reuse, deal_view, ecart_view, legal_view
 from server.store.base import StaleWrite, StoreError, TableStore
@@ -104,6 +105,7 @@ class TableState(msgspec.Struct):
     next_deal_at: float | None = None
     """Absolute time when the next deal is dealt, between deals."""
     last_human_at: float = 0.0
+    daily: DailyTag | None = None  # issue 15 hook: set on daily tables (server/daily/table.py)
 
 
 _encode_state = msgspec.msgpack.Encoder().encode

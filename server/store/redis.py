@@ -127,7 +127,7 @@ return dropped
 """
 
 
-class _Script:
+class Script:
     """A Lua script run with EVALSHA, loaded when Redis does not know it.
 
     The digest is computed here, so nothing is loaded at connect time; Redis
@@ -365,10 +365,10 @@ class RedisStore:
     deadline (``timeout_s``) so a Redis that hangs fails like one that is down.
     """
 
-    _save = _Script(_SAVE)
-    _append_record = _Script(_APPEND_RECORD)
-    _delete = _Script(_DELETE)
-    _prune_open = _Script(_PRUNE_OPEN)
+    _save = Script(_SAVE)
+    _append_record = Script(_APPEND_RECORD)
+    _delete = Script(_DELETE)
+    _prune_open = Script(_PRUNE_OPEN)
 
     def __init__(
         self, pool: _Pool, *, expire_s: float, timeout_s: float, save_interval_s: float = 0.0
@@ -406,6 +406,15 @@ class RedisStore:
         except _REDIS_ERRORS as exc:
             raise StoreError(f"cannot connect to redis at {host}:{port}/{db}: {exc!r}") from exc
         return cls(pool, expire_s=expire_s, timeout_s=timeout_s, save_interval_s=save_interval_s)
+
+    @property
+    def pool(self) -> _Pool:
+        """The connection pool, shared by the other Redis stores (players, daily)."""
+        return self._pool
+
+    def request(self, what: str) -> contextlib.AbstractAsyncContextManager[None]:
+        """A request with this store's deadline; Redis errors become ``StoreError``."""
+        return self._request(what)
 
     @contextlib.asynccontextmanager
     async def _request(self, what: str) -> AsyncIterator[None]:

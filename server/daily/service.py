@@ -1,0 +1,309 @@
+"""The daily game and player identity, as the server's front door sees them.
+
+Owns: who a connection is (``identify``: the ``hello`` key), renaming, the
+``daily`` command (start, take back, or practise today's game), the end of a
+daily game (record the result, tell the player how each deal compares) and
+leaderboard pages (the ``leaderboard`` command and ``GET /leaderboard``).
+It holds the player store, the daily board and the day's secret; the lobby
+and the network layer call it through small marked hooks.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import structlog
+
+from protocol.messages import (
+    Daily,
+    DailyResult,
+    Error,
+    GetLeaderboard,
+    Hello,
+    Leaderboard,
+    PlayerInfo,
+    Rename,
+    StartGame,
+)
+from protocol.views import (
+    PAGE_SIZE,
+    DailyDealLine,
+    DailyResultView,
+    LeaderboardLine,
+    LeaderboardView,
+)
+from server.daily.board import PERIODS, BoardLine, DailyBoard, MemoryBoard, Period, board_days
+from server.daily.deals import DailySpec, DailyTag, daily_spec, new_secret, utc_day
+from server.daily.ranking import percent_from_counts
+from server.daily.table import DailyTable
+from server.players import BadName, Player, clean_name, key_digest, valid_key
+from server.store.base import StoreError, TableStore
+from server.store.players import MemoryPlayers, NameTaken, PlayerStore
+from server.table import Command as TableCommand
+from server.table import Join, new_state
+
+if TYPE_CHECKING:
+    from server.config import Settings
+    from server.conn import Conn
+    from server.lobby import Lobby
+
+log = structlog.get_logger()
+
+RENAME_EVERY = 10.0
+"""Seconds between two name changes of one connection."""
+
+SECRET_KEY = b"atout:daily:secret"
+
+
+class DailyService:
+    def __init__(
+        self,
+        settings: Settings,
+        players: PlayerStore,
+        board: DailyBoard,
+        secret: str,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.settings = settings
+        self.players = players
+        self.board = board
+        self.secret = secret
+        self.clock = clock
+
+    @classmethod
+    async def open(cls, settings: Settings, store: TableStore) -> DailyService:
+        """Beside ``store``: in its Redis when it is a ``RedisStore``, else in memory.
+
+        The secret is ``daily_secret`` if set; else, with Redis, the one
+        stored there (made by the first server to need it, so every process
+        and every restart deals the same day); else one for this process.
+        """
+        from server.store.redis import RedisStore
+
+        if isinstance(store, RedisStore):
+            from server.daily.redis_board import RedisBoard
+            from server.store.redis_players import RedisPlayers
+
+            secret = settings.daily_secret
+            if not secret:
+                async with store.request("daily secret"):
+                    await store.pool.set(SECRET_KEY, new_secret().encode(), only_if_not_exists=True)
+                    secret = (await store.pool.get(SECRET_KEY)).decode()
+            return cls(settings, RedisPlayers(store), RedisBoard(store), secret)
+        return cls(settings, MemoryPlayers(), MemoryBoard(), settings.daily_secret or new_secret())
+
+    def spec(self, now: float | None = None) -> DailySpec:
+        now = self.clock() if now is None else now
+        return daily_spec(self.secret, utc_day(now), self.settings.daily_deals)
+
+    # -- identity ---------------------------------------------------------------
+
+    async def identify(self, hello: Hello) -> Player | Error | None:
+        """The player saying ``hello``: ``None`` for a guest (no key), an
+        ``Error`` to refuse the connection with (nothing is stored then)."""
+        if hello.key is None:
+            return None
+        if not valid_key(hello.key):
+            return Error(code="bad_key", message="a player key is 32 hex digits", rid=hello.rid)
+        digest = key_digest(hello.key)
+        known = await self.players.find(digest)
+        if known is not None:
+            return known
+        if not hello.register:
+            return Error(
+                code="unknown_key",
+                message="this server does not know your player key (import the right one, "
+                "or make a new one)",
+                rid=hello.rid,
+            )
+        try:
+            name = clean_name(hello.name)
+        except BadName as e:
+            return Error(code="bad_name", message=str(e), rid=hello.rid)
+        try:
+            player = await self.players.register(digest, name)
+        except NameTaken as e:
+            return Error(
+                code="name_taken",
+                message=f"{e}: choose another name (your key was not registered)",
+                rid=hello.rid,
+            )
+        log.info("player_registered", player=player.id)
+        return player
+
+    # -- commands -----------------------------------------------------------------
+
+    async def command(self, lobby: Lobby, conn: Conn, msg: Rename | Daily | GetLeaderboard) -> None:
+        try:
+            match msg:
+                case Rename():
+                    await self._rename(conn, msg)
+                case Daily():
+                    await self.start(lobby, conn, msg.rid)
+                case GetLeaderboard():
+                    await self._leaderboard(conn, msg)
+        except StoreError:
+            log.warning("daily_store_error", exc_info=True)
+            conn.send(
+                Error(
+                    code="unavailable",
+                    message="the server's store is not answering; try again",
+                    rid=msg.rid,
+                )
+            )
+
+    async def _rename(self, conn: Conn, msg: Rename) -> None:
+        if conn.player is None:
+            conn.send(
+                Error(
+                    code="guest",
+                    message="guests have no name to keep; connect with a player key",
+                    rid=msg.rid,
+                )
+            )
+            return
+        now = time.monotonic()
+        if now - conn.renamed_at < RENAME_EVERY:
+            conn.send(
+                Error(code="rate_limited", message="one name change every 10 seconds", rid=msg.rid)
+            )
+            return
+        conn.renamed_at = now
+        try:
+            player = await self.players.rename(conn.player.id, clean_name(msg.name))
+        except BadName as e:
+            conn.send(Error(code="bad_name", message=str(e), rid=msg.rid))
+            return
+        except NameTaken as e:
+            conn.send(Error(code="name_taken", message=str(e), rid=msg.rid))
+            return
+        conn.player, conn.name = player, player.name
+        conn.send(PlayerInfo(player_id=player.id, name=player.name, rid=msg.rid))
+
+    async def _leaderboard(self, conn: Conn, msg: GetLeaderboard) -> None:
+        if msg.period not in PERIODS or msg.page < 0:
+            conn.send(
+                Error(
+                    code="bad_period",
+                    message="period: today, yesterday, week or all; page >= 0",
+                    rid=msg.rid,
+                )
+            )
+            return
+        view = await self.leaderboard(msg.period, msg.page, conn.player)
+        conn.send(Leaderboard(view=view, rid=msg.rid))
+
+    async def leaderboard(
+        self, period: Period, page: int, player: Player | None = None
+    ) -> LeaderboardView:
+        now = self.clock()
+        lines, total = await self.board.page(period, now, page * PAGE_SIZE, PAGE_SIZE)
+        own = await self.board.position(period, now, player.id) if player else None
+        names = await self.players.names(
+            {x.player for x in lines} | ({own.player} if own else set())
+        )
+        first, last = board_days(period, now)
+
+        def line(x: BoardLine) -> LeaderboardLine:
+            return LeaderboardLine(
+                position=x.position,
+                name=names.get(x.player, "?"),
+                percent=x.percent,
+                points=x.points,
+                days=x.days,
+                you=player is not None and x.player == player.id,
+            )
+
+        return LeaderboardView(
+            period=period,
+            page=page,
+            pages=math.ceil(total / PAGE_SIZE),
+            total=total,
+            lines=[line(x) for x in lines],
+            own=line(own) if own else None,
+            first_day="" if period == "all" else first.isoformat(),
+            last_day=last.isoformat(),
+        )
+
+    # -- the daily game -------------------------------------------------------------
+
+    async def start(self, lobby: Lobby, conn: Conn, rid: int) -> None:
+        """Sit ``conn``'s player at its daily table: the attempt in progress,
+        else a new ranked attempt, else (already played) a practice game."""
+        player = conn.player
+        if player is None:
+            conn.send(
+                Error(
+                    code="guest",
+                    message="the daily game is for players with a key (atout makes one for you)",
+                    rid=rid,
+                )
+            )
+            return
+        spec = self.spec()
+        table_id = secrets.token_hex(4)
+        earlier = await self.board.claim(spec.day, player.id, table_id)
+        ranked = earlier is None
+        if earlier is not None and await self.board.result(spec.day, player.id) is None:
+            table = lobby.tables.get(earlier)
+            if table is not None and not table.closed:
+                await lobby._sit(conn, table, Join(conn, spec.seat, rid))
+                return
+            # The attempt's table is gone (an in-memory server restarted):
+            # what is left is practice.
+        tag = DailyTag(
+            day=spec.day, player=player.id, seat=spec.seat, deals=spec.deals, ranked=ranked
+        )
+        state = new_state(
+            table_id,
+            lobby._new_code(),
+            f"Daily {spec.day}" + ("" if ranked else " (practice)"),
+            private=True,
+            deals=spec.deals,
+            bot_level="normal",
+            turn_timer=0.0,
+            seed=spec.seed,
+        )
+        state.daily = tag
+        table = DailyTable(state, lobby.store, lobby.settings, lobby)
+        lobby._add(table)
+        log.info("daily_started", table=table_id, player=player.id, ranked=ranked)
+        await lobby._sit(conn, table, Join(conn, spec.seat, rid, creator=True))
+        if conn.table is table:
+            table.inbox.put_nowait(TableCommand(conn, StartGame(rid=rid)))
+
+    async def finished(self, table: DailyTable) -> None:
+        """The daily game at ``table`` is over: record it, tell its player."""
+        tag, game = table.tag, table.game
+        assert game is not None
+        scores = [r.scores[tag.seat] for r in game.results[: tag.deals]]
+        try:
+            ranked = tag.ranked and await self.board.record(
+                tag.day, tag.player, scores, self.clock()
+            )
+            counts = await self.board.deal_counts(tag.day)
+        except StoreError:
+            table.log.error("daily_result_not_saved", player=tag.player, scores=scores)
+            return
+        lines = []
+        for k, score in enumerate(scores):
+            deal: dict[Any, int] = dict(counts[k]) if k < len(counts) else {}
+            if not ranked:  # compare as if it were one more result
+                deal[score] = deal.get(score, 0) + 1
+            percent, players = percent_from_counts(score, deal)
+            lines.append(
+                DailyDealLine(deal=k + 1, points=score, percent=round(percent, 2), players=players)
+            )
+        view = DailyResultView(
+            day=tag.day,
+            ranked=ranked,
+            deals=lines,
+            percent=round(sum(x.percent for x in lines) / max(1, len(lines)), 2),
+            points=sum(scores),
+        )
+        table.log.info("daily_finished", player=tag.player, ranked=ranked, points=view.points)
+        table.pending.append(DailyResult(result=view))
