@@ -6,6 +6,7 @@ client, friends joining by invite code, and ``atout play``'s embedded server.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -321,3 +322,97 @@ async def test_atout_play_starts_a_local_server_and_a_game_with_three_bots() -> 
         assert embedded is not None and embedded.url.startswith("ws://127.0.0.1:")
         await app.aclose()
         assert embedded._thread is None
+
+
+# -- playing along without the screen (for tests about what follows) ------------------------
+
+
+def my_move(view: TableView) -> Any:
+    """A legal move for our seat now, or None: pass, a legal écart, no chelem, the first card."""
+    from protocol.messages import Bid, Chelem, Ecart, Play
+
+    if not facts.my_turn(view):
+        return None
+    legal = view.legal
+    match facts.decision(view):
+        case "bid":
+            return Bid(bid="pass")
+        case "ecart":
+            suits = [c for c in legal.ecart if not c.startswith("T")]
+            trumps = [c for c in legal.ecart if c.startswith("T")]
+            need = legal.ecart_trumps
+            return Ecart(cards=(suits + trumps[:need]) if need else suits[:6])
+        case "chelem":
+            return Chelem(declare=False)
+        case "play":
+            return Play(card=legal.cards[0])
+    return None
+
+
+async def play_along(
+    pilot: Any, app: AtoutApp, done: Callable[[TableView], bool], timeout: float = 30.0
+) -> TableView:
+    """Make our moves (through the app's sender) until ``done(view)``."""
+    end = time.monotonic() + timeout
+    sent: tuple[Any, ...] | None = None
+    while time.monotonic() < end:
+        view = table(app)
+        if done(view):
+            return view
+        move = my_move(view)
+        key = app.table_screen._decision_key(view)
+        if move is not None and key != sent:
+            sent = key
+            app.send(move)
+        await pilot.pause(0.02)
+    raise AssertionError("timed out playing along")
+
+
+# -- the score sheet --------------------------------------------------------------------------
+
+# Deal 1 is dealt normally; the first attempt at deal 2 is annulled as it is
+# dealt (a petit sec), so the sheet holds an annulled line (found by search).
+ANNULLED_SECOND_SEED = "sheet-222"
+LONG_NAME = "Alexandrine-Marguerite"
+
+
+async def test_the_score_sheet_shows_every_player_at_80_and_140_columns(
+    server: Server, tmp_path: Path
+) -> None:
+    from clients.cli.dialogs import ScoreSheet
+
+    app = client(url_of(server), tmp_path, LONG_NAME)
+    async with app.run_test(size=SIZE) as pilot:
+        await sit_and_start(pilot, app, deals=2, bot_level="random", seed=ANNULLED_SECOND_SEED)
+        view = await play_along(pilot, app, lambda v: v.status == "finished", timeout=60)
+        annulled = [line for line in view.sheet if line.annulled]
+        counted = [line for line in view.sheet if not line.annulled]
+        assert annulled and len(counted) == 2
+        await pilot.press("b")
+        await until(pilot, lambda: isinstance(app.screen, ScoreSheet), what="the sheet")
+        for size in (SIZE, (140, 40)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause(0.2)
+            text = screen_text(app)
+            lines = text.splitlines()
+            assert "2 of 2 deals played" in text
+            head = next(line for line in lines if "Contract" in line)
+            # Every player's column is there; full names when there is room.
+            for seat in (1, 2, 3):
+                name = view.seats[seat].name
+                assert name is not None
+                assert name in head if size != SIZE else name[:7] in head
+            if size == SIZE:
+                assert LONG_NAME[:7] in head
+            else:
+                assert LONG_NAME in head
+            # The annulled attempt is labelled with the deal it was an attempt at.
+            for line in annulled:
+                row = next(r for r in lines if "annulled: petit sec" in r)
+                number = re.search(r"(\d+)\s+annulled: petit sec", row)
+                assert number is not None and number[1] == str(line.number + 1)
+            total = next(r for r in lines if "Total" in r)
+            for score in view.scores:
+                assert facts.signed(score) in total
+            assert all(len(r) <= size[0] for r in lines)
+        await app.aclose()

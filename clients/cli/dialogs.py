@@ -7,18 +7,20 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich import box
+from rich.table import Table
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, DataTable, Input, Label, Select, Static
+from textual.widgets import Button, Input, Label, Select, Static
 
 from clients.cli import wording
 from clients.cli.table_facts import seat_name, signed
 from protocol.messages import CreateTable
-from protocol.views import TableView
+from protocol.views import DealLine, TableView
 
 BOT_LEVELS = ("random", "easy", "normal", "strong")
 
@@ -230,12 +232,17 @@ class JoinByCode(ModalScreen[tuple[str, bool] | None]):
 
 
 class ScoreSheet(ModalScreen[None]):
-    """The score sheet: one line per deal (annulled ones too) and the totals."""
+    """The score sheet: one line per deal (annulled ones too, under the number
+    of the deal they were an attempt at) and the totals, with a column for
+    every player at any width from 80 columns up."""
 
     DEFAULT_CSS = (
         DIALOG_CSS
         + """
-    #sheet DataTable { height: auto; max-height: 16; width: auto; }
+    #sheet { max-width: 100%; max-height: 100%; }
+    #sheet-scroll { height: auto; max-height: 100%; width: auto; }
+    #sheet > Label { width: auto; }
+    #sheet-table { width: auto; }
     """
     )
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,b,enter", "close", "Close")]
@@ -247,50 +254,108 @@ class ScoreSheet(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         view = self.view
         with Vertical(classes="dialog", id="sheet"):
-            yield Label(
-                Text.assemble(("Score sheet", "bold"), f" — {view.name} ({view.deals} deals)")
-            )
-            table: DataTable[str | Text] = DataTable(zebra_stripes=True, cursor_type="none")
-            yield table
-            yield Static(Text("Esc to close", style="dim"))
+            yield Label(wording.sheet_title(view.name, len(counted_lines(view)), view.deals))
+            with VerticalScroll(id="sheet-scroll"):
+                yield Static(id="sheet-table")
+            yield Static(Text(wording.SHEET_FOOT, style="dim"))
 
     def on_mount(self) -> None:
-        view = self.view
-        table = self.query_one(DataTable)
-        names = [Text(seat_name(view, i)[:9]) for i in range(4)]
-        table.add_columns("#", "Contract", "Taker", *names)
-        for line in view.sheet:
-            if line.annulled:
-                table.add_row(
-                    str(line.number or "–"),
-                    Text(
-                        f"annulled: {wording.ANNULMENTS.get(line.annulled, line.annulled)}"[:24],
-                        style="dim",
-                    ),
-                    "",
-                    *["" for _ in range(4)],
-                )
-                continue
-            result = "made" if line.made else "down"
-            table.add_row(
-                str(line.number),
-                f"{wording.contract(line.contract)} {result}",
-                Text(seat_name(view, line.taker)[:9]),
-                *[Text(signed(s), justify="right") for s in line.scores],
-            )
-        table.add_row(
-            "",
-            Text("Total", style="bold"),
-            "",
-            *[Text(signed(s), style="bold", justify="right") for s in view.scores],
-        )
-        if not view.sheet:
-            self.query_one("#sheet Label", Label).update(
-                Text.assemble(("Score sheet", "bold"), " — no deal finished yet")
-            )
+        self._fill()
+
+    def on_resize(self) -> None:
+        self._fill()
+
+    def _fill(self) -> None:
+        # The dialog's border and padding take 4 columns, the screen margin 2.
+        table = sheet_table(self.view, max(40, self.app.size.width - 6))
+        widget = self.query_one("#sheet-table", Static)
+        # A Static sized "auto" measures a Rich table too narrow: give it its width.
+        widget.styles.width = table.width
+        widget.update(table)
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+def counted_lines(view: TableView) -> list[DealLine]:
+    return [line for line in view.sheet if not line.annulled]
+
+
+def sheet_table(view: TableView, width: int) -> Table:
+    """The sheet as a Rich table no wider than ``width``: a column per player,
+    names as long as the room allows, the taker marked ★ in their column."""
+    rows: list[tuple[str, Text, list[Text]]] = []
+    for line in view.sheet:
+        if line.annulled:
+            # An annulled line carries the number of the last counted deal:
+            # it was an attempt at the next one.
+            rows.append(
+                (
+                    str(line.number + 1),
+                    Text(wording.sheet_annulled(line.annulled), style="italic"),
+                    [Text("") for _ in range(4)],
+                )
+            )
+            continue
+        scores = []
+        for seat, score in enumerate(line.scores):
+            if seat == line.taker:
+                scores.append(Text(f"★ {signed(score)}", style="bold"))
+            else:
+                scores.append(Text(signed(score)))
+        rows.append(
+            (str(line.number), Text(wording.sheet_contract(line.contract, line.made)), scores)
+        )
+    deal_w = max([len(wording.SHEET_HEAD_DEAL)] + [len(r[0]) for r in rows])
+    contract_w = max([len(wording.SHEET_HEAD_CONTRACT)] + [r[1].cell_len for r in rows])
+    names = [seat_name(view, seat, own=True) for seat in range(4)]
+    totals = [signed(s) for s in view.scores]
+    fits = [max([len(totals[seat])] + [r[2][seat].cell_len for r in rows]) for seat in range(4)]
+    # Columns are 3 apart (a blank rule and its padding); what is left goes
+    # to the names, the longest cropped first.
+    room = width - deal_w - contract_w - GAP * 5
+    wanted = [max(fit, len(name)) for fit, name in zip(fits, names, strict=True)]
+    widths = list(wanted)
+    while sum(widths) > room and max(w - f for w, f in zip(widths, fits, strict=True)) > 0:
+        i = max(range(4), key=lambda k: (widths[k] - fits[k] > 0, widths[k]))
+        widths[i] -= 1
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        show_footer=bool(rows),
+        padding=(0, 1),
+        pad_edge=False,
+        show_edge=False,
+        width=deal_w + contract_w + sum(widths) + GAP * 5,
+    )
+    table.add_column(wording.SHEET_HEAD_DEAL, justify="right", width=deal_w, no_wrap=True)
+    table.add_column(
+        wording.SHEET_HEAD_CONTRACT,
+        footer=Text(wording.SHEET_TOTAL, style="bold"),
+        width=contract_w,
+        no_wrap=True,
+    )
+    for seat in range(4):
+        table.add_column(
+            Text(crop(names[seat], widths[seat]), style="bold" if seat == view.you else ""),
+            footer=Text(totals[seat], style="bold"),
+            justify="right",
+            width=widths[seat],
+            no_wrap=True,
+        )
+    for number, contract, scores in rows:
+        table.add_row(number, contract, *scores)
+    if not rows:
+        table.add_row("", Text(wording.SHEET_EMPTY, style="dim"), "", "", "", "")
+    return table
+
+
+NAME_MAX = 24
+"""The longest display name a server accepts."""
+GAP = 3
+
+
+def crop(s: str, n: int) -> str:
+    return s if len(s) <= n else s[: max(0, n - 1)] + "…"
 
 
 class ChatBox(ModalScreen[str | None]):

@@ -40,10 +40,11 @@ def positions(bottom: int) -> dict[int, str]:
     }
 
 
-def seat_name(view: TableView, seat: int | None) -> str:
+def seat_name(view: TableView, seat: int | None, *, own: bool = False) -> str:
+    """A seat's display name; your own seat is "You" unless ``own`` asks for your name."""
     if seat is None:
         return "?"
-    if seat == view.you:
+    if seat == view.you and not (own and view.seats[seat].name):
         return "You"
     if 0 <= seat < len(view.seats) and view.seats[seat].name:
         return str(view.seats[seat].name)

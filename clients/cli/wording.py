@@ -9,6 +9,8 @@ problem names it exactly.
 
 from __future__ import annotations
 
+from rich.text import Text
+
 CONTRACTS = {
     "pass": "Pass",
     "prise": "Prise",
@@ -102,3 +104,37 @@ def unreachable(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror.lower()
     return str(exc) or type(exc).__name__
+
+
+# -- plurals -------------------------------------------------------------------------
+
+
+def plural(n: int, one: str, many: str | None = None) -> str:
+    """``1 deal``, ``2 deals``: the count and the word that goes with it."""
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+# -- the score sheet ----------------------------------------------------------------
+
+SHEET = "Score sheet"
+SHEET_HEAD_DEAL = "Deal"
+SHEET_HEAD_CONTRACT = "Contract"
+SHEET_TOTAL = "Total"
+SHEET_EMPTY = "no deal finished yet"
+SHEET_FOOT = "★ taker · Esc to close"
+SHEET_ANNULLED = {"all_pass": "annulled: all passed", "petit_sec": "annulled: petit sec"}
+
+
+def sheet_title(table: str, played: int, deals: int) -> Text:
+    """``Score sheet — Alice's table · 1 of 8 deals played``."""
+    return Text.assemble(
+        (SHEET, "bold"), f" — {table} · {played} of {plural(deals, 'deal')} played"
+    )
+
+
+def sheet_contract(code: str | None, made: bool | None) -> str:
+    return f"{contract(code)} {'made' if made else 'down'}"
+
+
+def sheet_annulled(reason: str) -> str:
+    return SHEET_ANNULLED.get(reason, f"annulled: {reason}")
