@@ -161,9 +161,10 @@ async def test_a_whole_deal_played_through_the_screen(server: Server, tmp_path: 
         assert done.count("play") == 18
         assert view.deal.poignees and view.deal.poignees[0].seat == 0
         await shown(pilot, app, "Game over", "Play again")
-        # Leaving: confirm, back to the lobby, and the token is forgotten.
+        # Leaving: confirm (Stay has the focus), back to the lobby, and the token is forgotten.
         await pilot.press("escape")
-        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.click("#yes")
         await until(pilot, lambda: app.current_mode == "lobby", what="the lobby")
         assert app.link.tokens.get(app.url) is None
         await app.aclose()
@@ -416,3 +417,112 @@ async def test_the_score_sheet_shows_every_player_at_80_and_140_columns(
                 assert facts.signed(score) in total
             assert all(len(r) <= size[0] for r in lines)
         await app.aclose()
+
+
+# -- nothing lost by accident -------------------------------------------------------------------
+
+
+def play_app(tmp_path: Path, **create: Any) -> AtoutApp:
+    """``atout play`` as __main__ builds it, with its file and tokens in ``tmp_path``."""
+    return AtoutApp(
+        name="Alice",
+        autoplay=CreateTable(name="Alice's table", private=True, **create),
+        embedded_settings=fast(host="127.0.0.1"),
+        play_file=tmp_path / "data" / "play.sqlite3",
+        tokens=FileTokens(tmp_path / "config"),
+    )
+
+
+def focused_id(app: AtoutApp) -> str | None:
+    return app.focused.id if app.focused is not None else None
+
+
+async def test_quitting_mid_trick_asks_and_atout_play_resumes_exactly_there(
+    tmp_path: Path,
+) -> None:
+    from clients.cli.dialogs import Confirm
+
+    create = {"deals": 2, "bot_level": "random", "turn_timer": 120.0, "seed": "resume-1"}
+    first = play_app(tmp_path, **create)
+    async with first.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: first.link and first.link.table is not None, what="table")
+        before = await play_along(
+            pilot,
+            first,
+            lambda v: (
+                facts.my_turn(v)
+                and v.deal is not None
+                and v.deal.phase == "play"
+                and v.deal.trick is not None
+                and bool(v.deal.trick.cards)
+            ),
+        )
+        assert before.deadline is not None  # the turn timer runs for us
+        # Esc asks whether to leave, with Stay focused: Enter keeps the seat.
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(first.screen, Confirm), what="leave question")
+        assert focused_id(first) == "no"
+        await pilot.press("enter")
+        # ^q mid-game asks too, with Stay focused.
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: isinstance(first.screen, Confirm), what="quit question")
+        assert focused_id(first) == "no"
+        assert "atout play again" in screen_text(first)
+        await pilot.press("enter")
+        await pilot.pause(0.1)
+        assert not isinstance(first.screen, Confirm) and first.current_mode == "table"
+        assert table(first).you == 0  # still seated
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: isinstance(first.screen, Confirm), what="quit question")
+        await pilot.click("#yes")
+        embedded = first.embedded
+        assert embedded is not None
+        await until(pilot, lambda: embedded._thread is None, what="the local server stopped")
+
+    again = play_app(tmp_path, **create)
+    async with again.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(again.screen, Confirm), what="resume offer")
+        assert focused_id(again) == "yes"
+        assert before.deal is not None
+        assert f"deal {before.deal.number} of 2" in screen_text(again)
+        await pilot.press("enter")  # Resume
+        await until(pilot, lambda: again.link and again.link.table is not None, what="resumed")
+        after = table(again)
+        assert after.table_id == before.table_id and after.you == 0
+        assert after.deal is not None and after.deal.trick is not None
+        assert after.deal.number == before.deal.number
+        assert after.deal.trick.cards == before.deal.trick.cards  # mid-trick, as we left it
+        assert after.deal.tricks == before.deal.tricks
+        assert after.hand == before.hand and after.scores == before.scores
+        # The turn timer runs again for our turn. (The server drops a deadline
+        # while its seat is away, so it restarts in full: server/table.py.)
+        assert after.deadline is not None and after.deadline - time.time() <= 120.0
+        assert facts.my_turn(after)
+        assert [s.kind for s in after.seats] == ["human", "bot", "bot", "bot"]
+        await again.aclose()
+
+
+async def test_a_new_game_instead_of_resuming_drops_the_saved_one(tmp_path: Path) -> None:
+    from clients.cli.dialogs import Confirm
+
+    first = play_app(tmp_path, deals=1, bot_level="random")
+    async with first.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: first.link and first.link.table is not None, what="table")
+        await until(pilot, lambda: table(first).status == "playing", what="playing")
+        old = table(first).table_id
+        await first.aclose()
+    again = play_app(tmp_path, deals=1, bot_level="random")
+    async with again.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(again.screen, Confirm), what="resume offer")
+        await pilot.click("#no")  # New game
+        await until(pilot, lambda: again.link and again.link.table is not None, what="new table")
+        await until(pilot, lambda: table(again).status == "playing", what="playing")
+        assert table(again).table_id != old
+        embedded = again.embedded
+        assert embedded is not None
+        await again.aclose()
+    from server.store.sqlite import SqliteStore
+
+    store = SqliteStore(tmp_path / "data" / "play.sqlite3")
+    assert old not in await store.open_tables()
+    await store.close()

@@ -100,9 +100,16 @@ def main(argv: list[str] | None = None) -> None:
     from protocol.messages import CreateTable
 
     if args.command == "play":
+        from clients.cli.tokens import play_file
+        from server.config import Settings
+
         if not 1 <= args.deals <= 40:
             raise SystemExit("atout play: --deals is 1 to 40")
         app = AtoutApp(
+            play_file=play_file(),
+            # The local server lives only while its player is here: it never
+            # closes the game for want of a human.
+            embedded_settings=Settings(port=0, host="127.0.0.1", idle_close=10 * 365 * 86400.0),
             name=args.name,
             autoplay=CreateTable(
                 name=f"{args.name}'s table",

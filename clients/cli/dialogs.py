@@ -70,33 +70,58 @@ Confirm, NewTable, JoinByCode, ScoreSheet, ChatBox, Help {
 
 
 class Confirm(ModalScreen[bool]):
-    """A yes/no question; Enter on the focused button, Escape for no."""
+    """A yes/no question. Escape gives the *safe* answer (``safe``: no by
+    default), which also has the focus unless ``focus`` says otherwise, so a
+    stray Enter or Escape never loses a game or a seat."""
 
     DEFAULT_CSS = DIALOG_CSS
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "no", "No")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "safe", "Cancel")]
 
-    def __init__(self, question: str | Text, yes: str = "Yes", no: str = "No") -> None:
+    def __init__(
+        self,
+        question: str | Text,
+        yes: str = "Yes",
+        no: str = "No",
+        *,
+        safe: bool = False,
+        focus: bool | None = None,
+    ) -> None:
         super().__init__()
         self.question = question
         self.yes, self.no = yes, no
+        self.safe = safe
+        self.focus_yes = safe if focus is None else focus
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="confirm"):
             yield Static(self.question)
             with Horizontal(classes="buttons"):
-                yield Button(self.yes, id="yes", variant="primary", compact=True)
-                yield Button(self.no, id="no", compact=True)
+                yield Button(
+                    self.yes,
+                    id="yes",
+                    variant="primary" if self.focus_yes else "default",
+                    compact=True,
+                )
+                yield Button(
+                    self.no,
+                    id="no",
+                    variant="default" if self.focus_yes else "primary",
+                    compact=True,
+                )
 
     def on_mount(self) -> None:
-        self.query_one("#yes", Button).focus()
+        self.query_one("#yes" if self.focus_yes else "#no", Button).focus()
 
     @on(Button.Pressed, "#yes")
     def _yes(self) -> None:
         self.dismiss(True)
 
     @on(Button.Pressed, "#no")
-    def action_no(self) -> None:
+    def _no(self) -> None:
         self.dismiss(False)
+
+    def action_safe(self) -> None:
+        self.dismiss(self.safe)
 
 
 class NewTable(ModalScreen[CreateTable | None]):

@@ -93,8 +93,11 @@ class Link:
         base_delay: float = 0.25,
         max_delay: float = 8.0,
         open_timeout: float = 5.0,
+        token_key: str | None = None,
     ) -> None:
         self.url = url
+        self.token_key = token_key or url
+        """Where our seat's token is kept (the URL, unless told otherwise)."""
         self.name = name
         self.tokens = tokens
         self.on_message = on_message
@@ -214,7 +217,7 @@ class Link:
     async def _resume_seat(self, session: Session, old: Session | None) -> None:
         """Show the saved token, if any: the server seats us again and sends
         only the patches we missed (or a snapshot)."""
-        saved = self.tokens.get(self.url)
+        saved = self.tokens.get(self.token_key)
         if saved is None:
             return
         view, seq = None, -1
@@ -252,14 +255,14 @@ class Link:
     def _keep_token(self, msg: Any) -> None:
         match msg:
             case Seated(seat=seat, token=token, table_id=table_id) if seat is not None and token:
-                self.tokens.save(self.url, SavedSeat(token, table_id, seat, time.time()))
+                self.tokens.save(self.token_key, SavedSeat(token, table_id, seat, time.time()))
             case Left():
-                self.tokens.forget(self.url)
+                self.tokens.forget(self.token_key)
             case Error(rid=rid, code=code) if rid is not None and rid == self.resume_rid:
                 # The server no longer knows our seat (table closed, seat
                 # handed over): the token is useless from now on.
                 if code != "already_seated":
-                    self.tokens.forget(self.url)
+                    self.tokens.forget(self.token_key)
                 self._kept = None
 
     def _set(self, status: LinkStatus) -> None:

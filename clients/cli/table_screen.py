@@ -449,7 +449,7 @@ class TableScreen(Screen[None]):
             else:
                 self.say("Change your écart: pick a card again to put it back.")
 
-        self.app.push_screen(Confirm(question, yes="Discard", no="Change"), done)
+        self.app.push_screen(Confirm(question, yes="Discard", no="Change", focus=True), done)
 
     @on(Button.Pressed, "#actions Button")
     def _button(self, event: Button.Pressed) -> None:
@@ -555,15 +555,18 @@ class TableScreen(Screen[None]):
     def action_leave(self) -> None:
         view = self.view
         playing = view is not None and view.status in ("playing", "between_deals")
-        question = "Leave this table?"
+        question = wording.LEAVE_QUESTION
         if playing and view is not None and view.you is not None:
-            question += "\nA bot takes your seat until the end of the game."
+            question += "\n" + wording.LEAVE_MID_GAME
 
         def done(yes: bool | None) -> None:
             if yes:
                 self.atout.leave_table(Leave())
 
-        self.app.push_screen(Confirm(question, yes="Leave", no="Stay"), done)
+        # Stay has the focus: Esc then Enter must not give the seat away.
+        self.app.push_screen(
+            Confirm(question, yes=wording.LEAVE, no=wording.STAY, safe=False), done
+        )
 
 
 def _why_not(view: TableView) -> str:

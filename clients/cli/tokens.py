@@ -50,6 +50,26 @@ def config_dir() -> Path:
         return Path(base) / "atout"
 
 
+def data_dir() -> Path:
+    """Where ``atout play`` keeps its game: ``$ATOUT_DATA_DIR`` when set, else the
+    platform's data folder for ``atout`` (on Linux ``~/.local/share/atout``)."""
+    override = os.environ.get("ATOUT_DATA_DIR")
+    if override:
+        return Path(override)
+    try:
+        import platformdirs
+
+        return Path(platformdirs.user_data_dir("atout", appauthor=False))
+    except ImportError:
+        base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+        return Path(base) / "atout"
+
+
+def play_file() -> Path:
+    """The SQLite file of ``atout play``'s own server."""
+    return data_dir() / "play.sqlite3"
+
+
 def normalize(url: str) -> str:
     """One key per server, however its URL was typed."""
     return url.strip().rstrip("/").lower()

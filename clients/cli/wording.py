@@ -138,3 +138,28 @@ def sheet_contract(code: str | None, made: bool | None) -> str:
 
 def sheet_annulled(reason: str) -> str:
     return SHEET_ANNULLED.get(reason, f"annulled: {reason}")
+
+
+# -- leaving and quitting -----------------------------------------------------------
+
+LEAVE = "Leave"
+STAY = "Stay"
+QUIT = "Quit"
+LEAVE_QUESTION = "Leave this table?"
+LEAVE_MID_GAME = "A bot takes your seat until the end of the game."
+QUIT_QUESTION = "Quit Atout in the middle of the game?"
+QUIT_PLAY_SAVED = "Your game is saved: run atout play again to resume it where it is."
+QUIT_SEAT_KEPT = (
+    "Your seat is kept (a bot plays your turns meanwhile): run the same command "
+    "again to take it back."
+)
+RESUME = "Resume"
+NEW_GAME = "New game"
+
+
+def resume_question(table: str, deal: int, deals: int, score: int) -> str:
+    points = f"{score:+d}".replace("-", "−") if score else "0"
+    return (
+        f"You have an unfinished game: {table}, deal {deal} of {deals}, "
+        f"your score {points}.\nResume it where you left it?"
+    )
