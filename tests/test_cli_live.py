@@ -18,8 +18,9 @@ from clients.cli import table_facts as facts
 from clients.cli.app import AtoutApp
 from clients.cli.cards_widget import HandWidget
 from clients.cli.dialogs import JoinByCode, NewTable
-from clients.cli.tokens import FileTokens
+from clients.cli.tokens import FileTokens, seat_key
 from protocol.messages import CreateTable
+from protocol.messages import JoinTable as JoinTableCmd
 from protocol.views import TableView
 from server.app import Server
 from server.config import Settings
@@ -166,7 +167,7 @@ async def test_a_whole_deal_played_through_the_screen(server: Server, tmp_path: 
         await pilot.pause()
         await pilot.click("#yes")
         await until(pilot, lambda: app.current_mode == "lobby", what="the lobby")
-        assert app.link.tokens.get(app.url) is None
+        assert app.link.tokens.get(app.token_key) is None
         await app.aclose()
 
 
@@ -231,7 +232,7 @@ async def test_the_token_outlives_the_client_and_a_second_window_takes_the_seat(
     async with first.run_test(size=SIZE) as pilot:
         before = await sit_and_start(pilot, first, deals=1, bot_level="random")
         await first.aclose()
-    saved = FileTokens(tmp_path / "Alice").get(url)
+    saved = FileTokens(tmp_path / "Alice").get(seat_key(url, "Alice"))
     assert saved is not None and saved.table_id == before.table_id and saved.seat == 0
 
     again = client(url, tmp_path)
@@ -526,3 +527,58 @@ async def test_a_new_game_instead_of_resuming_drops_the_saved_one(tmp_path: Path
     store = SqliteStore(tmp_path / "data" / "play.sqlite3")
     assert old not in await store.open_tables()
     await store.close()
+
+
+# -- seats belong to a player -------------------------------------------------------------------
+
+
+async def test_two_players_on_one_machine_never_take_each_others_seat(
+    server: Server, tmp_path: Path
+) -> None:
+    url = url_of(server)
+    shared = tmp_path / "config"  # one machine: one config folder for both
+
+    def on_this_machine(name: str, profile: str | None = None) -> AtoutApp:
+        return AtoutApp(
+            url=url, name=name, profile=profile, tokens=FileTokens(shared), base_delay=0.05
+        )
+
+    alice, bob = on_this_machine("Alice"), on_this_machine("Bob")
+    async with alice.run_test(size=SIZE) as pa:
+        await until(pa, lambda: alice.link and alice.link.lobby is not None, what="lobby")
+        alice.send(CreateTable(name="t", private=True, deals=1, bot_level="random"))
+        await until(pa, lambda: alice.link.table is not None, what="Alice seated")
+        code = table(alice).invite_code
+        assert code is not None
+        async with bob.run_test(size=SIZE) as pb:
+            # Bob starts beside Alice: he lands in the lobby, not in her seat.
+            await until(pb, lambda: bob.link and bob.link.lobby is not None, what="Bob's lobby")
+            await pb.pause(0.3)
+            assert bob.link.table is None and bob.current_mode == "lobby"
+            assert alice.link_status.phase == "online"
+            bob.send(JoinTableCmd(code=code))
+            await until(pb, lambda: bob.link.table is not None, what="Bob seated")
+            assert table(bob).you == 1 and table(alice).you == 0
+            await pa.pause(0.3)
+            assert alice.link_status.phase == "online" and bob.link_status.phase == "online"
+            await bob.aclose()
+        await alice.aclose()
+    # Both come back, side by side, each to their own seat under their own name.
+    alice, bob = on_this_machine("Alice"), on_this_machine("Bob")
+    async with alice.run_test(size=SIZE) as pa, bob.run_test(size=SIZE) as pb:
+        await until(pa, lambda: alice.link and alice.link.table is not None, what="Alice back")
+        await until(pb, lambda: bob.link and bob.link.table is not None, what="Bob back")
+        assert table(alice).you == 0 and table(bob).you == 1
+        assert [s.name for s in table(bob).seats[:2]] == ["Alice", "Bob"]
+        await pa.pause(0.3)
+        assert alice.link_status.phase == "online" and bob.link_status.phase == "online"
+        # A second player with a profile of their own does not take Alice's seat either.
+        other = on_this_machine("Alice", profile="alice-laptop")
+        async with other.run_test(size=SIZE) as po:
+            await until(po, lambda: other.link and other.link.lobby is not None, what="lobby")
+            await po.pause(0.3)
+            assert other.link.table is None
+            assert alice.link_status.phase == "online"
+            await other.aclose()
+        await alice.aclose()
+        await bob.aclose()

@@ -230,6 +230,18 @@ def test_a_damaged_token_file_is_ignored(tmp_path: object) -> None:
     assert tokens.get("ws://a:1") is not None
 
 
+def test_a_seat_is_saved_per_server_and_player() -> None:
+    from clients.cli.tokens import play_file, seat_key
+
+    tokens = MemoryTokens()
+    tokens.save(seat_key("ws://a:1", "Alice"), SavedSeat("alice", "t", 0))
+    assert tokens.get(seat_key("WS://A:1/", "alice")) is not None  # same server, same player
+    assert tokens.get(seat_key("ws://a:1", "Bob")) is None
+    assert tokens.get(seat_key("ws://b:1", "Alice")) is None
+    assert play_file("Alice") == play_file("alice") != play_file("Bob")
+    assert play_file("../x").parent == play_file("Bob").parent  # a name is never a path
+
+
 def test_memory_tokens() -> None:
     tokens = MemoryTokens()
     tokens.save("ws://a:1", SavedSeat("tok", "t", 1))

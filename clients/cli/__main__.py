@@ -1,8 +1,8 @@
 """``atout``: the terminal client.
 
-    atout play [--name NAME] [--bots LEVEL] [--deals N] [--timer S]
+    atout play [--name NAME] [--profile P] [--bots LEVEL] [--deals N] [--timer S]
         a local server, a table with three bots, and play (the default command)
-    atout connect [ws://host:port] [--name NAME]
+    atout connect [ws://host:port] [--name NAME] [--profile P]
         the lobby of a server, to play or watch with friends
 
 Logs (ours and the embedded server's) go to a file, never to the screen.
@@ -85,6 +85,12 @@ def parser() -> argparse.ArgumentParser:
     connect = sub.add_parser("connect", help="connect to a server to play with friends")
     connect.add_argument("url", nargs="?", default=DEFAULT_URL, help=f"default {DEFAULT_URL}")
     connect.add_argument("--name", default=default_name(), help="your display name")
+    for command in (play, connect):
+        command.add_argument(
+            "--profile",
+            help="whose saved seats and game to use (default: your name); "
+            "one per player sharing this machine",
+        )
     return p
 
 
@@ -106,7 +112,8 @@ def main(argv: list[str] | None = None) -> None:
         if not 1 <= args.deals <= 40:
             raise SystemExit("atout play: --deals is 1 to 40")
         app = AtoutApp(
-            play_file=play_file(),
+            play_file=play_file(args.profile or args.name),
+            profile=args.profile,
             # The local server lives only while its player is here: it never
             # closes the game for want of a human.
             embedded_settings=Settings(port=0, host="127.0.0.1", idle_close=10 * 365 * 86400.0),
@@ -121,7 +128,9 @@ def main(argv: list[str] | None = None) -> None:
             log_path=str(path),
         )
     else:
-        app = AtoutApp(url=normalize_url(args.url), name=args.name, log_path=str(path))
+        app = AtoutApp(
+            url=normalize_url(args.url), name=args.name, profile=args.profile, log_path=str(path)
+        )
     try:
         app.run()
     except KeyboardInterrupt:

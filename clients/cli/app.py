@@ -38,7 +38,7 @@ from clients.cli.embedded import EmbeddedServer
 from clients.cli.link import Link, LinkStatus
 from clients.cli.lobby_screen import LobbyScreen
 from clients.cli.table_screen import TableScreen
-from clients.cli.tokens import FileTokens, MemoryTokens, Tokens
+from clients.cli.tokens import FileTokens, MemoryTokens, Tokens, seat_key
 from protocol.messages import (
     CreateTable,
     Error,
@@ -71,6 +71,7 @@ class AtoutApp(App[None]):
         base_delay: float = 0.25,
         log_path: str = "",
         play_file: Path | None = None,
+        profile: str | None = None,
     ) -> None:
         super().__init__()
         cards_text.set_colour(not self.no_color)
@@ -82,7 +83,9 @@ class AtoutApp(App[None]):
         self.tokens: Tokens = tokens or (
             FileTokens() if url or self.play_file is not None else MemoryTokens()
         )
-        self.token_key = f"atout-play:{self.play_file}" if self.play_file is not None else None
+        # Our seat's token: for this server and this player (profile or name).
+        server = self.url if url else f"atout-play:{self.play_file or 'memory'}"
+        self.token_key = seat_key(server, profile or name)
         self.autoplay = autoplay
         self.embedded = (
             None if url else EmbeddedServer(embedded_settings, store_path=self.play_file)
@@ -144,7 +147,7 @@ class AtoutApp(App[None]):
         from server.store.sqlite import SqliteStore
         from server.table import TableState
 
-        key = self.token_key or ""
+        key = self.token_key
         saved = self.tokens.get(key)
         try:
             store = SqliteStore(path)

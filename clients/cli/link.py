@@ -97,7 +97,7 @@ class Link:
     ) -> None:
         self.url = url
         self.token_key = token_key or url
-        """Where our seat's token is kept (the URL, unless told otherwise)."""
+        """Where our seat's token is kept (``tokens.seat_key``: server and player)."""
         self.name = name
         self.tokens = tokens
         self.on_message = on_message

@@ -1,10 +1,15 @@
-"""Where the resume tokens live: one per server URL, in the user's config folder.
+"""Where the resume tokens live: one per server *and player*, in the user's
+config folder.
 
 A token is what the server handed us when we sat down (``Seated.token``);
 showing it again (``Resume``) gets the seat back after a lost connection, a
 server restart, or quitting and starting the client again. It is a secret
 that holds a seat, so the file is written atomically and readable by its
 owner only.
+
+Keyed by server and player (``seat_key``): the player is the ``--profile``
+when given, else the display name, so two people playing from one machine
+(``--name Alice`` and ``--name Bob``) never take each other's seat.
 
 The folder is ``$ATOUT_CONFIG_DIR`` when set (tests, several identities on
 one machine), else the platform's config folder for ``atout`` (on Linux
@@ -21,6 +26,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Protocol
+from urllib.parse import quote
 
 
 @dataclass(frozen=True)
@@ -65,9 +71,14 @@ def data_dir() -> Path:
         return Path(base) / "atout"
 
 
-def play_file() -> Path:
-    """The SQLite file of ``atout play``'s own server."""
-    return data_dir() / "play.sqlite3"
+def play_file(player: str) -> Path:
+    """The SQLite file of ``atout play``'s own server, one per player."""
+    return data_dir() / "play" / f"{quote(player.strip().casefold(), safe='')}.sqlite3"
+
+
+def seat_key(server: str, player: str) -> str:
+    """The key of a saved seat: this server, this player (case does not matter)."""
+    return f"{normalize(server)} as {player.strip().casefold()}"
 
 
 def normalize(url: str) -> str:
@@ -92,7 +103,8 @@ class MemoryTokens:
 
 
 class FileTokens:
-    """Tokens in ``tokens.json``, keyed by server URL."""
+    """Tokens in ``tokens.json``, keyed by ``seat_key`` (older files keyed by a
+    bare URL are simply not matched: no one resumes a seat that may not be theirs)."""
 
     def __init__(self, folder: Path | None = None) -> None:
         self.path = (folder or config_dir()) / "tokens.json"
