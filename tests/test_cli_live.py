@@ -582,3 +582,55 @@ async def test_two_players_on_one_machine_never_take_each_others_seat(
             await other.aclose()
         await alice.aclose()
         await bob.aclose()
+
+
+# -- start-up ------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def test_an_unreachable_server_is_retried_with_a_countdown_and_a_hint(
+    tmp_path: Path,
+) -> None:
+    port = free_port()
+    app = AtoutApp(
+        url=f"ws://127.0.0.1:{port}",
+        name="Alice",
+        tokens=FileTokens(tmp_path),
+        base_delay=1.5,  # long enough to read a countdown
+    )
+    srv: Server | None = None
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await shown(pilot, app, "cannot reach", "trying again in", "Is atout-server running")
+            assert app.link_status.unreachable
+            # The server comes up on that address: the next attempt gets in by itself.
+            srv = Server(fast(port=port))
+            await srv.start()
+            await until(pilot, lambda: app.link and app.link.lobby is not None, what="lobby")
+            await shown(pilot, app, "● online")
+            assert "Is atout-server running" not in screen_text(app)
+            await app.aclose()
+    finally:
+        if srv is not None:
+            await srv.stop()
+
+
+async def test_quick_play_starts_at_once_with_bots_when_nobody_waits(
+    server: Server, tmp_path: Path
+) -> None:
+    app = client(url_of(server), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.link and app.link.lobby is not None, what="lobby")
+        await pilot.press("p")  # one key: no "Start the game" to press after it
+        await until(pilot, lambda: app.link.table is not None, what="seated")
+        await until(pilot, lambda: table(app).status == "playing", what="the game started")
+        assert [s.kind for s in table(app).seats] == ["human", "bot", "bot", "bot"]
+        assert app.errors == []
+        await app.aclose()

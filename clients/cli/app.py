@@ -45,6 +45,7 @@ from protocol.messages import (
     Left,
     LobbyPatch,
     LobbySnapshot,
+    QuickPlay,
     Seated,
     StartGame,
     TablePatch,
@@ -104,6 +105,7 @@ class AtoutApp(App[None]):
         self._created = False
         self._started = False
         self._asking_quit = False
+        self._quick = False
 
     # -- start and stop ------------------------------------------------------------
 
@@ -326,8 +328,22 @@ class AtoutApp(App[None]):
         self._started = False
         self.send(msgspec.structs.replace(self.autoplay, rid=0))
 
+    def quick_play(self) -> None:
+        """Quick play: a seat at a public table where people wait, or else a
+        new table that starts at once with bots (the server opens it waiting
+        for a start; we give it at once, as nobody else was waiting)."""
+        self._quick = True
+        self.send(QuickPlay())
+
     def _autoplay_start(self) -> None:
         view = self.link.table if self.link else None
+        if self._quick and view is not None and view.you is not None:
+            self._quick = False
+            if view.status == "waiting" and view.creator == view.you:
+                others = [s for s in view.seats if s.kind == "human" and s.seat != view.you]
+                if not others:
+                    self.send(StartGame())
+            return
         if self.autoplay is None or self._started or view is None:
             return
         if view.status == "waiting" and view.you is not None and view.creator == view.you:

@@ -58,7 +58,7 @@ class LinkStatus:
         match self.phase:
             case "online":
                 return "online"
-            case "connecting":
+            case "connecting" if self.retry_at is None:
                 return self.reason or "connecting…"
             case "stopped":
                 return f"disconnected: {self.reason}" if self.reason else "disconnected"
@@ -66,7 +66,13 @@ class LinkStatus:
         wait = max(0.0, (self.retry_at or now) - now)
         when = f"in {wait:.0f}s" if wait >= 1 else "now"
         detail = f": {self.detail}" if self.detail else ""
-        return f"{self.reason}; reconnecting {when} (attempt {self.attempt}{detail})"
+        verb = "reconnecting" if self.phase == "reconnecting" else "trying again"
+        return f"{self.reason}{detail}; {verb} {when} (attempt {self.attempt})"
+
+    @property
+    def unreachable(self) -> bool:
+        """Never connected yet, and the last attempt failed: the address may be wrong."""
+        return self.phase == "connecting" and self.retry_at is not None
 
 
 def backoff(
@@ -207,7 +213,7 @@ class Link:
         """Wait before the next attempt, saying why (``lost``) and how the last try went."""
         delay = backoff(attempt, self.base_delay, self.max_delay)
         phase: Phase = "reconnecting" if self.connections else "connecting"
-        reason = lost or f"cannot reach {self.url}"
+        reason = lost or wording.CANNOT_REACH  # the address is in the header
         self._set(LinkStatus(phase, reason, attempt, time.monotonic() + delay, detail))
         log.info("link_retry attempt=%s delay=%.2f reason=%s %s", attempt, delay, reason, detail)
         self._wake.clear()

@@ -163,3 +163,39 @@ def resume_question(table: str, deal: int, deals: int, score: int) -> str:
         f"You have an unfinished game: {table}, deal {deal} of {deals}, "
         f"your score {points}.\nResume it where you left it?"
     )
+
+
+# -- the command line ----------------------------------------------------------------
+
+CLI_DESCRIPTION = (
+    "French Tarot for four, in a terminal.\n\n"
+    "atout alone is atout play: a game against three bots on a local server,\n"
+    "kept in a file so that it can be resumed. atout connect URL joins friends\n"
+    "on a server (atout-server, or docker-compose: see docs/DEPLOY.md)."
+)
+CLI_EPILOG = (
+    "examples:\n"
+    "  atout                                  play now against three bots\n"
+    "  atout play --bots strong --timer 30\n"
+    "  atout connect ws://host:8765 --name Alice\n"
+    "  atout connect http://host:8765 --profile bob   (http:// becomes ws://)"
+)
+BAD_PROFILE = "--profile needs a name"
+BAD_DEALS = "--deals is 1 to 40"
+BAD_TIMER = "--timer is 0 (none) to 600 seconds"
+NO_TERMINAL = (
+    "needs a terminal to draw the table; run it in a terminal window "
+    "(a program can play through the protocol: docs/PROTOCOL.md)"
+)
+
+
+def bad_url(url: str) -> str:
+    return f"{url!r} is not a server address (ws://host:port, wss://host, or host:port)"
+
+
+def bad_name(most: int) -> str:
+    return f"--name needs 1 to {most} characters"
+
+
+CANNOT_REACH_HINT = "Is atout-server running there? Start it, or check the address. r: retry now"
+CANNOT_REACH = "cannot reach the server"
