@@ -329,8 +329,9 @@ async def test_atout_play_starts_a_local_server_and_a_game_with_three_bots() -> 
 # -- playing along without the screen (for tests about what follows) ------------------------
 
 
-def my_move(view: TableView) -> Any:
-    """A legal move for our seat now, or None: pass, a legal écart, no chelem, the first card."""
+def my_move(view: TableView, bid: str = "pass") -> Any:
+    """A legal move for our seat now, or None: ``bid`` (or pass), a legal écart,
+    no chelem, the first legal card."""
     from protocol.messages import Bid, Chelem, Ecart, Play
 
     if not facts.my_turn(view):
@@ -338,7 +339,7 @@ def my_move(view: TableView) -> Any:
     legal = view.legal
     match facts.decision(view):
         case "bid":
-            return Bid(bid="pass")
+            return Bid(bid=bid if bid in legal.bids else "pass")
         case "ecart":
             suits = [c for c in legal.ecart if not c.startswith("T")]
             trumps = [c for c in legal.ecart if c.startswith("T")]
@@ -352,7 +353,11 @@ def my_move(view: TableView) -> Any:
 
 
 async def play_along(
-    pilot: Any, app: AtoutApp, done: Callable[[TableView], bool], timeout: float = 30.0
+    pilot: Any,
+    app: AtoutApp,
+    done: Callable[[TableView], bool],
+    timeout: float = 30.0,
+    bid: str = "pass",
 ) -> TableView:
     """Make our moves (through the app's sender) until ``done(view)``."""
     end = time.monotonic() + timeout
@@ -361,13 +366,17 @@ async def play_along(
         view = table(app)
         if done(view):
             return view
-        move = my_move(view)
+        move = my_move(view, bid)
         key = app.table_screen._decision_key(view)
         if move is not None and key != sent:
             sent = key
             app.send(move)
         await pilot.pause(0.02)
-    raise AssertionError("timed out playing along")
+    view = table(app)
+    raise AssertionError(
+        f"timed out playing along: {view.status} {view.deal and view.deal.phase} "
+        f"turn={view.deal and view.deal.turn} errors={app.errors}"
+    )
 
 
 # -- the score sheet --------------------------------------------------------------------------
@@ -632,5 +641,70 @@ async def test_quick_play_starts_at_once_with_bots_when_nobody_waits(
         await until(pilot, lambda: app.link.table is not None, what="seated")
         await until(pilot, lambda: table(app).status == "playing", what="the game started")
         assert [s.kind for s in table(app).seats] == ["human", "bot", "bot", "bot"]
+        assert app.errors == []
+        await app.aclose()
+
+
+# -- words and screens ----------------------------------------------------------------------------
+
+BAD_GRAMMAR = re.compile(r"\bYou (takes|deals|shows|declares|holds|is|decides)\b")
+
+
+async def test_words_and_screens_through_a_whole_game(server: Server, tmp_path: Path) -> None:
+    from clients.cli.dialogs import Help, History, Replay
+
+    app = client(url_of(server), tmp_path)
+    said: list[str] = []
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.table_screen
+        say = screen.say
+
+        def keep(text: str, *, error: bool = False) -> None:
+            said.append(text)
+            say(text, error=error)
+
+        screen.say = keep  # type: ignore[method-assign]
+        await until(pilot, lambda: app.link and app.link.lobby is not None, what="lobby")
+        app.send(CreateTable(name="t", private=True, deals=1, bot_level="normal", seed=STRONG_SEED))
+        await until(pilot, lambda: app.link.table is not None, what="seated")
+        code = table(app).invite_code
+        assert code is not None
+        # The invite panel gives the whole command and the code: on one line
+        # when there is room, the address on a line of its own at 80 columns.
+        await shown(pilot, app, "atout connect", url_of(server), f"type {code}")
+        await pilot.resize_terminal(140, 40)
+        await shown(pilot, app, f"atout connect {url_of(server)}")
+        await pilot.resize_terminal(*SIZE)
+        # ? explains the rules a new player asks about.
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, Help), what="help")
+        help_text = app.screen.query_one("Static").render()
+        for topic in ("Bidding", "Écart", "Poignée", "Chelem", "56 / 51 / 41 / 36"):
+            assert topic in str(help_text)
+        await pilot.press("escape")
+        await pilot.click(".start")
+        await until(pilot, lambda: table(app).status == "playing", what="started")
+        # We take a garde; the écart prompt gives the whole rule.
+        await play_along(pilot, app, lambda v: facts.decision(v) == "ecart", bid="garde")
+        await shown(pilot, app, "no King, no bout", "shown face up")
+        view = await play_along(pilot, app, lambda v: v.status == "finished", bid="garde")
+        assert view.deal is not None and view.deal.taker == 0
+        await pilot.pause(0.2)
+        assert "You take the contract: Garde." in said
+        assert any(s.startswith("Deal 1: ") for s in said)
+        assert not [s for s in said if BAD_GRAMMAR.search(s)]
+        # h lists the table's past deals and replays one trick by trick.
+        await pilot.press("h")
+        await until(pilot, lambda: isinstance(app.screen, History), what="history")
+        await shown(pilot, app, "deal 1 · Garde by Alice")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, Replay), what="replay")
+        await shown(pilot, app, "Trick 1 of 18", "You: garde", "Chien: ")
+        await pilot.press("right")
+        await shown(pilot, app, "Trick 2 of 18")
+        await pilot.press("end")
+        await shown(pilot, app, "Trick 18 of 18", "★")
+        await pilot.press("escape", "escape")
+        await until(pilot, lambda: app.screen is screen, what="back at the table")
         assert app.errors == []
         await app.aclose()

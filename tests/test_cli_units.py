@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -312,3 +313,28 @@ def test_help_says_what_atout_alone_does_and_version_answers() -> None:
     assert done.returncode == 0 and "atout alone is atout play" in done.stdout
     version = run_atout("--version")
     assert version.returncode == 0 and version.stdout.startswith("atout ")
+
+
+# -- every sentence about a player, for you and for another --------------------------------
+
+
+def test_every_message_template_reads_right_for_you_and_for_another_player() -> None:
+    bad = re.compile(r"\b[Yy]ou (takes|deals|shows|declares|holds|is|decides|has)\b")
+    fields = {"deal": 2, "trick": 18, "contract": "Garde", "size": 10, "cards": "T1 T2"}
+    for key in wording.ABOUT:
+        mine = wording.about(key, "Bot Ada", True, **fields)
+        theirs = wording.about(key, "Bot Ada", False, **fields)
+        assert "Bot Ada" not in mine and not bad.search(mine), (key, mine)
+        assert re.search(r"\b[Yy]ou(r)?\b", mine), (key, mine)
+        assert "Bot Ada" in theirs and not re.search(r"\b[Yy]ou\b", theirs), (key, theirs)
+        assert "{" not in mine + theirs  # every field filled
+    assert wording.annulment("petit_sec", None, you=True).startswith(
+        "Deal annulled: you hold the Petit alone"
+    )
+    assert "Bot Ada holds the Petit" in wording.annulment("petit_sec", "Bot Ada")
+
+
+def test_plurals() -> None:
+    assert wording.plural(1, "deal") == "1 deal" and wording.plural(8, "deal") == "8 deals"
+    assert "1 of 1 deal played" in str(wording.sheet_title("t", 1, 1))
+    assert wording.ecart_prompt(1).count("1 trump forced") == 1

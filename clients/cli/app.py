@@ -42,6 +42,7 @@ from clients.cli.tokens import FileTokens, MemoryTokens, Tokens, seat_key
 from protocol.messages import (
     CreateTable,
     Error,
+    GetHistory,
     Left,
     LobbyPatch,
     LobbySnapshot,
@@ -51,6 +52,7 @@ from protocol.messages import (
     TablePatch,
     TableSnapshot,
 )
+from protocol.messages import History as HistoryAnswer
 from server.config import Settings
 
 log = logging.getLogger("atout.client")
@@ -106,6 +108,7 @@ class AtoutApp(App[None]):
         self._started = False
         self._asking_quit = False
         self._quick = False
+        self._history_asked = False
 
     # -- start and stop ------------------------------------------------------------
 
@@ -291,6 +294,10 @@ class AtoutApp(App[None]):
                 self.lobby_screen.say(
                     reason.capitalize() + "." if reason else "You left the table."
                 )
+            case HistoryAnswer(records=records):
+                if self._history_asked and self.current_mode == "table":
+                    self._history_asked = False
+                    self.table_screen.show_history(records)
             case Error(code=code, message=message, rid=rid):
                 text = wording.error(code, message)
                 if link is not None and rid is not None and rid == link.resume_rid:
@@ -327,6 +334,11 @@ class AtoutApp(App[None]):
         self._created = True
         self._started = False
         self.send(msgspec.structs.replace(self.autoplay, rid=0))
+
+    def ask_history(self) -> None:
+        """Ask for this table's deal records; the answer opens the history screen."""
+        self._history_asked = True
+        self.send(GetHistory())
 
     def quick_play(self) -> None:
         """Quick play: a seat at a public table where people wait, or else a

@@ -5,7 +5,7 @@ cancelled) and sends nothing itself; the screen that opened it acts.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich import box
 from rich.table import Table
@@ -15,9 +15,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Select, Static
+from textual.widgets import Button, Input, Label, OptionList, Select, Static
+from textual.widgets.option_list import Option
 
-from clients.cli import wording
+from clients.cli import history, wording
+from clients.cli.cards_text import card_text, cards_text
 from clients.cli.table_facts import seat_name, signed
 from protocol.messages import CreateTable
 from protocol.views import DealLine, TableView
@@ -25,7 +27,7 @@ from protocol.views import DealLine, TableView
 BOT_LEVELS = ("random", "easy", "normal", "strong")
 
 DIALOG_CSS = """
-Confirm, NewTable, JoinByCode, ScoreSheet, ChatBox, Help {
+Confirm, NewTable, JoinByCode, ScoreSheet, ChatBox, Help, History, Replay {
     align: center middle;
     background: $background 60%;
 }
@@ -383,6 +385,120 @@ def crop(s: str, n: int) -> str:
     return s if len(s) <= n else s[: max(0, n - 1)] + "…"
 
 
+class History(ModalScreen[None]):
+    """This table's past deals (the ``history`` records), one line each;
+    Enter replays the chosen one trick by trick."""
+
+    DEFAULT_CSS = (
+        DIALOG_CSS
+        + """
+    #history { width: 76; }
+    #history OptionList { height: auto; max-height: 16; }
+    """
+    )
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,h", "close", "Close")]
+
+    def __init__(self, view: TableView, records: list[dict[str, Any]]) -> None:
+        super().__init__()
+        self.view = view
+        self.deals = history.past_deals(records)
+
+    def compose(self) -> ComposeResult:
+        names = [seat_name(self.view, seat, own=True) for seat in range(4)]
+        with Vertical(classes="dialog", id="history"):
+            yield Label(Text(f"{wording.HISTORY_TITLE} — {self.view.name}", style="bold"))
+            if self.deals:
+                yield OptionList(*[Option(history.summary(d, names)) for d in self.deals])
+            else:
+                yield Static(wording.HISTORY_EMPTY)
+            yield Static(Text(wording.HISTORY_FOOT, style="dim"))
+
+    def on_mount(self) -> None:
+        for options in self.query(OptionList).results(OptionList):
+            options.highlighted = len(self.deals) - 1  # the latest deal first
+            options.focus()
+
+    @on(OptionList.OptionSelected)
+    def _replay(self, event: OptionList.OptionSelected) -> None:
+        self.app.push_screen(Replay(self.view, self.deals[event.option_index]))
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class Replay(ModalScreen[None]):
+    """One past deal, trick by trick (← →)."""
+
+    DEFAULT_CSS = (
+        DIALOG_CSS
+        + """
+    #replay { width: 76; }
+    """
+    )
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Back"),
+        Binding("left", "step(-1)", "Previous trick"),
+        Binding("right,space", "step(1)", "Next trick"),
+        Binding("home", "goto(0)", show=False),
+        Binding("end", "goto(-1)", show=False),
+    ]
+
+    def __init__(self, view: TableView, deal: history.PastDeal) -> None:
+        super().__init__()
+        self.view = view
+        self.deal = deal
+        self.trick = 0
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="replay"):
+            yield Static(id="replay-body")
+            yield Static(Text(wording.REPLAY_FOOT, style="dim"))
+
+    def on_mount(self) -> None:
+        self._draw()
+
+    def _draw(self) -> None:
+        self.query_one("#replay-body", Static).update(self.body())
+
+    def body(self) -> Text:
+        deal, view = self.deal, self.view
+        names = [seat_name(view, seat) for seat in range(4)]
+        out = Text(no_wrap=True, overflow="ellipsis")
+        out.append(history.summary(deal, [seat_name(view, s, own=True) for s in range(4)]))
+        out.stylize("bold")
+        if deal.bids:
+            out.append("\n" + wording.replay_bids([(names[s], b) for s, b in deal.bids]))
+        if deal.chien:
+            out.append("\nChien: ")
+            out.append_text(cards_text(deal.chien))
+        if not deal.tricks:
+            return out
+        trick = deal.tricks[self.trick]
+        out.append("\n\n")
+        out.append(wording.replay_trick_title(self.trick + 1, len(deal.tricks)), style="bold")
+        out.append(f" · {wording.replay_led(names[trick.leader])}")
+        for seat, card in trick.cards:
+            out.append("\n  ")
+            out.append(f"{names[seat]:<24} ")
+            out.append_text(card_text(card, "bold" if seat == trick.winner else ""))
+            if seat == trick.winner:
+                out.append(" ★ " + wording.replay_took(names[seat], seat == view.you))
+        return out
+
+    def action_step(self, step: int) -> None:
+        if self.deal.tricks:
+            self.trick = max(0, min(len(self.deal.tricks) - 1, self.trick + step))
+            self._draw()
+
+    def action_goto(self, index: int) -> None:
+        if self.deal.tricks:
+            self.trick = index % len(self.deal.tricks)
+            self._draw()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
 class ChatBox(ModalScreen[str | None]):
     """The table's chat: the lines so far and a line to type; Enter sends."""
 
@@ -440,38 +556,33 @@ def chat_text(view: TableView, last: int) -> Text:
 
 
 def help_text() -> Text:
-    """The keys and how to read the table (built as Text: no markup to get wrong)."""
+    """The keys, how to read the table, and the rules in brief (``wording.HELP``)."""
     t = Text()
-
-    def title(name: str) -> None:
-        t.append(("\n" if t else "") + name + "\n", style="bold")
-
-    title("Playing")
-    t.append("  ← →  move between the cards you may play (others are dimmed)\n")
-    t.append("  Enter, Space or a click  play the card (or pick it for the écart)\n")
-    t.append("  type a code  KS  10H  CD (Knight ♦)  T21  EX: played once unique\n")
-    title("At the table")
-    t.append("  l last trick   b score sheet   m chat   p poignée (when offered)\n")
-    t.append("  r reconnect now (while offline)   Esc leave the table\n")
-    title("Reading the screen")
-    t.append("  ▶ whose turn   D dealer   ★ taker   trumps: ")
-    t.append("21", style="reverse")
-    t.append(" yours, · gone\n")
-    t.append("  The taker needs 56 / 51 / 41 / 36 points with 0 / 1 / 2 / 3 bouts\n")
-    t.append("  (the 21, the Petit T1 and the Excuse).\n")
-    t.append("Esc to close", style="dim")
+    for title, lines in wording.HELP:
+        t.append(("\n" if t else "") + title + "\n", style="bold")
+        for line in lines:
+            t.append(f"  {line}\n")
+    t.append(wording.HELP_FOOT, style="dim")
     return t
 
 
 class Help(ModalScreen[None]):
-    DEFAULT_CSS = DIALOG_CSS
+    DEFAULT_CSS = (
+        DIALOG_CSS
+        + """
+    #help-scroll { height: auto; max-height: 20; }
+    """
+    )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,question_mark,enter", "close", "Close")
     ]
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog", id="help"):
+        with Vertical(classes="dialog", id="help"), VerticalScroll(id="help-scroll"):
             yield Static(help_text())
+
+    def on_mount(self) -> None:
+        self.query_one("#help-scroll").focus()  # ↑ ↓ PgUp PgDn scroll
 
     def action_close(self) -> None:
         self.dismiss(None)
