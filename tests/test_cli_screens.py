@@ -341,3 +341,13 @@ async def test_the_message_bar_drops_news_of_an_earlier_phase() -> None:
         app.show(scripted_view("poignee"))  # the écart is done: a new phase
         await pilot.pause()
         assert "never a King" not in screen_text(app)
+
+
+async def test_a_long_name_never_pushes_the_connection_state_out_of_the_header() -> None:
+    app = PreviewApp(lobby=lobby_view())
+    app.player_name = "Alexandrine-Marguerite-X"  # 24 characters, the most a server keeps
+    app.url = "wss://a-rather-long-host-name.example.org:8765"
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        header = screen_text(app).splitlines()[0]
+        assert "● online" in header and len(header) <= SIZE[0]

@@ -41,7 +41,7 @@ class LobbyScreen(Screen[None]):
     DEFAULT_CSS = """
     LobbyScreen { layout: vertical; }
     #top { height: 1; background: $panel; }
-    #title { width: 1fr; }
+    #title { width: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
     #link { width: auto; padding: 0 1; }
     #tables { height: 1fr; border: round $primary; }
     #empty { height: auto; padding: 0 1; color: $text-muted; }

@@ -52,7 +52,7 @@ class TableScreen(Screen[None]):
     DEFAULT_CSS = """
     TableScreen { layout: vertical; }
     #top { height: 1; background: $panel; }
-    #title { width: 1fr; }
+    #title { width: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
     #link { width: auto; padding: 0 1; }
     #main { height: 1fr; min-height: 8; }
     #main > * { height: 100%; }

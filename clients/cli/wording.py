@@ -309,7 +309,7 @@ HELP: list[tuple[str, list[str]]] = [
         "Bidding",
         [
             "Each player speaks once, in turn; a bid must beat the bids before.",
-            "Prise ×1 and Garde ×2: the taker takes the chien (6 cards) and discards 6.",
+            "Prise ×1, Garde ×2: the taker takes the chien (6 cards), discards 6.",
             "Garde sans ×4: the chien is not seen and counts for the taker;",
             "Garde contre ×6: it is not seen and counts for the defense.",
             "If all four pass, the deal is annulled and the next dealer deals.",
