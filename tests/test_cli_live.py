@@ -693,6 +693,8 @@ async def test_words_and_screens_through_a_whole_game(server: Server, tmp_path: 
         assert "You take the contract: Garde." in said
         assert any(s.startswith("Deal 1: ") for s in said)
         assert not [s for s in said if BAD_GRAMMAR.search(s)]
+        # The deal's end names its last trick, the 18th.
+        assert any("the last trick (18)" in s for s in said), said[-5:]
         # h lists the table's past deals and replays one trick by trick.
         await pilot.press("h")
         await until(pilot, lambda: isinstance(app.screen, History), what="history")
