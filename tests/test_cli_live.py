@@ -6,6 +6,7 @@ client, friends joining by invite code, and ``atout play``'s embedded server.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -17,8 +18,9 @@ from clients.cli import table_facts as facts
 from clients.cli.app import AtoutApp
 from clients.cli.cards_widget import HandWidget
 from clients.cli.dialogs import JoinByCode, NewTable
-from clients.cli.tokens import FileTokens
+from clients.cli.tokens import FileTokens, seat_key
 from protocol.messages import CreateTable
+from protocol.messages import JoinTable as JoinTableCmd
 from protocol.views import TableView
 from server.app import Server
 from server.config import Settings
@@ -160,11 +162,12 @@ async def test_a_whole_deal_played_through_the_screen(server: Server, tmp_path: 
         assert done.count("play") == 18
         assert view.deal.poignees and view.deal.poignees[0].seat == 0
         await shown(pilot, app, "Game over", "Play again")
-        # Leaving: confirm, back to the lobby, and the token is forgotten.
+        # Leaving: confirm (Stay has the focus), back to the lobby, and the token is forgotten.
         await pilot.press("escape")
-        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.click("#yes")
         await until(pilot, lambda: app.current_mode == "lobby", what="the lobby")
-        assert app.link.tokens.get(app.url) is None
+        assert app.link.tokens.get(app.token_key) is None
         await app.aclose()
 
 
@@ -229,7 +232,7 @@ async def test_the_token_outlives_the_client_and_a_second_window_takes_the_seat(
     async with first.run_test(size=SIZE) as pilot:
         before = await sit_and_start(pilot, first, deals=1, bot_level="random")
         await first.aclose()
-    saved = FileTokens(tmp_path / "Alice").get(url)
+    saved = FileTokens(tmp_path / "Alice").get(seat_key(url, "Alice"))
     assert saved is not None and saved.table_id == before.table_id and saved.seat == 0
 
     again = client(url, tmp_path)
@@ -322,3 +325,389 @@ async def test_atout_play_starts_a_local_server_and_a_game_with_three_bots() -> 
         assert embedded is not None and embedded.url.startswith("ws://127.0.0.1:")
         await app.aclose()
         assert embedded._thread is None
+
+
+# -- playing along without the screen (for tests about what follows) ------------------------
+
+
+def my_move(view: TableView, bid: str = "pass") -> Any:
+    """A legal move for our seat now, or None: ``bid`` (or pass), a legal écart,
+    no chelem, the first legal card."""
+    from protocol.messages import Bid, Chelem, Ecart, Play
+
+    if not facts.my_turn(view):
+        return None
+    legal = view.legal
+    match facts.decision(view):
+        case "bid":
+            return Bid(bid=bid if bid in legal.bids else "pass")
+        case "ecart":
+            suits = [c for c in legal.ecart if not c.startswith("T")]
+            trumps = [c for c in legal.ecart if c.startswith("T")]
+            need = legal.ecart_trumps
+            return Ecart(cards=(suits + trumps[:need]) if need else suits[:6])
+        case "chelem":
+            return Chelem(declare=False)
+        case "play":
+            return Play(card=legal.cards[0])
+    return None
+
+
+async def play_along(
+    pilot: Any,
+    app: AtoutApp,
+    done: Callable[[TableView], bool],
+    timeout: float = 30.0,
+    bid: str = "pass",
+) -> TableView:
+    """Make our moves (through the app's sender) until ``done(view)``."""
+    end = time.monotonic() + timeout
+    sent: tuple[Any, ...] | None = None
+    while time.monotonic() < end:
+        view = table(app)
+        if done(view):
+            return view
+        move = my_move(view, bid)
+        key = app.table_screen._decision_key(view)
+        if move is not None and key != sent:
+            sent = key
+            app.send(move)
+        await pilot.pause(0.02)
+    view = table(app)
+    raise AssertionError(
+        f"timed out playing along: {view.status} {view.deal and view.deal.phase} "
+        f"turn={view.deal and view.deal.turn} errors={app.errors}"
+    )
+
+
+# -- the score sheet --------------------------------------------------------------------------
+
+# Deal 1 is dealt normally; the first attempt at deal 2 is annulled as it is
+# dealt (a petit sec), so the sheet holds an annulled line (found by search).
+ANNULLED_SECOND_SEED = "sheet-222"
+LONG_NAME = "Alexandrine-Marguerite"
+
+
+async def test_the_score_sheet_shows_every_player_at_80_and_140_columns(
+    server: Server, tmp_path: Path
+) -> None:
+    from clients.cli.dialogs import ScoreSheet
+
+    app = client(url_of(server), tmp_path, LONG_NAME)
+    async with app.run_test(size=SIZE) as pilot:
+        await sit_and_start(pilot, app, deals=2, bot_level="random", seed=ANNULLED_SECOND_SEED)
+        view = await play_along(pilot, app, lambda v: v.status == "finished", timeout=60)
+        annulled = [line for line in view.sheet if line.annulled]
+        counted = [line for line in view.sheet if not line.annulled]
+        assert annulled and len(counted) == 2
+        await pilot.press("b")
+        await until(pilot, lambda: isinstance(app.screen, ScoreSheet), what="the sheet")
+        for size in (SIZE, (140, 40)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause(0.2)
+            text = screen_text(app)
+            lines = text.splitlines()
+            assert "2 of 2 deals played" in text
+            head = next(line for line in lines if "Contract" in line)
+            # Every player's column is there; full names when there is room.
+            for seat in (1, 2, 3):
+                name = view.seats[seat].name
+                assert name is not None
+                assert name in head if size != SIZE else name[:7] in head
+            if size == SIZE:
+                assert LONG_NAME[:7] in head
+            else:
+                assert LONG_NAME in head
+            # The annulled attempt is labelled with the deal it was an attempt at.
+            for line in annulled:
+                row = next(r for r in lines if "annulled: petit sec" in r)
+                number = re.search(r"(\d+)\s+annulled: petit sec", row)
+                assert number is not None and number[1] == str(line.number)
+            total = next(r for r in lines if "Total" in r)
+            for score in view.scores:
+                assert facts.signed(score) in total
+            assert all(len(r) <= size[0] for r in lines)
+        await app.aclose()
+
+
+# -- nothing lost by accident -------------------------------------------------------------------
+
+
+def play_app(tmp_path: Path, **create: Any) -> AtoutApp:
+    """``atout play`` as __main__ builds it, with its file and tokens in ``tmp_path``."""
+    return AtoutApp(
+        name="Alice",
+        autoplay=CreateTable(name="Alice's table", private=True, **create),
+        embedded_settings=fast(host="127.0.0.1"),
+        play_file=tmp_path / "data" / "play.sqlite3",
+        tokens=FileTokens(tmp_path / "config"),
+    )
+
+
+def focused_id(app: AtoutApp) -> str | None:
+    return app.focused.id if app.focused is not None else None
+
+
+async def test_quitting_mid_trick_asks_and_atout_play_resumes_exactly_there(
+    tmp_path: Path,
+) -> None:
+    from clients.cli.dialogs import Confirm
+
+    create = {"deals": 2, "bot_level": "random", "turn_timer": 120.0, "seed": "resume-1"}
+    first = play_app(tmp_path, **create)
+    async with first.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: first.link and first.link.table is not None, what="table")
+        before = await play_along(
+            pilot,
+            first,
+            lambda v: (
+                facts.my_turn(v)
+                and v.deal is not None
+                and v.deal.phase == "play"
+                and v.deal.trick is not None
+                and bool(v.deal.trick.cards)
+            ),
+        )
+        assert before.deadline is not None  # the turn timer runs for us
+        # Esc asks whether to leave, with Stay focused: Enter keeps the seat.
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(first.screen, Confirm), what="leave question")
+        assert focused_id(first) == "no"
+        await pilot.press("enter")
+        # ^q mid-game asks too, with Stay focused.
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: isinstance(first.screen, Confirm), what="quit question")
+        assert focused_id(first) == "no"
+        assert "atout play again" in screen_text(first)
+        await pilot.press("enter")
+        await pilot.pause(0.1)
+        assert not isinstance(first.screen, Confirm) and first.current_mode == "table"
+        assert table(first).you == 0  # still seated
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: isinstance(first.screen, Confirm), what="quit question")
+        await pilot.click("#yes")
+        embedded = first.embedded
+        assert embedded is not None
+        await until(pilot, lambda: embedded._thread is None, what="the local server stopped")
+
+    again = play_app(tmp_path, **create)
+    async with again.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(again.screen, Confirm), what="resume offer")
+        assert focused_id(again) == "yes"
+        assert before.deal is not None
+        assert f"deal {before.deal.number} of 2" in screen_text(again)
+        await pilot.press("enter")  # Resume
+        await until(pilot, lambda: again.link and again.link.table is not None, what="resumed")
+        after = table(again)
+        assert after.table_id == before.table_id and after.you == 0
+        assert after.deal is not None and after.deal.trick is not None
+        assert after.deal.number == before.deal.number
+        assert after.deal.trick.cards == before.deal.trick.cards  # mid-trick, as we left it
+        assert after.deal.tricks == before.deal.tricks
+        assert after.hand == before.hand and after.scores == before.scores
+        # The turn timer runs again for our turn. (The server drops a deadline
+        # while its seat is away, so it restarts in full: server/table.py.)
+        assert after.deadline is not None and after.deadline - time.time() <= 120.0
+        assert facts.my_turn(after)
+        assert [s.kind for s in after.seats] == ["human", "bot", "bot", "bot"]
+        await again.aclose()
+
+
+async def test_a_new_game_instead_of_resuming_drops_the_saved_one(tmp_path: Path) -> None:
+    from clients.cli.dialogs import Confirm
+
+    first = play_app(tmp_path, deals=1, bot_level="random")
+    async with first.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: first.link and first.link.table is not None, what="table")
+        await until(pilot, lambda: table(first).status == "playing", what="playing")
+        old = table(first).table_id
+        await first.aclose()
+    again = play_app(tmp_path, deals=1, bot_level="random")
+    async with again.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(again.screen, Confirm), what="resume offer")
+        await pilot.click("#no")  # New game
+        await until(pilot, lambda: again.link and again.link.table is not None, what="new table")
+        await until(pilot, lambda: table(again).status == "playing", what="playing")
+        assert table(again).table_id != old
+        embedded = again.embedded
+        assert embedded is not None
+        await again.aclose()
+    from server.store.sqlite import SqliteStore
+
+    store = SqliteStore(tmp_path / "data" / "play.sqlite3")
+    assert old not in await store.open_tables()
+    await store.close()
+
+
+# -- seats belong to a player -------------------------------------------------------------------
+
+
+async def test_two_players_on_one_machine_never_take_each_others_seat(
+    server: Server, tmp_path: Path
+) -> None:
+    url = url_of(server)
+    shared = tmp_path / "config"  # one machine: one config folder for both
+
+    def on_this_machine(name: str, profile: str | None = None) -> AtoutApp:
+        return AtoutApp(
+            url=url, name=name, profile=profile, tokens=FileTokens(shared), base_delay=0.05
+        )
+
+    alice, bob = on_this_machine("Alice"), on_this_machine("Bob")
+    async with alice.run_test(size=SIZE) as pa:
+        await until(pa, lambda: alice.link and alice.link.lobby is not None, what="lobby")
+        alice.send(CreateTable(name="t", private=True, deals=1, bot_level="random"))
+        await until(pa, lambda: alice.link.table is not None, what="Alice seated")
+        code = table(alice).invite_code
+        assert code is not None
+        async with bob.run_test(size=SIZE) as pb:
+            # Bob starts beside Alice: he lands in the lobby, not in her seat.
+            await until(pb, lambda: bob.link and bob.link.lobby is not None, what="Bob's lobby")
+            await pb.pause(0.3)
+            assert bob.link.table is None and bob.current_mode == "lobby"
+            assert alice.link_status.phase == "online"
+            bob.send(JoinTableCmd(code=code))
+            await until(pb, lambda: bob.link.table is not None, what="Bob seated")
+            assert table(bob).you == 1 and table(alice).you == 0
+            await pa.pause(0.3)
+            assert alice.link_status.phase == "online" and bob.link_status.phase == "online"
+            await bob.aclose()
+        await alice.aclose()
+    # Both come back, side by side, each to their own seat under their own name.
+    alice, bob = on_this_machine("Alice"), on_this_machine("Bob")
+    async with alice.run_test(size=SIZE) as pa, bob.run_test(size=SIZE) as pb:
+        await until(pa, lambda: alice.link and alice.link.table is not None, what="Alice back")
+        await until(pb, lambda: bob.link and bob.link.table is not None, what="Bob back")
+        assert table(alice).you == 0 and table(bob).you == 1
+        assert [s.name for s in table(bob).seats[:2]] == ["Alice", "Bob"]
+        await pa.pause(0.3)
+        assert alice.link_status.phase == "online" and bob.link_status.phase == "online"
+        # A second player with a profile of their own does not take Alice's seat either.
+        other = on_this_machine("Alice", profile="alice-laptop")
+        async with other.run_test(size=SIZE) as po:
+            await until(po, lambda: other.link and other.link.lobby is not None, what="lobby")
+            await po.pause(0.3)
+            assert other.link.table is None
+            assert alice.link_status.phase == "online"
+            await other.aclose()
+        await alice.aclose()
+        await bob.aclose()
+
+
+# -- start-up ------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def test_an_unreachable_server_is_retried_with_a_countdown_and_a_hint(
+    tmp_path: Path,
+) -> None:
+    port = free_port()
+    app = AtoutApp(
+        url=f"ws://127.0.0.1:{port}",
+        name="Alice",
+        tokens=FileTokens(tmp_path),
+        base_delay=1.5,  # long enough to read a countdown
+    )
+    srv: Server | None = None
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await shown(pilot, app, "cannot reach", "trying again in", "Is atout-server running")
+            assert app.link_status.unreachable
+            # The server comes up on that address: the next attempt gets in by itself.
+            srv = Server(fast(port=port))
+            await srv.start()
+            await until(pilot, lambda: app.link and app.link.lobby is not None, what="lobby")
+            await shown(pilot, app, "● online")
+            assert "Is atout-server running" not in screen_text(app)
+            await app.aclose()
+    finally:
+        if srv is not None:
+            await srv.stop()
+
+
+async def test_quick_play_starts_at_once_with_bots_when_nobody_waits(
+    server: Server, tmp_path: Path
+) -> None:
+    app = client(url_of(server), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.link and app.link.lobby is not None, what="lobby")
+        await pilot.press("p")  # one key: no "Start the game" to press after it
+        await until(pilot, lambda: app.link.table is not None, what="seated")
+        await until(pilot, lambda: table(app).status == "playing", what="the game started")
+        assert [s.kind for s in table(app).seats] == ["human", "bot", "bot", "bot"]
+        assert app.errors == []
+        await app.aclose()
+
+
+# -- words and screens ----------------------------------------------------------------------------
+
+BAD_GRAMMAR = re.compile(r"\bYou (takes|deals|shows|declares|holds|is|decides)\b")
+
+
+async def test_words_and_screens_through_a_whole_game(server: Server, tmp_path: Path) -> None:
+    from clients.cli.dialogs import Help, History, Replay
+
+    app = client(url_of(server), tmp_path)
+    said: list[str] = []
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.table_screen
+        say = screen.say
+
+        def keep(text: str, *, error: bool = False) -> None:
+            said.append(text)
+            say(text, error=error)
+
+        screen.say = keep  # type: ignore[method-assign]
+        await until(pilot, lambda: app.link and app.link.lobby is not None, what="lobby")
+        app.send(CreateTable(name="t", private=True, deals=1, bot_level="normal", seed=STRONG_SEED))
+        await until(pilot, lambda: app.link.table is not None, what="seated")
+        code = table(app).invite_code
+        assert code is not None
+        # The invite panel gives the whole command and the code: on one line
+        # when there is room, the address on a line of its own at 80 columns.
+        await shown(pilot, app, "atout connect", url_of(server), f"type {code}")
+        await pilot.resize_terminal(140, 40)
+        await shown(pilot, app, f"atout connect {url_of(server)}")
+        await pilot.resize_terminal(*SIZE)
+        # ? explains the rules a new player asks about.
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, Help), what="help")
+        help_text = app.screen.query_one("Static").render()
+        for topic in ("Bidding", "Écart", "Poignée", "Chelem", "56 / 51 / 41 / 36"):
+            assert topic in str(help_text)
+        await pilot.press("escape")
+        await pilot.click(".start")
+        await until(pilot, lambda: table(app).status == "playing", what="started")
+        # We take a garde; the écart prompt gives the whole rule.
+        await play_along(pilot, app, lambda v: facts.decision(v) == "ecart", bid="garde")
+        await shown(pilot, app, "no King, no bout", "shown face up")
+        view = await play_along(pilot, app, lambda v: v.status == "finished", bid="garde")
+        assert view.deal is not None and view.deal.taker == 0
+        await pilot.pause(0.2)
+        assert "You take the contract: Garde." in said
+        assert any(s.startswith("Deal 1: ") for s in said)
+        assert not [s for s in said if BAD_GRAMMAR.search(s)]
+        # The deal's end names its last trick, the 18th.
+        assert any("the last trick (18)" in s for s in said), said[-5:]
+        # h lists the table's past deals and replays one trick by trick.
+        await pilot.press("h")
+        await until(pilot, lambda: isinstance(app.screen, History), what="history")
+        await shown(pilot, app, "deal 1 · Garde by Alice")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, Replay), what="replay")
+        await shown(pilot, app, "Trick 1 of 18", "You: garde", "Chien: ")
+        await pilot.press("right")
+        await shown(pilot, app, "Trick 2 of 18")
+        await pilot.press("end")
+        await shown(pilot, app, "Trick 18 of 18", "★")
+        await pilot.press("escape", "escape")
+        await until(pilot, lambda: app.screen is screen, what="back at the table")
+        assert app.errors == []
+        await app.aclose()

@@ -301,3 +301,53 @@ async def test_lobby_lists_tables_and_offers_every_way_to_a_seat() -> None:
         await pilot.press(*"abc234", "enter")
         await pilot.pause()
         assert app.sent[-1] == JoinTable(code="ABC234", rid=0)
+
+
+# -- typed codes, the message bar ------------------------------------------------------------
+
+
+async def test_a_typed_code_waits_for_enter_and_enter_has_no_second_effect() -> None:
+    view = scripted_view("ecart")
+    app = PreviewApp(view)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        hand = hand_of(app)
+        card = next(c for c in view.legal.ecart if not c.startswith("T"))
+        await pilot.press(*card)
+        await pilot.pause()
+        assert hand.picked == [] and hand.typed == card  # nothing picked yet
+        assert "Enter to choose it" in screen_text(app)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert hand.picked == [card] and hand.typed == ""
+        # In play, a typed code is not played until Enter either.
+    view = scripted_view("play")
+    app = PreviewApp(view)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press(*view.legal.cards[0])
+        await pilot.pause()
+        assert app.sent == []
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.sent == [Play(card=view.legal.cards[0], rid=0)]
+
+
+async def test_the_message_bar_drops_news_of_an_earlier_phase() -> None:
+    app = PreviewApp(scripted_view("ecart"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.table_screen.say("T3: never a King or a bout", error=True)
+        app.show(scripted_view("poignee"))  # the écart is done: a new phase
+        await pilot.pause()
+        assert "never a King" not in screen_text(app)
+
+
+async def test_a_long_name_never_pushes_the_connection_state_out_of_the_header() -> None:
+    app = PreviewApp(lobby=lobby_view())
+    app.player_name = "Alexandrine-Marguerite-X"  # 24 characters, the most a server keeps
+    app.url = "wss://a-rather-long-host-name.example.org:8765"
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        header = screen_text(app).splitlines()[0]
+        assert "● online" in header and len(header) <= SIZE[0]

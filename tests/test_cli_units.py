@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
+import subprocess
+import sys
 
 import pytest
 
 from clients.cli import table_facts as facts
 from clients.cli import wording
-from clients.cli.__main__ import normalize_url, parser
+from clients.cli.__main__ import UsageError, normalize_url, parser
 from clients.cli.cards_text import label, sort_hand
 from clients.cli.cards_widget import layout
 from clients.cli.link import LinkStatus, backoff
@@ -182,6 +185,11 @@ def test_backoff_doubles_from_the_base_up_to_the_cap_with_jitter() -> None:
 def test_link_status_says_why_and_counts_down() -> None:
     status = LinkStatus("reconnecting", "the server is restarting", 2, retry_at=103.0)
     assert status.text(now=100.0) == "the server is restarting; reconnecting in 3s (attempt 2)"
+    never = LinkStatus("connecting", "cannot reach the server", 3, 105.0, "connection refused")
+    assert never.unreachable and not status.unreachable
+    assert never.text(now=100.0) == (
+        "cannot reach the server: connection refused; trying again in 5s (attempt 3)"
+    )
     assert LinkStatus("online").text() == "online"
 
 
@@ -195,6 +203,11 @@ def test_close_codes_say_whether_to_reconnect() -> None:
 def test_command_line() -> None:
     assert normalize_url("example.org:8765/") == "ws://example.org:8765"
     assert normalize_url("wss://x.org") == "wss://x.org"
+    assert normalize_url("http://h:8765") == "ws://h:8765"
+    assert normalize_url("HTTPS://h.org/") == "wss://h.org"
+    for bad in ("ftp://h", "h:port", "ws://", "ws://h:70000"):
+        with pytest.raises(UsageError):
+            normalize_url(bad)
     args = parser().parse_args(["connect", "ws://h:1", "--name", "Bob"])
     assert (args.command, args.url, args.name) == ("connect", "ws://h:1", "Bob")
     assert parser().parse_args(["play", "--bots", "easy"]).bots == "easy"
@@ -230,9 +243,98 @@ def test_a_damaged_token_file_is_ignored(tmp_path: object) -> None:
     assert tokens.get("ws://a:1") is not None
 
 
+def test_a_seat_is_saved_per_server_and_player() -> None:
+    from clients.cli.tokens import play_file, seat_key
+
+    tokens = MemoryTokens()
+    tokens.save(seat_key("ws://a:1", "Alice"), SavedSeat("alice", "t", 0))
+    assert tokens.get(seat_key("WS://A:1/", "alice")) is not None  # same server, same player
+    assert tokens.get(seat_key("ws://a:1", "Bob")) is None
+    assert tokens.get(seat_key("ws://b:1", "Alice")) is None
+    assert play_file("Alice") == play_file("alice") != play_file("Bob")
+    assert play_file("../x").parent == play_file("Bob").parent  # a name is never a path
+
+
 def test_memory_tokens() -> None:
     tokens = MemoryTokens()
     tokens.save("ws://a:1", SavedSeat("tok", "t", 1))
     assert tokens.get("WS://A:1") is not None
     tokens.forget("ws://a:1")
     assert tokens.get("ws://a:1") is None
+
+
+# -- start-up: mistakes are one line on stderr, before any screen ----------------------------
+
+ESC = "\x1b"
+
+
+def run_atout(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``atout`` as a script runs it: no terminal (stdin from /dev/null, pipes out)."""
+    return subprocess.run(
+        [sys.executable, "-m", "clients.cli", *args],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={**os.environ, "ATOUT_LOG": os.devnull, **(env or {})},
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["connect", "ftp://host"], "is not a server address"),
+        (["connect", "host:port"], "is not a server address"),
+        (["play", "--name", ""], "--name needs 1 to 24 characters"),
+        (["--name", "   "], "--name needs 1 to 24 characters"),
+        (["play", "--timer", "-3"], "--timer is 0 (none) to 600 seconds"),
+        (["play", "--deals", "0"], "--deals is 1 to 40"),
+        (["play", "--bots", "genius"], "invalid choice"),
+    ],
+)
+def test_usage_mistakes_are_one_line_and_exit_2(args: list[str], says: str) -> None:
+    done = run_atout(*args)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert says in done.stderr and done.stderr.count("\n") == 1
+    assert ESC not in done.stderr  # said before any screen was drawn
+
+
+def test_without_a_terminal_atout_says_so_and_exits_2() -> None:
+    for args in ([], ["connect", "http://127.0.0.1:9"]):  # http:// is accepted (as ws://)
+        done = run_atout(*args)
+        assert done.returncode == 2
+        assert "needs a terminal" in done.stderr and done.stderr.count("\n") == 1
+        assert ESC not in done.stdout + done.stderr
+
+
+def test_help_says_what_atout_alone_does_and_version_answers() -> None:
+    done = run_atout("--help")
+    assert done.returncode == 0 and "atout alone is atout play" in done.stdout
+    version = run_atout("--version")
+    assert version.returncode == 0 and version.stdout.startswith("atout ")
+
+
+# -- every sentence about a player, for you and for another --------------------------------
+
+
+def test_every_message_template_reads_right_for_you_and_for_another_player() -> None:
+    bad = re.compile(r"\b[Yy]ou (takes|deals|shows|declares|holds|is|decides|has)\b")
+    fields = {"deal": 2, "trick": 18, "contract": "Garde", "size": 10, "cards": "T1 T2"}
+    for key in wording.ABOUT:
+        mine = wording.about(key, "Bot Ada", True, **fields)
+        theirs = wording.about(key, "Bot Ada", False, **fields)
+        assert "Bot Ada" not in mine and not bad.search(mine), (key, mine)
+        assert re.search(r"\b[Yy]ou(r)?\b", mine), (key, mine)
+        assert "Bot Ada" in theirs and not re.search(r"\b[Yy]ou\b", theirs), (key, theirs)
+        assert "{" not in mine + theirs  # every field filled
+    assert wording.annulment("petit_sec", None, you=True).startswith(
+        "Deal annulled: you hold the Petit alone"
+    )
+    assert "Bot Ada holds the Petit" in wording.annulment("petit_sec", "Bot Ada")
+
+
+def test_plurals() -> None:
+    assert wording.plural(1, "deal") == "1 deal" and wording.plural(8, "deal") == "8 deals"
+    assert "1 of 1 deal played" in str(wording.sheet_title("t", 1, 1))
+    assert wording.ecart_prompt(1).count("1 trump forced") == 1

@@ -1,7 +1,8 @@
-"""The ``TableStore`` contract, held by both stores, and what only Redis adds.
+"""The ``TableStore`` contract, held by every store, and what only Redis adds.
 
-The contract tests run against ``MemoryStore`` and ``RedisStore`` alike, so the
-embedded default and the deployed store cannot drift apart. The Redis-only
+The contract tests run against ``MemoryStore``, ``SqliteStore`` (``atout
+play``'s file) and ``RedisStore`` alike, so the embedded stores and the
+deployed one cannot drift apart. The Redis-only
 tests cover expiry, the lobby index cleanup, outages and reconnection, and the
 asyncio-redis fixes in ``server/store/redis.py``, each against a real
 ``redis-server`` (see ``tests/redis_server.py``).
@@ -12,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import asyncio_redis
 import pytest
@@ -21,6 +23,7 @@ from structlog.testing import capture_logs
 from server.store.base import StaleWrite, StoreError, TableStore
 from server.store.memory import MemoryStore
 from server.store.redis import RedisStore, parse_url
+from server.store.sqlite import SqliteStore
 from tests.redis_server import RedisServer, RedisUnavailable
 
 pytestmark = pytest.mark.redis
@@ -44,10 +47,17 @@ async def raw_connection(server: RedisServer) -> asyncio_redis.Connection:
 # --- one contract, two stores --------------------------------------------------
 
 
-@pytest.fixture(params=["memory", "redis"])
-async def store(request: pytest.FixtureRequest) -> AsyncIterator[TableStore]:
+@pytest.fixture(params=["memory", "sqlite", "redis"])
+async def store(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[TableStore]:
     if request.param == "memory":
         yield MemoryStore()
+        return
+    if request.param == "sqlite":
+        sqlite_store = SqliteStore(tmp_path_factory.mktemp("sqlite") / "tables.sqlite3")
+        yield sqlite_store
+        await sqlite_store.close()
         return
     server: RedisServer = request.getfixturevalue("redis_server")
     redis_store = await RedisStore.connect(server.url)
@@ -142,6 +152,35 @@ async def test_healthy(store: TableStore) -> None:
 
 
 # --- Redis only ----------------------------------------------------------------
+
+
+# --- what only the SQLite file adds ------------------------------------------------
+
+
+async def test_sqlite_keeps_tables_across_reopening_and_refuses_a_stale_second_writer(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "play.sqlite3"
+    first = SqliteStore(path)
+    await first.save("t1", 3, BLOB)
+    await first.append_record("t1", b'{"deal": 1}')
+    second = SqliteStore(path)  # another process opening the same file
+    with pytest.raises(StaleWrite):
+        await second.save("t1", 2, b"old")
+    await first.close()
+    await second.close()
+    again = SqliteStore(path)
+    assert await again.load("t1") == (3, BLOB)
+    assert await again.records("t1") == [b'{"deal": 1}']
+    assert await again.open_tables() == ["t1"]
+    await again.close()
+
+
+def test_sqlite_refuses_a_file_it_cannot_create(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    with pytest.raises(StoreError):
+        SqliteStore(blocker / "play.sqlite3")
 
 
 @pytest.mark.parametrize(

@@ -1,39 +1,73 @@
-"""``atout``: the terminal client.
+"""``atout``: the terminal client. ``atout`` alone is ``atout play``.
 
-    atout play [--name NAME] [--bots LEVEL] [--deals N] [--timer S]
+    atout play [--name NAME] [--profile P] [--bots LEVEL] [--deals N] [--timer S]
         a local server, a table with three bots, and play (the default command)
-    atout connect [ws://host:port] [--name NAME]
+    atout connect [ws://host:port] [--name NAME] [--profile P]
         the lobby of a server, to play or watch with friends
 
-Logs (ours and the embedded server's) go to a file, never to the screen.
+Usage mistakes (a bad address, an empty name, a negative timer) and a
+missing terminal are one line on stderr and exit status 2, before any
+screen. Logs (ours and the embedded server's) go to a file, never to the screen.
 """
 
 from __future__ import annotations
 
 import argparse
 import getpass
+import importlib.metadata
 import logging
 import os
 import sys
 from pathlib import Path
+from typing import NoReturn
+from urllib.parse import urlsplit
+
+from clients.cli import wording
 
 DEFAULT_URL = "ws://127.0.0.1:8765"
 BOT_LEVELS = ("random", "easy", "normal", "strong")
+NAME_MAX = 24  # what a server keeps of a display name
+USAGE_ERROR = 2  # the exit status of a usage mistake, like argparse's
+
+
+class UsageError(Exception):
+    """A mistake on the command line: one line on stderr, exit status 2."""
 
 
 def default_name() -> str:
     try:
-        return getpass.getuser()[:24] or "Player"
+        return getpass.getuser()[:NAME_MAX] or "Player"
     except Exception:  # no login name (containers): any name will do
         return "Player"
 
 
 def normalize_url(url: str) -> str:
-    """Accept ``host:port`` as well as ``ws://host:port``."""
+    """``ws://`` or ``wss://`` for a server address typed as ``host:port``,
+    ``http://host:port`` or ``https://host``; a UsageError for anything else."""
     url = url.strip()
     if "://" not in url:
         url = "ws://" + url
-    return url.rstrip("/")
+    scheme, rest = url.split("://", 1)
+    rest = rest.rstrip("/")
+    scheme = {"http": "ws", "https": "wss"}.get(scheme.lower(), scheme.lower())
+    if scheme not in ("ws", "wss"):
+        raise UsageError(wording.bad_url(url))
+    url = f"{scheme}://{rest}"
+    try:
+        parsed = urlsplit(url)
+        port = parsed.port  # raises on a port that is not a number
+    except ValueError:
+        raise UsageError(wording.bad_url(url)) from None
+    if not parsed.hostname or (port is not None and not 0 < port < 65536):
+        raise UsageError(wording.bad_url(url))
+    return url
+
+
+def check_name(name: str) -> str:
+    name = " ".join(name.split())
+    if not 1 <= len(name) <= NAME_MAX:
+        raise UsageError(wording.bad_name(NAME_MAX))
+    return name
 
 
 def log_file() -> Path:
@@ -74,25 +108,82 @@ def setup_logging(path: Path) -> None:
     )
 
 
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        # One line, not argparse's usage block: the mistake is what matters.
+        self.exit(USAGE_ERROR, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="atout", description="French Tarot for four, in a terminal.")
-    sub = p.add_subparsers(dest="command", metavar="{play,connect}")
-    play = sub.add_parser("play", help="play now against three bots (starts a local server)")
+    p = Parser(
+        prog="atout",
+        description=wording.CLI_DESCRIPTION,
+        epilog=wording.CLI_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--version", action="version", version=f"atout {version()}")
+    sub = p.add_subparsers(dest="command", metavar="{play,connect}", parser_class=Parser)
+    play = sub.add_parser("play", help="play now against three bots (the default: atout alone)")
     play.add_argument("--name", default=default_name(), help="your display name")
     play.add_argument("--bots", choices=BOT_LEVELS, default="normal", help="bot level")
     play.add_argument("--deals", type=int, default=8, help="deals in the game (1-40)")
-    play.add_argument("--timer", type=int, default=0, help="seconds per move, 0 for none")
+    play.add_argument("--timer", type=int, default=0, help="seconds per move (0-600), 0 for none")
     connect = sub.add_parser("connect", help="connect to a server to play with friends")
-    connect.add_argument("url", nargs="?", default=DEFAULT_URL, help=f"default {DEFAULT_URL}")
+    connect.add_argument(
+        "url",
+        nargs="?",
+        default=DEFAULT_URL,
+        help=f"ws://, wss://, http(s):// or host:port (default {DEFAULT_URL})",
+    )
     connect.add_argument("--name", default=default_name(), help="your display name")
+    for command in (play, connect):
+        command.add_argument(
+            "--profile",
+            help="whose saved seats and game to use (default: your name); "
+            "one per player sharing this machine",
+        )
     return p
+
+
+def version() -> str:
+    try:
+        return importlib.metadata.version("atout")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def check(args: argparse.Namespace) -> None:
+    """The mistakes argparse cannot see (raises UsageError)."""
+    args.name = check_name(args.name)
+    if args.profile is not None and not args.profile.strip():
+        raise UsageError(wording.BAD_PROFILE)
+    if args.command == "play":
+        if not 1 <= args.deals <= 40:
+            raise UsageError(wording.BAD_DEALS)
+        if not 0 <= args.timer <= 600:
+            raise UsageError(wording.BAD_TIMER)
+    else:
+        args.url = normalize_url(args.url)
+
+
+def has_terminal() -> bool:
+    return sys.stdin.isatty() and sys.stdout.isatty()
 
 
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
-    if not argv or argv[0].startswith("--name"):
+    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
         argv = ["play", *argv]  # `atout` alone plays
     args = parser().parse_args(argv)
+    try:
+        check(args)
+    except UsageError as e:
+        print(f"atout {args.command}: {e} (see atout {args.command} --help)", file=sys.stderr)
+        sys.exit(USAGE_ERROR)
+    if not has_terminal():
+        # Textual would wait for a terminal forever (and spin a core).
+        print(f"atout: {wording.NO_TERMINAL}", file=sys.stderr)
+        sys.exit(USAGE_ERROR)
     path = log_file()
     setup_logging(path)
 
@@ -100,21 +191,27 @@ def main(argv: list[str] | None = None) -> None:
     from protocol.messages import CreateTable
 
     if args.command == "play":
-        if not 1 <= args.deals <= 40:
-            raise SystemExit("atout play: --deals is 1 to 40")
+        from clients.cli.tokens import play_file
+        from server.config import Settings
+
         app = AtoutApp(
+            play_file=play_file(args.profile or args.name),
+            profile=args.profile,
+            # The local server lives only while its player is here: it never
+            # closes the game for want of a human.
+            embedded_settings=Settings(port=0, host="127.0.0.1", idle_close=10 * 365 * 86400.0),
             name=args.name,
             autoplay=CreateTable(
                 name=f"{args.name}'s table",
                 private=True,
                 deals=args.deals,
                 bot_level=args.bots,
-                turn_timer=float(max(0, args.timer)),
+                turn_timer=float(args.timer),
             ),
             log_path=str(path),
         )
     else:
-        app = AtoutApp(url=normalize_url(args.url), name=args.name, log_path=str(path))
+        app = AtoutApp(url=args.url, name=args.name, profile=args.profile, log_path=str(path))
     try:
         app.run()
     except KeyboardInterrupt:

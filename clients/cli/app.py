@@ -5,6 +5,12 @@ the table.
 Two ways in: with a ``url`` it connects to that server (``atout connect``);
 without one it starts an ``EmbeddedServer`` first and, given ``autoplay``,
 creates that table, starts it and lands the player at it (``atout play``).
+With a ``play_file`` the embedded server keeps its tables in that SQLite
+file and the seat's token is saved: an unfinished game found there is
+offered for resuming before the server starts (the other tables in the file
+are dropped, since ``atout play`` has one game at a time).
+
+Quitting in the middle of a game asks first, with "Stay" focused.
 
 Every server ``Error`` becomes a message bar line and a notification with
 its code; a lost connection is shown and repaired by the link. A bug of
@@ -18,6 +24,7 @@ import asyncio
 import contextlib
 import logging
 import traceback
+from pathlib import Path
 from typing import Any, ClassVar
 
 import msgspec
@@ -26,23 +33,26 @@ from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
 
 from clients.cli import cards_text, wording
-from clients.cli.dialogs import ChatBox
+from clients.cli.dialogs import ChatBox, Confirm
 from clients.cli.embedded import EmbeddedServer
 from clients.cli.link import Link, LinkStatus
 from clients.cli.lobby_screen import LobbyScreen
 from clients.cli.table_screen import TableScreen
-from clients.cli.tokens import FileTokens, MemoryTokens, Tokens
+from clients.cli.tokens import FileTokens, MemoryTokens, Tokens, seat_key
 from protocol.messages import (
     CreateTable,
     Error,
+    GetHistory,
     Left,
     LobbyPatch,
     LobbySnapshot,
+    QuickPlay,
     Seated,
     StartGame,
     TablePatch,
     TableSnapshot,
 )
+from protocol.messages import History as HistoryAnswer
 from server.config import Settings
 
 log = logging.getLogger("atout.client")
@@ -63,15 +73,26 @@ class AtoutApp(App[None]):
         embedded_settings: Settings | None = None,
         base_delay: float = 0.25,
         log_path: str = "",
+        play_file: Path | None = None,
+        profile: str | None = None,
     ) -> None:
         super().__init__()
         cards_text.set_colour(not self.no_color)
         self.url = url or ""
         self.player_name = name
-        # The embedded server dies with this process, so its tokens need not outlive it.
-        self.tokens: Tokens = tokens or (FileTokens() if url else MemoryTokens())
+        self.play_file = None if url else play_file
+        # An embedded server in memory dies with this process, so its tokens
+        # need not outlive it; one with a file keeps its games, and the token.
+        self.tokens: Tokens = tokens or (
+            FileTokens() if url or self.play_file is not None else MemoryTokens()
+        )
+        # Our seat's token: for this server and this player (profile or name).
+        server = self.url if url else f"atout-play:{self.play_file or 'memory'}"
+        self.token_key = seat_key(server, profile or name)
         self.autoplay = autoplay
-        self.embedded = None if url else EmbeddedServer(embedded_settings)
+        self.embedded = (
+            None if url else EmbeddedServer(embedded_settings, store_path=self.play_file)
+        )
         self.base_delay = base_delay
         self.log_path = log_path
         self.link: Link | None = None
@@ -85,6 +106,9 @@ class AtoutApp(App[None]):
         self._outbox: asyncio.Queue[Any] = asyncio.Queue()
         self._created = False
         self._started = False
+        self._asking_quit = False
+        self._quick = False
+        self._history_asked = False
 
     # -- start and stop ------------------------------------------------------------
 
@@ -100,6 +124,8 @@ class AtoutApp(App[None]):
         self.run_worker(self._sender(), name="sender", group="link")
 
     async def _connect(self) -> None:
+        if self.embedded is not None and self.play_file is not None:
+            await self._offer_resume(self.play_file)
         if self.embedded is not None:
             self._status(LinkStatus("connecting", "starting the local server…"))
             try:
@@ -115,8 +141,52 @@ class AtoutApp(App[None]):
             on_message=self.on_server,
             on_status=self._status,
             base_delay=self.base_delay,
+            token_key=self.token_key,
         )
         await self.link.run()
+
+    async def _offer_resume(self, path: Path) -> None:
+        """Before the local server starts: offer the unfinished game saved in
+        ``path`` (if our token holds a seat there), and drop every other table."""
+        from server.store.base import StoreError
+        from server.store.sqlite import SqliteStore
+        from server.table import TableState
+
+        key = self.token_key
+        saved = self.tokens.get(key)
+        try:
+            store = SqliteStore(path)
+        except StoreError:
+            log.exception("cannot open the saved games")
+            return
+        try:
+            keep: str | None = None
+            stored = await store.load(saved.table_id) if saved is not None else None
+            if saved is not None and stored is not None:
+                state = msgspec.msgpack.decode(stored[1], type=TableState)
+                game = state.game
+                if state.status in ("playing", "between_deals") and game is not None:
+                    counted = [r for r in game.results if "annulled" not in r]
+                    score = sum(int(r["scores"][saved.seat]) for r in game.results)
+                    question = wording.resume_question(
+                        state.name, len(counted) + 1, state.deals, score
+                    )
+                    resume = await self.push_screen(
+                        Confirm(question, yes=wording.RESUME, no=wording.NEW_GAME, safe=True),
+                        wait_for_dismiss=True,
+                    )
+                    if resume:
+                        keep = saved.table_id
+            if keep is None:
+                self.tokens.forget(key)
+            for table_id in await store.open_tables():
+                if table_id != keep:
+                    await store.delete(table_id)
+        except (StoreError, msgspec.DecodeError, KeyError, IndexError, TypeError, ValueError):
+            log.exception("the saved game could not be read; starting afresh")
+            self.tokens.forget(key)
+        finally:
+            await store.close()
 
     async def aclose(self) -> None:
         """Close the connection, then the embedded server (if any)."""
@@ -126,6 +196,32 @@ class AtoutApp(App[None]):
             await asyncio.to_thread(self.embedded.stop)
 
     async def action_quit(self) -> None:
+        """Quit; in the middle of a game, only once the player confirms."""
+        view = self.link.table if self.link is not None else None
+        playing = (
+            view is not None
+            and view.you is not None
+            and view.status in ("playing", "between_deals")
+        )
+        if self._asking_quit:
+            return  # the question is on screen already
+        if not playing:
+            await self.quit_now()
+            return
+        after = wording.QUIT_PLAY_SAVED if self.play_file is not None else wording.QUIT_SEAT_KEPT
+
+        async def done(yes: bool | None) -> None:
+            self._asking_quit = False
+            if yes:
+                await self.quit_now()
+
+        self._asking_quit = True
+        self.push_screen(
+            Confirm(f"{wording.QUIT_QUESTION}\n{after}", yes=wording.QUIT, no=wording.STAY),
+            done,
+        )
+
+    async def quit_now(self) -> None:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.aclose(), 5.0)
         self.exit()
@@ -198,6 +294,10 @@ class AtoutApp(App[None]):
                 self.lobby_screen.say(
                     reason.capitalize() + "." if reason else "You left the table."
                 )
+            case HistoryAnswer(records=records):
+                if self._history_asked and self.current_mode == "table":
+                    self._history_asked = False
+                    self.table_screen.show_history(records)
             case Error(code=code, message=message, rid=rid):
                 text = wording.error(code, message)
                 if link is not None and rid is not None and rid == link.resume_rid:
@@ -229,14 +329,33 @@ class AtoutApp(App[None]):
         link = self.link
         if self.autoplay is None or self._created or link is None:
             return
-        if link.tokens.get(link.url) is not None:
+        if link.tokens.get(link.token_key) is not None:
             return  # we have a seat to resume
         self._created = True
         self._started = False
         self.send(msgspec.structs.replace(self.autoplay, rid=0))
 
+    def ask_history(self) -> None:
+        """Ask for this table's deal records; the answer opens the history screen."""
+        self._history_asked = True
+        self.send(GetHistory())
+
+    def quick_play(self) -> None:
+        """Quick play: a seat at a public table where people wait, or else a
+        new table that starts at once with bots (the server opens it waiting
+        for a start; we give it at once, as nobody else was waiting)."""
+        self._quick = True
+        self.send(QuickPlay())
+
     def _autoplay_start(self) -> None:
         view = self.link.table if self.link else None
+        if self._quick and view is not None and view.you is not None:
+            self._quick = False
+            if view.status == "waiting" and view.creator == view.you:
+                others = [s for s in view.seats if s.kind == "human" and s.seat != view.you]
+                if not others:
+                    self.send(StartGame())
+            return
         if self.autoplay is None or self._started or view is None:
             return
         if view.status == "waiting" and view.you is not None and view.creator == view.you:

@@ -1,6 +1,6 @@
 """The hand widget: your cards in groups (♠ ♥ ♣ ♦, trumps, the Excuse), and
 the one place where a card is chosen — by arrow keys, by mouse, or by typing
-its code (``KS``, ``10H``, ``T21``, ``EX``).
+its code (``KS``, ``10H``, ``T21``, ``EX``) and Enter.
 
 Only the cards the screen marks *choosable* (the legal ones) can be reached
 or chosen: the cursor skips the others, a click or a typed code on one of
@@ -24,6 +24,7 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.widget import Widget
 
+from clients.cli import wording
 from clients.cli.cards_text import card_text, group_of, label, sort_hand
 
 Mode = Literal["view", "play", "pick"]
@@ -129,7 +130,7 @@ class HandWidget(Widget, can_focus=True):
     @typed.setter
     def typed(self, value: str) -> None:
         self._typed = value
-        self.border_subtitle = f"typed: {value}…" if value else ""
+        self.border_subtitle = wording.typed(value, value in self.cards) if value else ""
 
     # -- what the screen sets ------------------------------------------------------
 
@@ -282,10 +283,8 @@ class HandWidget(Widget, can_focus=True):
                 return
             buf = char  # a new code starts here
         matches = [c for c in self.cards if c.startswith(buf)]
-        if buf in self.cards and len(matches) == 1:
-            self.typed = ""
-            self.choose(buf)
-            return
+        # Even a complete code waits for Enter: typing never plays or picks a
+        # card by itself, so the Enter that follows has no second effect.
         self.typed = buf
         reachable = [c for c in matches if c in self.choosable]
         if reachable:

@@ -5,25 +5,29 @@ cancelled) and sends nothing itself; the screen that opened it acts.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
+from rich import box
+from rich.table import Table
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, DataTable, Input, Label, Select, Static
+from textual.widgets import Button, Input, Label, OptionList, Select, Static
+from textual.widgets.option_list import Option
 
-from clients.cli import wording
+from clients.cli import history, wording
+from clients.cli.cards_text import card_text, cards_text
 from clients.cli.table_facts import seat_name, signed
 from protocol.messages import CreateTable
-from protocol.views import TableView
+from protocol.views import DealLine, TableView
 
 BOT_LEVELS = ("random", "easy", "normal", "strong")
 
 DIALOG_CSS = """
-Confirm, NewTable, JoinByCode, ScoreSheet, ChatBox, Help {
+Confirm, NewTable, JoinByCode, ScoreSheet, ChatBox, Help, History, Replay {
     align: center middle;
     background: $background 60%;
 }
@@ -68,33 +72,58 @@ Confirm, NewTable, JoinByCode, ScoreSheet, ChatBox, Help {
 
 
 class Confirm(ModalScreen[bool]):
-    """A yes/no question; Enter on the focused button, Escape for no."""
+    """A yes/no question. Escape gives the *safe* answer (``safe``: no by
+    default), which also has the focus unless ``focus`` says otherwise, so a
+    stray Enter or Escape never loses a game or a seat."""
 
     DEFAULT_CSS = DIALOG_CSS
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "no", "No")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "safe", "Cancel")]
 
-    def __init__(self, question: str | Text, yes: str = "Yes", no: str = "No") -> None:
+    def __init__(
+        self,
+        question: str | Text,
+        yes: str = "Yes",
+        no: str = "No",
+        *,
+        safe: bool = False,
+        focus: bool | None = None,
+    ) -> None:
         super().__init__()
         self.question = question
         self.yes, self.no = yes, no
+        self.safe = safe
+        self.focus_yes = safe if focus is None else focus
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="confirm"):
             yield Static(self.question)
             with Horizontal(classes="buttons"):
-                yield Button(self.yes, id="yes", variant="primary", compact=True)
-                yield Button(self.no, id="no", compact=True)
+                yield Button(
+                    self.yes,
+                    id="yes",
+                    variant="primary" if self.focus_yes else "default",
+                    compact=True,
+                )
+                yield Button(
+                    self.no,
+                    id="no",
+                    variant="default" if self.focus_yes else "primary",
+                    compact=True,
+                )
 
     def on_mount(self) -> None:
-        self.query_one("#yes", Button).focus()
+        self.query_one("#yes" if self.focus_yes else "#no", Button).focus()
 
     @on(Button.Pressed, "#yes")
     def _yes(self) -> None:
         self.dismiss(True)
 
     @on(Button.Pressed, "#no")
-    def action_no(self) -> None:
+    def _no(self) -> None:
         self.dismiss(False)
+
+    def action_safe(self) -> None:
+        self.dismiss(self.safe)
 
 
 class NewTable(ModalScreen[CreateTable | None]):
@@ -230,12 +259,17 @@ class JoinByCode(ModalScreen[tuple[str, bool] | None]):
 
 
 class ScoreSheet(ModalScreen[None]):
-    """The score sheet: one line per deal (annulled ones too) and the totals."""
+    """The score sheet: one line per deal (annulled ones too, under the number
+    of the deal they were an attempt at) and the totals, with a column for
+    every player at any width from 80 columns up."""
 
     DEFAULT_CSS = (
         DIALOG_CSS
         + """
-    #sheet DataTable { height: auto; max-height: 16; width: auto; }
+    #sheet { max-width: 100%; max-height: 100%; }
+    #sheet-scroll { height: auto; max-height: 100%; width: auto; }
+    #sheet > Label { width: auto; }
+    #sheet-table { width: auto; }
     """
     )
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,b,enter", "close", "Close")]
@@ -247,47 +281,218 @@ class ScoreSheet(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         view = self.view
         with Vertical(classes="dialog", id="sheet"):
-            yield Label(
-                Text.assemble(("Score sheet", "bold"), f" — {view.name} ({view.deals} deals)")
-            )
-            table: DataTable[str | Text] = DataTable(zebra_stripes=True, cursor_type="none")
-            yield table
-            yield Static(Text("Esc to close", style="dim"))
+            yield Label(wording.sheet_title(view.name, len(counted_lines(view)), view.deals))
+            with VerticalScroll(id="sheet-scroll"):
+                yield Static(id="sheet-table")
+            yield Static(Text(wording.SHEET_FOOT, style="dim"))
 
     def on_mount(self) -> None:
-        view = self.view
-        table = self.query_one(DataTable)
-        names = [Text(seat_name(view, i)[:9]) for i in range(4)]
-        table.add_columns("#", "Contract", "Taker", *names)
-        for line in view.sheet:
-            if line.annulled:
-                table.add_row(
-                    str(line.number or "–"),
-                    Text(
-                        f"annulled: {wording.ANNULMENTS.get(line.annulled, line.annulled)}"[:24],
-                        style="dim",
-                    ),
-                    "",
-                    *["" for _ in range(4)],
+        self._fill()
+
+    def on_resize(self) -> None:
+        self._fill()
+
+    def _fill(self) -> None:
+        # The dialog's border and padding take 4 columns, the screen margin 2.
+        table = sheet_table(self.view, max(40, self.app.size.width - 6))
+        widget = self.query_one("#sheet-table", Static)
+        # A Static sized "auto" measures a Rich table too narrow: give it its width.
+        widget.styles.width = table.width
+        widget.update(table)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+def counted_lines(view: TableView) -> list[DealLine]:
+    return [line for line in view.sheet if not line.annulled]
+
+
+def sheet_table(view: TableView, width: int) -> Table:
+    """The sheet as a Rich table no wider than ``width``: a column per player,
+    names as long as the room allows, the taker marked ★ in their column."""
+    rows: list[tuple[str, Text, list[Text]]] = []
+    for line in view.sheet:
+        if line.annulled:
+            # An annulled line has the number of the deal it was an attempt at.
+            rows.append(
+                (
+                    str(line.number),
+                    Text(wording.sheet_annulled(line.annulled), style="italic"),
+                    [Text("") for _ in range(4)],
                 )
-                continue
-            result = "made" if line.made else "down"
-            table.add_row(
-                str(line.number),
-                f"{wording.contract(line.contract)} {result}",
-                Text(seat_name(view, line.taker)[:9]),
-                *[Text(signed(s), justify="right") for s in line.scores],
             )
-        table.add_row(
-            "",
-            Text("Total", style="bold"),
-            "",
-            *[Text(signed(s), style="bold", justify="right") for s in view.scores],
+            continue
+        scores = []
+        for seat, score in enumerate(line.scores):
+            if seat == line.taker:
+                scores.append(Text(f"★ {signed(score)}", style="bold"))
+            else:
+                scores.append(Text(signed(score)))
+        rows.append(
+            (str(line.number), Text(wording.sheet_contract(line.contract, line.made)), scores)
         )
-        if not view.sheet:
-            self.query_one("#sheet Label", Label).update(
-                Text.assemble(("Score sheet", "bold"), " — no deal finished yet")
-            )
+    deal_w = max([len(wording.SHEET_HEAD_DEAL)] + [len(r[0]) for r in rows])
+    contract_w = max([len(wording.SHEET_HEAD_CONTRACT)] + [r[1].cell_len for r in rows])
+    names = [seat_name(view, seat, own=True) for seat in range(4)]
+    totals = [signed(s) for s in view.scores]
+    fits = [max([len(totals[seat])] + [r[2][seat].cell_len for r in rows]) for seat in range(4)]
+    # Columns are 3 apart (a blank rule and its padding); what is left goes
+    # to the names, the longest cropped first.
+    room = width - deal_w - contract_w - GAP * 5
+    wanted = [max(fit, len(name)) for fit, name in zip(fits, names, strict=True)]
+    widths = list(wanted)
+    while sum(widths) > room and max(w - f for w, f in zip(widths, fits, strict=True)) > 0:
+        i = max(range(4), key=lambda k: (widths[k] - fits[k] > 0, widths[k]))
+        widths[i] -= 1
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        show_footer=bool(rows),
+        padding=(0, 1),
+        pad_edge=False,
+        show_edge=False,
+        width=deal_w + contract_w + sum(widths) + GAP * 5,
+    )
+    table.add_column(wording.SHEET_HEAD_DEAL, justify="right", width=deal_w, no_wrap=True)
+    table.add_column(
+        wording.SHEET_HEAD_CONTRACT,
+        footer=Text(wording.SHEET_TOTAL, style="bold"),
+        width=contract_w,
+        no_wrap=True,
+    )
+    for seat in range(4):
+        table.add_column(
+            Text(crop(names[seat], widths[seat]), style="bold" if seat == view.you else ""),
+            footer=Text(totals[seat], style="bold"),
+            justify="right",
+            width=widths[seat],
+            no_wrap=True,
+        )
+    for number, contract, scores in rows:
+        table.add_row(number, contract, *scores)
+    if not rows:
+        table.add_row("", Text(wording.SHEET_EMPTY, style="dim"), "", "", "", "")
+    return table
+
+
+NAME_MAX = 24
+"""The longest display name a server accepts."""
+GAP = 3
+
+
+def crop(s: str, n: int) -> str:
+    return s if len(s) <= n else s[: max(0, n - 1)] + "…"
+
+
+class History(ModalScreen[None]):
+    """This table's past deals (the ``history`` records), one line each;
+    Enter replays the chosen one trick by trick."""
+
+    DEFAULT_CSS = (
+        DIALOG_CSS
+        + """
+    #history { width: 76; }
+    #history OptionList { height: auto; max-height: 16; }
+    """
+    )
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,h", "close", "Close")]
+
+    def __init__(self, view: TableView, records: list[dict[str, Any]]) -> None:
+        super().__init__()
+        self.view = view
+        self.deals = history.past_deals(records)
+
+    def compose(self) -> ComposeResult:
+        names = [seat_name(self.view, seat, own=True) for seat in range(4)]
+        with Vertical(classes="dialog", id="history"):
+            yield Label(Text(f"{wording.HISTORY_TITLE} — {self.view.name}", style="bold"))
+            if self.deals:
+                yield OptionList(*[Option(history.summary(d, names)) for d in self.deals])
+            else:
+                yield Static(wording.HISTORY_EMPTY)
+            yield Static(Text(wording.HISTORY_FOOT, style="dim"))
+
+    def on_mount(self) -> None:
+        for options in self.query(OptionList).results(OptionList):
+            options.highlighted = len(self.deals) - 1  # the latest deal first
+            options.focus()
+
+    @on(OptionList.OptionSelected)
+    def _replay(self, event: OptionList.OptionSelected) -> None:
+        self.app.push_screen(Replay(self.view, self.deals[event.option_index]))
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class Replay(ModalScreen[None]):
+    """One past deal, trick by trick (← →)."""
+
+    DEFAULT_CSS = (
+        DIALOG_CSS
+        + """
+    #replay { width: 76; }
+    """
+    )
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Back"),
+        Binding("left", "step(-1)", "Previous trick"),
+        Binding("right,space", "step(1)", "Next trick"),
+        Binding("home", "goto(0)", show=False),
+        Binding("end", "goto(-1)", show=False),
+    ]
+
+    def __init__(self, view: TableView, deal: history.PastDeal) -> None:
+        super().__init__()
+        self.view = view
+        self.deal = deal
+        self.trick = 0
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="replay"):
+            yield Static(id="replay-body")
+            yield Static(Text(wording.REPLAY_FOOT, style="dim"))
+
+    def on_mount(self) -> None:
+        self._draw()
+
+    def _draw(self) -> None:
+        self.query_one("#replay-body", Static).update(self.body())
+
+    def body(self) -> Text:
+        deal, view = self.deal, self.view
+        names = [seat_name(view, seat) for seat in range(4)]
+        out = Text(no_wrap=True, overflow="ellipsis")
+        out.append(history.summary(deal, [seat_name(view, s, own=True) for s in range(4)]))
+        out.stylize("bold")
+        if deal.bids:
+            out.append("\n" + wording.replay_bids([(names[s], b) for s, b in deal.bids]))
+        if deal.chien:
+            out.append("\nChien: ")
+            out.append_text(cards_text(deal.chien))
+        if not deal.tricks:
+            return out
+        trick = deal.tricks[self.trick]
+        out.append("\n\n")
+        out.append(wording.replay_trick_title(self.trick + 1, len(deal.tricks)), style="bold")
+        out.append(f" · {wording.replay_led(names[trick.leader])}")
+        for seat, card in trick.cards:
+            out.append("\n  ")
+            out.append(f"{names[seat]:<24} ")
+            out.append_text(card_text(card, "bold" if seat == trick.winner else ""))
+            if seat == trick.winner:
+                out.append(" ★ " + wording.replay_took(names[seat], seat == view.you))
+        return out
+
+    def action_step(self, step: int) -> None:
+        if self.deal.tricks:
+            self.trick = max(0, min(len(self.deal.tricks) - 1, self.trick + step))
+            self._draw()
+
+    def action_goto(self, index: int) -> None:
+        if self.deal.tricks:
+            self.trick = index % len(self.deal.tricks)
+            self._draw()
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -350,38 +555,33 @@ def chat_text(view: TableView, last: int) -> Text:
 
 
 def help_text() -> Text:
-    """The keys and how to read the table (built as Text: no markup to get wrong)."""
+    """The keys, how to read the table, and the rules in brief (``wording.HELP``)."""
     t = Text()
-
-    def title(name: str) -> None:
-        t.append(("\n" if t else "") + name + "\n", style="bold")
-
-    title("Playing")
-    t.append("  ← →  move between the cards you may play (others are dimmed)\n")
-    t.append("  Enter, Space or a click  play the card (or pick it for the écart)\n")
-    t.append("  type a code  KS  10H  CD (Knight ♦)  T21  EX: played once unique\n")
-    title("At the table")
-    t.append("  l last trick   b score sheet   m chat   p poignée (when offered)\n")
-    t.append("  r reconnect now (while offline)   Esc leave the table\n")
-    title("Reading the screen")
-    t.append("  ▶ whose turn   D dealer   ★ taker   trumps: ")
-    t.append("21", style="reverse")
-    t.append(" yours, · gone\n")
-    t.append("  The taker needs 56 / 51 / 41 / 36 points with 0 / 1 / 2 / 3 bouts\n")
-    t.append("  (the 21, the Petit T1 and the Excuse).\n")
-    t.append("Esc to close", style="dim")
+    for title, lines in wording.HELP:
+        t.append(("\n" if t else "") + title + "\n", style="bold")
+        for line in lines:
+            t.append(f"  {line}\n")
+    t.append(wording.HELP_FOOT, style="dim")
     return t
 
 
 class Help(ModalScreen[None]):
-    DEFAULT_CSS = DIALOG_CSS
+    DEFAULT_CSS = (
+        DIALOG_CSS
+        + """
+    #help-scroll { height: auto; max-height: 20; }
+    """
+    )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,question_mark,enter", "close", "Close")
     ]
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog", id="help"):
+        with Vertical(classes="dialog", id="help"), VerticalScroll(id="help-scroll"):
             yield Static(help_text())
+
+    def on_mount(self) -> None:
+        self.query_one("#help-scroll").focus()  # ↑ ↓ PgUp PgDn scroll
 
     def action_close(self) -> None:
         self.dismiss(None)

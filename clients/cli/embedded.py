@@ -6,6 +6,10 @@ the server's loop (a ``normal`` bot weighs its options in plain Python); in
 their own thread they can never freeze the screen or delay a keystroke.
 The client talks to it over a real WebSocket like to any other server, so
 ``atout play`` exercises exactly the code ``atout connect`` does.
+
+Given a ``store_path``, tables live in that SQLite file (``SqliteStore``)
+rather than in memory, so a game outlives the process: the next start
+serves it again and the player resumes it where it was.
 """
 
 from __future__ import annotations
@@ -13,16 +17,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+from pathlib import Path
 
 from server.app import Server
 from server.config import Settings
+from server.store.base import TableStore
 
 
 class EmbeddedServer:
     """``start()`` returns the ``ws://`` URL; ``stop()`` shuts it down (both block briefly)."""
 
-    def __init__(self, settings: Settings | None = None) -> None:
+    def __init__(self, settings: Settings | None = None, store_path: Path | None = None) -> None:
         self.settings = settings or Settings(port=0, host="127.0.0.1")
+        self.store_path = store_path
         self.url = ""
         self.port = 0
         self._thread: threading.Thread | None = None
@@ -62,7 +69,13 @@ class EmbeddedServer:
     async def _serve(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
-        server = Server(self.settings)
+        store: TableStore | None = None
+        if self.store_path is not None:
+            from server.store.sqlite import SqliteStore
+
+            # Opened in this thread: an sqlite3 connection stays in its thread.
+            store = SqliteStore(self.store_path)
+        server = Server(self.settings, store=store)
         await server.start()
         self.port = server.port
         self.url = f"ws://{self.settings.host}:{server.port}"

@@ -58,7 +58,7 @@ class LinkStatus:
         match self.phase:
             case "online":
                 return "online"
-            case "connecting":
+            case "connecting" if self.retry_at is None:
                 return self.reason or "connecting…"
             case "stopped":
                 return f"disconnected: {self.reason}" if self.reason else "disconnected"
@@ -66,7 +66,13 @@ class LinkStatus:
         wait = max(0.0, (self.retry_at or now) - now)
         when = f"in {wait:.0f}s" if wait >= 1 else "now"
         detail = f": {self.detail}" if self.detail else ""
-        return f"{self.reason}; reconnecting {when} (attempt {self.attempt}{detail})"
+        verb = "reconnecting" if self.phase == "reconnecting" else "trying again"
+        return f"{self.reason}{detail}; {verb} {when} (attempt {self.attempt})"
+
+    @property
+    def unreachable(self) -> bool:
+        """Never connected yet, and the last attempt failed: the address may be wrong."""
+        return self.phase == "connecting" and self.retry_at is not None
 
 
 def backoff(
@@ -93,8 +99,11 @@ class Link:
         base_delay: float = 0.25,
         max_delay: float = 8.0,
         open_timeout: float = 5.0,
+        token_key: str | None = None,
     ) -> None:
         self.url = url
+        self.token_key = token_key or url
+        """Where our seat's token is kept (``tokens.seat_key``: server and player)."""
         self.name = name
         self.tokens = tokens
         self.on_message = on_message
@@ -204,7 +213,7 @@ class Link:
         """Wait before the next attempt, saying why (``lost``) and how the last try went."""
         delay = backoff(attempt, self.base_delay, self.max_delay)
         phase: Phase = "reconnecting" if self.connections else "connecting"
-        reason = lost or f"cannot reach {self.url}"
+        reason = lost or wording.CANNOT_REACH  # the address is in the header
         self._set(LinkStatus(phase, reason, attempt, time.monotonic() + delay, detail))
         log.info("link_retry attempt=%s delay=%.2f reason=%s %s", attempt, delay, reason, detail)
         self._wake.clear()
@@ -214,7 +223,7 @@ class Link:
     async def _resume_seat(self, session: Session, old: Session | None) -> None:
         """Show the saved token, if any: the server seats us again and sends
         only the patches we missed (or a snapshot)."""
-        saved = self.tokens.get(self.url)
+        saved = self.tokens.get(self.token_key)
         if saved is None:
             return
         view, seq = None, -1
@@ -252,14 +261,14 @@ class Link:
     def _keep_token(self, msg: Any) -> None:
         match msg:
             case Seated(seat=seat, token=token, table_id=table_id) if seat is not None and token:
-                self.tokens.save(self.url, SavedSeat(token, table_id, seat, time.time()))
+                self.tokens.save(self.token_key, SavedSeat(token, table_id, seat, time.time()))
             case Left():
-                self.tokens.forget(self.url)
+                self.tokens.forget(self.token_key)
             case Error(rid=rid, code=code) if rid is not None and rid == self.resume_rid:
                 # The server no longer knows our seat (table closed, seat
                 # handed over): the token is useless from now on.
                 if code != "already_seated":
-                    self.tokens.forget(self.url)
+                    self.tokens.forget(self.token_key)
                 self._kept = None
 
     def _set(self, status: LinkStatus) -> None:

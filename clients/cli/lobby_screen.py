@@ -19,9 +19,10 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Static
 
+from clients.cli import wording
 from clients.cli.dialogs import Help, JoinByCode, NewTable
 from clients.cli.link import LinkStatus
-from protocol.messages import JoinTable, QuickPlay, Watch
+from protocol.messages import JoinTable, Watch
 from protocol.views import LobbyView
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ class LobbyScreen(Screen[None]):
     DEFAULT_CSS = """
     LobbyScreen { layout: vertical; }
     #top { height: 1; background: $panel; }
-    #title { width: 1fr; }
+    #title { width: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
     #link { width: auto; padding: 0 1; }
     #tables { height: 1fr; border: round $primary; }
     #empty { height: auto; padding: 0 1; color: $text-muted; }
@@ -103,6 +104,13 @@ class LobbyScreen(Screen[None]):
         table.focus()
         self.update_lobby(self.lobby)
         self.update_link(self.atout.link_status)
+        self.set_interval(0.5, self._tick)
+
+    def _tick(self) -> None:
+        # The countdown to the next attempt moves while we are not online.
+        status = self.atout.link_status
+        if status.phase != "online":
+            self.update_link(status)
 
     def update_lobby(self, lobby: LobbyView | None) -> None:
         self.lobby = lobby
@@ -152,6 +160,10 @@ class LobbyScreen(Screen[None]):
         else:
             link.update(Text(f"○ {status.phase}", style="bold red"))
             self.say(status.text(), error=True)
+        if status.unreachable:
+            self.query_one("#empty", Static).update(wording.CANNOT_REACH_HINT)
+        elif status.phase == "online" and self.lobby is None:
+            self.query_one("#empty", Static).update("")
 
     def say(self, text: str, *, error: bool = False) -> None:
         if not self._ready:
@@ -197,7 +209,7 @@ class LobbyScreen(Screen[None]):
 
     def action_quick(self) -> None:
         self.say("Looking for a table…")
-        self.atout.send(QuickPlay())
+        self.atout.quick_play()
 
     def action_new(self) -> None:
         def done(cmd: object) -> None:

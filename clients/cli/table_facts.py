@@ -40,10 +40,11 @@ def positions(bottom: int) -> dict[int, str]:
     }
 
 
-def seat_name(view: TableView, seat: int | None) -> str:
+def seat_name(view: TableView, seat: int | None, *, own: bool = False) -> str:
+    """A seat's display name; your own seat is "You" unless ``own`` asks for your name."""
     if seat is None:
         return "?"
-    if seat == view.you:
+    if seat == view.you and not (own and view.seats[seat].name):
         return "You"
     if 0 <= seat < len(view.seats) and view.seats[seat].name:
         return str(view.seats[seat].name)
@@ -231,9 +232,9 @@ def prompt(view: TableView) -> str:
     if status == "waiting":
         if view.you is None:
             return "Watching: the game has not started yet."
-        if view.creator == view.you:
-            return "Start when your friends are seated; empty seats get bots."
-        return f"Waiting for {seat_name(view, view.creator)} to start the game."
+        return wording.about(
+            "waits_for_start", seat_name(view, view.creator), view.creator == view.you
+        )
     if status == "finished":
         return "Game over: play again, or Esc to leave."
     if status == "closed":
@@ -241,8 +242,9 @@ def prompt(view: TableView) -> str:
     if deal is None:
         return ""
     if deal.phase == "annulled":
-        who = seat_name(view, deal.annulled_seat) if deal.annulled_seat is not None else None
-        return wording.annulment(deal.annulled, who)
+        seat = deal.annulled_seat
+        who = seat_name(view, seat) if seat is not None else None
+        return wording.annulment(deal.annulled, who, seat is not None and seat == view.you)
     if deal.phase == "done" or status == "between_deals":
         return "Deal over: the next one starts in a moment."
     turn = deal.turn
@@ -251,19 +253,15 @@ def prompt(view: TableView) -> str:
         case "bidding":
             if mine:
                 return "Your bid: each player speaks once, higher than the bids before."
-            return f"{seat_name(view, turn)} is bidding…"
+            return wording.about("bidding", seat_name(view, turn), False)
         case "ecart":
             if mine:
-                forced = view.legal.ecart_trumps
-                rule = "never a King or a bout"
-                if forced:
-                    rule += f"; {forced} trump{'s' if forced > 1 else ''} forced"
-                return f"Discard 6 cards ({rule})."
-            return f"{seat_name(view, turn)} takes the chien and discards 6…"
+                return wording.ecart_prompt(view.legal.ecart_trumps)
+            return wording.about("ecart_wait", seat_name(view, turn), False)
         case "chelem":
             if mine:
                 return "Declare a chelem (all 18 tricks)? +400 if made, −200 if not."
-            return f"{seat_name(view, turn)} decides on a chelem…"
+            return wording.about("chelem_wait", seat_name(view, turn), False)
         case "play":
             if mine:
                 if view.legal.poignee_sizes:
@@ -271,8 +269,8 @@ def prompt(view: TableView) -> str:
                 return "Your turn: play a card."
             who = seat_name(view, turn)
             if turn is not None and view.seats[turn].away:
-                return f"{who} is away: a bot plays for them soon…"
-            return f"{who} to play…"
+                return wording.about("away_to_play", who, False)
+            return wording.about("to_play", who, False)
     return ""
 
 

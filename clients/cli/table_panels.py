@@ -189,11 +189,13 @@ def compass(view: TableView, trick: TrickView | None, width: int, *, show_bids: 
     ]
 
 
-def trick_panel(view: TableView, width: int = 24, *, show_last: bool = False) -> Text:
+def trick_panel(
+    view: TableView, width: int = 24, *, show_last: bool = False, url: str = ""
+) -> Text:
     deal = view.deal
     lines: list[Text] = []
     if view.status == "waiting" or deal is None:
-        lines = waiting_lines(view)
+        lines = waiting_lines(view, width, url)
     elif view.status == "finished":
         lines = ranking_lines(view)
     elif deal.phase == "annulled":
@@ -257,14 +259,22 @@ def last_trick_line(view: TableView, trick: TrickView, width: int) -> Text:
     return t
 
 
-def waiting_lines(view: TableView) -> list[Text]:
-    lines = [Text("Waiting to start", style="bold"), Text("")]
+def waiting_lines(view: TableView, width: int = 24, url: str = "") -> list[Text]:
+    lines = [Text(wording.WAITING_TITLE, style="bold"), Text("")]
     if view.invite_code:
-        lines.append(Text("Invite code: ") + Text(view.invite_code, style="bold reverse"))
-        lines.append(Text("friends: atout connect,", style="dim"))
-        lines.append(Text("then i (join by code)", style="dim"))
+        lines.append(Text(wording.INVITE_CODE) + Text(view.invite_code, style="bold reverse"))
+        lines.append(Text(wording.INVITE_FRIENDS, style="dim"))
+        # The whole command on one line when it fits; else the address on
+        # lines of its own, wrapped but never cut.
+        command = f"atout connect {url}" if url else "atout connect"
+        parts = [command] if len(command) <= width else ["atout connect", url]
+        room = max(8, width)
+        for part in filter(None, parts):
+            for start in range(0, len(part), room):
+                lines.append(Text(part[start : start + room], style="bold"))
+        lines.append(Text(wording.invite_then(view.invite_code), style="dim"))
     lines.append(Text(""))
-    lines.append(Text(f"{view.deals} deal{'s' if view.deals != 1 else ''} · bots {view.bot_level}"))
+    lines.append(Text(f"{wording.plural(view.deals, 'deal')} · bots {view.bot_level}"))
     timer = f"{view.turn_timer:.0f}s a move" if view.turn_timer else "no turn timer"
     lines.append(Text(timer))
     if view.spectators:
@@ -298,11 +308,12 @@ def ranking_lines(view: TableView) -> list[Text]:
 
 
 def tracker_panel(view: TableView) -> Text:
+    """The 21 trumps: yours marked ``*`` (and in reverse video), gone ones ``·``,
+    so the legend reads the same without colour or attributes."""
     tracker = facts.trump_tracker(view)
     out = Text(no_wrap=True, overflow="crop")
-    out.append("Trumps ", style="bold")
-    out.append("21", style="reverse")
-    out.append(" yours · gone\n", style="dim")
+    out.append(wording.TRACKER_TITLE, style="bold")
+    out.append(wording.TRACKER_LEGEND + "\n", style="dim")
     for row in range(3):
         for col in range(7):
             n = row * 7 + col + 1
@@ -310,11 +321,11 @@ def tracker_panel(view: TableView) -> Text:
             state = tracker.state(code)
             if state == "hand":
                 out.append(f"{n:>2}", style="reverse bold")
+                out.append("*", style="bold")
             elif state in ("played", "discarded"):
-                out.append(" ·", style="dim")
+                out.append(" · ", style="dim")
             else:
-                out.append(f"{n:>2}")
-            out.append(" ")
+                out.append(f"{n:>2} ")
         out.append("\n")
     ex = tracker.state("EX")
     ex_text = {"hand": "yours", "played": "played", "discarded": "discarded", "out": "out"}[ex]

@@ -29,7 +29,7 @@ from clients.cli import table_panels as panels
 from clients.cli import wording
 from clients.cli.cards_text import cards_text, label
 from clients.cli.cards_widget import HandWidget
-from clients.cli.dialogs import ChatBox, Confirm, Help, ScoreSheet
+from clients.cli.dialogs import ChatBox, Confirm, Help, History, ScoreSheet
 from clients.cli.link import LinkStatus
 from protocol.messages import (
     Bid,
@@ -52,7 +52,7 @@ class TableScreen(Screen[None]):
     DEFAULT_CSS = """
     TableScreen { layout: vertical; }
     #top { height: 1; background: $panel; }
-    #title { width: 1fr; }
+    #title { width: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
     #link { width: auto; padding: 0 1; }
     #main { height: 1fr; min-height: 8; }
     #main > * { height: 100%; }
@@ -73,6 +73,7 @@ class TableScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("l", "last_trick", "Last trick"),
         Binding("b", "sheet", "Scores"),
+        Binding("h", "history", "Past deals"),
         Binding("m", "chat", "Chat"),
         Binding("p", "poignee", "Poignée", show=False),
         Binding("r", "retry", "Reconnect", show=False),
@@ -138,6 +139,20 @@ class TableScreen(Screen[None]):
             self.update_view(self.view)
         self.update_link(self.atout.link_status)
 
+    def on_resize(self) -> None:
+        # The panels are drawn for their width: draw again once the new
+        # layout is known (a resize, or the screen shown again after a
+        # reconnection), not only at the next move.
+        if self.view is not None:
+            self.call_after_refresh(self._redraw)
+
+    def on_screen_resume(self) -> None:
+        self.on_resize()
+
+    def _redraw(self) -> None:
+        if self._ready and self.view is not None:
+            self._draw(self.view)
+
     def reset(self) -> None:
         """Forget the table (we left it, or sat at another one)."""
         self.view = None
@@ -171,14 +186,19 @@ class TableScreen(Screen[None]):
             note = _what_happened(old, view)
             if note:
                 self.say(note)
+            elif _moment(old) != _moment(view) and self.atout.link_status.phase == "online":
+                self.say("")  # a new phase, deal or game: older news is stale
 
     def update_link(self, status: LinkStatus) -> None:
         if not self._ready:
             return
         link = self.query_one("#link", Static)
         if status.phase == "online":
-            if self._offline:
-                self.say("Connected again.")
+            link_ = self.atout.link
+            if self._offline and link_ is not None and link_.connections > 1:
+                self.say(wording.CONNECTED_AGAIN)
+            elif self._offline:
+                self.say("")
             link.update(Text("● online", style="green"))
         else:
             link.update(Text(f"○ {status.phase}", style="bold red"))
@@ -210,7 +230,7 @@ class TableScreen(Screen[None]):
         seats.update(panels.seats_panel(view, max(10, seats.content_region.width or 24)))
         trick = self.query_one("#trick", Static)
         width = trick.content_region.width or 24
-        trick.update(panels.trick_panel(view, width, show_last=self.show_last))
+        trick.update(panels.trick_panel(view, width, show_last=self.show_last, url=self.atout.url))
         trick.border_title = f"You: seat {view.you + 1}" if view.you is not None else "Watching"
         self.query_one("#tracker", Static).update(panels.tracker_panel(view))
         chat = self.query_one("#chat", Static)
@@ -245,7 +265,7 @@ class TableScreen(Screen[None]):
                 "pick",
                 limit=6,
                 picked=[] if first else None,
-                refusal="never a King or a bout; trumps only when forced",
+                refusal=wording.ECART_REFUSAL,
             )
         elif kind == "play" and self.pick_kind == "poignee":
             hand.show(
@@ -456,7 +476,7 @@ class TableScreen(Screen[None]):
             else:
                 self.say("Change your écart: pick a card again to put it back.")
 
-        self.app.push_screen(Confirm(question, yes="Discard", no="Change"), done)
+        self.app.push_screen(Confirm(question, yes="Discard", no="Change", focus=True), done)
 
     @on(Button.Pressed, "#actions Button")
     def _button(self, event: Button.Pressed) -> None:
@@ -532,6 +552,17 @@ class TableScreen(Screen[None]):
         if self.view is not None:
             self.app.push_screen(ScoreSheet(self.view))
 
+    def action_history(self) -> None:
+        if self.view is None:
+            return
+        self.say(wording.HISTORY_LOADING)
+        self.atout.ask_history()
+
+    def show_history(self, records: list[dict[str, Any]]) -> None:
+        if self.view is not None:
+            self.say("")
+            self.app.push_screen(History(self.view, records))
+
     def action_chat(self) -> None:
         view = self.view
         if view is None:
@@ -562,15 +593,26 @@ class TableScreen(Screen[None]):
     def action_leave(self) -> None:
         view = self.view
         playing = view is not None and view.status in ("playing", "between_deals")
-        question = "Leave this table?"
+        question = wording.LEAVE_QUESTION
         if playing and view is not None and view.you is not None:
-            question += "\nA bot takes your seat until the end of the game."
+            question += "\n" + wording.LEAVE_MID_GAME
 
         def done(yes: bool | None) -> None:
             if yes:
                 self.atout.leave_table(Leave())
 
-        self.app.push_screen(Confirm(question, yes="Leave", no="Stay"), done)
+        # Stay has the focus: Esc then Enter must not give the seat away.
+        self.app.push_screen(
+            Confirm(question, yes=wording.LEAVE, no=wording.STAY, safe=False), done
+        )
+
+
+def _moment(view: TableView) -> tuple[Any, ...]:
+    """What the message bar's news belongs to: the game's status, the deal, its phase."""
+    deal = view.deal
+    if deal is None:
+        return (view.status,)
+    return (view.status, deal.number, deal.dealer, deal.phase)
 
 
 def _why_not(view: TableView) -> str:
@@ -606,22 +648,34 @@ def _what_happened(old: TableView, new: TableView) -> str:
     a, b = old.deal, new.deal
     if b is None:
         return ""
+
+    def who(seat: int | None) -> tuple[str, bool]:
+        return facts.seat_name(new, seat), seat is not None and seat == new.you
+
     if a is None or a.number != b.number or a.dealer != b.dealer:
         if b.phase == "bidding":
-            return f"Deal {b.number}: {facts.seat_name(new, b.dealer)} deals."
+            return wording.about("deals", *who(b.dealer), deal=b.number)
         return ""
     if len(b.tricks) > len(a.tricks) and b.tricks[-1].winner is not None:
-        return f"{facts.seat_name(new, b.tricks[-1].winner)} takes trick {len(b.tricks)}."
+        key = "takes_last_trick" if b.phase == "done" else "takes_trick"
+        return wording.about(key, *who(b.tricks[-1].winner), trick=len(b.tricks))
     if a.taker is None and b.taker is not None:
-        return f"{facts.seat_name(new, b.taker)} takes: {wording.contract(b.contract)}."
+        return wording.about("takes_contract", *who(b.taker), contract=wording.contract(b.contract))
     if len(b.poignees) > len(a.poignees):
         p = b.poignees[-1]
-        return (
-            f"{facts.seat_name(new, p.seat)} shows a {p.size} poignée: {panels.card_list(p.cards)}"
+        return wording.about(
+            "shows_poignee", *who(p.seat), size=p.size, cards=panels.card_list(p.cards)
         )
     if not a.chelem_declared and b.chelem_declared:
-        return f"{facts.seat_name(new, b.taker)} declares a chelem!"
+        return wording.about("declares_chelem", *who(b.taker))
     if a.phase != b.phase and b.phase == "annulled":
-        who = facts.seat_name(new, b.annulled_seat) if b.annulled_seat is not None else None
-        return wording.annulment(b.annulled, who)
+        return _annulled(new)
     return ""
+
+
+def _annulled(view: TableView) -> str:
+    deal = view.deal
+    assert deal is not None
+    seat = deal.annulled_seat
+    who = facts.seat_name(view, seat) if seat is not None else None
+    return wording.annulment(deal.annulled, who, seat is not None and seat == view.you)

@@ -1,10 +1,15 @@
-"""Where the resume tokens live: one per server URL, in the user's config folder.
+"""Where the resume tokens live: one per server *and player*, in the user's
+config folder.
 
 A token is what the server handed us when we sat down (``Seated.token``);
 showing it again (``Resume``) gets the seat back after a lost connection, a
 server restart, or quitting and starting the client again. It is a secret
 that holds a seat, so the file is written atomically and readable by its
 owner only.
+
+Keyed by server and player (``seat_key``): the player is the ``--profile``
+when given, else the display name, so two people playing from one machine
+(``--name Alice`` and ``--name Bob``) never take each other's seat.
 
 The folder is ``$ATOUT_CONFIG_DIR`` when set (tests, several identities on
 one machine), else the platform's config folder for ``atout`` (on Linux
@@ -21,6 +26,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Protocol
+from urllib.parse import quote
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,31 @@ def config_dir() -> Path:
         return Path(base) / "atout"
 
 
+def data_dir() -> Path:
+    """Where ``atout play`` keeps its game: ``$ATOUT_DATA_DIR`` when set, else the
+    platform's data folder for ``atout`` (on Linux ``~/.local/share/atout``)."""
+    override = os.environ.get("ATOUT_DATA_DIR")
+    if override:
+        return Path(override)
+    try:
+        import platformdirs
+
+        return Path(platformdirs.user_data_dir("atout", appauthor=False))
+    except ImportError:
+        base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+        return Path(base) / "atout"
+
+
+def play_file(player: str) -> Path:
+    """The SQLite file of ``atout play``'s own server, one per player."""
+    return data_dir() / "play" / f"{quote(player.strip().casefold(), safe='')}.sqlite3"
+
+
+def seat_key(server: str, player: str) -> str:
+    """The key of a saved seat: this server, this player (case does not matter)."""
+    return f"{normalize(server)} as {player.strip().casefold()}"
+
+
 def normalize(url: str) -> str:
     """One key per server, however its URL was typed."""
     return url.strip().rstrip("/").lower()
@@ -72,7 +103,8 @@ class MemoryTokens:
 
 
 class FileTokens:
-    """Tokens in ``tokens.json``, keyed by server URL."""
+    """Tokens in ``tokens.json``, keyed by ``seat_key`` (older files keyed by a
+    bare URL are simply not matched: no one resumes a seat that may not be theirs)."""
 
     def __init__(self, folder: Path | None = None) -> None:
         self.path = (folder or config_dir()) / "tokens.json"
