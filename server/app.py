@@ -20,6 +20,7 @@ from websockets.asyncio.server import serve
 
 from protocol.codec import SUBPROTOCOLS
 from server import config, logs
+from server.clock import WALL, Clock
 from server.config import Settings
 from server.lobby import Lobby
 from server.net import Front, select_subprotocol
@@ -44,8 +45,11 @@ async def open_store(settings: Settings) -> TableStore:
 class Server:
     """One server process: ``await start()``, then ``await stop()``."""
 
-    def __init__(self, settings: Settings, store: TableStore | None = None) -> None:
+    def __init__(
+        self, settings: Settings, store: TableStore | None = None, clock: Clock = WALL
+    ) -> None:
         self.settings = settings
+        self.clock = clock
         self._store = store
         self.stopping = False
         self.started_at = time.time()
@@ -57,7 +61,7 @@ class Server:
         if self._store is None:
             self._store = await open_store(self.settings)
         self.store = self._store
-        self.lobby = Lobby(self.store, self.settings)
+        self.lobby = Lobby(self.store, self.settings, self.clock)
         self.front = Front(self)
         await self.lobby.restore()
         self.lobby.start()
@@ -88,7 +92,7 @@ class Server:
             await asyncio.sleep(1.0 if self._healthy else 0.5)
 
     def health(self) -> dict[str, Any]:
-        dirty = sum(1 for t in self.lobby.tables.values() if t.dirty is not None)
+        dirty = self.lobby.unsaved_tables()
         degraded = not self._healthy or dirty > 0
         return {
             # down: shutting down, send no new players here.

@@ -17,17 +17,17 @@ import asyncio
 import contextlib
 import itertools
 import time
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import structlog
 from websockets.asyncio.connection import broadcast
 
 from protocol.codec import Codec
+from server import metrics
 
 if TYPE_CHECKING:
     from websockets.asyncio.server import ServerConnection
-
-    from server.table import Table
 
 log = structlog.get_logger()
 
@@ -74,8 +74,6 @@ class Conn:
         self.codec = codec
         self.name = ""
         self.hello = False
-        self.table: Table | None = None
-        self.seat: int | None = None
         self.bucket = TokenBucket(rate, burst)
         self.refused = 0  # messages refused for rate, recently
         self.send_buffer = send_buffer
@@ -117,3 +115,17 @@ class Conn:
         if self._closing is not None and not self._closing.done():
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(asyncio.shield(self._closing), 2.0)
+
+
+def send_to_all(conns: Iterable[Conn], msg: Any) -> None:
+    """Send one message to many: encoded once per codec, the same bytes for all."""
+    encoded: dict[int, bytes | str] = {}
+    count = 0
+    for conn in conns:
+        key = id(conn.codec)
+        data = encoded.get(key)
+        if data is None:
+            data = encoded[key] = conn.codec.encode(msg)
+        conn.send_raw(data)
+        count += 1
+    metrics.MESSAGES_OUT.count += count

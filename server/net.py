@@ -51,8 +51,7 @@ from server.conn import (
     CLOSE_NO_HELLO,
     Conn,
 )
-from server.table import Command as TableCommand
-from server.table import Gone
+from server.table import Act
 
 if TYPE_CHECKING:
     from server.app import Server
@@ -134,8 +133,7 @@ class Front:
             self.conns.discard(conn)
             metrics.CONNECTIONS.set(len(self.conns))
             self.lobby.leave(conn)
-            if conn.table is not None:
-                conn.table.inbox.put_nowait(Gone(conn))
+            self.lobby.gone(conn)
             await conn.finish()
 
     async def _hello(self, conn: Conn) -> bool:
@@ -213,20 +211,20 @@ class Front:
         match msg:
             case Ping():
                 conn.send(Pong(rid=rid))
-            case SnapshotRequest() if conn.table is None:
+            case SnapshotRequest() if self.lobby.table_of(conn) is None:
                 self.lobby.enter(conn, snapshot=False)
                 conn.send(LobbySnapshot(seq=self.lobby.seq, view=self.lobby.view))
             case Hello():
                 conn.send(Error(code="already_hello", message="you already said hello", rid=rid))
             case Resume():
-                if conn.table is not None:
+                if self.lobby.table_of(conn) is not None:
                     conn.send(
                         Error(code="already_seated", message="leave your table first", rid=rid)
                     )
                     return
                 await self.lobby.resume(conn, msg.token, msg.last_seq, rid)
             case CreateTable() | JoinTable() | QuickPlay() | Watch():
-                if conn.table is not None:
+                if self.lobby.table_of(conn) is not None:
                     conn.send(
                         Error(
                             code="already_seated",
@@ -242,7 +240,7 @@ class Front:
                 else:
                     await self.lobby.join(conn, msg)
             case _:
-                table = conn.table
+                table = self.lobby.table_of(conn)
                 if table is None:
                     conn.send(
                         Error(
@@ -252,7 +250,7 @@ class Front:
                         )
                     )
                     return
-                table.inbox.put_nowait(TableCommand(conn, msg))
+                table.inbox.put_nowait(Act(conn, msg))
 
     async def goodbye(self) -> None:
         """Tell every client the server is restarting and close with 1012."""

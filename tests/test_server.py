@@ -448,7 +448,7 @@ async def test_resume_with_last_seq_gets_missing_patches_and_old_connection_clos
         assert isinstance(patch, TablePatch) and patch.seq == kept + 1
         await asyncio.sleep(0.2)
         table = server.lobby.tables[seated.table_id]
-        assert b.snapshots_asked == 0 and b.table == table.streams[seated.seat].view  # type: ignore[index, union-attr]
+        assert b.snapshots_asked == 0 and b.table == table.core.fan.streams[seated.seat].view  # type: ignore[index, union-attr]
         bad = await Session.open(url(server), "Thief")
         assert isinstance(await bad.resume("nope.token"), Error)
 
@@ -571,7 +571,7 @@ async def test_client_seeing_a_gap_asks_for_a_snapshot_and_catches_up() -> None:
         # server's view of that seat (which waits for this seat to play).
         table = server.lobby.tables[s.table_id]  # type: ignore[index]
         await asyncio.sleep(0.2)
-        assert s.table == table.streams[s.seat].view  # type: ignore[index, union-attr]
+        assert s.table == table.core.fan.streams[s.seat].view  # type: ignore[index, union-attr]
 
 
 async def test_limits_on_tables_and_connections() -> None:
