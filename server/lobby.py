@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, cast, get_args
 import structlog
 
 from protocol.diff import diff
+from protocol.limits import MAX_DEALS, MAX_TURN_TIMER, SEED_MAX, TABLE_NAME_MAX
 from protocol.messages import CreateTable, Error, JoinTable, LobbyPatch, LobbySnapshot, Watch
 from protocol.views import BotLevel, LobbyView
 from server import metrics
@@ -37,9 +38,6 @@ log = structlog.get_logger()
 LOBBY_DEBOUNCE = 0.1
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
 SWEEP_EVERY = 5.0
-MAX_DEALS = 40
-MAX_TIMER = 600.0
-NAME_MAX = 40
 
 
 class Lobby:
@@ -314,12 +312,12 @@ def _bot_level(name: str) -> BotLevel:
 def _check_create(cmd: CreateTable) -> str | None:
     if not 1 <= cmd.deals <= MAX_DEALS:
         return f"a game has 1 to {MAX_DEALS} deals"
-    if not 0 <= cmd.turn_timer <= MAX_TIMER:
-        return f"the turn timer is 0 (off) to {MAX_TIMER:.0f} seconds"
-    if cmd.seed is not None and len(cmd.seed) > 64:
-        return "a seed is at most 64 characters"
-    if len(cmd.name) > NAME_MAX:
-        return f"a table name is at most {NAME_MAX} characters"
+    if not 0 <= cmd.turn_timer <= MAX_TURN_TIMER:
+        return f"the turn timer is 0 (off) to {MAX_TURN_TIMER:.0f} seconds"
+    if cmd.seed is not None and len(cmd.seed) > SEED_MAX:
+        return f"a seed is at most {SEED_MAX} characters"
+    if len(cmd.name) > TABLE_NAME_MAX:
+        return f"a table name is at most {TABLE_NAME_MAX} characters"
     return None
 
 

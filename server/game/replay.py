@@ -13,6 +13,7 @@ from typing import Any
 import msgspec
 
 from protocol.cards import CARD_OF, CODES, DECK_SIZE
+from server.game.commands import parse_cards
 from server.game.contracts import BID_OF, takes_chien
 from server.game.deal import TRICKS, Deal
 from server.game.errors import RuleError
@@ -31,12 +32,8 @@ def _card_list(value: Any, what: str, size: int | None, code: str = "malformed")
 
 
 def _cards(codes: list[str], what: str, code: str) -> list[int]:
-    out = []
-    for c in codes:
-        if c not in CARD_OF:
-            raise RuleError(code, f"{what}: unknown card code {c!r}", card=c)
-        out.append(CARD_OF[c])
-    return out
+    # A record's bad card is blamed on the part it is in (bad_deck, bad_ecart...).
+    return parse_cards(codes, code=code, what=what)
 
 
 def _deal_from(record: Any) -> Deal:

@@ -9,8 +9,9 @@
 """
 
 from server.table.actor import Home, Table
-from server.table.core import SEAT_ERRORS, TableCore
+from server.table.core import TableCore
 from server.table.inbox import Act, BotMove, Gone, Join, Message, Peer, Reclaim, Stop, Sweep, Wake
+from server.table.seats import SEAT_ERRORS
 from server.table.state import SeatState, TableState, digest, new_state
 
 _SEAT_ERRORS = SEAT_ERRORS

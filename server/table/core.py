@@ -20,8 +20,6 @@ than the rest of the move (docs/LOAD.md). ``handle`` is the only entry point.
 
 from __future__ import annotations
 
-import secrets
-
 import msgspec
 
 from protocol.messages import (
@@ -44,10 +42,10 @@ from protocol.messages import (
 )
 from protocol.views import ChatLine, TableSummary, TableView
 from server.bots import RandomBot
-from server.commands import apply_command
 from server.config import Settings
 from server.conn import CLOSE_REPLACED
 from server.game import Game, RuleError
+from server.game.commands import apply_command
 from server.table.effects import (
     Answer,
     Arm,
@@ -65,17 +63,11 @@ from server.table.effects import (
 )
 from server.table.fanout import Fanout, Stream, decode_patch
 from server.table.inbox import Act, BotMove, Gone, Join, Message, Peer, Reclaim, Sweep, Wake
-from server.table.state import BOT_NAMES, TableState, digest, encode_state
+from server.table.seats import SEAT_ERRORS, free_seat, new_game, seat_of_token, summary, vacate
+from server.table.state import TableState, digest, encode_state
 
 CHAT_KEEP = 50
 CHAT_MAX = 200
-
-SEAT_ERRORS = {
-    "bad_seat": "seats are numbered 0 to 3",
-    "seat_taken": "a player already sits there",
-    "wait_for_deal_end": "a bot plays that seat; you can take it over between deals",
-    "table_full": "every seat is taken",
-}
 
 
 class TableCore:
@@ -161,19 +153,7 @@ class TableCore:
         self._list(out, force=True)
 
     def summary(self) -> TableSummary:
-        st = self.state
-        seats = st.seats
-        return TableSummary(
-            table_id=st.table_id,
-            name=st.name,
-            status=st.status,
-            humans=sum(1 for s in seats if s.kind == "human"),
-            bots=sum(1 for s in seats if s.kind == "bot"),
-            free=sum(1 for s in seats if s.kind == "empty"),
-            deals=st.deals,
-            bot_level=st.bot_level,
-            spectators=len(self.fan.spectators),
-        )
+        return summary(self.state, len(self.fan.spectators))
 
     def view_for(self, seat: int | None) -> TableView:
         """Exactly what ``seat`` may see now (``None``: a spectator)."""
@@ -194,26 +174,6 @@ class TableCore:
             self.state.next_deal_at = now + self.settings.deal_pause
 
     # -- seats -------------------------------------------------------------------
-
-    def _free_seat(self, wanted: int | None) -> int | str:
-        """The seat a newcomer takes, or an error code."""
-        seats = self.state.seats
-        between = self.state.status in ("waiting", "between_deals", "finished")
-        if wanted is not None:
-            if not 0 <= wanted <= 3:
-                return "bad_seat"
-            kind = seats[wanted].kind
-            if kind == "empty" or (kind == "bot" and between):
-                return wanted
-            return "seat_taken" if kind == "human" else "wait_for_deal_end"
-        for i, s in enumerate(seats):
-            if s.kind == "empty":
-                return i
-        if between:
-            for i, s in enumerate(seats):
-                if s.kind == "bot":
-                    return i
-        return "table_full"
 
     def _join(self, msg: Join, now: float, out: list[Effect]) -> None:
         peer = msg.peer
@@ -237,7 +197,7 @@ class TableCore:
             self.fan.broadcast(self.state, self.game, out)
             self._list(out, force=True)
             return
-        seat = self._free_seat(msg.seat)
+        seat = free_seat(self.state, msg.seat)
         if isinstance(seat, str):
             if not msg.quiet:
                 out.append(Send((peer,), Error(code=seat, message=SEAT_ERRORS[seat], rid=msg.rid)))
@@ -278,17 +238,7 @@ class TableCore:
 
     def _reclaim(self, msg: Reclaim, now: float, out: list[Effect]) -> None:
         peer = msg.peer
-        wanted = digest(msg.token)
-        seat = next(
-            (
-                i
-                for i, s in enumerate(self.state.seats)
-                if s.kind == "human"
-                and s.token_digest is not None
-                and secrets.compare_digest(s.token_digest, wanted)
-            ),
-            None,
-        )
+        seat = seat_of_token(self.state, msg.token)
         if seat is None or self.state.status == "closed":
             out.append(
                 Send(
@@ -357,18 +307,10 @@ class TableCore:
             self.fan.broadcast(self.state, self.game, out)
             self._list(out, force=True)
             return
-        st = self.state.seats[seat]
-        if self.state.status in ("playing", "between_deals"):
-            # Mid-game the seat goes on with a bot; the game must finish.
-            st.kind, st.name, st.token_digest = "bot", BOT_NAMES[seat], None
-        else:
-            st.kind, st.name, st.token_digest = "empty", None, None
+        vacate(self.state, seat)
         self.fan.streams[seat] = None
         out.append(Send((peer,), Left(table_id=self.id, reason="you left the table")))
         out.append(Route(peer, here=False, to_lobby=True))
-        if self.state.creator == seat:
-            humans = [i for i, s in enumerate(self.state.seats) if s.kind == "human"]
-            self.state.creator = humans[0] if humans else None
         self._commit(now, out)
 
     # -- commands ----------------------------------------------------------------
@@ -417,7 +359,7 @@ class TableCore:
                         message="only the table's creator starts the game",
                     )
                 else:
-                    self._new_game()
+                    self.game = new_game(st)
                     self._commit(now, out)
             case PlayAgain():
                 if st.status != "finished":
@@ -426,7 +368,7 @@ class TableCore:
                     )
                 else:
                     st.games_played += 1
-                    self._new_game()
+                    self.game = new_game(st)
                     self._commit(now, out)
             case Chat():
                 self._chat(peer, seat, cmd, now, out)
@@ -451,18 +393,6 @@ class TableCore:
                     code="unexpected",
                     message=f"{type(cmd).__name__} is not for a table",
                 )
-
-    def _new_game(self) -> None:
-        st = self.state
-        for i, s in enumerate(st.seats):
-            if s.kind == "empty":
-                s.kind, s.name = "bot", BOT_NAMES[i]
-        seed = st.seed
-        if seed is not None and st.games_played:
-            seed = f"{seed}#{st.games_played}"
-        self.game = Game(deals=st.deals, seed=seed)
-        st.status = "playing"
-        st.next_deal_at = None
 
     def _chat(self, peer: Peer, seat: int, cmd: Chat, now: float, out: list[Effect]) -> None:
         text = " ".join(cmd.text.split())
