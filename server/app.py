@@ -17,6 +17,7 @@ from typing import Any
 
 import structlog
 from websockets.asyncio.server import serve
+from websockets.typing import Subprotocol
 
 from protocol.codec import SUBPROTOCOLS
 from server import config, logs
@@ -69,7 +70,7 @@ class Server:
             self.front.handler,
             self.settings.host,
             self.settings.port,
-            subprotocols=list(SUBPROTOCOLS),  # type: ignore[arg-type]
+            subprotocols=[Subprotocol(s) for s in SUBPROTOCOLS],
             select_subprotocol=select_subprotocol,
             process_request=self.front.process_request,
             max_size=self.settings.max_frame,

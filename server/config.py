@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from collections.abc import Callable, Mapping
+from dataclasses import Field, dataclass, field, fields
 from typing import Any
 
 
@@ -97,6 +97,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(_flag(f), **kwargs)
 
 
+def _convert(f: Field[Any], raw: str) -> Any:
+    # Every setting has a default, whose type parses the variable's text.
+    kind: Callable[[str], Any] = type(f.default)
+    return kind(raw)
+
+
 def load(args: argparse.Namespace | None = None, env: Mapping[str, str] | None = None) -> Settings:
     """Settings from parsed flags, then ``ATOUT_*`` variables, then defaults."""
     env = os.environ if env is None else env
@@ -108,7 +114,7 @@ def load(args: argparse.Namespace | None = None, env: Mapping[str, str] | None =
         elif _env_name(f.name) in env:
             raw = env[_env_name(f.name)]
             try:
-                values[f.name] = type(f.default)(raw)
+                values[f.name] = _convert(f, raw)
             except ValueError:
                 raise SystemExit(f"{_env_name(f.name)}={raw!r} is not a valid {f.name}") from None
     return Settings(**values)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, cast, get_args
 import structlog
 
 from protocol.diff import diff
+from protocol.errors import ErrorCode
 from protocol.limits import MAX_DEALS, MAX_TURN_TIMER, SEED_MAX, TABLE_NAME_MAX
 from protocol.messages import CreateTable, Error, JoinTable, LobbyPatch, LobbySnapshot, Watch
 from protocol.views import BotLevel, LobbyView
@@ -237,7 +238,7 @@ class Lobby:
             return
         await self._sit(conn, table, Reclaim(conn, token, last_seq, rid))
 
-    async def _ask(self, table: Table, msg: Join | Reclaim) -> str | None:
+    async def _ask(self, table: Table, msg: Join | Reclaim) -> ErrorCode | None:
         """Put ``msg`` on the table's inbox; its answer (None: seated, else an error code)."""
         msg.done = asyncio.get_running_loop().create_future()
         table.inbox.put_nowait(msg)

@@ -13,13 +13,14 @@ The engine refuses before it changes anything.
 from __future__ import annotations
 
 from protocol.cards import CARD_OF
+from protocol.errors import ErrorCode
 from protocol.messages import Bid, Chelem, Ecart, GameCommand, Play, Poignee
 from server.game.deal import Action, Deal
 from server.game.errors import RuleError
 
 
 def parse_cards(
-    codes: list[str], seat: int | None = None, *, code: str = "unknown_card", what: str = ""
+    codes: list[str], seat: int | None = None, *, code: ErrorCode = "unknown_card", what: str = ""
 ) -> list[int]:
     """Card numbers of card codes; a code naming no card is a ``RuleError(code)``."""
     out = []

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import msgspec
 
+from protocol.errors import ErrorCode
 from protocol.messages import (
     Bid,
     Bye,
@@ -315,7 +316,9 @@ class TableCore:
 
     # -- commands ----------------------------------------------------------------
 
-    def _refuse(self, peer: Peer, rid: int, out: list[Effect], *, code: str, message: str) -> None:
+    def _refuse(
+        self, peer: Peer, rid: int, out: list[Effect], *, code: ErrorCode, message: str
+    ) -> None:
         out.append(Send((peer,), Error(code=code, message=message, rid=rid)))
 
     def _act(self, peer: Peer, cmd: object, now: float, out: list[Effect]) -> None:

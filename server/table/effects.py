@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from protocol.errors import ErrorCode
 from protocol.messages import Event
 from protocol.views import BotLevel, TableSummary, TableView
 from server.table.inbox import Join, Peer, Reclaim, Wake
@@ -88,7 +89,7 @@ class Answer:
     """Answer the join or reclaim ``to``: ``None`` when seated, else the error code."""
 
     to: Join | Reclaim
-    error: str | None
+    error: ErrorCode | None
 
 
 @dataclass(frozen=True, slots=True)

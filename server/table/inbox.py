@@ -15,6 +15,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+from protocol.errors import ErrorCode
 from protocol.messages import Command, GameCommand
 from protocol.views import TableView
 
@@ -33,7 +34,7 @@ class Peer(Protocol):
     def name(self) -> str: ...
 
 
-Answer = asyncio.Future[str | None]
+Answer = asyncio.Future[ErrorCode | None]
 """Resolves to None when the peer was seated, else to the error code."""
 
 

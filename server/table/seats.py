@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import secrets
 
+from protocol.errors import ErrorCode
 from protocol.views import TableSummary
 from server.game import Game
 from server.table.state import BOT_NAMES, TableState, digest
 
-SEAT_ERRORS = {
+SEAT_ERRORS: dict[ErrorCode, str] = {
     "bad_seat": "seats are numbered 0 to 3",
     "seat_taken": "a player already sits there",
     "wait_for_deal_end": "a bot plays that seat; you can take it over between deals",
@@ -21,7 +22,7 @@ SEAT_ERRORS = {
 }
 
 
-def free_seat(st: TableState, wanted: int | None) -> int | str:
+def free_seat(st: TableState, wanted: int | None) -> int | ErrorCode:
     """The seat a newcomer takes, or an error code (``SEAT_ERRORS``)."""
     seats = st.seats
     between = st.status in ("waiting", "between_deals", "finished")
