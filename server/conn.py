@@ -24,6 +24,7 @@ import structlog
 from websockets.asyncio.connection import broadcast
 
 from protocol.codec import Codec
+from protocol.errors import ByeCode
 from server import metrics
 
 if TYPE_CHECKING:
@@ -38,6 +39,14 @@ CLOSE_INCOMPATIBLE = 4003
 CLOSE_NO_HELLO = 4004
 CLOSE_ABUSE = 4005
 CLOSE_RESTART = 1012
+
+CLOSE_FOR: dict[ByeCode, int] = {
+    "replaced": CLOSE_REPLACED,
+    "flooding": CLOSE_ABUSE,
+    "no_hello": CLOSE_NO_HELLO,
+    "restarting": CLOSE_RESTART,
+}
+"""The close code that follows each bye."""
 
 _ids = itertools.count(1)
 

@@ -19,7 +19,7 @@ import asyncio
 import json
 import secrets
 from http import HTTPStatus
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog
 from websockets.asyncio.server import ServerConnection
@@ -54,7 +54,19 @@ from server.conn import (
 from server.table import Act
 
 if TYPE_CHECKING:
-    from server.app import Server
+    from server.config import Settings
+    from server.lobby import Lobby
+
+
+class Host(Protocol):
+    """What the front needs of the server process (``server.app.Server``)."""
+
+    settings: Settings
+    lobby: Lobby
+    stopping: bool
+
+    def health(self) -> dict[str, Any]: ...
+
 
 log = structlog.get_logger()
 
@@ -78,7 +90,7 @@ def select_subprotocol(connection: ServerConnection, offered: Any) -> Any:
 class Front:
     """Per-server handler state (the lobby, settings, counters)."""
 
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: Host) -> None:
         self.server = server
         self.settings = server.settings
         self.lobby = server.lobby

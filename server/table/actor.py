@@ -26,7 +26,7 @@ from protocol.messages import Error, GameCommand, History
 from server import metrics
 from server.bots import RandomBot, make_bot
 from server.clock import WALL, Clock, Timer
-from server.conn import send_to_all
+from server.conn import CLOSE_FOR, send_to_all
 from server.store.base import StaleWrite, StoreError, TableStore
 from server.table.core import TableCore
 from server.table.effects import (
@@ -193,8 +193,8 @@ class Table:
             case Answer(to=to, error=error):
                 if to.done is not None and not to.done.done():
                     to.done.set_result(error)
-            case Close(peer=peer, code=code, reason=reason):
-                _conn(peer).close(code, reason)
+            case Close(peer=peer, why=why, reason=reason):
+                _conn(peer).close(CLOSE_FOR[why], reason)
             case Log(event=event, level=level, fields=fields):
                 getattr(self.log, level)(event, **dict(fields))
             case Refused(blame=blame):

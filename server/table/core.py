@@ -44,7 +44,6 @@ from protocol.messages import (
 from protocol.views import ChatLine, TableSummary, TableView
 from server.bots import RandomBot
 from server.config import Settings
-from server.conn import CLOSE_REPLACED
 from server.game import Game, RuleError
 from server.game.commands import apply_command
 from server.table.effects import (
@@ -232,7 +231,7 @@ class TableCore:
             )
             self.seat_of.pop(old, None)
             out.append(Route(old, here=False))
-            out.append(Close(old, CLOSE_REPLACED, "replaced by a newer connection"))
+            out.append(Close(old, "replaced", "replaced by a newer connection"))
         stream.peer = peer
         self.seat_of[peer] = seat
         out.append(Route(peer, here=True))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from protocol.errors import ErrorCode
+from protocol.errors import ByeCode, ErrorCode
 from protocol.messages import Event
 from protocol.views import BotLevel, TableSummary, TableView
 from server.table.inbox import Join, Peer, Reclaim, Wake
@@ -31,7 +31,8 @@ class Close:
     """Close ``peer``'s connection (after what was sent to it before)."""
 
     peer: Peer
-    code: int
+    why: ByeCode
+    """The bye sent just before, which picks the close code (``server.conn``)."""
     reason: str
 
 

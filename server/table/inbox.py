@@ -10,10 +10,9 @@ to a join) is resolved by the actor, never by the core.
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol, TypeAlias
 
 from protocol.errors import ErrorCode
 from protocol.messages import Command, GameCommand
@@ -34,8 +33,11 @@ class Peer(Protocol):
     def name(self) -> str: ...
 
 
-Answer = asyncio.Future[ErrorCode | None]
-"""Resolves to None when the peer was seated, else to the error code."""
+if TYPE_CHECKING:
+    import asyncio
+
+    # Resolves to None when the peer was seated, else to the error code.
+    Answer: TypeAlias = asyncio.Future[ErrorCode | None]
 
 
 def _token() -> str:
