@@ -16,9 +16,11 @@ from typing import Any
 
 import structlog
 from websockets.asyncio.server import serve
+from websockets.typing import Subprotocol
 
 from protocol.codec import SUBPROTOCOLS
 from server import logs
+from server.clock import WALL, Clock
 from server.config import Settings
 from server.daily.service import DailyService
 from server.lobby import Lobby
@@ -44,8 +46,11 @@ async def open_store(settings: Settings) -> TableStore:
 class Server:
     """One server process: ``await start()``, then ``await stop()``."""
 
-    def __init__(self, settings: Settings, store: TableStore | None = None) -> None:
+    def __init__(
+        self, settings: Settings, store: TableStore | None = None, clock: Clock = WALL
+    ) -> None:
         self.settings = settings
+        self.clock = clock
         self._store = store
         self.stopping = False
         self.started_at = time.time()
@@ -60,7 +65,7 @@ class Server:
             lambda ws: self.front.handler(ws),
             self.settings.host,
             self.settings.port,
-            subprotocols=list(SUBPROTOCOLS),  # type: ignore[arg-type]
+            subprotocols=[Subprotocol(s) for s in SUBPROTOCOLS],
             select_subprotocol=select_subprotocol,
             process_request=lambda ws, request: self.front.process_request(ws, request),
             max_size=self.settings.max_frame,
@@ -71,7 +76,7 @@ class Server:
             if self._store is None:
                 self._store = await open_store(self.settings)
             self.store = self._store
-            self.lobby = Lobby(self.store, self.settings)
+            self.lobby = Lobby(self.store, self.settings, self.clock)
             # Players and the daily game, before tables are restored (a
             # restored daily table needs them).
             self.daily = await DailyService.open(self.settings, self.store)
@@ -100,7 +105,7 @@ class Server:
             await asyncio.sleep(1.0 if self._healthy else 0.5)
 
     def health(self) -> dict[str, Any]:
-        dirty = sum(1 for t in self.lobby.tables.values() if t.dirty is not None)
+        dirty = self.lobby.unsaved_tables()
         degraded = not self._healthy or dirty > 0
         return {
             # down: shutting down, send no new players here.

@@ -17,18 +17,20 @@ import asyncio
 import contextlib
 import itertools
 import time
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import structlog
 from websockets.asyncio.connection import broadcast
 
 from protocol.codec import Codec
+from protocol.errors import ByeCode
+from server import metrics
 
 if TYPE_CHECKING:
     from websockets.asyncio.server import ServerConnection
 
     from server.players import Player
-    from server.table import Table
 
 log = structlog.get_logger()
 
@@ -39,6 +41,14 @@ CLOSE_INCOMPATIBLE = 4003
 CLOSE_NO_HELLO = 4004
 CLOSE_ABUSE = 4005
 CLOSE_RESTART = 1012
+
+CLOSE_FOR: dict[ByeCode, int] = {
+    "replaced": CLOSE_REPLACED,
+    "flooding": CLOSE_ABUSE,
+    "no_hello": CLOSE_NO_HELLO,
+    "restarting": CLOSE_RESTART,
+}
+"""The close code that follows each bye."""
 
 _ids = itertools.count(1)
 
@@ -75,10 +85,8 @@ class Conn:
         self.codec = codec
         self.name = ""
         self.hello = False
-        self.player: Player | None = None  # issue 15 hook: None for a guest
-        self.renamed_at = 0.0  # issue 15 hook: monotonic time of the last name change
-        self.table: Table | None = None
-        self.seat: int | None = None
+        self.player: Player | None = None  # None for a guest (no player key)
+        self.renamed_at = 0.0  # monotonic time of the last name change
         self.bucket = TokenBucket(rate, burst)
         self.refused = 0  # messages refused for rate, recently
         self.send_buffer = send_buffer
@@ -120,3 +128,17 @@ class Conn:
         if self._closing is not None and not self._closing.done():
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(asyncio.shield(self._closing), 2.0)
+
+
+def send_to_all(conns: Iterable[Conn], msg: Any) -> None:
+    """Send one message to many: encoded once per codec, the same bytes for all."""
+    encoded: dict[int, bytes | str] = {}
+    count = 0
+    for conn in conns:
+        key = id(conn.codec)
+        data = encoded.get(key)
+        if data is None:
+            data = encoded[key] = conn.codec.encode(msg)
+        conn.send_raw(data)
+        count += 1
+    metrics.MESSAGES_OUT.count += count

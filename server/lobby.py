@@ -1,28 +1,34 @@
-"""The lobby: the registry of tables, invite codes, quick play, and the live
-list of open tables that every connection outside a table watches.
+"""The lobby: the registry of tables, invite codes, quick play, where each
+connection's commands go, and the live list of open tables that every
+connection outside a table watches.
 
 The lobby creates tables and hands connections to them (through the table's
-inbox); it never touches a game. Its own view (``LobbyView``) is rebuilt at
-most every ``LOBBY_DEBOUNCE`` seconds and sent as one patch to everyone, the
-same bytes for all (``websockets.broadcast``-style fan-out per codec).
+inbox); it never touches a game, and never reads a table's state: each table
+tells it its listing (``Listing``) and who is at it (``route``). Its own view
+(``LobbyView``) is rebuilt at most every ``LOBBY_DEBOUNCE`` seconds and sent
+as one patch to everyone, the same bytes for all (``websockets.broadcast``-
+style fan-out per codec).
 """
 
 from __future__ import annotations
 
 import asyncio
 import secrets
-import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast, get_args
 
 import structlog
 
 from protocol.diff import diff
+from protocol.errors import ErrorCode
+from protocol.limits import MAX_DEALS, MAX_TURN_TIMER, SEED_MAX, TABLE_NAME_MAX
 from protocol.messages import CreateTable, Error, JoinTable, LobbyPatch, LobbySnapshot, Watch
-from protocol.views import LobbyView
+from protocol.views import BotLevel, LobbyView
 from server import metrics
-from server.daily.table import DailyTable  # issue 15 hook
+from server.clock import WALL, Clock
+from server.conn import send_to_all
 from server.store.base import StoreError, TableStore
-from server.table import Join, Resume, Stop, Table, Tick, new_state
+from server.table import Gone, Join, Reclaim, Stop, Sweep, Table, new_state
+from server.table.effects import Listing
 
 if TYPE_CHECKING:
     from server.config import Settings
@@ -34,24 +40,27 @@ log = structlog.get_logger()
 LOBBY_DEBOUNCE = 0.1
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
 SWEEP_EVERY = 5.0
-MAX_DEALS = 40
-MAX_TIMER = 600.0
-NAME_MAX = 40
 
 
 class Lobby:
-    def __init__(self, store: TableStore, settings: Settings) -> None:
+    def __init__(self, store: TableStore, settings: Settings, clock: Clock = WALL) -> None:
         self.store = store
         self.settings = settings
+        self.clock = clock
         self.tables: dict[str, Table] = {}
+        self.listings: dict[str, Listing] = {}
+        """What each table last told of itself."""
         self.codes: dict[str, str] = {}
+        self.at: dict[Conn, Table] = {}
+        """Where each connection's table commands go: the one routing map."""
         self.watchers: set[Conn] = set()
         self.seq = 0
         self.view = LobbyView()
         self._pending: asyncio.TimerHandle | None = None
         self._sweeper: asyncio.Task[None] | None = None
         self.players_online = 0
-        self.daily: DailyService | None = None  # issue 15 hook: set by the server
+        self.daily: DailyService | None = None
+        """Players and the daily game (set by the server): records daily results."""
 
     # -- tables ------------------------------------------------------------------
 
@@ -62,10 +71,10 @@ class Lobby:
             stored = await self.store.load(table_id)
             if stored is None:
                 continue
-            table = Table.restore(stored[1], self.store, self.settings, self)
-            if table.state.daily is not None:  # issue 15 hook
-                table = DailyTable(table.state, self.store, self.settings, self)
-            if table.state.status == "closed":
+            # A daily table is restored like any other: its rules come with
+            # its state (``TableState.daily``).
+            table = Table.restore(stored[1], self.store, self.settings, self, self.clock)
+            if table is None:
                 continue
             self._add(table)
             restored += 1
@@ -74,10 +83,8 @@ class Lobby:
 
     def _add(self, table: Table) -> None:
         self.tables[table.id] = table
-        self.codes[table.state.code] = table.id
         metrics.TABLES.set(len(self.tables))
-        table.start()
-        self.table_changed(table)
+        table.start()  # the table lists itself (``table_changed``)
 
     def start(self) -> None:
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
@@ -95,22 +102,29 @@ class Lobby:
             await table.flush()
 
     async def _sweep(self) -> None:
-        """Close tables no human has been at for ``idle_close`` seconds."""
+        """Have every table note whether a human is there (idle ones close)."""
         while True:
-            await asyncio.sleep(SWEEP_EVERY)
-            for table in list(self.tables.values()):
-                if table.closed:
-                    self._remove(table)
-                    continue
-                table.note_humans()
-                if time.time() - table.state.last_human_at >= self.settings.idle_close:
-                    table.inbox.put_nowait(Tick("idle", table.state.version))
+            await self.clock.sleep(SWEEP_EVERY)
+            try:
+                self.sweep()
+            except Exception:
+                # Our bug: log it, and sweep again next time.
+                log.exception("sweep_error")
+
+    def sweep(self) -> None:
+        for table in list(self.tables.values()):
+            if table.closed:
+                self._remove(table)
+            else:
+                table.inbox.put_nowait(Sweep())
 
     def _remove(self, table: Table) -> None:
         self.tables.pop(table.id, None)
-        self.codes.pop(table.state.code, None)
+        listing = self.listings.pop(table.id, None)
+        if listing is not None:
+            self.codes.pop(listing.code, None)
         metrics.TABLES.set(len(self.tables))
-        self.table_changed(table)
+        self._soon()
 
     def _new_code(self) -> str:
         while True:
@@ -123,6 +137,30 @@ class Lobby:
             table_id = self.codes.get(code.strip().upper())
         table = self.tables.get(table_id) if table_id else None
         return None if table is None or table.closed else table
+
+    # -- where connections are ---------------------------------------------------
+
+    def route(self, conn: Conn, table: Table, here: bool, to_lobby: bool) -> None:
+        """A table says ``conn``'s commands go to it (``here``), or no longer do."""
+        if here:
+            self.at[conn] = table
+        elif self.at.get(conn) is table:
+            del self.at[conn]
+        if to_lobby:
+            self.enter(conn)
+
+    def table_of(self, conn: Conn) -> Table | None:
+        return self.at.get(conn)
+
+    def gone(self, conn: Conn) -> None:
+        """``conn`` dropped: out of the lobby, and its table is told."""
+        self.watchers.discard(conn)
+        table = self.at.pop(conn, None)
+        if table is not None:
+            table.inbox.put_nowait(Gone(conn))
+
+    def unsaved_tables(self) -> int:
+        return sum(1 for t in self.tables.values() if t.unsaved)
 
     # -- commands from connections ---------------------------------------------
 
@@ -146,13 +184,14 @@ class Lobby:
             table_id,
             self._new_code(),
             name,
+            now=self.clock.time(),
             private=cmd.private,
             deals=cmd.deals,
             bot_level=cmd.bot_level,
             turn_timer=cmd.turn_timer,
             seed=cmd.seed,
         )
-        table = Table(state, self.store, self.settings, self)
+        table = Table(state, self.store, self.settings, self, self.clock)
         self._add(table)
         log.info("table_created", table=table_id, by=conn.id, private=cmd.private)
         await self._sit(conn, table, Join(conn, None, cmd.rid, creator=True))
@@ -167,31 +206,35 @@ class Lobby:
                 )
             )
             return
+        who = conn.player.id if conn.player is not None else None  # a daily table checks it
         if isinstance(cmd, Watch):
-            await self._sit(conn, table, Join(conn, None, cmd.rid, spectator=True))
+            await self._sit(conn, table, Join(conn, None, cmd.rid, spectator=True, player=who))
         else:
-            await self._sit(conn, table, Join(conn, cmd.seat, cmd.rid))
+            await self._sit(conn, table, Join(conn, cmd.seat, cmd.rid, player=who))
 
     async def quick_play(self, conn: Conn, rid: int) -> None:
         """Sit at the public waiting table with the most players, or open one."""
         candidates = sorted(
             (
-                t
-                for t in self.tables.values()
-                if not t.state.private
-                and t.state.status == "waiting"
-                and not t.closed
-                and any(s.kind == "empty" for s in t.state.seats)
+                listing
+                for listing in self.listings.values()
+                if not listing.private
+                and not listing.closed
+                and listing.summary.status == "waiting"
+                and listing.summary.free > 0
             ),
-            key=lambda t: -sum(s.kind == "human" for s in t.state.seats),
+            key=lambda listing: -listing.summary.humans,
         )
-        for table in candidates:
+        for listing in candidates:
+            table = self.tables.get(listing.summary.table_id)
+            if table is None or table.closed:
+                continue
             join = Join(conn, None, rid, quiet=True)
-            table.inbox.put_nowait(join)
-            if await join.done is None:
+            if await self._ask(table, join) is None:
                 self.watchers.discard(conn)
                 return
-        await self.create(conn, CreateTable(rid=rid, name="", bot_level=_level(self.settings)))
+        level = _bot_level(self.settings.default_bot_level)
+        await self.create(conn, CreateTable(rid=rid, name="", bot_level=level))
 
     async def resume(self, conn: Conn, token: str, last_seq: int, rid: int) -> None:
         table_id = token.split(".", 1)[0]
@@ -199,12 +242,17 @@ class Lobby:
         if table is None or table.closed:
             conn.send(Error(code="bad_token", message="that table is gone", rid=rid))
             return
-        await self._sit(conn, table, Resume(conn, token, last_seq, rid))
+        await self._sit(conn, table, Reclaim(conn, token, last_seq, rid))
 
-    async def _sit(self, conn: Conn, table: Table, msg: Join | Resume) -> None:
-        self.watchers.discard(conn)
+    async def _ask(self, table: Table, msg: Join | Reclaim) -> ErrorCode | None:
+        """Put ``msg`` on the table's inbox; its answer (None: seated, else an error code)."""
+        msg.done = asyncio.get_running_loop().create_future()
         table.inbox.put_nowait(msg)
-        if await msg.done is not None:
+        return await msg.done
+
+    async def _sit(self, conn: Conn, table: Table, msg: Join | Reclaim) -> None:
+        self.watchers.discard(conn)
+        if await self._ask(table, msg) is not None:
             # Not seated: back to the lobby, with a fresh list (updates sent
             # while the table was answering did not reach this connection).
             self.enter(conn)
@@ -222,17 +270,25 @@ class Lobby:
     def leave(self, conn: Conn) -> None:
         self.watchers.discard(conn)
 
-    def table_changed(self, table: Table) -> None:
-        if table.closed and table.id in self.tables:
+    def table_changed(self, table: Table, listing: Listing) -> None:
+        """A table tells how it lists now."""
+        if table.id not in self.tables:
+            return  # already removed
+        self.listings[table.id] = listing
+        self.codes[listing.code] = table.id
+        if listing.closed or table.closed:
             self._remove(table)
+        self._soon()
+
+    def _soon(self) -> None:
         if self._pending is None:
             self._pending = asyncio.get_running_loop().call_later(LOBBY_DEBOUNCE, self._publish)
 
     def _build(self) -> LobbyView:
         tables = [
-            t.summary()
-            for t in self.tables.values()
-            if not t.state.private and not t.closed and t.state.status != "closed"
+            listing.summary
+            for listing in self.listings.values()
+            if not listing.private and not listing.closed and listing.summary.status != "closed"
         ]
         tables.sort(key=lambda s: (s.status != "waiting", -s.humans, s.name))
         return LobbyView(tables=tables, players_online=self.players_online)
@@ -245,33 +301,30 @@ class Lobby:
             return
         self.seq += 1
         self.view = view
-        msg = LobbyPatch(seq=self.seq, patch=patch)
-        encoded: dict[int, Any] = {}
-        for conn in self.watchers:
-            data = encoded.get(id(conn.codec))
-            if data is None:
-                data = encoded[id(conn.codec)] = conn.codec.encode(msg)
-            conn.send_raw(data)
+        send_to_all(self.watchers, LobbyPatch(seq=self.seq, patch=patch))
 
     def online(self, delta: int) -> None:
         self.players_online += delta
-        if self._pending is None:
-            self._pending = asyncio.get_running_loop().call_later(LOBBY_DEBOUNCE, self._publish)
+        self._soon()
 
 
-def _level(settings: Settings) -> Any:
-    return settings.default_bot_level
+def _bot_level(name: str) -> BotLevel:
+    """A settings' bot level as the protocol's type (settings are checked at startup)."""
+    for level in get_args(BotLevel):
+        if level == name:
+            return cast(BotLevel, level)
+    raise ValueError(f"unknown bot level {name!r}")
 
 
 def _check_create(cmd: CreateTable) -> str | None:
     if not 1 <= cmd.deals <= MAX_DEALS:
         return f"a game has 1 to {MAX_DEALS} deals"
-    if not 0 <= cmd.turn_timer <= MAX_TIMER:
-        return f"the turn timer is 0 (off) to {MAX_TIMER:.0f} seconds"
-    if cmd.seed is not None and len(cmd.seed) > 64:
-        return "a seed is at most 64 characters"
-    if len(cmd.name) > NAME_MAX:
-        return f"a table name is at most {NAME_MAX} characters"
+    if not 0 <= cmd.turn_timer <= MAX_TURN_TIMER:
+        return f"the turn timer is 0 (off) to {MAX_TURN_TIMER:.0f} seconds"
+    if cmd.seed is not None and len(cmd.seed) > SEED_MAX:
+        return f"a seed is at most {SEED_MAX} characters"
+    if len(cmd.name) > TABLE_NAME_MAX:
+        return f"a table name is at most {TABLE_NAME_MAX} characters"
     return None
 
 

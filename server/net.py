@@ -19,7 +19,7 @@ import asyncio
 import json
 import secrets
 from http import HTTPStatus
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog
 from websockets.asyncio.server import ServerConnection
@@ -54,12 +54,25 @@ from server.conn import (
     CLOSE_NO_HELLO,
     Conn,
 )
-from server.daily.http import leaderboard_response  # issue 15 hook
-from server.table import Command as TableCommand
-from server.table import Gone
+from server.daily.http import leaderboard_response
+from server.table import Act
 
 if TYPE_CHECKING:
-    from server.app import Server
+    from server.config import Settings
+    from server.daily.service import DailyService
+    from server.lobby import Lobby
+
+
+class Host(Protocol):
+    """What the front needs of the server process (``server.app.Server``)."""
+
+    settings: Settings
+    lobby: Lobby
+    daily: DailyService
+    stopping: bool
+
+    def health(self) -> dict[str, Any]: ...
+
 
 log = structlog.get_logger()
 
@@ -93,7 +106,7 @@ def _drop_empty_subprotocol_offer(request: Request) -> None:
 class Front:
     """Per-server handler state (the lobby, settings, counters)."""
 
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: Host) -> None:
         self.server = server
         self.settings = server.settings
         self.lobby = server.lobby
@@ -105,7 +118,7 @@ class Front:
         self, connection: ServerConnection, request: Request
     ) -> Response | None:
         path = request.path.split("?", 1)[0]
-        if path == "/leaderboard":  # issue 15 hook (async since then)
+        if path == "/leaderboard":  # async: the board may be rebuilt first
             return await leaderboard_response(self.server.daily, request.path)
         if path == "/healthz":
             body = self.server.health()
@@ -153,8 +166,7 @@ class Front:
             self.conns.discard(conn)
             metrics.CONNECTIONS.set(len(self.conns))
             self.lobby.leave(conn)
-            if conn.table is not None:
-                conn.table.inbox.put_nowait(Gone(conn))
+            self.lobby.gone(conn)
             await conn.finish()
 
     async def _hello(self, conn: Conn) -> bool:
@@ -191,7 +203,7 @@ class Front:
             )
             conn.close(CLOSE_INCOMPATIBLE, "incompatible protocol version")
             return False
-        # issue 15 hook: a player key makes the connection a player (else a guest)
+        # A player key makes the connection a player (else a guest).
         identity = await self.server.daily.identify(msg)
         if isinstance(identity, Error):
             conn.send(identity)
@@ -210,7 +222,7 @@ class Front:
             Welcome(
                 version=PROTOCOL_VERSION,
                 session=secrets.token_hex(6),
-                player_id=identity.id if identity else None,  # issue 15 hook
+                player_id=identity.id if identity else None,
                 name=name,
             )
         )
@@ -246,22 +258,22 @@ class Front:
         match msg:
             case Ping():
                 conn.send(Pong(rid=rid))
-            case SnapshotRequest() if conn.table is None:
+            case SnapshotRequest() if self.lobby.table_of(conn) is None:
                 self.lobby.enter(conn, snapshot=False)
                 conn.send(LobbySnapshot(seq=self.lobby.seq, view=self.lobby.view))
             case Hello():
                 conn.send(Error(code="already_hello", message="you already said hello", rid=rid))
             case Resume():
-                if conn.table is not None:
+                if self.lobby.table_of(conn) is not None:
                     conn.send(
                         Error(code="already_seated", message="leave your table first", rid=rid)
                     )
                     return
                 await self.lobby.resume(conn, msg.token, msg.last_seq, rid)
-            case Rename() | GetLeaderboard():  # issue 15 hook
+            case Rename() | GetLeaderboard():
                 await self.server.daily.command(self.lobby, conn, msg)
             case CreateTable() | JoinTable() | QuickPlay() | Watch() | Daily():
-                if conn.table is not None:
+                if self.lobby.table_of(conn) is not None:
                     conn.send(
                         Error(
                             code="already_seated",
@@ -270,7 +282,7 @@ class Front:
                         )
                     )
                     return
-                if isinstance(msg, Daily):  # issue 15 hook
+                if isinstance(msg, Daily):
                     await self.server.daily.command(self.lobby, conn, msg)
                 elif isinstance(msg, CreateTable):
                     await self.lobby.create(conn, msg)
@@ -279,7 +291,7 @@ class Front:
                 else:
                     await self.lobby.join(conn, msg)
             case _:
-                table = conn.table
+                table = self.lobby.table_of(conn)
                 if table is None:
                     conn.send(
                         Error(
@@ -289,7 +301,7 @@ class Front:
                         )
                     )
                     return
-                table.inbox.put_nowait(TableCommand(conn, msg))
+                table.inbox.put_nowait(Act(conn, msg))
 
     async def goodbye(self) -> None:
         """Tell every client the server is restarting and close with 1012."""

@@ -14,6 +14,7 @@ from protocol.cards import CARD_OF, CODES
 from protocol.messages import Bid, Chelem, Ecart, Play, Poignee
 from protocol.views import TableView
 from server.app import Server
+from server.clock import WALL, Clock
 from server.config import Settings
 from server.store.base import TableStore
 
@@ -25,9 +26,12 @@ FAST = Settings(
 
 @contextlib.asynccontextmanager
 async def running(
-    settings: Settings = FAST, store: TableStore | None = None, **overrides: Any
+    settings: Settings = FAST,
+    store: TableStore | None = None,
+    clock: Clock = WALL,
+    **overrides: Any,
 ) -> AsyncIterator[Server]:
-    server = Server(replace(settings, **overrides), store=store)
+    server = Server(replace(settings, **overrides), store=store, clock=clock)
     await server.start()
     try:
         yield server

@@ -14,9 +14,10 @@ from protocol.cards import CARD_OF, CODES, KINGS_MASK, PETIT, cards_of
 from protocol.messages import Bid, Ecart, GameCommand, Play, Poignee
 from protocol.views import TableView
 from server.bots import LEVELS, Bot, make_bot
-from server.bots.harness import apply_command, play_deal, table_view
 from server.bots.strong import StrongBot
 from server.game import Action, Deal, Game, ScoredDeal
+from server.game.commands import apply_command
+from tests.bot_harness import play_deal, table_view
 from tests.engine_helpers import build, play_codes, to_play
 
 # -- legality -------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """The table and lobby screens driven with Textual's Pilot, without a server:
-scripted views (real rules engine, ``clients.cli.preview``) go in, the
+scripted views (real rules engine, ``tests.cli_preview``) go in, the
 commands the screen would send come out. Checks that only legal choices are
 offered and that what is on screen says what it should, at 80×24.
 
@@ -18,7 +18,6 @@ from clients.cli import table_facts as facts
 from clients.cli.cards_text import label
 from clients.cli.cards_widget import HandWidget
 from clients.cli.dialogs import Confirm, NewTable, ScoreSheet
-from clients.cli.preview import PreviewApp, lobby_view, scripted_view
 from protocol.messages import (
     Bid,
     Chelem,
@@ -31,6 +30,7 @@ from protocol.messages import (
     StartGame,
     Watch,
 )
+from tests.cli_preview import PreviewApp, lobby_view, scripted_view
 
 SIZE = (80, 24)
 

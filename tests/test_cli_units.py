@@ -19,9 +19,9 @@ from clients.cli.__main__ import UsageError, normalize_url, parser
 from clients.cli.cards_text import label, sort_hand
 from clients.cli.cards_widget import layout
 from clients.cli.link import LinkStatus, backoff
-from clients.cli.preview import scripted_view
 from clients.cli.tokens import FileTokens, MemoryTokens, SavedSeat
 from protocol.views import DealView, Legal, TableView, TrickView
+from tests.cli_preview import scripted_view
 
 # -- cards -----------------------------------------------------------------------
 

@@ -199,7 +199,7 @@ async def test_redis_outage_keeps_playing_reports_degraded_and_writes_back(
             await asyncio.sleep(0.05)
         assert table.dirty is None
         stored = await store.load(seated.table_id)
-        assert stored is not None and stored[0] == table.state.version
+        assert stored is not None and stored[0] == table.core.state.version
         for _ in range(60):
             if (await asyncio.to_thread(_health, server.port))["status"] == "ok":
                 break

@@ -7,7 +7,6 @@ import itertools
 import json
 import random
 import socket
-import time
 import urllib.request
 from typing import Any
 
@@ -44,6 +43,8 @@ from protocol.messages import (
 )
 from protocol.views import TableView
 from server.game import replay_record
+from server.lobby import SWEEP_EVERY
+from tests.manual_clock import ManualClock, until
 from tests.server_helpers import autoplay, cards_in, running, url, wants_decision
 
 pytestmark = pytest.mark.asyncio
@@ -419,7 +420,8 @@ async def test_create_table_validates_settings() -> None:
 
 
 async def test_dropped_client_bot_plays_then_resumes_with_token() -> None:
-    async with running(bot_think=0.01, grace=0.1) as server:
+    clock = ManualClock()
+    async with running(bot_think=0.0, grace=10.0, clock=clock) as server:
         s = await Session.open(url(server), "Dropper")
         seated = await _table(s, seed="drop", deals=2)
         await s.send(StartGame())
@@ -435,8 +437,12 @@ async def test_dropped_client_bot_plays_then_resumes_with_token() -> None:
             timeout=30,
         )
         before = len([c for t in view.deal.tricks for c in t.cards])  # type: ignore[union-attr]
+        core = server.lobby.tables[seated.table_id].core
         await s.ws.close()  # the connection drops mid-trick
-        await asyncio.sleep(1.0)  # the bot plays the away seat's turns meanwhile
+        await until(lambda: not core.seat_of)  # the table saw it go
+        version = core.state.version
+        clock.advance(10.0)  # grace runs out: a bot plays the away seat's turn
+        await until(lambda: core.state.version > version)
         back = await Session.open(url(server), "Dropper")
         seated2 = await back.resume(seated.token)
         assert isinstance(seated2, Seated) and seated2.seat == seated.seat
@@ -450,7 +456,8 @@ async def test_dropped_client_bot_plays_then_resumes_with_token() -> None:
 
 
 async def test_resume_with_last_seq_gets_missing_patches_and_old_connection_closed() -> None:
-    async with running(bot_think=0.02, grace=5.0) as server:
+    # Bots play at once; an away human's turn waits for the (manual) clock.
+    async with running(bot_think=0.0, grace=5.0, clock=ManualClock()) as server:
         a = await Session.open(url(server), "Twice")
         seated = await _table(a, seed="seq")
         await a.send(StartGame())
@@ -466,14 +473,16 @@ async def test_resume_with_last_seq_gets_missing_patches_and_old_connection_clos
         # only the patches it missed, which apply onto the view it kept.
         await b.wait_view(lambda v: bool(v.deal and v.deal.bids))
         kept = b.table_seq
+        core = server.lobby.tables[seated.table_id].core
+        stream = core.fan.streams[seated.seat]  # type: ignore[index]
+        assert stream is not None
         await b.ws.close()
-        await asyncio.sleep(0.3)
+        await until(lambda: stream.peer is None and stream.seq > kept)  # away: a patch missed
         assert isinstance(await b.reconnect(), Seated)
         patch = await b.wait_for(TablePatch, TableSnapshot)
         assert isinstance(patch, TablePatch) and patch.seq == kept + 1
-        await asyncio.sleep(0.2)
-        table = server.lobby.tables[seated.table_id]
-        assert b.snapshots_asked == 0 and b.table == table.streams[seated.seat].view  # type: ignore[index, union-attr]
+        await until(lambda: b.table_seq == stream.seq)
+        assert b.snapshots_asked == 0 and b.table == stream.view
         bad = await Session.open(url(server), "Thief")
         assert isinstance(await bad.resume("nope.token"), Error)
 
@@ -525,23 +534,19 @@ async def test_chat_is_shared_short_and_rate_limited() -> None:
 
 
 async def test_idle_table_is_closed() -> None:
-    async with running(idle_close=0.2) as server:
-        import server.lobby as lobby_mod
-
-        lobby_mod.SWEEP_EVERY = 0.05
-        try:
-            server.lobby._sweeper.cancel()  # type: ignore[union-attr]
-            server.lobby.start()
-            s = await Session.open(url(server), "Leaver")
-            seated = await _table(s)
-            await s.close()
-            for _ in range(100):
-                if seated.table_id not in server.lobby.tables:
-                    break
-                await asyncio.sleep(0.05)
-            assert seated.table_id not in server.lobby.tables
-        finally:
-            lobby_mod.SWEEP_EVERY = 5.0
+    clock = ManualClock()
+    async with running(idle_close=900.0, clock=clock) as server:
+        s = await Session.open(url(server), "Leaver")
+        seated = await _table(s)
+        await s.close()
+        core = server.lobby.tables[seated.table_id].core
+        await until(lambda: not core.seat_of)
+        clock.advance(SWEEP_EVERY)  # a sweep with nobody there: not idle for long yet
+        await until(lambda: core.state.last_human_at < clock.time())
+        assert seated.table_id in server.lobby.tables
+        clock.advance(900.0)  # the next sweep finds it idle for idle_close: closed
+        await until(lambda: seated.table_id not in server.lobby.tables)
+        assert core.state.status == "closed"
 
 
 # -- operations ---------------------------------------------------------------------------
@@ -594,9 +599,10 @@ async def test_client_seeing_a_gap_asks_for_a_snapshot_and_catches_up() -> None:
         assert s.snapshots_asked >= 1
         # After the snapshot the client is in step again: its view is the
         # server's view of that seat (which waits for this seat to play).
-        table = server.lobby.tables[s.table_id]  # type: ignore[index]
-        await asyncio.sleep(0.2)
-        assert s.table == table.streams[s.seat].view  # type: ignore[index, union-attr]
+        stream = server.lobby.tables[s.table_id].core.fan.streams[s.seat]  # type: ignore[index]
+        assert stream is not None
+        await until(lambda: s.table_seq == stream.seq)
+        assert s.table == stream.view
 
 
 async def test_limits_on_tables_and_connections() -> None:
@@ -623,7 +629,8 @@ async def test_deal_annulled_for_petit_sec_as_dealt_moves_on() -> None:
 
 
 async def test_each_human_decision_gets_its_own_deadline() -> None:
-    async with running() as server:
+    clock = ManualClock()
+    async with running(clock=clock) as server:
         a = await Session.open(url(server), "A")
         seated = await _table(a, seed="deadlines", deals=1, turn_timer=2.0)
         b = await Session.open(url(server), "B")
@@ -638,11 +645,11 @@ async def test_each_human_decision_gets_its_own_deadline() -> None:
         first = a if next(x for x in order if x in (a.seat, b.seat)) == a.seat else b
         other = b if first is a else a
         await first.wait_view(lambda v: bool(v.legal.bids), timeout=5)
-        await asyncio.sleep(1.0)
+        clock.advance(1.0)
         await first.send(Bid(bid="pass"))
         nxt = await other.wait_view(lambda v: bool(v.legal.bids), timeout=5)
         assert nxt.deadline is not None
-        assert nxt.deadline - time.time() > 1.5  # a fresh 2 s, not what was left of first's
+        assert nxt.deadline - clock.time() == 2.0  # a fresh 2 s, not what was left of first's
 
 
 async def test_leaving_puts_you_back_in_the_lobby_and_snapshot_works_there() -> None:

@@ -4,7 +4,7 @@ The contract tests run against ``MemoryStore``, ``SqliteStore`` (``atout
 play``'s file) and ``RedisStore`` alike, so the embedded stores and the
 deployed one cannot drift apart. The Redis-only
 tests cover expiry, the lobby index cleanup, outages and reconnection, and the
-asyncio-redis fixes in ``server/store/redis.py``, each against a real
+asyncio-redis fixes (``server/store/asyncio_redis_fixes.py``), each against a real
 ``redis-server`` (see ``tests/redis_server.py``).
 """
 

@@ -12,9 +12,10 @@ import random
 import pytest
 
 from server.bots import make_bot
-from server.bots.harness import apply_command, table_view
 from server.game import Game
+from server.game.commands import apply_command
 from server.seat_view import Reuse, deal_view, hand_view, sheet
+from tests.bot_harness import table_view
 
 
 def _check(game: Game, reuse: Reuse) -> None:

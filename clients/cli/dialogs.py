@@ -21,6 +21,7 @@ from textual.widgets.option_list import Option
 from clients.cli import history, wording
 from clients.cli.cards_text import card_text, cards_text
 from clients.cli.table_facts import seat_name, signed
+from protocol.limits import MAX_DEALS, MAX_TURN_TIMER, TABLE_NAME_MAX
 from protocol.messages import CreateTable
 from protocol.views import DealLine, TableView
 
@@ -141,7 +142,7 @@ class NewTable(ModalScreen[CreateTable | None]):
             yield Label(Text("New table", style="bold"))
             with Horizontal(classes="row"):
                 yield Label("Name", classes="label")
-                yield Input(self.default_name, id="name", compact=True, max_length=40)
+                yield Input(self.default_name, id="name", compact=True, max_length=TABLE_NAME_MAX)
             with Horizontal(classes="row"):
                 yield Label("Who", classes="label")
                 # A Select rather than a checkbox: its state reads the same without colour.
@@ -193,11 +194,11 @@ class NewTable(ModalScreen[CreateTable | None]):
         except ValueError:
             problem.update("Deals and turn timer are whole numbers.")
             return
-        if not 1 <= deals <= 40:
-            problem.update("A game has 1 to 40 deals.")
+        if not 1 <= deals <= MAX_DEALS:
+            problem.update(f"A game has 1 to {MAX_DEALS} deals.")
             return
-        if not 0 <= timer <= 600:
-            problem.update("The turn timer is 0 (none) to 600 seconds.")
+        if not 0 <= timer <= MAX_TURN_TIMER:
+            problem.update(f"The turn timer is 0 (none) to {MAX_TURN_TIMER:.0f} seconds.")
             return
         level = self.query_one("#bots", Select).value
         self.dismiss(

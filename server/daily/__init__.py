@@ -4,5 +4,10 @@ duplicate-style (``ranking``), with leaderboards (``board``).
 - ``deals``: the day's game (seed, human seat) from the server secret and the date;
 - ``ranking``: the pure ranking math;
 - ``board``: the ``DailyBoard`` contract and its memory implementation;
-- ``redis_board``: the same contract in Redis.
+- ``redis_board``: the same contract in Redis;
+- ``service``: identity, the ``daily`` command, recording a finished game.
+
+The rules of a daily table itself (private until finished, leave keeps the
+seat, no ``again``, the end after the day's deals) are in
+``server/table/daily.py``, which the pure table core consults.
 """

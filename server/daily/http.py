@@ -42,7 +42,7 @@ async def leaderboard_response(daily: DailyService, target: str) -> Response:
             {"code": "bad_period", "message": "period: today, yesterday, week or all; page >= 0"},
         )
     try:
-        view = await daily.leaderboard(period, int(page))  # type: ignore[arg-type]
+        view = await daily.leaderboard(period, int(page))
     except StoreError:
         return _json(
             HTTPStatus.SERVICE_UNAVAILABLE,

@@ -28,8 +28,6 @@ from __future__ import annotations
 import datetime as dt
 import time
 
-from asyncio_redis.protocol import ZScoreBoundary
-
 from server.daily.board import (
     BoardLine,
     Period,
@@ -38,7 +36,8 @@ from server.daily.board import (
     last_closed_day,
 )
 from server.daily.ranking import MIN_DAYS, from_board_score, positions
-from server.store.redis import PREFIX, RedisStore, Script
+from server.store.asyncio_redis_fixes import Script
+from server.store.redis import PREFIX, RedisStore
 
 DAILY = PREFIX + b"daily:"
 DAYS = DAILY + b"days"
@@ -252,7 +251,7 @@ class RedisBoard:
         async with self._store.request("daily deal counts"):
             while True:
                 key = _day_key(day, b"deal:%d" % len(counts))
-                found = await self._pool.hgetall_asdict(key)
+                found = await self._pool.hgetall(key)
                 if not found:
                     return counts
                 counts.append({int(s): int(n) for s, n in found.items()})
@@ -283,14 +282,15 @@ class RedisBoard:
             _day_key(day, b"built"),
         ]
         async with self._store.request("daily board build"):
-            self._built[day] = await _BUILD.run(self._pool, keys, [_day_key(day, b"deal:")])
+            built_from = await _BUILD.run(self._pool, keys, [_day_key(day, b"deal:")])
+            self._built[day] = int(built_from) if isinstance(built_from, int) else 0
 
     async def _close_days(self, now: float) -> None:
         """Close every day with results that is over (``board.CLOSE_GRACE``)."""
         last = last_closed_day(now)
         async with self._store.request("daily days"):
-            days = await self._pool.smembers_asset(DAYS)
-            closed = await self._pool.smembers_asset(CLOSED)
+            days = await self._pool.smembers(DAYS)
+            closed = await self._pool.smembers(CLOSED)
         todo = sorted(
             d.decode() for d in days - closed if dt.date.fromisoformat(d.decode()) <= last
         )
@@ -344,15 +344,12 @@ class RedisBoard:
         if count <= 0:
             return [], 0
         async with self._store.request("daily page"):
-            reply = await self._pool.zrevrange(key, start, start + count - 1)
-            found = await reply.asdict()
+            found = await self._pool.zrevrange(key, start, start + count - 1)
             total = await self._pool.zcard(key)
             if not found:
                 return [], total
             best = max(found.values())
-            above = await self._pool.zcount(
-                key, ZScoreBoundary(best, exclude_boundary=True), ZScoreBoundary("+inf")
-            )
+            above = await self._pool.zcount_above(key, best)
         # The sorted set's own order: score, then member, descending.
         ordered = sorted(((s, p.decode()) for p, s in found.items()), reverse=True)
         ranks = positions([s for s, _ in ordered])
@@ -367,7 +364,5 @@ class RedisBoard:
             score = await self._pool.zscore(key, player.encode())
             if score is None:
                 return None
-            above = await self._pool.zcount(
-                key, ZScoreBoundary(float(score), exclude_boundary=True), ZScoreBoundary("+inf")
-            )
-        return self._line(period, player, float(score), above + 1)
+            above = await self._pool.zcount_above(key, score)
+        return self._line(period, player, score, above + 1)

@@ -5,7 +5,8 @@ Owns: who a connection is (``identify``: the ``hello`` key), renaming, the
 daily game (record the result, tell the player how each deal compares) and
 leaderboard pages (the ``leaderboard`` command and ``GET /leaderboard``).
 It holds the player store, the daily board and the day's secret; the lobby
-and the network layer call it through small marked hooks.
+and the network layer call it, and a table's actor carries out its
+``DailyFinished`` effect through ``finished``.
 """
 
 from __future__ import annotations
@@ -39,12 +40,10 @@ from protocol.views import (
 from server.daily.board import PERIODS, BoardLine, DailyBoard, MemoryBoard, Period, board_days
 from server.daily.deals import DailySpec, DailyTag, daily_spec, new_secret, utc_day
 from server.daily.ranking import percent_from_counts
-from server.daily.table import DailyTable
 from server.players import BadName, Player, clean_name, key_digest, valid_key
 from server.store.base import StoreError, TableStore
 from server.store.players import MemoryPlayers, NameTaken, PlayerStore
-from server.table import Command as TableCommand
-from server.table import Join, new_state
+from server.table import Act, Join, Table, new_state
 
 if TYPE_CHECKING:
     from server.config import Settings
@@ -91,8 +90,10 @@ class DailyService:
             secret = settings.daily_secret
             if not secret:
                 async with store.request("daily secret"):
-                    await store.pool.set(SECRET_KEY, new_secret().encode(), only_if_not_exists=True)
-                    secret = (await store.pool.get(SECRET_KEY)).decode()
+                    await store.pool.set_if_absent(SECRET_KEY, new_secret().encode())
+                    stored = await store.pool.get(SECRET_KEY)
+                assert stored is not None  # set just before, never deleted
+                secret = stored.decode()
             return cls(settings, RedisPlayers(store), RedisBoard(store), secret)
         return cls(settings, MemoryPlayers(), MemoryBoard(), settings.daily_secret or new_secret())
 
@@ -249,9 +250,9 @@ class DailyService:
         earlier = await self.board.claim(spec.day, player.id, table_id)
         ranked = earlier is None
         if earlier is not None and await self.board.result(spec.day, player.id) is None:
-            table = lobby.tables.get(earlier)
-            if table is not None and not table.closed:
-                await lobby._sit(conn, table, Join(conn, spec.seat, rid))
+            found = lobby.tables.get(earlier)
+            if found is not None and not found.closed:
+                await lobby._sit(conn, found, Join(conn, spec.seat, rid, player=player.id))
                 return
             # The attempt's table is gone (an in-memory server restarted):
             # what is left is practice.
@@ -262,33 +263,34 @@ class DailyService:
             table_id,
             lobby._new_code(),
             f"Daily {spec.day}" + ("" if ranked else " (practice)"),
+            now=lobby.clock.time(),
             private=True,
             deals=spec.deals,
             bot_level="normal",
             turn_timer=0.0,
             seed=spec.seed,
         )
-        state.daily = tag
-        table = DailyTable(state, lobby.store, lobby.settings, lobby)
+        state.daily = tag  # the table's daily rules: server/table/daily.py
+        table = Table(state, lobby.store, lobby.settings, lobby, lobby.clock)
         lobby._add(table)
         log.info("daily_started", table=table_id, player=player.id, ranked=ranked)
-        await lobby._sit(conn, table, Join(conn, spec.seat, rid, creator=True))
-        if conn.table is table:
-            table.inbox.put_nowait(TableCommand(conn, StartGame(rid=rid)))
+        await lobby._sit(conn, table, Join(conn, spec.seat, rid, creator=True, player=player.id))
+        if lobby.table_of(conn) is table:
+            table.inbox.put_nowait(Act(conn, StartGame(rid=rid)))
 
-    async def finished(self, table: DailyTable) -> None:
-        """The daily game at ``table`` is over: record it, tell its player."""
-        tag, game = table.tag, table.game
-        assert game is not None
-        scores = [r.scores[tag.seat] for r in game.results[: tag.deals]]
+    async def finished(
+        self, tag: DailyTag, scores: list[int], table_log: Any = log
+    ) -> DailyResult | None:
+        """A daily game is over with ``scores`` (the player's points per deal):
+        record it; the ``daily_result`` for its player (None if not recorded)."""
         try:
             ranked = tag.ranked and await self.board.record(
                 tag.day, tag.player, scores, self.clock()
             )
             counts = await self.board.deal_counts(tag.day)
         except StoreError:
-            table.log.error("daily_result_not_saved", player=tag.player, scores=scores)
-            return
+            table_log.error("daily_result_not_saved", player=tag.player, scores=scores)
+            return None
         lines = []
         for k, score in enumerate(scores):
             deal: dict[Any, int] = dict(counts[k]) if k < len(counts) else {}
@@ -305,5 +307,5 @@ class DailyService:
             percent=round(sum(x.percent for x in lines) / max(1, len(lines)), 2),
             points=sum(scores),
         )
-        table.log.info("daily_finished", player=tag.player, ranked=ranked, points=view.points)
-        table.pending.append(DailyResult(result=view))
+        table_log.info("daily_finished", player=tag.player, ranked=ranked, points=view.points)
+        return DailyResult(result=view)

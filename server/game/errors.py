@@ -14,13 +14,15 @@ Stable codes (shared with ``atout-server replay`` and the wire protocol):
 
 from __future__ import annotations
 
+from protocol.errors import ErrorCode
+
 
 class RuleError(Exception):
     """A command that the rules refuse. The engine state did not change."""
 
     def __init__(
         self,
-        code: str,
+        code: ErrorCode,
         message: str,
         *,
         seat: int | None = None,

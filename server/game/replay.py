@@ -13,6 +13,8 @@ from typing import Any
 import msgspec
 
 from protocol.cards import CARD_OF, CODES, DECK_SIZE
+from protocol.errors import ErrorCode
+from server.game.commands import parse_cards
 from server.game.contracts import BID_OF, takes_chien
 from server.game.deal import TRICKS, Deal
 from server.game.errors import RuleError
@@ -22,7 +24,7 @@ def _malformed(message: str, **where: Any) -> RuleError:
     return RuleError("malformed", message, **where)
 
 
-def _card_list(value: Any, what: str, size: int | None, code: str = "malformed") -> list[str]:
+def _card_list(value: Any, what: str, size: int | None, code: ErrorCode = "malformed") -> list[str]:
     if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
         raise _malformed(f"{what} must be a list of card codes")
     if size is not None and len(value) != size:
@@ -30,13 +32,9 @@ def _card_list(value: Any, what: str, size: int | None, code: str = "malformed")
     return value
 
 
-def _cards(codes: list[str], what: str, code: str) -> list[int]:
-    out = []
-    for c in codes:
-        if c not in CARD_OF:
-            raise RuleError(code, f"{what}: unknown card code {c!r}", card=c)
-        out.append(CARD_OF[c])
-    return out
+def _cards(codes: list[str], what: str, code: ErrorCode) -> list[int]:
+    # A record's bad card is blamed on the part it is in (bad_deck, bad_ecart...).
+    return parse_cards(codes, code=code, what=what)
 
 
 def _deal_from(record: Any) -> Deal:
@@ -95,6 +93,11 @@ def _play_tricks(deal: Deal, record: dict[str, Any]) -> None:
             deal.play(seat, CARD_OF[code])
 
 
+def _result(deal: Deal) -> dict[str, Any]:
+    result: dict[str, Any] = msgspec.to_builtins(deal.result())
+    return result
+
+
 def replay_record(record: Any) -> dict[str, Any]:
     """Check one record against the rules and score it, or say what is wrong."""
     try:
@@ -102,7 +105,7 @@ def replay_record(record: Any) -> dict[str, Any]:
         if deal.phase == "annulled":
             if record.get("tricks"):
                 raise _malformed("the deal was annulled (petit sec) but the record goes on")
-            return msgspec.to_builtins(deal.result())  # type: ignore[no-any-return]
+            return _result(deal)
         bids = record.get("bids")
         if not isinstance(bids, list) or len(bids) != 4:
             raise _malformed("bids must list exactly 4 bids")
@@ -115,7 +118,7 @@ def replay_record(record: Any) -> dict[str, Any]:
         if deal.annulled_reason == "all_pass":
             if record.get("tricks"):
                 raise _malformed("every player passed but the record goes on")
-            return msgspec.to_builtins(deal.result())  # type: ignore[no-any-return]
+            return _result(deal)
         ecart = record.get("ecart")
         if takes_chien(deal.contract):
             codes = _card_list(ecart, "écart", None)
@@ -129,6 +132,6 @@ def replay_record(record: Any) -> dict[str, Any]:
             raise RuleError("bad_chelem", "chelem must be true or false", seat=deal.taker)
         deal.declare_chelem(deal.taker, chelem)
         _play_tricks(deal, record)
-        return msgspec.to_builtins(deal.result())  # type: ignore[no-any-return]
+        return _result(deal)
     except RuleError as e:
         return e.as_dict()

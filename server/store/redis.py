@@ -16,41 +16,19 @@ The lobby index is cleaned of such tables lazily, by ``open_tables()``.
 Errors: anything Redis or the network does wrong surfaces as ``StoreError``
 (retry with backoff); ``StaleWrite`` means the caller is stale and must stop.
 
-asyncio-redis 0.16 predates Python 3.11 but runs on it: it uses no removed
-asyncio API (its ``loop=`` parameters are only deprecated, and we never pass
-them). What does bite a long-lived server are bugs of its own, fixed by the
-small ``_Protocol``/``_Connection``/``_Pool`` shim in this module, each at the
-place it applies:
-
-- the first connect retries forever if Redis is down, and the reconnect loop
-  survives ``close()``;
-- reconnect backoff grows to 60 s, so a short Redis restart could stall every
-  table for up to a minute;
-- AUTH and SELECT run in a detached task after the connection is already
-  handed out, so a command can reach db 0 before SELECT;
-- an error reply for a request whose caller gave up (our timeouts) kills the
-  reply reader, and the connection never answers again;
-- EVALSHA turns every error reply (NOSCRIPT included) into a bare
-  ``ScriptKilledError``, and decoding a script's list reply is broken for
-  strings, so our scripts return integers or nil only.
+The client library's own bugs are worked around in
+``server.store.asyncio_redis_fixes``, which is also the one typed door to it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
-from collections.abc import AsyncIterator, Callable
-from typing import Any
+from collections.abc import AsyncIterator
 from urllib.parse import unquote, urlsplit
 
-import asyncio_redis
-import structlog
-from asyncio_redis.encoders import BytesEncoder
-
+from server.store.asyncio_redis_fixes import REDIS_ERRORS, RedisClient, Script
 from server.store.base import StaleWrite, StoreError
-
-log = structlog.get_logger(__name__)
 
 PREFIX = b"atout:"
 TABLE = PREFIX + b"table:"
@@ -59,11 +37,6 @@ OPEN = PREFIX + b"open"
 
 SAVE_BATCH = 200
 """Most saves in one request: a script blocks Redis while it runs (~10 µs a table)."""
-
-# What the library raises, plus OSError, which covers ConnectionError and the
-# TimeoutError of our own deadlines.
-_REDIS_ERRORS = (asyncio_redis.Error, asyncio_redis.ErrorReply, OSError)
-
 
 # --- Lua scripts --------------------------------------------------------------
 
@@ -127,217 +100,6 @@ return dropped
 """
 
 
-class Script:
-    """A Lua script run with EVALSHA, loaded when Redis does not know it.
-
-    The digest is computed here, so nothing is loaded at connect time; Redis
-    forgets scripts when it restarts, and the first run after that reloads.
-    """
-
-    def __init__(self, code: str) -> None:
-        self.code = code
-        self.sha = hashlib.sha1(code.encode()).hexdigest()
-
-    async def run(self, pool: _Pool, keys: list[bytes], args: list[bytes]) -> Any:
-        try:
-            reply = await pool.evalsha(self.sha, keys, args)
-        except asyncio_redis.ScriptKilledError:
-            # asyncio-redis reports every error reply to EVALSHA as a bare
-            # ScriptKilledError, so NOSCRIPT cannot be told apart from a real
-            # failure: load and retry once; a real failure fails again.
-            await pool.script_load(self.code)
-            reply = await pool.evalsha(self.sha, keys, args)
-        return await reply.return_value()
-
-
-# --- asyncio-redis shim ---------------------------------------------------------
-
-
-class _Protocol(asyncio_redis.RedisProtocol):
-    """RedisProtocol that is only handed out once authenticated and on its db."""
-
-    def __init__(
-        self, *, password: bytes | None, db: int, connection_lost: Callable[[], None]
-    ) -> None:
-        # AUTH and SELECT are done by ``_handshake``, not the library: it runs
-        # them in a detached task while the connection already counts as
-        # connected, so the pool may send a command to db 0 before SELECT.
-        super().__init__(
-            encoder=BytesEncoder(),
-            connection_lost_callback=connection_lost,
-            # Its type checks run inspect.getcallargs on every request, about
-            # a tenth of a save's latency (bench/store.py); our few call sites
-            # are typed and each one is exercised by tests/test_store_redis.py.
-            enable_typechecking=False,
-        )
-        self._auth = password
-        self._db = db
-        self._ready = False
-        self.handshake: asyncio.Task[None] | None = None
-        self.lost = asyncio.Event()
-
-    @property
-    def is_connected(self) -> bool:
-        # What the pool checks before handing out a connection; the library's
-        # own requests (AUTH, SELECT) check ``_is_connected`` and go through.
-        return bool(self._is_connected and self._ready)
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self._ready = False
-        self.lost.clear()
-        super().connection_made(transport)
-        self.handshake = asyncio.get_running_loop().create_task(self._handshake(transport))
-        self.handshake.add_done_callback(_report_handshake)
-
-    async def _handshake(self, transport: asyncio.BaseTransport) -> None:
-        try:
-            if self._auth:
-                await self.auth(self._auth)
-            if self._db:
-                await self.select(self._db)
-        except BaseException:
-            # Wrong password or db: useless connection. Dropping it lets the
-            # reconnect loop try again (or ``_Connection.open`` report it).
-            transport.close()
-            raise
-        finally:
-            # ``auth``/``select`` record their argument for the library's
-            # detached re-run on reconnect, which is exactly the race above.
-            self.password, self.db = None, 0
-        self._ready = True
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._ready = False
-        super().connection_lost(exc)
-        self.lost.set()
-
-    def _push_answer(self, answer: object) -> None:
-        # The library calls ``set_exception`` on the waiting future even when
-        # its caller gave up (our deadlines cancel it); that raises inside the
-        # reply reader, which dies, and no reply is ever read again on this
-        # connection. An answer nobody waits for is simply dropped.
-        if self._queue and self._queue[0].cancelled():
-            self._queue.popleft()
-            return
-        super()._push_answer(answer)
-
-
-def _report_handshake(task: asyncio.Task[None]) -> None:
-    if not task.cancelled() and task.exception() is not None:
-        log.warning("redis.handshake_failed", error=repr(task.exception()))
-
-
-class _Connection(asyncio_redis.Connection):
-    """One connection that reconnects quickly and stops when closed."""
-
-    # The library starts at 0.5 s and grows to 60 s. Refused connects cost
-    # nothing, and every table waits on the store, so retry fast and often.
-    RETRY_FIRST_S = 0.1
-    RETRY_MAX_S = 2.0
-
-    @classmethod
-    async def open(cls, host: str, port: int, *, password: bytes | None, db: int) -> _Connection:
-        """Connect once, failing fast; reconnect on its own after that.
-
-        ``Connection.create`` would retry forever while Redis is down, which
-        leaves a server that cannot start hanging instead of saying so.
-        """
-        self = cls()
-        self.host, self.port = host, port
-        self._closing = self._closed = False
-        self._auto_reconnect = False  # until this first connect succeeded
-        self._reconnecting: asyncio.Task[None] | None = None
-        self._reset_retry_interval()
-        self.protocol = _Protocol(password=password, db=db, connection_lost=self._on_lost)
-        try:
-            await self._connect_and_handshake()
-        except BaseException:
-            self.close()
-            raise
-        self._auto_reconnect = True
-        return self
-
-    async def _connect_and_handshake(self) -> None:
-        await self._connect()
-        assert self.protocol.handshake is not None  # started by connection_made
-        await self.protocol.handshake
-
-    def _on_lost(self) -> None:
-        # The library starts this task and drops it; we keep it, to cancel it
-        # on close (its own loop never looks at ``_closing``).
-        if not self._auto_reconnect or self._closing:
-            return
-        if self._reconnecting is not None and not self._reconnecting.done():
-            return  # a failed handshake inside ``_reconnect``: it retries itself
-        log.warning("redis.connection_lost", host=self.host, port=self.port)
-        self._reconnecting = asyncio.get_running_loop().create_task(self._reconnect())
-
-    async def _reconnect(self) -> None:
-        while not self._closing:
-            try:
-                # The library's loop returns once TCP connects; a failing AUTH
-                # (say, a changed password) would then loop with no backoff.
-                await self._connect_and_handshake()
-            except _REDIS_ERRORS:
-                self._increase_retry_interval()
-                await asyncio.sleep(self._retry_interval)
-            else:
-                self._reset_retry_interval()
-                log.info("redis.reconnected", host=self.host, port=self.port)
-                return
-
-    def _reset_retry_interval(self) -> None:
-        self._retry_interval = self.RETRY_FIRST_S
-
-    def _increase_retry_interval(self) -> None:
-        self._retry_interval = min(self.RETRY_MAX_S, 1.5 * self._retry_interval)
-
-    def close(self) -> None:
-        super().close()
-        if self._reconnecting is not None:
-            self._reconnecting.cancel()
-
-    async def wait_closed(self) -> None:
-        """After ``close()``: until the socket is gone and the reconnect loop ended."""
-        # Bounded: closing must not hang on a peer that never finishes the close.
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(1.0):
-                if self.protocol.transport is not None:
-                    await self.protocol.lost.wait()
-                if self._reconnecting is not None:
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await self._reconnecting
-
-
-class _Pool(asyncio_redis.Pool):
-    """The library's pool (it picks a free, connected connection per request),
-    filled with ``_Connection``s instead of its own."""
-
-    @classmethod
-    async def open(
-        cls, host: str, port: int, *, password: bytes | None, db: int, size: int
-    ) -> _Pool:
-        connections: list[_Connection] = []
-        try:
-            # One at a time, so that on failure (or our deadline) we hold
-            # every connection made so far and can close it.
-            for _ in range(size):
-                connections.append(await _Connection.open(host, port, password=password, db=db))
-        except BaseException:
-            for connection in connections:
-                connection.close()
-            raise
-        pool = cls()
-        pool._host, pool._port, pool._poolsize = host, port, size
-        pool._connections = connections
-        return pool
-
-    async def aclose(self) -> None:
-        connections = list(self._connections)
-        self.close()
-        await asyncio.gather(*(c.wait_closed() for c in connections))
-
-
 # --- the store ------------------------------------------------------------------
 
 
@@ -371,7 +133,7 @@ class RedisStore:
     _prune_open = Script(_PRUNE_OPEN)
 
     def __init__(
-        self, pool: _Pool, *, expire_s: float, timeout_s: float, save_interval_s: float = 0.0
+        self, pool: RedisClient, *, expire_s: float, timeout_s: float, save_interval_s: float = 0.0
     ) -> None:
         if expire_s <= 0:
             raise ValueError("expire_s must be positive")
@@ -402,13 +164,13 @@ class RedisStore:
         host, port, db, password = parse_url(url)
         try:
             async with asyncio.timeout(timeout_s):
-                pool = await _Pool.open(host, port, password=password, db=db, size=poolsize)
-        except _REDIS_ERRORS as exc:
+                pool = await RedisClient.open(host, port, password=password, db=db, size=poolsize)
+        except REDIS_ERRORS as exc:
             raise StoreError(f"cannot connect to redis at {host}:{port}/{db}: {exc!r}") from exc
         return cls(pool, expire_s=expire_s, timeout_s=timeout_s, save_interval_s=save_interval_s)
 
     @property
-    def pool(self) -> _Pool:
+    def pool(self) -> RedisClient:
         """The connection pool, shared by the other Redis stores (players, daily)."""
         return self._pool
 
@@ -421,7 +183,7 @@ class RedisStore:
         try:
             async with asyncio.timeout(self._timeout_s):
                 yield
-        except _REDIS_ERRORS as exc:
+        except REDIS_ERRORS as exc:
             raise StoreError(f"redis {what}: {exc!r}") from exc
 
     async def save(self, table_id: str, version: int, blob: bytes, *, open_: bool = True) -> None:
@@ -459,11 +221,13 @@ class RedisStore:
                     args += (str(int(version)).encode(), blob, b"1" if open_ else b"0", tid)
                 try:
                     async with self._request("save"):
-                        stored = await self._save.run(self._pool, keys, args)
-                    if stored == 0:
+                        reply = await self._save.run(self._pool, keys, args)
+                    if reply == 0:
                         stored = [0] * len(batch)
-                    elif len(stored) != len(batch):
-                        raise StoreError(f"redis save: {len(stored)} replies for {len(batch)}")
+                    elif isinstance(reply, list) and len(reply) == len(batch):
+                        stored = reply
+                    else:
+                        raise StoreError(f"redis save: {reply!r} for {len(batch)} saves")
                 except StoreError as exc:
                     for *_, done in batch:
                         if not done.done():
@@ -482,9 +246,7 @@ class RedisStore:
 
     async def load(self, table_id: str) -> tuple[int, bytes] | None:
         async with self._request("load"):
-            version, blob = await self._pool.hmget_aslist(
-                TABLE + table_id.encode(), [b"v", b"blob"]
-            )
+            version, blob = await self._pool.hmget(TABLE + table_id.encode(), [b"v", b"blob"])
         if version is None or blob is None:
             return None
         return int(version), blob
@@ -492,7 +254,7 @@ class RedisStore:
     async def open_tables(self) -> list[str]:
         async with self._request("open_tables"):
             await self._prune_open.run(self._pool, [OPEN], [TABLE])
-            ids = await self._pool.smembers_asset(OPEN)
+            ids = await self._pool.smembers(OPEN)
         return sorted(i.decode() for i in ids)
 
     async def delete(self, table_id: str) -> None:
@@ -508,15 +270,14 @@ class RedisStore:
 
     async def records(self, table_id: str) -> list[bytes]:
         async with self._request("records"):
-            return list(await self._pool.lrange_aslist(RECORDS + table_id.encode(), 0, -1))
+            return await self._pool.lrange(RECORDS + table_id.encode(), 0, -1)
 
     async def healthy(self) -> bool:
         try:
             async with self._request("ping"):
-                reply = await self._pool.ping()
+                return await self._pool.ping()
         except StoreError:
             return False
-        return bool(reply.status == "PONG")
 
     async def close(self) -> None:
         await self._pool.aclose()

@@ -17,8 +17,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from server.players import Player, name_key, new_player_id
+from server.store.asyncio_redis_fixes import Script
 from server.store.players import NameTaken
-from server.store.redis import PREFIX, RedisStore, Script
+from server.store.redis import PREFIX, RedisStore
 
 PKEY = PREFIX + b"pkey:"
 PNAME = PREFIX + b"pname:"
@@ -100,5 +101,5 @@ class RedisPlayers:
         if not ids:
             return {}
         async with self._store.request("player names"):
-            found = await self._pool.hmget_aslist(NAMES, [i.encode() for i in ids])
+            found = await self._pool.hmget(NAMES, [i.encode() for i in ids])
         return {pid: n.decode() for pid, n in zip(ids, found, strict=True) if n is not None}

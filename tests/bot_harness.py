@@ -4,19 +4,20 @@
 with the server's own filtering functions (``server.seat_view``), so a bot
 here sees exactly what it would see at a real table. ``play_deal`` asks
 each seat's bot whenever it is that seat's turn and turns the command back
-into an engine call, until the deal is over. Tests and ``bench/bots.py``
-use them.
+into an engine call (``server.game.commands``, as a table does), until the
+deal is over. Tests and ``bench/bots.py`` use them; test scaffolding, so it
+lives with the tests and is not shipped.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from protocol.cards import CARD_OF
-from protocol.messages import Bid, Chelem, Ecart, GameCommand, Play, Poignee
+from protocol.messages import GameCommand
 from protocol.views import SeatView, TableView
 from server.bots import Bot
-from server.game import BID_OF, Deal, DealResult, Game
+from server.game import DealResult, Game
+from server.game.commands import apply_command
 from server.seat_view import deal_view, ecart_view, hand_view, legal_view
 
 MAX_DECISIONS = 200
@@ -40,23 +41,6 @@ def table_view(game: Game, seat: int) -> TableView:
         scores=game.totals(),
         deal=deal_view(game),
     )
-
-
-def apply_command(deal: Deal, seat: int, command: GameCommand) -> None:
-    """Carry out a seat's command on the engine (raises ``RuleError`` if illegal)."""
-    match command:
-        case Bid(bid=bid):
-            deal.bid(seat, BID_OF[bid])
-        case Ecart(cards=cards):
-            deal.ecart(seat, [CARD_OF[c] for c in cards])
-        case Chelem(declare=declare):
-            deal.declare_chelem(seat, declare)
-        case Poignee(cards=cards):
-            deal.declare_poignee(seat, [CARD_OF[c] for c in cards])
-        case Play(card=card):
-            deal.play(seat, CARD_OF[card])
-        case _:
-            raise TypeError(f"not a game command: {command!r}")
 
 
 Observer = Callable[[int, TableView, GameCommand], None]

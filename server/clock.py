@@ -1,0 +1,49 @@
+"""The time a table and the lobby live by, injectable so tests can drive it.
+
+Deadlines a table persists are absolute wall-clock times (they must mean the
+same after a restart), so the clock gives wall time and arms timers for an
+absolute moment. ``WallClock`` is the real one; a test passes its own
+(``tests/manual_clock.py``) and moves time forward instead of sleeping.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Protocol
+
+
+class Timer(Protocol):
+    def cancel(self) -> None: ...
+
+
+class Clock(Protocol):
+    def time(self) -> float:
+        """Now, in seconds since the epoch."""
+        ...
+
+    def call_at(self, when: float, callback: Callable[[], None]) -> Timer:
+        """Call ``callback`` (on the running loop) once ``time()`` reaches ``when``."""
+        ...
+
+    async def sleep(self, seconds: float) -> None:
+        """Wait ``seconds`` of this clock's time."""
+        ...
+
+
+class WallClock:
+    """The real clock: ``time.time`` and the running loop's timers."""
+
+    def time(self) -> float:
+        return time.time()
+
+    def call_at(self, when: float, callback: Callable[[], None]) -> Timer:
+        delay = max(0.0, when - time.time())
+        return asyncio.get_running_loop().call_later(delay, callback)
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+
+WALL = WallClock()

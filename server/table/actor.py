@@ -1,0 +1,292 @@
+"""The table actor: the thin asyncio driver of a ``TableCore``.
+
+Nothing but the table's own task changes a table: the front, the lobby and
+the table's timer put messages on its ``inbox``, and the task hands them one
+at a time to the core (``TableCore.handle``, which decides everything) and
+carries out the effects it returns, in order. A ``Save`` is awaited before
+the effects after it, so nobody hears of a move before it is stored.
+
+What is here is only I/O: sending, closing, the store (with its retries
+while it is down), the one timer, running a bot's search off the loop, and
+telling the lobby.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import functools
+import time
+from typing import TYPE_CHECKING, Protocol, cast
+
+import msgspec
+import structlog
+
+from protocol.messages import Error, GameCommand, History
+from server import metrics
+from server.bots import RandomBot, make_bot
+from server.clock import WALL, Clock, Timer
+from server.conn import CLOSE_FOR, send_to_all
+from server.store.base import StaleWrite, StoreError, TableStore
+from server.table.core import TableCore
+from server.table.effects import (
+    Answer,
+    Arm,
+    Close,
+    DailyFinished,
+    Effect,
+    Listing,
+    Log,
+    Record,
+    Refused,
+    Route,
+    Save,
+    Send,
+    SendHistory,
+    Think,
+)
+from server.table.inbox import Act, BotMove, InboxItem, Message, Peer, Stop
+from server.table.state import TableState, decode_state, encode_state
+
+if TYPE_CHECKING:
+    from server.config import Settings
+    from server.conn import Conn
+    from server.daily.service import DailyService
+
+log = structlog.get_logger()
+
+
+class Home(Protocol):
+    """What a table needs from the lobby."""
+
+    daily: DailyService | None
+    """Records a daily table's result (``DailyFinished``); None: nowhere to."""
+
+    def table_changed(self, table: Table, listing: Listing) -> None:
+        """The table's lobby listing is now ``listing``."""
+
+    def route(self, conn: Conn, table: Table, here: bool, to_lobby: bool) -> None:
+        """``conn``'s commands go to ``table`` (``here``) or no longer do."""
+
+
+def _conn(peer: Peer) -> Conn:
+    # The core names connections only as ``Peer``s; the ones this actor is
+    # given are the front's ``Conn`` objects.
+    return cast("Conn", peer)
+
+
+class Table:
+    """The actor. Create with ``Table(state, ...)`` or ``Table.restore``, then ``start``."""
+
+    def __init__(
+        self,
+        state: TableState,
+        store: TableStore,
+        settings: Settings,
+        home: Home,
+        clock: Clock = WALL,
+    ) -> None:
+        self.core = TableCore(state, settings)
+        self.store = store
+        self.settings = settings
+        self.home = home  # the lobby: told of changes, takes back who leaves
+        self.clock = clock
+        self.inbox: asyncio.Queue[InboxItem] = asyncio.Queue()
+        self.timer: Timer | None = None
+        self.task: asyncio.Task[None] | None = None
+        self.stale = False
+        """Another process saved a newer version: this one stops serving the table."""
+        self.listing: Listing | None = None
+        self.dirty: tuple[int, bytes, bool] | None = None
+        """A state the store refused while down, written again by ``_retry``."""
+        self.retry_task: asyncio.Task[None] | None = None
+        self.log = log.bind(table=state.table_id)
+
+    @property
+    def id(self) -> str:
+        return self.core.id
+
+    @property
+    def closed(self) -> bool:
+        return self.core.closed or self.stale
+
+    @property
+    def unsaved(self) -> bool:
+        """The newest state waits for the store to come back (``/healthz``)."""
+        return self.dirty is not None
+
+    @classmethod
+    def restore(
+        cls, blob: bytes, store: TableStore, settings: Settings, home: Home, clock: Clock = WALL
+    ) -> Table | None:
+        """The table saved as ``blob``, or None if it was closed."""
+        state = decode_state(blob)
+        if state.status == "closed":
+            return None
+        return cls(state, store, settings, home, clock)
+
+    def start(self) -> None:
+        self.task = asyncio.get_running_loop().create_task(self._run(), name=f"table-{self.id}")
+        # A restored table re-arms its timers from the absolute deadlines.
+        for effect in self.core.start(self.clock.time()):
+            self._now(effect)
+
+    # -- the actor loop ----------------------------------------------------------
+
+    async def _run(self) -> None:
+        while not self.closed:
+            msg = await self.inbox.get()
+            if isinstance(msg, Stop):
+                break
+            started = time.perf_counter()
+            try:
+                await self._step(msg)
+            except Exception:
+                # Our own bug: log it with its traceback, keep the table alive,
+                # and tell the client no more than that it was not its fault.
+                self.log.exception("table_error", message=type(msg).__name__)
+                metrics.ERRORS.labels("internal").inc()
+                if isinstance(msg, Act):
+                    _conn(msg.peer).send(
+                        Error(
+                            code="internal",
+                            message="the server hit a bug; your command was not carried out",
+                            rid=getattr(msg.command, "rid", None),
+                        )
+                    )
+            if isinstance(msg, Act):
+                metrics.ACTION_LATENCY.observe(time.perf_counter() - started)
+        self._cancel_timer()
+
+    async def _step(self, msg: Message) -> None:
+        await self._perform(self.core.handle(msg, self.clock.time()))
+
+    async def _perform(self, effects: list[Effect]) -> None:
+        for effect in effects:
+            match effect:
+                case Save(version=version, blob=blob, open_=open_):
+                    await self._save(version, blob, open_)
+                case Record(blob=blob):
+                    try:
+                        await self.store.append_record(self.id, blob)
+                    except StoreError:
+                        self.log.warning("record_not_saved")
+                case SendHistory(peer=peer, rid=rid):
+                    _conn(peer).send(History(records=await self._records(), rid=rid))
+                case DailyFinished(tag=tag, scores=scores, to=to):
+                    if self.home.daily is not None:
+                        result = await self.home.daily.finished(tag, list(scores), self.log)
+                        if result is not None and to is not None:
+                            _conn(to).send(result)
+                case Think():
+                    command = await self._think(effect)
+                    await self._step(BotMove(effect.seat, effect.version, command, effect.view))
+                case _:
+                    self._now(effect)
+
+    def _now(self, effect: Effect) -> None:
+        """Carry out an effect that needs no waiting."""
+        match effect:
+            case Send(to=to, message=message):
+                send_to_all([_conn(p) for p in to], message)
+            case Arm(at=at, wake=wake):
+                self._cancel_timer()
+                if at is not None and wake is not None:
+                    self.timer = self.clock.call_at(
+                        at, functools.partial(self.inbox.put_nowait, wake)
+                    )
+            case Listing():
+                self.listing = effect
+                self.home.table_changed(self, effect)
+            case Route(peer=peer, here=here, to_lobby=to_lobby):
+                self.home.route(_conn(peer), self, here, to_lobby)
+            case Answer(to=to, error=error):
+                if to.done is not None and not to.done.done():
+                    to.done.set_result(error)
+            case Close(peer=peer, why=why, reason=reason):
+                _conn(peer).close(CLOSE_FOR[why], reason)
+            case Log(event=event, level=level, fields=fields):
+                getattr(self.log, level)(event, **dict(fields))
+            case Refused(blame=blame):
+                metrics.ERRORS.labels(blame).inc()
+            case _:
+                raise AssertionError(f"{effect!r} needs waiting for")
+
+    def _cancel_timer(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+
+    async def _think(self, think: Think) -> GameCommand:
+        bot = make_bot(think.level, think.seed, budget_s=self.settings.bot_budget)
+        try:
+            if think.level == "strong":
+                # Searching takes a while: think off the event loop.
+                return await asyncio.to_thread(bot.decide, think.view)
+            return bot.decide(think.view)
+        except Exception:
+            # A bot bug must not stall the game: fall back to a random legal move.
+            self.log.exception("bot_error", seat=think.seat)
+            return RandomBot(think.seat).decide(think.view)
+
+    # -- persistence -------------------------------------------------------------
+
+    async def _save(self, version: int, blob: bytes, open_: bool) -> None:
+        try:
+            await self.store.save(self.id, version, blob, open_=open_)
+        except StaleWrite:
+            self._went_stale(version)
+        except StoreError as e:
+            # The store is down: keep playing from memory and write the newest
+            # state when it is back (see docs/DEPLOY.md for what can be lost).
+            if self.dirty is None:  # once per outage, not once per move
+                self.log.warning("save_failed_retrying", error=str(e))
+            metrics.ERRORS.labels("store").inc()
+            self.dirty = (version, blob, open_)
+            if self.retry_task is None or self.retry_task.done():
+                self.retry_task = asyncio.get_running_loop().create_task(self._retry())
+        else:
+            self.dirty = None
+
+    def _went_stale(self, version: int) -> None:
+        # Another process owns this table now: stop writing and serving it.
+        self.log.error("stale_table_closed", version=version)
+        self.stale = True
+        self.dirty = None
+        if self.listing is not None:
+            self.home.table_changed(self, dataclasses.replace(self.listing, closed=True))
+
+    async def _retry(self) -> None:
+        delay = 0.1
+        while self.dirty is not None:
+            await self.clock.sleep(delay)
+            version, blob, open_ = self.dirty
+            try:
+                await self.store.save(self.id, version, blob, open_=open_)
+            except StaleWrite:
+                self._went_stale(version)
+                return
+            except StoreError:
+                delay = min(delay * 2, 5.0)
+                continue
+            if self.dirty is not None and self.dirty[0] == version:
+                self.dirty = None
+                self.log.info("save_recovered", version=version)
+
+    async def flush(self) -> None:
+        """Save the current state now (shutdown)."""
+        st = self.core.state
+        try:
+            await self.store.save(
+                self.id, st.version, encode_state(st), open_=st.status != "closed"
+            )
+            self.dirty = None
+        except StoreError:
+            self.log.error("shutdown_save_failed")
+
+    async def _records(self) -> list[dict[str, object]]:
+        try:
+            raw = await self.store.records(self.id)
+        except StoreError:
+            return []
+        return [msgspec.json.decode(r) for r in raw]

@@ -1,0 +1,572 @@
+"""The table's decisions, apart from all I/O: ``TableCore.handle(message, now)``.
+
+This is the one place that decides what a message does to a table: who sits
+where, whether a command is carried out, when timers run, what each seat is
+then told. Like the ``Protocol`` of ``websockets``, it holds its state and
+answers each input with the outputs it calls for, here a list of effects
+(``server.table.effects``) that the actor carries out in order. No socket,
+store, event loop or clock in here: ``now`` comes with each message, and a
+test drives every path, timers included, by choosing it.
+
+Like ``h11``, a refused input changes nothing: a command that breaks a rule
+gets a ``Send`` of an ``Error`` and leaves the state, version and streams
+exactly as they were (the engine refuses before it mutates, see
+``server.game.errors``).
+
+The state (``TableState``) is mutated in place rather than copied: a table
+changes a few fields per move and copying its game per move would cost more
+than the rest of the move (docs/LOAD.md). ``handle`` is the only entry point.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from protocol.errors import ErrorCode
+from protocol.messages import (
+    Bid,
+    Bye,
+    Chat,
+    Chelem,
+    Ecart,
+    Error,
+    GetHistory,
+    Leave,
+    Left,
+    Play,
+    PlayAgain,
+    Poignee,
+    Seated,
+    SnapshotRequest,
+    StartGame,
+    TablePatch,
+)
+from protocol.views import ChatLine, TableSummary, TableView
+from server.bots import RandomBot
+from server.config import Settings
+from server.game import Game, RuleError
+from server.game.commands import apply_command
+from server.table import daily
+from server.table.effects import (
+    Answer,
+    Arm,
+    Close,
+    DailyFinished,
+    Effect,
+    Listing,
+    Log,
+    Record,
+    Refused,
+    Route,
+    Save,
+    Send,
+    SendHistory,
+    Think,
+)
+from server.table.fanout import Fanout, Stream, decode_patch
+from server.table.inbox import Act, BotMove, Gone, Join, Message, Peer, Reclaim, Sweep, Wake
+from server.table.seats import SEAT_ERRORS, free_seat, new_game, seat_of_token, summary, vacate
+from server.table.state import TableState, digest, encode_state
+
+CHAT_KEEP = 50
+CHAT_MAX = 200
+
+
+class TableCore:
+    """One table's state and the rules of the table (seats, turns, timers, chat).
+
+    Use: ``effects = core.handle(message, now)`` for each inbox message, and
+    ``core.start(now)`` once when a table is created or restored (it arms the
+    timer the state calls for). Carry out the effects in order.
+    """
+
+    def __init__(self, state: TableState, settings: Settings) -> None:
+        self.state = state
+        self.settings = settings
+        self.game: Game | None = Game.restore(state.game) if state.game else None
+        self.fan = Fanout()
+        self.seat_of: dict[Peer, int | None] = {}
+        """The connections at this table and their seat (``None``: watching)."""
+        self.chat_next: dict[int, float] = {}
+        """When each seat may chat again (the chat rate limit)."""
+        self.listed: TableSummary | None = None
+        """What the lobby was last told of this table (see ``_commit``)."""
+        self.closed = False
+        """The table closed for good (idle): the actor stops after this message."""
+        self.daily_over = False
+        """A daily game just finished: ``_commit`` asks for its result to be recorded."""
+
+    @property
+    def id(self) -> str:
+        return self.state.table_id
+
+    def start(self, now: float) -> list[Effect]:
+        """The table is served (new, or restored: timers re-arm from the deadlines)."""
+        out: list[Effect] = []
+        self._schedule(now, out)
+        self._list(out, force=True)
+        return out
+
+    def handle(self, msg: Message, now: float) -> list[Effect]:
+        """Decide what ``msg`` does to the table at time ``now``."""
+        out: list[Effect] = []
+        match msg:
+            case Act(peer=peer, command=command):
+                self._act(peer, command, now, out)
+            case Wake():
+                self._wake(msg, now, out)
+            case BotMove():
+                self._bot_move(msg, now, out)
+            case Join():
+                self._join(msg, now, out)
+            case Reclaim():
+                self._reclaim(msg, now, out)
+            case Gone(peer=peer):
+                self._gone(peer, now, out)
+            case Sweep():
+                self._sweep(now, out)
+        return out
+
+    # -- the outcome of a change ---------------------------------------------------
+
+    def _commit(self, now: float, out: list[Effect]) -> None:
+        """Save the new state (before anyone is told), then tell everyone."""
+        st = self.state
+        if st.status == "playing" and self.game is not None and self.game.deal_over:
+            self._settle_deal(now, out)
+        st.version += 1
+        st.game = self.game.state() if self.game else None
+        out.append(Save(st.version, encode_state(st), open_=st.status != "closed"))
+        self._schedule(now, out)
+        self.fan.broadcast(st, self.game, out)
+        self._list(out)
+        if self.daily_over and st.daily is not None and self.game is not None:
+            # The result comes after the final view, as every event after a save.
+            self.daily_over = False
+            stream = self.fan.streams[st.daily.seat]
+            scores = daily.scores(st.daily, self.game.results)
+            out.append(DailyFinished(st.daily, tuple(scores), stream.peer if stream else None))
+
+    def _list(self, out: list[Effect], force: bool = False) -> None:
+        # Most moves change nothing the lobby lists: telling it only when the
+        # listing changed spares it a walk over every table per move.
+        listed = self.summary()
+        if force or listed != self.listed or self.closed:
+            self.listed = listed
+            st = self.state
+            out.append(Listing(listed, st.private, st.code, closed=self.closed))
+
+    def _tell(self, out: list[Effect], now: float) -> None:
+        """Something only the views show changed (no save): tell everyone."""
+        self._schedule(now, out)
+        self.fan.broadcast(self.state, self.game, out)
+        self._list(out, force=True)
+
+    def summary(self) -> TableSummary:
+        return summary(self.state, len(self.fan.spectators))
+
+    def view_for(self, seat: int | None) -> TableView:
+        """Exactly what ``seat`` may see now (``None``: a spectator)."""
+        return self.fan.view_for(self.state, self.game, seat)
+
+    def _settle_deal(self, now: float, out: list[Effect]) -> None:
+        """A deal is over (played out, or annulled as it was dealt): score it,
+        keep its record, and pause before the next one (or end the game)."""
+        game = self.game
+        assert game is not None
+        game.record_deal()
+        out.append(Record(msgspec.json.encode(game.deal.record())))
+        tag = self.state.daily
+        if game.finished or (tag is not None and daily.game_over(tag, game.results)):
+            self.state.status = "finished"
+            self.state.next_deal_at = None
+            self.daily_over = tag is not None
+            out.append(Log("game_finished", fields=(("totals", game.totals()),)))
+        else:
+            self.state.status = "between_deals"
+            self.state.next_deal_at = now + self.settings.deal_pause
+
+    # -- seats -------------------------------------------------------------------
+
+    def _join(self, msg: Join, now: float, out: list[Effect]) -> None:
+        peer = msg.peer
+        if self.closed or self.state.status == "closed":
+            if not msg.quiet:
+                out.append(
+                    Send(
+                        (peer,),
+                        Error(code="table_closed", message="this table is closed", rid=msg.rid),
+                    )
+                )
+            out.append(Answer(msg, "table_closed"))
+            return
+        wanted = msg.seat
+        tag = self.state.daily
+        if tag is not None:
+            refusal = daily.join_refusal(tag, self.state.status, msg.player)
+            if refusal is not None:
+                if not msg.quiet:
+                    out.append(
+                        Send(
+                            (peer,),
+                            Error(code=refusal, message=daily.PRIVATE_MESSAGE, rid=msg.rid),
+                        )
+                    )
+                out.append(Answer(msg, refusal))
+                return
+            if daily.is_owner(tag, msg.player) and not msg.spectator:
+                if daily.takes_back(tag, msg.player, self.state.seats[tag.seat].kind):
+                    self._take_back(msg, tag.seat, now, out)
+                    return
+                wanted = tag.seat
+        if msg.spectator:
+            self.fan.spectators.add(peer)
+            self.seat_of[peer] = None
+            out.append(Route(peer, here=True))
+            out.append(Send((peer,), Seated(table_id=self.id, seat=None, rid=msg.rid)))
+            self.fan.snapshot(peer, None, self.state, self.game, out)
+            out.append(Answer(msg, None))
+            self.fan.broadcast(self.state, self.game, out)
+            self._list(out, force=True)
+            return
+        seat = free_seat(self.state, wanted)
+        if isinstance(seat, str):
+            if not msg.quiet:
+                out.append(Send((peer,), Error(code=seat, message=SEAT_ERRORS[seat], rid=msg.rid)))
+            out.append(Answer(msg, seat))
+            return
+        token = f"{self.id}.{msg.token}"
+        st = self.state.seats[seat]
+        st.kind, st.name, st.token_digest = "human", peer.name, digest(token)
+        if msg.creator or self.state.creator is None:
+            self.state.creator = seat
+        self.state.last_human_at = now
+        self._bind(peer, seat, out)
+        out.append(Send((peer,), Seated(table_id=self.id, seat=seat, token=token, rid=msg.rid)))
+        out.append(Answer(msg, None))
+        self._commit(now, out)
+
+    def _take_back(self, msg: Join, seat: int, now: float, out: list[Effect]) -> None:
+        """A daily table's player sits again without its token: a new token
+        (the old one stops working), the seat, a snapshot."""
+        peer = msg.peer
+        token = f"{self.id}.{msg.token}"
+        st = self.state.seats[seat]
+        st.token_digest, st.name = digest(token), peer.name
+        self.state.last_human_at = now
+        self._bind(peer, seat, out)
+        out.append(Send((peer,), Seated(table_id=self.id, seat=seat, token=token, rid=msg.rid)))
+        out.append(Answer(msg, None))
+        self.fan.snapshot(peer, seat, self.state, self.game, out)
+        self._commit(now, out)
+
+    def _bind(self, peer: Peer, seat: int, out: list[Effect]) -> None:
+        stream = self.fan.streams[seat]
+        if stream is None:
+            stream = self.fan.streams[seat] = Stream()
+        old = stream.peer
+        if old is not None and old is not peer:
+            # One connection per seat: the newest wins.
+            out.append(
+                Send(
+                    (old,),
+                    Bye(
+                        code="replaced", message="your seat was taken back from another connection"
+                    ),
+                )
+            )
+            self.seat_of.pop(old, None)
+            out.append(Route(old, here=False))
+            out.append(Close(old, "replaced", "replaced by a newer connection"))
+        stream.peer = peer
+        self.seat_of[peer] = seat
+        out.append(Route(peer, here=True))
+
+    def _reclaim(self, msg: Reclaim, now: float, out: list[Effect]) -> None:
+        peer = msg.peer
+        seat = seat_of_token(self.state, msg.token)
+        if seat is None or self.state.status == "closed":
+            out.append(
+                Send(
+                    (peer,),
+                    Error(
+                        code="bad_token",
+                        message="this token holds no seat here any more",
+                        rid=msg.rid,
+                    ),
+                )
+            )
+            out.append(Answer(msg, "bad_token"))
+            return
+        stream = self.fan.streams[seat]
+        missing: list[tuple[int, bytes]] = []
+        contiguous = False
+        if stream is not None and stream.view is not None and msg.last_seq >= 0:
+            missing = [(s, p) for s, p in stream.patches if s > msg.last_seq]
+            contiguous = msg.last_seq == stream.seq or bool(
+                missing and missing[0][0] == msg.last_seq + 1
+            )
+            if not contiguous:
+                missing = []
+        self._bind(peer, seat, out)
+        self.state.seats[seat].name = self.state.seats[seat].name or peer.name
+        self.state.last_human_at = now
+        out.append(Send((peer,), Seated(table_id=self.id, seat=seat, token=msg.token, rid=msg.rid)))
+        out.append(Answer(msg, None))
+        if contiguous:
+            # Only what the client missed, then carry on with patches.
+            for s, p in missing:
+                out.append(Send((peer,), TablePatch(seq=s, patch=decode_patch(p))))
+        else:
+            self.fan.snapshot(peer, seat, self.state, self.game, out)
+        out.append(
+            Log(
+                "seat_resumed",
+                fields=(("seat", seat), ("patches", len(missing)), ("conn", peer.id)),
+            )
+        )
+        self._tell(out, now)
+
+    def _gone(self, peer: Peer, now: float, out: list[Effect]) -> None:
+        if peer in self.fan.spectators:
+            self.fan.spectators.discard(peer)
+            self.seat_of.pop(peer, None)
+            self.fan.broadcast(self.state, self.game, out)
+            self._list(out, force=True)
+            return
+        seat = self.seat_of.get(peer)
+        if seat is None:
+            return
+        stream = self.fan.streams[seat]
+        if stream is not None and stream.peer is peer:
+            stream.peer = None
+            del self.seat_of[peer]
+            out.append(Log("seat_away", fields=(("seat", seat),)))
+            self._tell(out, now)
+
+    def _leave(self, peer: Peer, seat: int | None, now: float, out: list[Effect]) -> None:
+        self.seat_of.pop(peer, None)
+        if seat is None:
+            self.fan.spectators.discard(peer)
+            out.append(Send((peer,), Left(table_id=self.id, reason="you stopped watching")))
+            out.append(Route(peer, here=False, to_lobby=True))
+            self.fan.broadcast(self.state, self.game, out)
+            self._list(out, force=True)
+            return
+        tag = self.state.daily
+        if tag is not None and daily.keeps_seat(tag, self.state.status, seat):
+            # The attempt stays: the seat is kept as if the connection dropped.
+            stream = self.fan.streams[seat]
+            if stream is not None and stream.peer is peer:
+                stream.peer = None
+            out.append(Send((peer,), Left(table_id=self.id, reason=daily.LEFT_REASON)))
+            out.append(Route(peer, here=False, to_lobby=True))
+            self._tell(out, now)
+            return
+        vacate(self.state, seat)
+        self.fan.streams[seat] = None
+        out.append(Send((peer,), Left(table_id=self.id, reason="you left the table")))
+        out.append(Route(peer, here=False, to_lobby=True))
+        self._commit(now, out)
+
+    # -- commands ----------------------------------------------------------------
+
+    def _refuse(
+        self, peer: Peer, rid: int, out: list[Effect], *, code: ErrorCode, message: str
+    ) -> None:
+        out.append(Send((peer,), Error(code=code, message=message, rid=rid)))
+
+    def _act(self, peer: Peer, cmd: object, now: float, out: list[Effect]) -> None:
+        rid: int = getattr(cmd, "rid", 0)
+        if peer not in self.seat_of:
+            self._refuse(peer, rid, out, code="not_at_table", message="you are not at this table")
+            return
+        seat = self.seat_of[peer]
+        match cmd:
+            case SnapshotRequest():
+                self.fan.snapshot(peer, seat, self.state, self.game, out)
+                return
+            case Leave():
+                self._leave(peer, seat, now, out)
+                return
+            case GetHistory():
+                out.append(SendHistory(peer, rid))
+                return
+        if seat is None:
+            self._refuse(
+                peer, rid, out, code="spectator", message="spectators watch; sit down to play"
+            )
+            return
+        st = self.state
+        match cmd:
+            case StartGame():
+                if st.status != "waiting":
+                    self._refuse(
+                        peer,
+                        rid,
+                        out,
+                        code="already_started",
+                        message="the game has already started",
+                    )
+                elif st.creator != seat:
+                    self._refuse(
+                        peer,
+                        rid,
+                        out,
+                        code="not_creator",
+                        message="only the table's creator starts the game",
+                    )
+                else:
+                    self.game = new_game(st)
+                    self._commit(now, out)
+            case PlayAgain():
+                if st.daily is not None:
+                    self._refuse(peer, rid, out, code="daily_again", message=daily.AGAIN_MESSAGE)
+                elif st.status != "finished":
+                    self._refuse(
+                        peer, rid, out, code="not_finished", message="the game is not over yet"
+                    )
+                else:
+                    st.games_played += 1
+                    self.game = new_game(st)
+                    self._commit(now, out)
+            case Chat():
+                self._chat(peer, seat, cmd, now, out)
+            case Bid() | Ecart() | Chelem() | Poignee() | Play():
+                if st.status != "playing" or self.game is None:
+                    self._refuse(
+                        peer, rid, out, code="wrong_phase", message="no deal is being played"
+                    )
+                    return
+                try:
+                    apply_command(self.game.deal, seat, cmd)
+                except RuleError as e:
+                    out.append(Refused("rule"))
+                    self._refuse(peer, rid, out, code=e.code, message=e.message)
+                    return
+                self._commit(now, out)
+            case _:
+                self._refuse(
+                    peer,
+                    rid,
+                    out,
+                    code="unexpected",
+                    message=f"{type(cmd).__name__} is not for a table",
+                )
+
+    def _chat(self, peer: Peer, seat: int, cmd: Chat, now: float, out: list[Effect]) -> None:
+        text = " ".join(cmd.text.split())
+        if not text or len(text) > CHAT_MAX:
+            self._refuse(
+                peer,
+                cmd.rid,
+                out,
+                code="bad_chat",
+                message=f"chat lines are 1 to {CHAT_MAX} characters",
+            )
+            return
+        if now < self.chat_next.get(seat, 0.0):
+            self._refuse(
+                peer, cmd.rid, out, code="rate_limited", message="you are chatting too fast"
+            )
+            return
+        self.chat_next[seat] = now + 1.0 / self.settings.chat_rate
+        chat = self.state.chat
+        chat.append(ChatLine(seat=seat, name=peer.name, text=text, at=now))
+        del chat[:-CHAT_KEEP]
+        self._commit(now, out)
+
+    # -- timers and bots ---------------------------------------------------------
+
+    def _schedule(self, now: float, out: list[Effect]) -> None:
+        """Arm the one timer the table needs now, from the state."""
+        st = self.state
+        if st.status == "between_deals" and st.next_deal_at is not None:
+            out.append(Arm(st.next_deal_at, Wake("deal", st.version)))
+        elif st.status == "playing" and self.game is not None:
+            seat = self.game.deal.turn
+            if seat is None:
+                out.append(Arm(None))
+                return
+            if st.seats[seat].kind == "bot":
+                out.append(Arm(now + self.settings.bot_think, Wake("auto", st.version, seat)))
+            elif seat in self.fan.away_seats(st):
+                out.append(Arm(now + self.settings.grace, Wake("auto", st.version, seat)))
+            elif st.turn_timer > 0:
+                # One deadline per decision; a restart or a resume keeps the
+                # one already running for this decision.
+                decision = self._decision()
+                if st.deadline is None or st.deadline_for != decision:
+                    st.deadline, st.deadline_for = now + st.turn_timer, decision
+                out.append(Arm(st.deadline, Wake("auto", st.version, seat)))
+                return
+            else:
+                out.append(Arm(None))
+        else:
+            out.append(Arm(None))
+        st.deadline = None
+
+    def _decision(self) -> str:
+        """Names the decision awaited now: game, deal and commands so far."""
+        assert self.game is not None
+        return f"{self.state.games_played}/{self.game.attempt}/{len(self.game.deal.log)}"
+
+    def _wake(self, wake: Wake, now: float, out: list[Effect]) -> None:
+        st = self.state
+        if wake.version != st.version:
+            return  # the table moved on since this timer was armed
+        if wake.kind == "deal" and self.game is not None and st.status == "between_deals":
+            self.game.next_deal()
+            st.next_deal_at = None
+            st.status = "playing"
+            self._commit(now, out)
+        elif wake.kind == "auto" and wake.seat is not None and st.status == "playing":
+            seat = wake.seat
+            if self.game is None or self.game.deal.turn != seat:
+                return
+            out.append(
+                Think(seat, st.version, self.view_for(seat), st.bot_level, self._bot_seed(seat))
+            )
+
+    def _bot_seed(self, seat: int) -> str:
+        """A fresh seed per decision (table seed, game, deal, decision number)
+        makes a bot's play a function of the state alone: a table restored
+        after a crash plays on exactly as it would have without one."""
+        st = self.state
+        assert self.game is not None
+        return f"{st.seed or st.table_id}/{st.games_played}/{self.game.attempt}/{seat}/" + str(
+            len(self.game.deal.log)
+        )
+
+    def _bot_move(self, move: BotMove, now: float, out: list[Effect]) -> None:
+        st = self.state
+        game = self.game
+        if move.version != st.version or game is None or game.deal.turn != move.seat:
+            return  # asked for a decision the table no longer waits for
+        try:
+            apply_command(game.deal, move.seat, move.command)
+        except RuleError as e:
+            # A bot bug must not stall the game: fall back to a random legal move.
+            out.append(Log("bot_error", "error", (("seat", move.seat), ("code", e.code))))
+            apply_command(game.deal, move.seat, RandomBot(move.seat).decide(move.view))
+        self._commit(now, out)
+
+    def _sweep(self, now: float, out: list[Effect]) -> None:
+        """Remember when a human was last here; close the table if none came for long."""
+        st = self.state
+        if self.fan.humans_connected():
+            st.last_human_at = now
+            return
+        if st.status == "closed" or now - st.last_human_at < self.settings.idle_close:
+            return
+        if st.daily is not None and not daily.may_close(st.daily, st.status, now):
+            return  # an unfinished attempt waits for its player until its day closes
+        out.append(Log("table_idle_closed"))
+        st.status = "closed"
+        for peer in list(self.fan.spectators):
+            out.append(Send((peer,), Left(table_id=self.id, reason="the table closed")))
+            out.append(Route(peer, here=False, to_lobby=True))
+            self.seat_of.pop(peer, None)
+        self.fan.spectators.clear()
+        self.closed = True
+        self._commit(now, out)

@@ -1,0 +1,227 @@
+"""View fan-out: what each recipient of a table sees, and the patches it gets.
+
+Every recipient (a seat, or all spectators together) has a ``Stream``: a
+sequence number, the last view it was sent and its recent patches (kept
+msgpack-encoded for resumes). After each change the table's public parts are
+built once, each seat's own parts (hand, écart, legal moves) are added, and
+the new view is diffed against the stream's last one. The public half of that
+diff is the same for every stream built from the same public parts: it is
+diffed and encoded once per broadcast. Pure: it returns ``Send`` effects.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+import msgspec
+
+from protocol.diff import Patch, diff
+from protocol.messages import TablePatch, TableSnapshot
+from protocol.views import SeatView, TableView
+from server.game import Game
+from server.seat_view import Reuse, deal_view, ecart_view, legal_view
+from server.table.effects import Effect, Send
+from server.table.inbox import Peer
+from server.table.state import TableState
+
+PATCHES_KEPT = 128
+
+OWN_FIELDS = ("you", "invite_code", "hand", "ecart", "legal")
+"""The fields of a ``TableView`` that differ between recipients (``Fanout.view_for``)."""
+PUBLIC_FIELDS = tuple(f for f in TableView.__struct_fields__ if f not in OWN_FIELDS)
+
+encode_patch = msgspec.msgpack.Encoder().encode
+decode_patch = msgspec.msgpack.Decoder(Patch).decode
+
+
+class Stream:
+    """A recipient's view stream: sequence number, last view sent, recent patches."""
+
+    __slots__ = ("own", "parts", "patches", "peer", "seq", "view")
+
+    def __init__(self) -> None:
+        self.seq = 0
+        self.view: TableView | None = None
+        self.parts: dict[str, Any] | None = None
+        """The public parts ``view`` was built from, when a broadcast built it."""
+        self.own: dict[str, Any] | None = None
+        """The recipient's own parts ``view`` was built from (with ``parts``)."""
+        self.patches: deque[tuple[int, bytes]] = deque(maxlen=PATCHES_KEPT)
+        """The last patches with their seq, kept for resumes, msgpack-encoded: a
+        playing table keeps hundreds, and as ``Op`` lists of document values
+        they were most of its memory (docs/LOAD.md)."""
+        self.peer: Peer | None = None
+
+
+class Fanout:
+    """The streams of one table: one per seated human, one for all spectators."""
+
+    __slots__ = ("reuse", "spectator_stream", "spectators", "streams")
+
+    def __init__(self) -> None:
+        self.streams: list[Stream | None] = [None, None, None, None]
+        self.spectators: set[Peer] = set()
+        self.spectator_stream = Stream()
+        self.reuse = Reuse()
+
+    def away_seats(self, st: TableState) -> set[int]:
+        """Human seats with no connection (a bot plays their turns after ``grace``)."""
+        away = set()
+        for i, s in enumerate(st.seats):
+            stream = self.streams[i]
+            if s.kind == "human" and (stream is None or stream.peer is None):
+                away.add(i)
+        return away
+
+    def humans_connected(self) -> int:
+        return sum(1 for st in self.streams if st is not None and st.peer is not None)
+
+    # -- building views -------------------------------------------------------------
+
+    def public_parts(self, st: TableState, game: Game | None) -> dict[str, Any]:
+        away = self.away_seats(st)
+        seats = []
+        for i, s in enumerate(st.seats):
+            stream = self.streams[i]
+            seats.append(
+                SeatView(
+                    seat=i,
+                    kind=s.kind,
+                    name=s.name,
+                    connected=s.kind == "bot" or bool(stream and stream.peer),
+                    away=i in away,
+                    bot_level=st.bot_level if s.kind == "bot" else None,
+                    cards=game.deal.hands[i].bit_count() if game else 0,
+                )
+            )
+        parts: dict[str, Any] = {
+            "table_id": st.table_id,
+            "name": st.name,
+            "status": st.status,
+            "private": st.private,
+            "creator": st.creator,
+            "bot_level": st.bot_level,
+            "turn_timer": st.turn_timer,
+            "seats": seats,
+            "deals": st.deals,
+            "deadline": st.deadline,
+            "next_deal_at": st.next_deal_at,
+            "spectators": len(self.spectators),
+            "chat": list(st.chat),
+        }
+        if game is not None:
+            parts["scores"] = game.totals()
+            parts["sheet"] = self.reuse.sheet(game)
+            parts["deal"] = deal_view(game, self.reuse)
+            if game.finished:
+                parts["ranking"] = game.ranking()
+        return parts
+
+    def own_parts(self, st: TableState, game: Game | None, seat: int | None) -> dict[str, Any]:
+        """The fields of ``seat``'s view that are its own (``OWN_FIELDS``)."""
+        own: dict[str, Any] = {"you": seat}
+        if seat is not None:
+            own["invite_code"] = st.code
+        if game is not None and seat is not None:
+            deal = game.deal
+            own["hand"] = self.reuse.hand(deal, seat)
+            own["ecart"] = ecart_view(deal, seat)
+            if st.status == "playing":
+                own["legal"] = legal_view(deal, seat)
+        return own
+
+    def view_for(self, st: TableState, game: Game | None, seat: int | None) -> TableView:
+        """Exactly what ``seat`` may see (``None``: a spectator)."""
+        return TableView(**self.public_parts(st, game), **self.own_parts(st, game, seat))
+
+    # -- sending ----------------------------------------------------------------------
+
+    def broadcast(self, st: TableState, game: Game | None, out: list[Effect]) -> None:
+        """Bring every stream up to date with the table (a patch each, if it changed)."""
+        parts = self.public_parts(st, game)
+        public_ops: dict[int, tuple[Patch, bytes]] = {}
+        for seat in range(4):
+            stream = self.streams[seat]
+            if stream is None:
+                continue
+            to = (stream.peer,) if stream.peer is not None else ()
+            self._send_view(stream, parts, self.own_parts(st, game, seat), public_ops, to, out)
+        if self.spectators:
+            self._send_view(
+                self.spectator_stream,
+                parts,
+                self.own_parts(st, game, None),
+                public_ops,
+                tuple(self.spectators),
+                out,
+            )
+
+    def _send_view(
+        self,
+        stream: Stream,
+        parts: dict[str, Any],
+        own: dict[str, Any],
+        public_ops: dict[int, tuple[Patch, bytes]],
+        to: tuple[Peer, ...],
+        out: list[Effect],
+    ) -> None:
+        view = TableView(**parts, **own)
+        old = stream.view
+        if old is None:
+            stream.seq += 1
+            stream.view = view
+            stream.parts, stream.own = parts, own
+            stream.patches.clear()
+            if to:
+                out.append(Send(to, TableSnapshot(seq=stream.seq, view=view)))
+            return
+        encoded: bytes | None = None
+        if stream.parts is None:
+            patch = diff(old, view)
+        else:
+            # Every stream whose last view came from the same public parts
+            # gets the same public ops: diff those once per broadcast.
+            key = id(stream.parts)  # kept alive by stream.parts meanwhile
+            shared = public_ops.get(key)
+            if shared is None:
+                public = diff(old, view, only=PUBLIC_FIELDS)
+                shared = public_ops[key] = (public, encode_patch(public))
+            # Most moves leave a seat's own parts as they were (often the
+            # very same objects): one dict compare, then no diff at all.
+            public, encoded = shared
+            if own == stream.own:
+                patch = public
+            else:
+                patch = public + diff(old, view, only=OWN_FIELDS)
+                encoded = None
+        stream.view = view
+        stream.parts, stream.own = parts, own
+        if not patch:
+            return
+        stream.seq += 1
+        stream.patches.append((stream.seq, encoded or encode_patch(patch)))
+        if to:
+            out.append(Send(to, TablePatch(seq=stream.seq, patch=patch)))
+
+    def snapshot(
+        self,
+        peer: Peer,
+        seat: int | None,
+        st: TableState,
+        game: Game | None,
+        out: list[Effect],
+    ) -> None:
+        """A fresh snapshot for one recipient (joins, gaps, resumes)."""
+        stream = self.spectator_stream if seat is None else self.streams[seat]
+        assert stream is not None
+        if stream.view is not None and seat is None:
+            # Spectators share one stream: send its current view and seq.
+            out.append(Send((peer,), TableSnapshot(seq=stream.seq, view=stream.view)))
+            return
+        view = self.view_for(st, game, seat)
+        stream.seq += 1
+        stream.view = view
+        stream.parts = stream.own = None
+        stream.patches.clear()
+        out.append(Send((peer,), TableSnapshot(seq=stream.seq, view=view)))

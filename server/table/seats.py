@@ -1,0 +1,97 @@
+"""Who sits where: the seat rules of a table, as pure functions of its state.
+
+A seat is ``empty``, ``human`` or ``bot``. A newcomer takes a free seat, or
+a bot's seat when no deal is being played; a human who leaves mid-game is
+replaced by a bot (the game must finish), before it the seat empties.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from protocol.errors import ErrorCode
+from protocol.views import TableSummary
+from server.game import Game
+from server.table.state import BOT_NAMES, TableState, digest
+
+SEAT_ERRORS: dict[ErrorCode, str] = {
+    "bad_seat": "seats are numbered 0 to 3",
+    "seat_taken": "a player already sits there",
+    "wait_for_deal_end": "a bot plays that seat; you can take it over between deals",
+    "table_full": "every seat is taken",
+}
+
+
+def free_seat(st: TableState, wanted: int | None) -> int | ErrorCode:
+    """The seat a newcomer takes, or an error code (``SEAT_ERRORS``)."""
+    seats = st.seats
+    between = st.status in ("waiting", "between_deals", "finished")
+    if wanted is not None:
+        if not 0 <= wanted <= 3:
+            return "bad_seat"
+        kind = seats[wanted].kind
+        if kind == "empty" or (kind == "bot" and between):
+            return wanted
+        return "seat_taken" if kind == "human" else "wait_for_deal_end"
+    for i, s in enumerate(seats):
+        if s.kind == "empty":
+            return i
+    if between:
+        for i, s in enumerate(seats):
+            if s.kind == "bot":
+                return i
+    return "table_full"
+
+
+def seat_of_token(st: TableState, token: str) -> int | None:
+    """The human seat ``token`` holds, if any (compared in constant time)."""
+    wanted = digest(token)
+    for i, s in enumerate(st.seats):
+        if (
+            s.kind == "human"
+            and s.token_digest is not None
+            and secrets.compare_digest(s.token_digest, wanted)
+        ):
+            return i
+    return None
+
+
+def vacate(st: TableState, seat: int) -> None:
+    """A human leaves ``seat``: a bot goes on mid-game, else the seat empties."""
+    s = st.seats[seat]
+    if st.status in ("playing", "between_deals"):
+        s.kind, s.name, s.token_digest = "bot", BOT_NAMES[seat], None
+    else:
+        s.kind, s.name, s.token_digest = "empty", None, None
+    if st.creator == seat:
+        humans = [i for i, s in enumerate(st.seats) if s.kind == "human"]
+        st.creator = humans[0] if humans else None
+
+
+def new_game(st: TableState) -> Game:
+    """Bots take the empty seats, and a game starts (seeded per game played)."""
+    for i, s in enumerate(st.seats):
+        if s.kind == "empty":
+            s.kind, s.name = "bot", BOT_NAMES[i]
+    seed = st.seed
+    if seed is not None and st.games_played:
+        seed = f"{seed}#{st.games_played}"
+    st.status = "playing"
+    st.next_deal_at = None
+    return Game(deals=st.deals, seed=seed)
+
+
+def summary(st: TableState, spectators: int) -> TableSummary:
+    """The table's line in the lobby."""
+    seats = st.seats
+    return TableSummary(
+        table_id=st.table_id,
+        name=st.name,
+        status=st.status,
+        humans=sum(1 for s in seats if s.kind == "human"),
+        bots=sum(1 for s in seats if s.kind == "bot"),
+        free=sum(1 for s in seats if s.kind == "empty"),
+        deals=st.deals,
+        bot_level=st.bot_level,
+        spectators=spectators,
+    )

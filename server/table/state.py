@@ -1,0 +1,89 @@
+"""The persisted table: ``TableState``, the one value a store keeps per table.
+
+Saved whole, as msgpack, after every accepted change (``store.save``); a
+restart decodes it and the table carries on from there. New fields always
+get a default so that a state saved by an older server still decodes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import msgspec
+
+from protocol.views import BotLevel, ChatLine, SeatKind, TableStatus
+from server.daily.deals import DailyTag
+from server.game import GameState
+
+BOT_NAMES = ("Bot Ada", "Bot Blaise", "Bot Colette", "Bot Denis")
+
+
+class SeatState(msgspec.Struct):
+    kind: SeatKind = "empty"
+    name: str | None = None
+    token_digest: str | None = None
+    """The digest of the seat's resume token (``digest``), never the token."""
+
+
+class TableState(msgspec.Struct):
+    """Everything a table needs to come back after a restart (persisted as msgpack)."""
+
+    table_id: str
+    name: str
+    code: str
+    private: bool = False
+    deals: int = 8
+    bot_level: BotLevel = "normal"
+    turn_timer: float = 0.0
+    seed: str | None = None
+    creator: int | None = None
+    seats: list[SeatState] = msgspec.field(default_factory=lambda: [SeatState() for _ in range(4)])
+    status: TableStatus = "waiting"
+    game: GameState | None = None
+    games_played: int = 0
+    version: int = 0
+    chat: list[ChatLine] = msgspec.field(default_factory=list)
+    deadline: float | None = None
+    """Absolute time (Unix) when the turn timer runs out, if one runs."""
+    deadline_for: str = ""
+    """The decision that deadline is for (see ``TableCore._decision``)."""
+    next_deal_at: float | None = None
+    """Absolute time when the next deal is dealt, between deals."""
+    last_human_at: float = 0.0
+    daily: DailyTag | None = None
+    """Set on a daily table: whose attempt it is, and the rules it follows
+    (``server.table.daily``)."""
+
+
+encode_state = msgspec.msgpack.Encoder().encode
+decode_state = msgspec.msgpack.Decoder(TableState).decode
+
+
+def digest(token: str) -> str:
+    """Only a token's digest is stored: a leaked store gives no seat away."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def new_state(
+    table_id: str,
+    code: str,
+    name: str,
+    *,
+    now: float,
+    private: bool,
+    deals: int,
+    bot_level: BotLevel,
+    turn_timer: float,
+    seed: str | None,
+) -> TableState:
+    return TableState(
+        table_id=table_id,
+        name=name,
+        code=code,
+        private=private,
+        deals=deals,
+        bot_level=bot_level,
+        turn_timer=turn_timer,
+        seed=seed,
+        last_human_at=now,
+    )

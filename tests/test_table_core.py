@@ -1,0 +1,464 @@
+"""The table's decisions with no socket, store, event loop or clock.
+
+``TableCore.handle(message, now)`` is driven here directly: each test picks
+``now``, feeds messages and checks the effects it gets back (what is sent to
+whom, what is saved, which timer is armed), including every timer path.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+import msgspec
+import pytest
+
+from protocol.messages import (
+    Bid,
+    Chat,
+    Error,
+    Leave,
+    Left,
+    Play,
+    PlayAgain,
+    Seated,
+    StartGame,
+    TablePatch,
+    TableSnapshot,
+)
+from protocol.views import TableView
+from server.bots import RandomBot
+from server.config import Settings
+from server.daily.deals import DailyTag
+from server.table import Act, BotMove, Gone, Join, Reclaim, Sweep, TableCore, Wake, new_state
+from server.table.effects import (
+    Answer,
+    Arm,
+    DailyFinished,
+    Effect,
+    Listing,
+    Record,
+    Route,
+    Save,
+    Send,
+    Think,
+)
+from server.table.state import decode_state, encode_state
+
+SETTINGS = Settings(bot_think=0.5, grace=10.0, deal_pause=4.0, idle_close=900.0, chat_rate=1.0)
+T0 = 1_000_000.0
+E = TypeVar("E")
+
+
+class Peer:
+    def __init__(self, name: str) -> None:
+        self.id = f"p-{name}"
+        self.name = name
+
+
+def make(turn_timer: float = 0.0, deals: int = 1, seed: str = "core") -> TableCore:
+    state = new_state(
+        "t1",
+        "CODE42",
+        "core table",
+        now=T0,
+        private=False,
+        deals=deals,
+        bot_level="random",
+        turn_timer=turn_timer,
+        seed=seed,
+    )
+    core = TableCore(state, SETTINGS)
+    core.start(T0)
+    return core
+
+
+def of(effects: list[Effect], kind: type[E]) -> list[E]:
+    return [e for e in effects if isinstance(e, kind)]
+
+
+def sent(effects: list[Effect], peer: Peer) -> list[object]:
+    return [e.message for e in of(effects, Send) if peer in e.to]
+
+
+def arm(effects: list[Effect]) -> Arm:
+    arms = of(effects, Arm)
+    assert arms, "no timer decision in these effects"
+    last: Arm = arms[-1]
+    return last
+
+
+def seat(core: TableCore, peer: Peer, now: float = T0) -> list[Effect]:
+    effects = core.handle(Join(peer, None, 1, token="secret"), now)
+    assert of(effects, Answer)[0].error is None
+    return effects
+
+
+def bot_turns(core: TableCore, now: float, until_seat: int | None = None) -> float:
+    """Let the armed timers fire and bots play until ``until_seat`` must decide."""
+    for _ in range(400):
+        game = core.game
+        if game is None or core.state.status != "playing":
+            return now
+        if game.deal.turn == until_seat:
+            return now
+        effects = core.handle(Wake("auto", core.state.version, game.deal.turn), now)
+        (think,) = of(effects, Think)
+        cmd = RandomBot(think.seat).decide(think.view)
+        core.handle(BotMove(think.seat, think.version, cmd, think.view), now)
+        now += SETTINGS.bot_think
+    raise AssertionError("the bots did not get there")
+
+
+def test_joining_saves_before_telling_and_routes_the_connection() -> None:
+    core = make()
+    alice = Peer("Alice")
+    effects = seat(core, alice)
+    kinds = [type(e) for e in effects]
+    save = kinds.index(Save)
+    snapshot = next(
+        i
+        for i, e in enumerate(effects)
+        if isinstance(e, Send) and isinstance(e.message, TableSnapshot)
+    )
+    assert save < snapshot  # nobody hears of the seat before it is stored
+    assert Route(alice, here=True) in effects
+    seated = sent(effects, alice)[0]
+    assert isinstance(seated, Seated) and seated.seat == 0 and seated.token == "t1.secret"
+    assert core.state.seats[0].kind == "human" and core.state.creator == 0
+    assert core.state.seats[0].token_digest != "t1.secret"  # only a digest is kept
+    assert of(effects, Save)[0].version == core.state.version == 1
+
+
+def test_an_illegal_command_changes_nothing() -> None:
+    core = make()
+    alice = Peer("Alice")
+    seat(core, alice)
+    core.handle(Act(alice, StartGame()), T0)
+    now = bot_turns(core, T0, until_seat=0)
+    before = encode_state(core.state)
+    stream = core.fan.streams[0]
+    assert stream is not None
+    seq = stream.seq
+    effects = core.handle(Act(alice, Play(card="KS", rid=7)), now)  # no card in the bidding
+    (error,) = sent(effects, alice)
+    assert isinstance(error, Error) and error.code == "wrong_phase" and error.rid == 7
+    assert not of(effects, Save) and not of(effects, Arm)
+    assert encode_state(core.state) == before and stream.seq == seq
+    effects = core.handle(Act(alice, Bid(bid="garde_sans_chien", rid=8)), now)
+    assert [type(m) for m in sent(effects, alice)] == [Error]
+    assert encode_state(core.state) == before
+
+
+def test_a_command_from_a_stranger_is_refused() -> None:
+    core = make()
+    seat(core, Peer("Alice"))
+    version = core.state.version
+    mallory = Peer("Mallory")
+    effects = core.handle(Act(mallory, StartGame(rid=3)), T0)
+    (error,) = sent(effects, mallory)
+    assert isinstance(error, Error) and error.code == "not_at_table" and error.rid == 3
+    assert core.state.version == version and core.state.status == "waiting"
+
+
+def test_bot_timer_thinks_then_moves_and_a_stale_wake_does_nothing() -> None:
+    core = make()
+    alice = Peer("Alice")
+    seat(core, alice)
+    effects = core.handle(Act(alice, StartGame()), T0)
+    game = core.game
+    assert game is not None and core.state.status == "playing"
+    turn = game.deal.turn
+    assert turn is not None
+    timer = arm(effects)
+    if turn != 0:  # a bot speaks first: its move waits bot_think
+        assert timer.at == T0 + SETTINGS.bot_think and timer.wake == Wake("auto", 2, turn)
+        assert core.handle(Wake("auto", 1, turn), T0 + 1) == []  # armed before the last change
+        effects = core.handle(timer.wake, T0 + 1)
+        (think,) = of(effects, Think)
+        assert think.seat == turn and think.view.you == turn and think.level == "random"
+        effects = core.handle(
+            BotMove(turn, think.version, RandomBot(turn).decide(think.view), think.view), T0 + 1
+        )
+        assert core.state.version == 3 and of(effects, Save)
+        # A second answer to the same question is too late: nothing happens.
+        assert core.handle(BotMove(turn, think.version, Bid(bid="pass"), think.view), T0 + 1) == []
+    else:
+        assert timer.at is None  # a human without a turn timer: no timer at all
+
+
+def test_a_broken_bot_move_falls_back_to_a_legal_one() -> None:
+    core = make(seed="fallback")
+    alice = Peer("Alice")
+    seat(core, alice)
+    core.handle(Act(alice, StartGame()), T0)
+    game = core.game
+    assert game is not None
+    if game.deal.turn == 0:
+        core.handle(Act(alice, Bid(bid="pass")), T0)
+    turn = game.deal.turn
+    assert turn is not None and turn != 0
+    view = core.view_for(turn)
+    effects = core.handle(BotMove(turn, core.state.version, Play(card="EX"), view), T0)
+    assert of(effects, Save) and game.deal.turn != turn  # it moved on all the same
+
+
+def test_turn_timer_deadline_is_kept_per_decision_and_fires_for_the_seat() -> None:
+    core = make(turn_timer=30.0, seed="timer")
+    alice = Peer("Alice")
+    seat(core, alice)
+    core.handle(Act(alice, StartGame()), T0)
+    now = bot_turns(core, T0, until_seat=0)
+    assert core.game is not None and core.game.deal.turn == 0
+    deadline = core.state.deadline
+    assert deadline is not None and deadline == pytest.approx(now + 30.0)
+    # Taking the seat back from another connection keeps the deadline.
+    effects = core.handle(Reclaim(Peer("Alice"), "t1.secret", -1, 2), now + 6)
+    assert of(effects, Answer)[0].error is None
+    assert arm(effects).at == deadline and core.state.deadline == deadline
+    # Restored after a restart, nobody is connected yet: the seat is away,
+    # and its turn goes to a bot after grace.
+    restored = TableCore(decode_state(encode_state(core.state)), SETTINGS)
+    assert arm(restored.start(now + 7)).at == now + 7 + SETTINGS.grace
+    # Away, then back: a fresh deadline for the decision.
+    effects = core.handle(Gone(next(iter(core.seat_of))), now + 8)
+    assert arm(effects).at == now + 8 + SETTINGS.grace
+    effects = core.handle(Reclaim(alice, "t1.secret", -1, 3), now + 9)
+    assert arm(effects).at == core.state.deadline == now + 9 + 30.0
+    deadline = core.state.deadline
+    # It runs out: a bot decides for the seat.
+    wake = arm(effects).wake
+    assert wake is not None
+    effects = core.handle(wake, deadline)
+    (think,) = of(effects, Think)
+    assert think.seat == 0 and think.view.you == 0 and think.view.hand
+
+
+def test_between_deals_the_next_deal_waits_deal_pause() -> None:
+    core = make(deals=2, seed="pause")
+    alice = Peer("Alice")
+    seat(core, alice)
+    core.handle(Act(alice, StartGame()), T0)
+    core.handle(Gone(alice), T0)  # let bots (after grace) play alice's seat too
+    now = T0
+    for _ in range(400):
+        if core.state.status != "playing":
+            break
+        game = core.game
+        assert game is not None and game.deal.turn is not None
+        effects = core.handle(Wake("auto", core.state.version, game.deal.turn), now)
+        (think,) = of(effects, Think)
+        cmd = RandomBot(think.seat).decide(think.view)
+        last = core.handle(BotMove(think.seat, think.version, cmd, think.view), now)
+        now += 1.0
+    assert core.state.status == "between_deals"
+    assert of(last, Record)  # the finished deal's record, kept before the save
+    assert last.index(of(last, Record)[0]) < last.index(of(last, Save)[0])
+    assert core.state.next_deal_at == now - 1.0 + SETTINGS.deal_pause
+    timer = arm(last)
+    assert timer.at is not None and timer.at == core.state.next_deal_at
+    assert timer.wake is not None and timer.wake.kind == "deal"
+    effects = core.handle(timer.wake, timer.at)
+    status: str = core.state.status  # (mypy narrowed it above; the wake changed it)
+    assert status == "playing" and core.state.next_deal_at is None
+    assert of(effects, Save)
+
+
+def test_sweep_notes_humans_and_closes_an_idle_table() -> None:
+    core = make()
+    alice, bob = Peer("Alice"), Peer("Bob")
+    seat(core, alice)
+    core.handle(Join(bob, None, 2, spectator=True), T0)
+    assert core.handle(Sweep(), T0 + 500) == [] and core.state.last_human_at == T0 + 500
+    core.handle(Gone(alice), T0 + 600)
+    assert core.handle(Sweep(), T0 + 1000) == []  # 500 s without a human: not yet
+    effects = core.handle(Sweep(), T0 + 500 + SETTINGS.idle_close)
+    assert core.closed and core.state.status == "closed"
+    assert of(effects, Save)[0].open_ is False  # out of the store's open index
+    assert Route(bob, here=False, to_lobby=True) in effects
+    listing = of(effects, Listing)[-1]
+    assert listing.closed and listing.code == "CODE42"
+    effects = core.handle(Join(Peer("Late"), None, 3), T0 + 2000)
+    assert of(effects, Answer)[0].error == "table_closed"
+
+
+def test_chat_rate_follows_the_given_time() -> None:
+    core = make()
+    alice = Peer("Alice")
+    seat(core, alice)
+    assert of(core.handle(Act(alice, Chat(text="salut")), T0), Save)
+    effects = core.handle(Act(alice, Chat(text="encore")), T0 + 0.5)
+    assert [m.code for m in sent(effects, alice) if isinstance(m, Error)] == ["rate_limited"]
+    assert of(core.handle(Act(alice, Chat(text="encore")), T0 + 1.0), Save)
+    assert [line.at for line in core.state.chat] == [T0, T0 + 1.0]
+
+
+def test_resume_with_last_seq_sends_only_the_missing_patches() -> None:
+    core = make()
+    alice = Peer("Alice")
+    seat(core, alice)
+    core.handle(Act(alice, StartGame()), T0)
+    stream = core.fan.streams[0]
+    assert stream is not None
+    kept = stream.seq
+    core.handle(Gone(alice), T0)
+    bot_turns(core, T0, until_seat=0)
+    again = Peer("Alice")
+    effects = core.handle(Reclaim(again, "t1.secret", kept, 9), T0 + 20)
+    patches = [m for m in sent(effects, again) if isinstance(m, TablePatch)]
+    assert [p.seq for p in patches] == list(range(kept + 1, stream.seq + 1))
+    assert not [m for m in sent(effects, again) if isinstance(m, TableSnapshot)]
+    assert msgspec.convert(core.view_for(0), TableView) == stream.view
+
+
+# -- a daily table: the rules its state's ``daily`` tag calls for -------------------
+
+OWNER = "player-eve"
+DAY = "1970-01-12"  # the UTC day of T0
+
+
+def make_daily(deals: int = 1, ranked: bool = True) -> TableCore:
+    state = new_state(
+        "d1",
+        "DAILY1",
+        f"Daily {DAY}",
+        now=T0,
+        private=True,
+        deals=deals,
+        bot_level="normal",
+        turn_timer=0.0,
+        seed="daily-seed",
+    )
+    state.daily = DailyTag(day=DAY, player=OWNER, seat=2, deals=deals, ranked=ranked)
+    core = TableCore(state, SETTINGS)
+    core.start(T0)
+    return core
+
+
+def start_daily(core: TableCore, eve: Peer) -> None:
+    effects = core.handle(Join(eve, 2, 1, creator=True, token="first", player=OWNER), T0)
+    assert of(effects, Answer)[0].error is None
+    core.handle(Act(eve, StartGame()), T0)
+    assert core.state.status == "playing"
+
+
+def play_out(core: TableCore, now: float) -> list[Effect]:
+    """Every seat played by bots (the owner is away) until the game stops; the last effects."""
+    last: list[Effect] = []
+    for _ in range(2000):
+        game = core.game
+        if core.state.status != "playing" or game is None or game.deal.turn is None:
+            return last
+        effects = core.handle(Wake("auto", core.state.version, game.deal.turn), now)
+        (think,) = of(effects, Think)
+        cmd = RandomBot(think.seat).decide(think.view)
+        last = core.handle(BotMove(think.seat, think.version, cmd, think.view), now)
+        now += 1.0
+    raise AssertionError("the game did not end")
+
+
+def test_daily_only_its_player_sits_at_its_seat_and_others_are_refused() -> None:
+    core = make_daily()
+    eve = Peer("Eve")
+    effects = core.handle(Join(eve, None, 1, creator=True, token="first", player=OWNER), T0)
+    assert of(effects, Answer)[0].error is None
+    assert core.state.seats[2].kind == "human" and core.seat_of[eve] == 2  # the day's seat
+    version = core.state.version
+    for join in (
+        Join(Peer("Mallory"), None, 5, player="player-mallory"),
+        Join(Peer("Guest"), 3, 6),
+        Join(Peer("Watcher"), None, 7, spectator=True, player="player-w"),
+    ):
+        effects = core.handle(join, T0)
+        assert of(effects, Answer)[0].error == "daily_private"
+        (error,) = sent(effects, join.peer)
+        assert isinstance(error, Error) and error.code == "daily_private"
+        assert error.rid == join.rid
+        assert not of(effects, Save) and join.peer not in core.seat_of
+    assert core.state.version == version and not core.fan.spectators
+
+
+def test_daily_again_is_refused() -> None:
+    core = make_daily()
+    eve = Peer("Eve")
+    start_daily(core, eve)
+    core.handle(Gone(eve), T0)
+    play_out(core, T0)
+    assert core.state.status == "finished"
+    core.handle(Reclaim(eve, "d1.first", -1, 2), T0 + 5000)
+    version = core.state.version
+    effects = core.handle(Act(eve, PlayAgain(rid=4)), T0 + 5000)
+    (error,) = sent(effects, eve)
+    assert isinstance(error, Error) and error.code == "daily_again" and error.rid == 4
+    assert not of(effects, Save) and core.state.version == version
+    assert core.state.status == "finished" and core.state.games_played == 0
+
+
+def test_daily_leave_keeps_the_seat_and_the_player_takes_it_back_without_a_token() -> None:
+    core = make_daily()
+    eve = Peer("Eve")
+    start_daily(core, eve)
+    kept = core.state.seats[2].token_digest
+    effects = core.handle(Act(eve, Leave(rid=3)), T0 + 1)
+    (left,) = sent(effects, eve)
+    assert isinstance(left, Left) and "waits for you" in left.reason
+    assert Route(eve, here=False, to_lobby=True) in effects
+    assert eve not in core.seat_of and not of(effects, Save)
+    seat2 = core.state.seats[2]
+    assert seat2.kind == "human" and seat2.token_digest == kept  # the attempt stays
+    assert 2 in core.fan.away_seats(core.state)
+    # Back from another machine: no token, the seat all the same, a new token.
+    again = Peer("Eve")
+    effects = core.handle(Join(again, None, 8, token="second", player=OWNER), T0 + 2)
+    assert of(effects, Answer)[0].error is None and core.seat_of[again] == 2
+    (seated, snapshot, *_) = sent(effects, again)
+    assert isinstance(seated, Seated) and seated.seat == 2 and seated.token == "d1.second"
+    assert isinstance(snapshot, TableSnapshot)
+    assert of(effects, Save)  # the new token's digest is stored before anyone hears
+    effects = core.handle(Reclaim(Peer("Eve"), "d1.first", -1, 9), T0 + 3)
+    assert of(effects, Answer)[0].error == "bad_token"  # the old token stopped working
+
+
+def test_daily_game_ends_after_its_deals_and_asks_for_the_result_after_the_save() -> None:
+    core = make_daily(deals=1)
+    eve = Peer("Eve")
+    start_daily(core, eve)
+    core.handle(Gone(eve), T0)
+    last = play_out(core, T0)
+    game = core.game
+    assert game is not None and core.state.status == "finished"
+    assert core.state.next_deal_at is None
+    (done,) = of(last, DailyFinished)
+    assert done.tag == core.state.daily and done.to is None  # eve is away
+    assert list(done.scores) == [r.scores[2] for r in game.results]
+    assert len(done.scores) == 1
+    # After the save and the views: nobody hears of the result before it is stored.
+    assert last.index(of(last, Save)[0]) < last.index(done)
+    assert all(last.index(s) < last.index(done) for s in of(last, Send))
+    # Once finished, the table opens: another player may watch it.
+    effects = core.handle(Join(Peer("Bob"), None, 4, spectator=True, player="p-bob"), T0 + 9999)
+    assert of(effects, Answer)[0].error is None
+    # Restored after a restart, the rules come back with the state.
+    restored = TableCore(decode_state(encode_state(core.state)), SETTINGS)
+    assert restored.state.daily == core.state.daily
+
+
+def test_daily_result_goes_to_the_connected_player() -> None:
+    core = make_daily(deals=1)
+    eve = Peer("Eve")
+    start_daily(core, eve)
+    # Eve stays connected (the test has a bot decide her turns, too).
+    last = play_out(core, T0)
+    (done,) = of(last, DailyFinished)
+    assert done.to is eve
+
+
+def test_an_unfinished_daily_attempt_is_not_swept_before_its_day_closes() -> None:
+    core = make_daily()
+    eve = Peer("Eve")
+    start_daily(core, eve)
+    core.handle(Gone(eve), T0)
+    assert core.handle(Sweep(), T0 + SETTINGS.idle_close + 1) == []
+    assert not core.closed and core.state.status == "playing"
+    week = 7 * 86400.0  # its day is long closed by then
+    effects = core.handle(Sweep(), T0 + week)
+    assert core.closed and of(effects, Save)[0].open_ is False
