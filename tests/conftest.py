@@ -5,8 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import settings
 
 from tests.redis_server import RedisServer, RedisUnavailable
+
+# Hypothesis's per-example deadline (200 ms) measures the machine's load as
+# much as the code: CI shares two cores. Properties are checked, not speed
+# (benchmarks under bench/ measure that).
+settings.register_profile("atout", deadline=None)
+settings.load_profile("atout")
 
 
 @pytest.fixture
