@@ -2,8 +2,12 @@
 
     atout play [--name NAME] [--bots LEVEL] [--deals N] [--timer S]
         a local server, a table with three bots, and play (the default command)
-    atout connect [ws://host:port] [--name NAME]
+    atout connect [ws://host:port] [--name NAME] [--guest]
         the lobby of a server, to play or watch with friends
+    atout daily [ws://host:port] [--name NAME]
+        today's daily game on that server: same deals for everyone, one leaderboard
+    atout key {export,import,forget} [ws://host:port] ...
+        your player key for a server, to play as yourself from another machine
 
 Logs (ours and the embedded server's) go to a file, never to the screen.
 """
@@ -16,6 +20,8 @@ import logging
 import os
 import sys
 from pathlib import Path
+
+from clients.cli import key_command
 
 DEFAULT_URL = "ws://127.0.0.1:8765"
 BOT_LEVELS = ("random", "easy", "normal", "strong")
@@ -76,7 +82,7 @@ def setup_logging(path: Path) -> None:
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="atout", description="French Tarot for four, in a terminal.")
-    sub = p.add_subparsers(dest="command", metavar="{play,connect}")
+    sub = p.add_subparsers(dest="command", metavar="{play,connect,daily,key}")
     play = sub.add_parser("play", help="play now against three bots (starts a local server)")
     play.add_argument("--name", default=default_name(), help="your display name")
     play.add_argument("--bots", choices=BOT_LEVELS, default="normal", help="bot level")
@@ -85,6 +91,10 @@ def parser() -> argparse.ArgumentParser:
     connect = sub.add_parser("connect", help="connect to a server to play with friends")
     connect.add_argument("url", nargs="?", default=DEFAULT_URL, help=f"default {DEFAULT_URL}")
     connect.add_argument("--name", default=default_name(), help="your display name")
+    connect.add_argument(
+        "--guest", action="store_true", help="no player key: no kept name, no leaderboard"
+    )
+    key_command.add_parsers(sub, DEFAULT_URL, default_name())  # daily, key
     return p
 
 
@@ -93,10 +103,13 @@ def main(argv: list[str] | None = None) -> None:
     if not argv or argv[0].startswith("--name"):
         argv = ["play", *argv]  # `atout` alone plays
     args = parser().parse_args(argv)
+    if args.command == "key":  # key_command.py: no terminal UI
+        sys.exit(key_command.run(args, DEFAULT_URL, normalize_url))
     path = log_file()
     setup_logging(path)
 
     from clients.cli.app import AtoutApp
+    from clients.cli.keys import FileKeys
     from protocol.messages import CreateTable
 
     if args.command == "play":
@@ -114,7 +127,15 @@ def main(argv: list[str] | None = None) -> None:
             log_path=str(path),
         )
     else:
-        app = AtoutApp(url=normalize_url(args.url), name=args.name, log_path=str(path))
+        # A player of that server (its key made on first use), unless a guest.
+        guest = args.command == "connect" and args.guest
+        app = AtoutApp(
+            url=normalize_url(args.url),
+            name=args.name,
+            log_path=str(path),
+            keys=None if guest else FileKeys(),
+            daily=args.command == "daily",
+        )
     try:
         app.run()
     except KeyboardInterrupt:

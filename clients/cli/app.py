@@ -26,8 +26,11 @@ from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
 
 from clients.cli import cards_text, wording
+from clients.cli.daily_history import FileHistory
+from clients.cli.daily_screen import DailyFlow
 from clients.cli.dialogs import ChatBox
 from clients.cli.embedded import EmbeddedServer
+from clients.cli.keys import Keys
 from clients.cli.link import Link, LinkStatus
 from clients.cli.lobby_screen import LobbyScreen
 from clients.cli.table_screen import TableScreen
@@ -63,6 +66,9 @@ class AtoutApp(App[None]):
         embedded_settings: Settings | None = None,
         base_delay: float = 0.25,
         log_path: str = "",
+        keys: Keys | None = None,
+        daily: bool = False,
+        history: FileHistory | None = None,
     ) -> None:
         super().__init__()
         cards_text.set_colour(not self.no_color)
@@ -85,6 +91,10 @@ class AtoutApp(App[None]):
         self._outbox: asyncio.Queue[Any] = asyncio.Queue()
         self._created = False
         self._started = False
+        # Players and the daily game (clients/cli/daily_screen.py): with
+        # ``keys`` we say hello as a player of this server, else as a guest.
+        self.keys = keys
+        self.daily = DailyFlow(self, start=daily, history=history)
 
     # -- start and stop ------------------------------------------------------------
 
@@ -115,6 +125,7 @@ class AtoutApp(App[None]):
             on_message=self.on_server,
             on_status=self._status,
             base_delay=self.base_delay,
+            keys=self.keys,
         )
         await self.link.run()
 
@@ -163,6 +174,7 @@ class AtoutApp(App[None]):
         if status.phase == "online" and was.phase != "online" and self.link is not None:
             if self.link.connections > 1:
                 self.notify("Reconnected.", timeout=3)
+            self.daily.online()  # daily_screen.py
             self._autoplay_create()
         elif status.phase == "stopped":
             self.notify(
@@ -172,6 +184,8 @@ class AtoutApp(App[None]):
     def on_server(self, msg: Any) -> None:
         """Every message from the server, in order (called by the link)."""
         link = self.link
+        if self.daily.on_server(msg):  # daily_screen.py: daily_result, leaderboard, player
+            return
         match msg:
             case TableSnapshot() | TablePatch():
                 view = link.table if link else None
@@ -206,6 +220,7 @@ class AtoutApp(App[None]):
                     self.table_screen.reset()
                     self._created = False
                     self._autoplay_create()
+                    self.daily.resume_failed()  # daily_screen.py
                 self._show_error(text)
 
     def _show_error(self, text: str) -> None:
