@@ -198,3 +198,34 @@ async def test_a_mistyped_imported_key_is_refused_and_nothing_is_registered(
         assert "atout key import" in app.link_status.reason
         await app.aclose()
     assert await server.daily.players.find(key_digest("0" * 32)) is None
+
+
+async def test_leaderboard_pages_and_the_own_line_below_the_page(
+    server: Server, tmp_path: Path
+) -> None:
+    day = "2025-06-15"
+    for i in range(25):
+        p = await server.daily.players.register(key_digest(f"{i:032x}"), f"Player {i:02}")
+        await server.daily.board.claim(day, p.id, f"t{i}")  # as `daily` does
+        assert await server.daily.board.record(day, p.id, [10 * i, 0], DAY)
+    app = player(server, tmp_path, "Zed", daily=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.daily.player_id is not None, what="welcome")
+        zed = app.daily.player_id
+        await server.daily.board.claim(day, zed, "tz")
+        assert await server.daily.board.record(day, zed, [-999, -999], DAY)
+        await pilot.press("l")
+        await until(pilot, lambda: isinstance(app.screen, LeaderboardScreen))
+        await shown(pilot, app, "page 1 of 2 · 26 players", "You: #26")
+        rows = board_rows(app)
+        assert len(rows) == 20 and not any(r[1].plain.startswith("▶") for r in rows)
+        assert app.screen.query_one("#board").cursor_type == "none"  # type: ignore[attr-defined]
+        await pilot.press("pagedown")
+        await shown(pilot, app, "page 2 of 2")
+        rows = board_rows(app)
+        assert len(rows) == 6 and rows[-1][1].plain == "▶ Zed"
+        await pilot.press("pagedown")  # no page 3
+        await pilot.press("pageup")
+        await shown(pilot, app, "page 1 of 2")
+        assert board_rows(app)[0][1].plain.strip() == "Player 24"
+        await app.aclose()
