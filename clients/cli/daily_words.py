@@ -71,7 +71,7 @@ def result_summary(r: DailyResultView) -> str:
 PERIODS = {"today": "Today", "yesterday": "Yesterday", "week": "7 days", "all": "All time"}
 BOARD_TITLE = "Leaderboard"
 BOARD_EMPTY = {
-    "today": "Nobody has finished today's daily game yet: `atout daily` to be the first.",
+    "today": "Nobody has finished today's daily game yet: d in the lobby to be the first.",
     "yesterday": "Nobody played yesterday's daily game.",
     "week": "Nobody has played 3 days of the last 7 yet (3 days to be listed).",
     "all": "Nobody has played 3 days yet (3 days to be listed).",
@@ -102,7 +102,9 @@ def own_line(line: LeaderboardLine | None, guest: bool, period: str) -> str:
     if line is None:
         if period in ("week", "all"):
             return "You are not listed yet (3 days of daily games to be listed)."
-        return "You are not on this board: `atout daily` to play today's game."
+        if period == "yesterday":
+            return "You did not finish yesterday's daily game."
+        return "You are not on this board: d in the lobby plays today's game."
     second = f"{line.days} days" if period in ("week", "all") else f"{line.points:+d} points"
     return f"You: #{line.position}, {line.percent:.2f}%, {second}."
 

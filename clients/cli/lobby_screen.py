@@ -57,7 +57,7 @@ class LobbyScreen(Screen[None]):
         Binding("i", "code", "Invite code"),
         Binding("w", "watch", "Watch"),
         # leaderboard_screen.py: the daily game, the boards, the profile
-        Binding("d", "daily", "Daily"),
+        Binding("d", "daily", "Daily", show=False),  # the footer is full at 80 columns
         Binding("l", "leaderboard", "Leaderboard"),
         Binding("u", "profile", "Profile", show=False),  # also on the leaderboard screen
         Binding("r", "retry", "Reconnect", show=False),
