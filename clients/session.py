@@ -71,6 +71,8 @@ class Session:
         """The player key sent in ``hello`` (``None``: a guest)."""
         self.register = False
         self.player_id: str | None = None
+        self.player_name = ""
+        """The name the server says we play under (a player's registered name)."""
 
     @classmethod
     async def open(
@@ -113,6 +115,7 @@ class Session:
         if isinstance(first, Error):
             raise ServerError(first)
         self.player_id = first.player_id
+        self.player_name = first.name
         self.register = False  # registered now: the key is known from here on
 
     async def reconnect(self, open_timeout: float = 5.0) -> Any:

@@ -2,8 +2,12 @@
 
     atout play [--name NAME] [--profile P] [--bots LEVEL] [--deals N] [--timer S]
         a local server, a table with three bots, and play (the default command)
-    atout connect [ws://host:port] [--name NAME] [--profile P]
+    atout connect [ws://host:port] [--name NAME] [--profile P] [--guest]
         the lobby of a server, to play or watch with friends
+    atout daily [ws://host:port] [--name NAME]
+        today's daily game on that server: same deals for everyone, one leaderboard
+    atout key {export,import,forget} [ws://host:port] ...
+        your player key for a server, to play as yourself from another machine
 
 Usage mistakes (a bad address, an empty name, a negative timer) and a
 missing terminal are one line on stderr and exit status 2, before any
@@ -22,7 +26,7 @@ from pathlib import Path
 from typing import NoReturn
 from urllib.parse import urlsplit
 
-from clients.cli import wording
+from clients.cli import key_command, wording
 
 DEFAULT_URL = "ws://127.0.0.1:8765"
 BOT_LEVELS = ("random", "easy", "normal", "strong")
@@ -122,7 +126,7 @@ def parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--version", action="version", version=f"atout {version()}")
-    sub = p.add_subparsers(dest="command", metavar="{play,connect}", parser_class=Parser)
+    sub = p.add_subparsers(dest="command", metavar="{play,connect,daily,key}", parser_class=Parser)
     play = sub.add_parser("play", help="play now against three bots (the default: atout alone)")
     play.add_argument("--name", default=default_name(), help="your display name")
     play.add_argument("--bots", choices=BOT_LEVELS, default="normal", help="bot level")
@@ -142,6 +146,10 @@ def parser() -> argparse.ArgumentParser:
             help="whose saved seats and game to use (default: your name); "
             "one per player sharing this machine",
         )
+    connect.add_argument(
+        "--guest", action="store_true", help="no player key: no kept name, no leaderboard"
+    )
+    key_command.add_parsers(sub, DEFAULT_URL, default_name())  # daily, key
     return p
 
 
@@ -155,6 +163,7 @@ def version() -> str:
 def check(args: argparse.Namespace) -> None:
     """The mistakes argparse cannot see (raises UsageError)."""
     args.name = check_name(args.name)
+    args.profile = getattr(args, "profile", None)  # `daily` has none
     if args.profile is not None and not args.profile.strip():
         raise UsageError(wording.BAD_PROFILE)
     if args.command == "play":
@@ -175,6 +184,8 @@ def main(argv: list[str] | None = None) -> None:
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
         argv = ["play", *argv]  # `atout` alone plays
     args = parser().parse_args(argv)
+    if args.command == "key":  # key_command.py: no terminal UI
+        sys.exit(key_command.run(args, DEFAULT_URL, normalize_url))
     try:
         check(args)
     except UsageError as e:
@@ -188,6 +199,7 @@ def main(argv: list[str] | None = None) -> None:
     setup_logging(path)
 
     from clients.cli.app import AtoutApp
+    from clients.cli.keys import FileKeys
     from protocol.messages import CreateTable
 
     if args.command == "play":
@@ -211,7 +223,16 @@ def main(argv: list[str] | None = None) -> None:
             log_path=str(path),
         )
     else:
-        app = AtoutApp(url=args.url, name=args.name, profile=args.profile, log_path=str(path))
+        # A player of that server (its key made on first use), unless a guest.
+        guest = args.command == "connect" and args.guest
+        app = AtoutApp(
+            url=args.url,
+            name=args.name,
+            profile=args.profile,
+            log_path=str(path),
+            keys=None if guest else FileKeys(),
+            daily=args.command == "daily",
+        )
     try:
         app.run()
     except KeyboardInterrupt:

@@ -33,8 +33,11 @@ from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
 
 from clients.cli import cards_text, wording
+from clients.cli.daily_history import FileHistory
+from clients.cli.daily_screen import DailyFlow
 from clients.cli.dialogs import ChatBox, Confirm
 from clients.cli.embedded import EmbeddedServer
+from clients.cli.keys import Keys
 from clients.cli.link import Link, LinkStatus
 from clients.cli.lobby_screen import LobbyScreen
 from clients.cli.table_screen import TableScreen
@@ -75,6 +78,9 @@ class AtoutApp(App[None]):
         log_path: str = "",
         play_file: Path | None = None,
         profile: str | None = None,
+        keys: Keys | None = None,
+        daily: bool = False,
+        history: FileHistory | None = None,
     ) -> None:
         super().__init__()
         cards_text.set_colour(not self.no_color)
@@ -109,6 +115,10 @@ class AtoutApp(App[None]):
         self._asking_quit = False
         self._quick = False
         self._history_asked = False
+        # Players and the daily game (clients/cli/daily_screen.py): with
+        # ``keys`` we say hello as a player of this server, else as a guest.
+        self.keys = keys
+        self.daily = DailyFlow(self, start=daily, history=history)
 
     # -- start and stop ------------------------------------------------------------
 
@@ -142,6 +152,7 @@ class AtoutApp(App[None]):
             on_status=self._status,
             base_delay=self.base_delay,
             token_key=self.token_key,
+            keys=self.keys,
         )
         await self.link.run()
 
@@ -259,6 +270,7 @@ class AtoutApp(App[None]):
         if status.phase == "online" and was.phase != "online" and self.link is not None:
             if self.link.connections > 1:
                 self.notify("Reconnected.", timeout=3)
+            self.daily.online()  # daily_screen.py
             self._autoplay_create()
         elif status.phase == "stopped":
             self.notify(
@@ -268,6 +280,8 @@ class AtoutApp(App[None]):
     def on_server(self, msg: Any) -> None:
         """Every message from the server, in order (called by the link)."""
         link = self.link
+        if self.daily.on_server(msg):  # daily_screen.py: daily_result, leaderboard, player
+            return
         match msg:
             case TableSnapshot() | TablePatch():
                 view = link.table if link else None
@@ -306,6 +320,7 @@ class AtoutApp(App[None]):
                     self.table_screen.reset()
                     self._created = False
                     self._autoplay_create()
+                    self.daily.resume_failed()  # daily_screen.py
                 self._show_error(text)
 
     def _show_error(self, text: str) -> None:

@@ -26,7 +26,8 @@ from typing import Any, Literal
 
 from websockets.exceptions import InvalidURI, WebSocketException
 
-from clients.cli import wording
+from clients.cli import daily_words, wording
+from clients.cli.keys import Keys, SavedKey, accepted, for_hello
 from clients.cli.tokens import SavedSeat, Tokens
 from clients.session import ServerError, Session
 from protocol.messages import Bye, Error, Left, Resume, Seated
@@ -37,7 +38,7 @@ log = logging.getLogger("atout.client")
 Phase = Literal["connecting", "online", "reconnecting", "stopped"]
 
 # Errors that mean "this server will never take us": retrying cannot help.
-FATAL_CODES = {"incompatible_version", "bad_name"}
+FATAL_CODES = {"incompatible_version", "bad_name", "bad_key", "unknown_key", "name_taken"}
 # Goodbyes after which reconnecting would be wrong, with their close codes.
 FINAL_BYES = {"replaced": 4001, "flooding": 4005}
 
@@ -100,6 +101,7 @@ class Link:
         max_delay: float = 8.0,
         open_timeout: float = 5.0,
         token_key: str | None = None,
+        keys: Keys | None = None,
     ) -> None:
         self.url = url
         self.token_key = token_key or url
@@ -111,6 +113,8 @@ class Link:
         self.base_delay = base_delay
         self.max_delay = max_delay
         self.open_timeout = open_timeout
+        self.keys = keys
+        """Where our player key for this server lives; ``None``: we play as a guest."""
         self.session: Session | None = None
         self.status = LinkStatus("connecting", f"connecting to {url}…")
         self.connections = 0
@@ -166,11 +170,19 @@ class Link:
         lost = ""  # why the last connection ended, shown until we are back
         while not self._stopping:
             self._bye = None
+            saved = self._player_key()
             try:
-                session = await Session.open(self.url, self.name, open_timeout=self.open_timeout)
+                session = await Session.open(
+                    self.url,
+                    self.name,
+                    open_timeout=self.open_timeout,
+                    key=saved.key if saved else None,
+                    register=saved is not None and not saved.registered,
+                )
             except ServerError as e:
                 if e.code in FATAL_CODES:
-                    self._set(LinkStatus("stopped", wording.error(e.code, e.message)))
+                    text = wording.error(e.code, e.message) + daily_words.key_hint(e.code, self.url)
+                    self._set(LinkStatus("stopped", text))
                     return
                 attempt += 1
                 await self._pause(attempt, lost, wording.error(e.code, e.message))
@@ -185,6 +197,9 @@ class Link:
             if self._stopping:
                 await session.close()
                 return
+            if saved is not None and self.keys is not None:
+                with contextlib.suppress(OSError):  # unsaved: we only register again, harmlessly
+                    accepted(self.keys, self.url, saved)
             attempt, lost = 0, ""
             self.connections += 1
             old, self.session = self.session, session
@@ -208,6 +223,17 @@ class Link:
                 return
             attempt = 1
             await self._pause(attempt, lost, "")
+
+    def _player_key(self) -> SavedKey | None:
+        """Our key for this server (made on first use), or None to play as a guest."""
+        if self.keys is None:
+            return None
+        try:
+            return for_hello(self.keys, self.url)
+        except OSError:
+            # A key we cannot keep would make a player we lose at once.
+            log.warning("player key not kept; playing as a guest", exc_info=True)
+            return None
 
     async def _pause(self, attempt: int, lost: str, detail: str) -> None:
         """Wait before the next attempt, saying why (``lost``) and how the last try went."""

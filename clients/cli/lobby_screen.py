@@ -21,8 +21,9 @@ from textual.widgets import Button, DataTable, Footer, Static
 
 from clients.cli import wording
 from clients.cli.dialogs import Help, JoinByCode, NewTable
+from clients.cli.leaderboard_screen import LeaderboardScreen, ProfileScreen
 from clients.cli.link import LinkStatus
-from protocol.messages import JoinTable, Watch
+from protocol.messages import Daily, JoinTable, Watch
 from protocol.views import LobbyView
 
 if TYPE_CHECKING:
@@ -56,6 +57,10 @@ class LobbyScreen(Screen[None]):
         Binding("n", "new", "New table"),
         Binding("i", "code", "Invite code"),
         Binding("w", "watch", "Watch"),
+        # leaderboard_screen.py: the daily game, the boards, the profile
+        Binding("d", "daily", "Daily", show=False),  # the footer is full at 80 columns
+        Binding("l", "leaderboard", "Leaderboard"),
+        Binding("u", "profile", "Profile", show=False),  # also on the leaderboard screen
         Binding("r", "retry", "Reconnect", show=False),
         Binding("question_mark", "help", "Help", show=False),
     ]
@@ -246,3 +251,14 @@ class LobbyScreen(Screen[None]):
 
     def action_help(self) -> None:
         self.app.push_screen(Help())
+
+    # -- the daily game and leaderboards (leaderboard_screen.py) -----------------------
+
+    def action_daily(self) -> None:
+        self.atout.send(Daily())
+
+    def action_leaderboard(self) -> None:
+        self.app.push_screen(LeaderboardScreen())
+
+    def action_profile(self) -> None:
+        self.app.push_screen(ProfileScreen())
