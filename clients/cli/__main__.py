@@ -204,8 +204,9 @@ def has_terminal() -> bool:
 
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
-    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
-        argv = ["play", *argv]  # `atout` alone plays
+    asks = {"-h", "--help", "--version"}
+    if not any(arg in ("play", "connect") or arg in asks for arg in argv):
+        argv = ["play", *argv]  # `atout` alone plays (`atout --lang fr` too)
     # The language first: --help and the usage errors speak it.
     i18n.use(i18n.choose(lang_arg(argv)))
     args = parser().parse_args(argv)
