@@ -261,4 +261,3 @@ async def test_atout_lang_fr_plays_a_few_moves_against_a_real_server(
         assert "Your hand" not in text and "Trick" not in text
         assert app.errors == []
         await app.aclose()
-
