@@ -335,6 +335,6 @@ def test_every_message_template_reads_right_for_you_and_for_another_player() -> 
 
 
 def test_plurals() -> None:
-    assert wording.plural(1, "deal") == "1 deal" and wording.plural(8, "deal") == "8 deals"
+    assert wording.deals(1) == "1 deal" and wording.deals(8) == "8 deals"
     assert "1 of 1 deal played" in str(wording.sheet_title("t", 1, 1))
     assert wording.ecart_prompt(1).count("1 trump forced") == 1

@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import NoReturn
 from urllib.parse import urlsplit
 
-from clients.cli import key_command, wording
+from clients.cli import argparse_words, i18n, key_command, wording
+from clients.cli.i18n import _
 
 DEFAULT_URL = "ws://127.0.0.1:8765"
 BOT_LEVELS = ("random", "easy", "normal", "strong")
@@ -115,36 +116,56 @@ def setup_logging(path: Path) -> None:
 class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         # One line, not argparse's usage block: the mistake is what matters.
-        self.exit(USAGE_ERROR, f"{self.prog}: {message} (see {self.prog} --help)\n")
+        see = _("(see {command} --help)").format(command=self.prog)
+        self.exit(USAGE_ERROR, f"{self.prog}: {message} {see}\n")
 
 
 def parser() -> argparse.ArgumentParser:
+    argparse_words.install()
     p = Parser(
         prog="atout",
         description=wording.CLI_DESCRIPTION,
         epilog=wording.CLI_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--version", action="version", version=f"atout {version()}")
+    p.add_argument(
+        "--version",
+        action="version",
+        version=f"atout {version()}",
+        help=_("show program's version number and exit"),
+    )
+    lang_help = _("language: {languages} (default: from the locale, else en)").format(
+        languages=", ".join(i18n.LANGUAGES)
+    )
+    p.add_argument("--lang", choices=tuple(i18n.LANGUAGES), help=lang_help)
     sub = p.add_subparsers(dest="command", metavar="{play,connect,daily,key}", parser_class=Parser)
-    play = sub.add_parser("play", help="play now against three bots (the default: atout alone)")
-    play.add_argument("--name", default=default_name(), help="your display name")
-    play.add_argument("--bots", choices=BOT_LEVELS, default="normal", help="bot level")
-    play.add_argument("--deals", type=int, default=8, help="deals in the game (1-40)")
-    play.add_argument("--timer", type=int, default=0, help="seconds per move (0-600), 0 for none")
-    connect = sub.add_parser("connect", help="connect to a server to play with friends")
+    play = sub.add_parser("play", help=_("play now against three bots (the default: atout alone)"))
+    play.add_argument("--name", default=default_name(), help=_("your display name"))
+    play.add_argument("--bots", choices=BOT_LEVELS, default="normal", help=_("bot level"))
+    play.add_argument("--deals", type=int, default=8, help=_("deals in the game (1-40)"))
+    play.add_argument(
+        "--timer", type=int, default=0, help=_("seconds per move (0-600), 0 for none")
+    )
+    connect = sub.add_parser("connect", help=_("connect to a server to play with friends"))
     connect.add_argument(
         "url",
         nargs="?",
         default=DEFAULT_URL,
-        help=f"ws://, wss://, http(s):// or host:port (default {DEFAULT_URL})",
+        help=_("ws://, wss://, http(s):// or host:port (default {url})").format(url=DEFAULT_URL),
     )
-    connect.add_argument("--name", default=default_name(), help="your display name")
+    connect.add_argument("--name", default=default_name(), help=_("your display name"))
     for command in (play, connect):
+        # Also after the command (``atout play --lang fr``, and ``atout --lang fr``,
+        # which is ``atout play --lang fr``); SUPPRESS keeps the one given first.
+        command.add_argument(
+            "--lang", choices=tuple(i18n.LANGUAGES), default=argparse.SUPPRESS, help=lang_help
+        )
         command.add_argument(
             "--profile",
-            help="whose saved seats and game to use (default: your name); "
-            "one per player sharing this machine",
+            help=_(
+                "whose saved seats and game to use (default: your name); "
+                "one per player sharing this machine"
+            ),
         )
     connect.add_argument(
         "--guest", action="store_true", help="no player key: no kept name, no leaderboard"
@@ -175,21 +196,36 @@ def check(args: argparse.Namespace) -> None:
         args.url = normalize_url(args.url)
 
 
+def lang_arg(argv: list[str]) -> str | None:
+    """``--lang`` from the command line before argparse reads it (argparse
+    itself must already speak the language), or None."""
+    for i, arg in enumerate(argv):
+        if arg == "--lang" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--lang="):
+            return arg.split("=", 1)[1]
+    return None
+
+
 def has_terminal() -> bool:
     return sys.stdin.isatty() and sys.stdout.isatty()
 
 
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
-    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
-        argv = ["play", *argv]  # `atout` alone plays
+    asks = {"-h", "--help", "--version"}
+    if not any(arg in ("play", "connect") or arg in asks for arg in argv):
+        argv = ["play", *argv]  # `atout` alone plays (`atout --lang fr` too)
+    # The language first: --help and the usage errors speak it.
+    i18n.use(i18n.choose(lang_arg(argv)))
     args = parser().parse_args(argv)
     if args.command == "key":  # key_command.py: no terminal UI
         sys.exit(key_command.run(args, DEFAULT_URL, normalize_url))
     try:
         check(args)
     except UsageError as e:
-        print(f"atout {args.command}: {e} (see atout {args.command} --help)", file=sys.stderr)
+        see = _("(see {command} --help)").format(command=f"atout {args.command}")
+        print(f"atout {args.command}: {e} {see}", file=sys.stderr)
         sys.exit(USAGE_ERROR)
     if not has_terminal():
         # Textual would wait for a terminal forever (and spin a core).
@@ -214,7 +250,7 @@ def main(argv: list[str] | None = None) -> None:
             embedded_settings=Settings(port=0, host="127.0.0.1", idle_close=10 * 365 * 86400.0),
             name=args.name,
             autoplay=CreateTable(
-                name=f"{args.name}'s table",
+                name=_("{name}'s table").format(name=args.name),
                 private=True,
                 deals=args.deals,
                 bot_level=args.bots,
@@ -239,7 +275,8 @@ def main(argv: list[str] | None = None) -> None:
         pass
     except Exception:
         logging.getLogger("atout.client").exception("the client stopped")
-        print(f"atout: stopped by an unexpected problem; details in {path}", file=sys.stderr)
+        stopped = _("stopped by an unexpected problem; details in {path}").format(path=path)
+        print(f"atout: {stopped}", file=sys.stderr)
         sys.exit(1)
     finally:
         if app.embedded is not None:

@@ -37,6 +37,7 @@ from clients.cli.daily_history import FileHistory
 from clients.cli.daily_screen import DailyFlow
 from clients.cli.dialogs import ChatBox, Confirm
 from clients.cli.embedded import EmbeddedServer
+from clients.cli.i18n import N_, Translated, _
 from clients.cli.keys import Keys
 from clients.cli.link import Link, LinkStatus
 from clients.cli.lobby_screen import LobbyScreen
@@ -61,9 +62,9 @@ from server.config import Settings
 log = logging.getLogger("atout.client")
 
 
-class AtoutApp(App[None]):
+class AtoutApp(Translated, App[None]):
     TITLE = "Atout"
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", priority=True)]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", N_("Quit"), priority=True)]
     ENABLE_COMMAND_PALETTE = False
 
     def __init__(
@@ -102,7 +103,7 @@ class AtoutApp(App[None]):
         self.base_delay = base_delay
         self.log_path = log_path
         self.link: Link | None = None
-        self.link_status = LinkStatus("connecting", "starting…")
+        self.link_status = LinkStatus("connecting", _("starting…"))
         self.lobby_screen = LobbyScreen()
         self.table_screen = TableScreen()
         self.statuses: list[LinkStatus] = []
@@ -137,7 +138,7 @@ class AtoutApp(App[None]):
         if self.embedded is not None and self.play_file is not None:
             await self._offer_resume(self.play_file)
         if self.embedded is not None:
-            self._status(LinkStatus("connecting", "starting the local server…"))
+            self._status(LinkStatus("connecting", _("starting the local server…")))
             try:
                 self.url = await asyncio.to_thread(self.embedded.start)
             except Exception as e:
@@ -248,7 +249,7 @@ class AtoutApp(App[None]):
             cmd = await self._outbox.get()
             rid = await self.link.send(cmd) if self.link is not None else None
             if rid is None:
-                self._show_error("Not sent: not connected to the server right now.")
+                self._show_error(_("Not sent: not connected to the server right now."))
 
     def leave_table(self, cmd: Any) -> None:
         self.send(cmd)
@@ -269,12 +270,15 @@ class AtoutApp(App[None]):
             self.table_screen.update_link(status)
         if status.phase == "online" and was.phase != "online" and self.link is not None:
             if self.link.connections > 1:
-                self.notify("Reconnected.", timeout=3)
+                self.notify(_("Reconnected."), timeout=3)
             self.daily.online()  # daily_screen.py
             self._autoplay_create()
         elif status.phase == "stopped":
             self.notify(
-                f"Disconnected: {status.reason}", severity="error", timeout=10, markup=False
+                _("Disconnected: {reason}").format(reason=status.reason),
+                severity="error",
+                timeout=10,
+                markup=False,
             )
 
     def on_server(self, msg: Any) -> None:
@@ -301,13 +305,11 @@ class AtoutApp(App[None]):
                     self.table_screen.reset()
                 self._show_mode("table")
                 if seat is None:
-                    self.table_screen.say("You are watching this table.")
+                    self.table_screen.say(_("You are watching this table."))
             case Left(reason=reason):
                 self._show_mode("lobby")
                 self.table_screen.reset()
-                self.lobby_screen.say(
-                    reason.capitalize() + "." if reason else "You left the table."
-                )
+                self.lobby_screen.say(wording.left(reason) if reason else _("You left the table."))
             case HistoryAnswer(records=records):
                 if self._history_asked and self.current_mode == "table":
                     self._history_asked = False
@@ -315,7 +317,7 @@ class AtoutApp(App[None]):
             case Error(code=code, message=message, rid=rid):
                 text = wording.error(code, message)
                 if link is not None and rid is not None and rid == link.resume_rid:
-                    text = f"Could not take your seat back: {text}"
+                    text = _("Could not take your seat back: {error}").format(error=text)
                     self._show_mode("lobby")
                     self.table_screen.reset()
                     self._created = False
@@ -385,8 +387,10 @@ class AtoutApp(App[None]):
         error = self._exception
         detail = "".join(traceback.format_exception(error)) if error else traceback.format_exc()
         log.error("unexpected error\n%s", detail)
-        where = f" Details: {self.log_path}" if self.log_path else ""
-        self.panic(
+        text = _(
             "Atout hit an unexpected problem and closed. Your seat is kept: run the "
-            f"same command again to resume.{where}"
+            "same command again to resume."
         )
+        if self.log_path:
+            text += " " + _("Details: {path}").format(path=self.log_path)
+        self.panic(text)

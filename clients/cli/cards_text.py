@@ -2,7 +2,8 @@
 style, and the order a hand is shown in.
 
 Labels keep the rank letters of the card codes (K, Q, C for the Knight or
-Cavalier, J) so that what the player reads is what the player types. Colour
+Cavalier, J), or the language's own (French R, D, C, V), so that what the
+player reads is what the player types (the English letters work too). Colour
 is never the only signal: every suit card carries its symbol, trumps their
 ``T`` and the Excuse its own name, so a colour-less terminal (NO_COLOR)
 loses nothing.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from clients.cli.i18n import local_rank
 from protocol.cards import CARD_OF, SUIT_SYMBOLS, SUITS
 
 # Hearts and diamonds are red as on real cards; spades and clubs keep the
@@ -61,10 +63,11 @@ def trump_number(code: str) -> int:
 
 
 def label(code: str) -> str:
-    """The text of a card: ``K♠``, ``10♥``, ``T21``, ``EX``."""
+    """The text of a card: ``K♠``, ``10♥``, ``T21``, ``EX``; the face letters
+    are the language's (French ``R♠ D♥ C♣ V♦``), as the player may type them."""
     if code == "EX" or code.startswith("T"):
         return code
-    return code[:-1] + SUIT_SYMBOLS[SUITS.index(code[-1])]
+    return local_rank(code[:-1]) + SUIT_SYMBOLS[SUITS.index(code[-1])]
 
 
 def style_of(code: str) -> str:

@@ -24,8 +24,9 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.widget import Widget
 
-from clients.cli import wording
+from clients.cli import i18n, wording
 from clients.cli.cards_text import card_text, group_of, label, sort_hand
+from clients.cli.i18n import _
 
 Mode = Literal["view", "play", "pick"]
 
@@ -119,7 +120,7 @@ class HandWidget(Widget, can_focus=True):
         self.limit = 0
         self.cursor: str | None = None
         self._typed = ""
-        self.refusal = "it is not your turn"
+        self.refusal = _("it is not your turn")
         self._lines: list[list[Span]] = []
 
     @property
@@ -130,7 +131,8 @@ class HandWidget(Widget, can_focus=True):
     @typed.setter
     def typed(self, value: str) -> None:
         self._typed = value
-        self.border_subtitle = wording.typed(value, value in self.cards) if value else ""
+        shown = i18n.local_code(value)
+        self.border_subtitle = wording.typed(shown, value in self.cards) if value else ""
 
     # -- what the screen sets ------------------------------------------------------
 
@@ -153,7 +155,7 @@ class HandWidget(Widget, can_focus=True):
         self.mode = mode
         self.limit = limit
         self.refusal = refusal or (
-            "it is not your turn" if mode == "view" else "that card cannot be chosen now"
+            _("it is not your turn") if mode == "view" else _("that card cannot be chosen now")
         )
         if self.cursor not in self.choosable:
             self.cursor = self._first_choosable()
@@ -173,7 +175,7 @@ class HandWidget(Widget, can_focus=True):
         self._lines = layout(self.cards, self.content_region.width or self.size.width)
         out = Text(no_wrap=True, overflow="crop")
         if not self.cards:
-            out.append("no cards", style="dim")
+            out.append(_("no cards"), style="dim")
             return out
         for y, line in enumerate(self._lines):
             if y:
@@ -229,7 +231,10 @@ class HandWidget(Widget, can_focus=True):
                 self.choose(typed)
                 return
             matches = [label(c) for c in self.cards if c.startswith(typed)]
-            self.post_message(self.Refused(f"{typed}: which one? {' or '.join(matches)}"))
+            which = _("{typed}: which one? {cards}").format(
+                typed=i18n.local_code(typed), cards=_(" or ").join(matches)
+            )
+            self.post_message(self.Refused(which))
             return
         if self.cursor is not None:
             self.choose(self.cursor)
@@ -239,7 +244,9 @@ class HandWidget(Widget, can_focus=True):
     def choose(self, card: str) -> bool:
         """Choose ``card`` as the player would; False (and a ``Refused``) if it may not be."""
         if card not in self.cards:
-            self.post_message(self.Refused(f"{card} is not in your hand"))
+            self.post_message(
+                self.Refused(_("{card} is not in your hand").format(card=i18n.local_code(card)))
+            )
             return False
         if self.mode == "view" or card not in self.choosable:
             self.post_message(self.Refused(f"{label(card)}: {self.refusal}"))
@@ -251,7 +258,8 @@ class HandWidget(Widget, can_focus=True):
             if card in self.picked:
                 self.picked.remove(card)
             elif self.limit and len(self.picked) >= self.limit:
-                self.post_message(self.Refused(f"already {self.limit} chosen: remove one first"))
+                full = _("already {n} chosen: remove one first").format(n=self.limit)
+                self.post_message(self.Refused(full))
                 return False
             else:
                 self.picked.append(card)
@@ -266,7 +274,7 @@ class HandWidget(Widget, can_focus=True):
             event.stop()
             return
         char = (event.character or "").upper()
-        if len(char) != 1 or char not in CODE_CHARS:
+        if len(char) != 1 or char not in CODE_CHARS | set(i18n.rank_letters()):
             return
         # A card code: keep it from reaching the screen's key bindings.
         event.stop()
@@ -274,14 +282,18 @@ class HandWidget(Widget, can_focus=True):
         self._type(char)
 
     def _type(self, char: str) -> None:
-        buf = self.typed + char
+        # A code starts with its rank, in the language's letters or in English
+        # (French R, D, C, V or K, Q, C, J); the suit letter after it is S, H, D, C.
+        first = i18n.code_rank(char)
+        buf = self.typed + char if self.typed else first
         if not any(c.startswith(buf) for c in self.cards):
-            if not any(c.startswith(char) for c in self.cards):
+            if not any(c.startswith(first) for c in self.cards):
                 self.typed = ""
-                self.post_message(self.Refused(f"no card {buf} in your hand"))
+                shown = i18n.local_code(buf)
+                self.post_message(self.Refused(_("no card {code} in your hand").format(code=shown)))
                 self.refresh()
                 return
-            buf = char  # a new code starts here
+            buf = first  # a new code starts here
         matches = [c for c in self.cards if c.startswith(buf)]
         # Even a complete code waits for Enter: typing never plays or picks a
         # card by itself, so the Enter that follows has no second effect.

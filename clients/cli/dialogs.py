@@ -20,6 +20,7 @@ from textual.widgets.option_list import Option
 
 from clients.cli import history, wording
 from clients.cli.cards_text import card_text, cards_text
+from clients.cli.i18n import N_, Translated, _
 from clients.cli.table_facts import seat_name, signed
 from protocol.limits import MAX_DEALS, MAX_TURN_TIMER, TABLE_NAME_MAX
 from protocol.messages import CreateTable
@@ -72,26 +73,26 @@ Confirm, NewTable, JoinByCode, ScoreSheet, ChatBox, Help, History, Replay {
 """
 
 
-class Confirm(ModalScreen[bool]):
+class Confirm(Translated, ModalScreen[bool]):
     """A yes/no question. Escape gives the *safe* answer (``safe``: no by
     default), which also has the focus unless ``focus`` says otherwise, so a
     stray Enter or Escape never loses a game or a seat."""
 
     DEFAULT_CSS = DIALOG_CSS
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "safe", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "safe", N_("Cancel"))]
 
     def __init__(
         self,
         question: str | Text,
-        yes: str = "Yes",
-        no: str = "No",
+        yes: str | None = None,
+        no: str | None = None,
         *,
         safe: bool = False,
         focus: bool | None = None,
     ) -> None:
         super().__init__()
         self.question = question
-        self.yes, self.no = yes, no
+        self.yes, self.no = yes or _("Yes"), no or _("No")
         self.safe = safe
         self.focus_yes = safe if focus is None else focus
 
@@ -127,11 +128,11 @@ class Confirm(ModalScreen[bool]):
         self.dismiss(self.safe)
 
 
-class NewTable(ModalScreen[CreateTable | None]):
+class NewTable(Translated, ModalScreen[CreateTable | None]):
     """The form for a new table: name, private, deals, bot level, turn timer."""
 
     DEFAULT_CSS = DIALOG_CSS
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", N_("Cancel"))]
 
     def __init__(self, default_name: str) -> None:
         super().__init__()
@@ -139,40 +140,43 @@ class NewTable(ModalScreen[CreateTable | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="new-table"):
-            yield Label(Text("New table", style="bold"))
+            yield Label(Text(_("New table"), style="bold"))
             with Horizontal(classes="row"):
-                yield Label("Name", classes="label")
+                yield Label(_("Name"), classes="label")
                 yield Input(self.default_name, id="name", compact=True, max_length=TABLE_NAME_MAX)
             with Horizontal(classes="row"):
-                yield Label("Who", classes="label")
+                yield Label(_("Who"), classes="label")
                 # A Select rather than a checkbox: its state reads the same without colour.
                 yield Select(
-                    [("public: listed in the lobby", False), ("private: invite code only", True)],
+                    [
+                        (_("public: listed in the lobby"), False),
+                        (_("private: invite code only"), True),
+                    ],
                     value=False,
                     allow_blank=False,
                     id="private",
                     compact=True,
                 )
             with Horizontal(classes="row"):
-                yield Label("Deals", classes="label")
+                yield Label(_("Deals"), classes="label")
                 yield Input("8", id="deals", compact=True, type="integer", max_length=2)
             with Horizontal(classes="row"):
-                yield Label("Bots", classes="label")
+                yield Label(_("Bots"), classes="label")
                 yield Select(
-                    [(level, level) for level in BOT_LEVELS],
+                    [(wording.bot_level(level), level) for level in BOT_LEVELS],
                     value="normal",
                     allow_blank=False,
                     id="bots",
                     compact=True,
                 )
             with Horizontal(classes="row"):
-                yield Label("Turn timer", classes="label")
+                yield Label(_("Turn timer"), classes="label")
                 yield Input("0", id="timer", compact=True, type="integer", max_length=3)
-                yield Label(" seconds a move (0: none)")
+                yield Label(" " + _("seconds a move (0: none)"))
             yield Static("", classes="error", id="problem")
             with Horizontal(classes="buttons"):
-                yield Button("Create", id="create", variant="primary", compact=True)
-                yield Button("Cancel", id="cancel", compact=True)
+                yield Button(_("Create"), id="create", variant="primary", compact=True)
+                yield Button(_("Cancel"), id="cancel", compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#name", Input).focus()
@@ -192,13 +196,17 @@ class NewTable(ModalScreen[CreateTable | None]):
             deals = int(self.query_one("#deals", Input).value or "0")
             timer = int(self.query_one("#timer", Input).value or "0")
         except ValueError:
-            problem.update("Deals and turn timer are whole numbers.")
+            problem.update(_("Deals and turn timer are whole numbers."))
             return
         if not 1 <= deals <= MAX_DEALS:
-            problem.update(f"A game has 1 to {MAX_DEALS} deals.")
+            problem.update(_("A game has 1 to {deals} deals.").format(deals=MAX_DEALS))
             return
         if not 0 <= timer <= MAX_TURN_TIMER:
-            problem.update(f"The turn timer is 0 (none) to {MAX_TURN_TIMER:.0f} seconds.")
+            problem.update(
+                _("The turn timer is 0 (none) to {seconds} seconds.").format(
+                    seconds=f"{MAX_TURN_TIMER:.0f}"
+                )
+            )
             return
         level = self.query_one("#bots", Select).value
         self.dismiss(
@@ -212,23 +220,23 @@ class NewTable(ModalScreen[CreateTable | None]):
         )
 
 
-class JoinByCode(ModalScreen[tuple[str, bool] | None]):
+class JoinByCode(Translated, ModalScreen[tuple[str, bool] | None]):
     """Ask for an invite code; answers (code, watch)."""
 
     DEFAULT_CSS = DIALOG_CSS
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", N_("Cancel"))]
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="join-code"):
-            yield Label(Text("Join a table by its invite code", style="bold"))
+            yield Label(Text(_("Join a table by its invite code"), style="bold"))
             with Horizontal(classes="row"):
-                yield Label("Code", classes="label")
+                yield Label(_("Code"), classes="label")
                 yield Input(placeholder="ABC234", id="code", compact=True, max_length=12)
             yield Static("", classes="error", id="problem")
             with Horizontal(classes="buttons"):
-                yield Button("Sit down", id="join", variant="primary", compact=True)
-                yield Button("Watch", id="watch", compact=True)
-                yield Button("Cancel", id="cancel", compact=True)
+                yield Button(_("Sit down"), id="join", variant="primary", compact=True)
+                yield Button(_("Watch"), id="watch", compact=True)
+                yield Button(_("Cancel"), id="cancel", compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#code", Input).focus()
@@ -253,13 +261,13 @@ class JoinByCode(ModalScreen[tuple[str, bool] | None]):
         code = "".join(self.query_one("#code", Input).value.split()).upper()
         if not code:
             self.query_one("#problem", Static).update(
-                "Type the code your friend sees at the table."
+                _("Type the code your friend sees at the table.")
             )
             return
         self.dismiss((code, watch))
 
 
-class ScoreSheet(ModalScreen[None]):
+class ScoreSheet(Translated, ModalScreen[None]):
     """The score sheet: one line per deal (annulled ones too, under the number
     of the deal they were an attempt at) and the totals, with a column for
     every player at any width from 80 columns up."""
@@ -273,7 +281,7 @@ class ScoreSheet(ModalScreen[None]):
     #sheet-table { width: auto; }
     """
     )
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,b,enter", "close", "Close")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,b,enter", "close", N_("Close"))]
 
     def __init__(self, view: TableView) -> None:
         super().__init__()
@@ -320,7 +328,7 @@ def sheet_table(view: TableView, width: int) -> Table:
                 (
                     str(line.number),
                     Text(wording.sheet_annulled(line.annulled), style="italic"),
-                    [Text("") for _ in range(4)],
+                    [Text("") for _seat in range(4)],
                 )
             )
             continue
@@ -385,7 +393,7 @@ def crop(s: str, n: int) -> str:
     return s if len(s) <= n else s[: max(0, n - 1)] + "…"
 
 
-class History(ModalScreen[None]):
+class History(Translated, ModalScreen[None]):
     """This table's past deals (the ``history`` records), one line each;
     Enter replays the chosen one trick by trick."""
 
@@ -396,7 +404,7 @@ class History(ModalScreen[None]):
     #history OptionList { height: auto; max-height: 16; }
     """
     )
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,h", "close", "Close")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,h", "close", N_("Close"))]
 
     def __init__(self, view: TableView, records: list[dict[str, Any]]) -> None:
         super().__init__()
@@ -426,7 +434,7 @@ class History(ModalScreen[None]):
         self.dismiss(None)
 
 
-class Replay(ModalScreen[None]):
+class Replay(Translated, ModalScreen[None]):
     """One past deal, trick by trick (← →)."""
 
     DEFAULT_CSS = (
@@ -436,9 +444,9 @@ class Replay(ModalScreen[None]):
     """
     )
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Back"),
-        Binding("left", "step(-1)", "Previous trick"),
-        Binding("right,space", "step(1)", "Next trick"),
+        Binding("escape", "close", N_("Back")),
+        Binding("left", "step(-1)", N_("Previous trick")),
+        Binding("right,space", "step(1)", N_("Next trick")),
         Binding("home", "goto(0)", show=False),
         Binding("end", "goto(-1)", show=False),
     ]
@@ -469,7 +477,7 @@ class Replay(ModalScreen[None]):
         if deal.bids:
             out.append("\n" + wording.replay_bids([(names[s], b) for s, b in deal.bids]))
         if deal.chien:
-            out.append("\nChien: ")
+            out.append("\n" + _("Chien:") + " ")
             out.append_text(cards_text(deal.chien))
         if not deal.tricks:
             return out
@@ -499,7 +507,7 @@ class Replay(ModalScreen[None]):
         self.dismiss(None)
 
 
-class ChatBox(ModalScreen[str | None]):
+class ChatBox(Translated, ModalScreen[str | None]):
     """The table's chat: the lines so far and a line to type; Enter sends."""
 
     DEFAULT_CSS = (
@@ -509,7 +517,7 @@ class ChatBox(ModalScreen[str | None]):
     #chat-lines { height: auto; max-height: 14; }
     """
     )
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Close")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", N_("Close"))]
 
     def __init__(self, view: TableView) -> None:
         super().__init__()
@@ -517,10 +525,10 @@ class ChatBox(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="chat"):
-            yield Label(Text.assemble(("Chat", "bold"), " (Enter sends, Esc closes)"))
+            yield Label(Text.assemble((_("Chat"), "bold"), " " + _("(Enter sends, Esc closes)")))
             with VerticalScroll(id="chat-lines"):
                 yield Static(chat_text(self.view, 50), id="chat-text")
-            yield Input(placeholder="say something…", id="say", compact=True, max_length=200)
+            yield Input(placeholder=_("say something…"), id="say", compact=True, max_length=200)
 
     def on_mount(self) -> None:
         self.query_one("#say", Input).focus()
@@ -546,7 +554,7 @@ def chat_text(view: TableView, last: int) -> Text:
     out = Text()
     lines = view.chat[-last:]
     if not lines:
-        out.append("no message yet", style="dim")
+        out.append(_("no message yet"), style="dim")
     for i, line in enumerate(lines):
         if i:
             out.append("\n")
@@ -566,7 +574,7 @@ def help_text() -> Text:
     return t
 
 
-class Help(ModalScreen[None]):
+class Help(Translated, ModalScreen[None]):
     DEFAULT_CSS = (
         DIALOG_CSS
         + """
@@ -574,7 +582,7 @@ class Help(ModalScreen[None]):
     """
     )
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,question_mark,enter", "close", "Close")
+        Binding("escape,question_mark,enter", "close", N_("Close"))
     ]
 
     def compose(self) -> ComposeResult:

@@ -27,6 +27,7 @@ from typing import Any, Literal
 from websockets.exceptions import InvalidURI, WebSocketException
 
 from clients.cli import daily_words, wording
+from clients.cli.i18n import N_, _
 from clients.cli.keys import Keys, SavedKey, accepted, for_hello
 from clients.cli.tokens import SavedSeat, Tokens
 from clients.session import ServerError, Session
@@ -41,6 +42,14 @@ Phase = Literal["connecting", "online", "reconnecting", "stopped"]
 FATAL_CODES = {"incompatible_version", "bad_name", "bad_key", "unknown_key", "name_taken"}
 # Goodbyes after which reconnecting would be wrong, with their close codes.
 FINAL_BYES = {"replaced": 4001, "flooding": 4005}
+
+
+PHASE_WORDS = {
+    "connecting": N_("connecting"),
+    "online": N_("online"),
+    "reconnecting": N_("reconnecting"),
+    "stopped": N_("stopped"),
+}
 
 
 @dataclass(frozen=True)
@@ -58,17 +67,30 @@ class LinkStatus:
         """The status line: stable except for the countdown to the next try."""
         match self.phase:
             case "online":
-                return "online"
+                return _("online")
             case "connecting" if self.retry_at is None:
-                return self.reason or "connecting…"
+                return self.reason or _("connecting…")
             case "stopped":
-                return f"disconnected: {self.reason}" if self.reason else "disconnected"
+                if self.reason:
+                    return _("disconnected: {reason}").format(reason=self.reason)
+                return _("disconnected")
         now = time.monotonic() if now is None else now
         wait = max(0.0, (self.retry_at or now) - now)
-        when = f"in {wait:.0f}s" if wait >= 1 else "now"
         detail = f": {self.detail}" if self.detail else ""
-        verb = "reconnecting" if self.phase == "reconnecting" else "trying again"
-        return f"{self.reason}{detail}; {verb} {when} (attempt {self.attempt})"
+        if self.phase == "reconnecting":
+            if wait >= 1:
+                text = _("{reason}; reconnecting in {s}s (attempt {n})")
+            else:
+                text = _("{reason}; reconnecting now (attempt {n})")
+        elif wait >= 1:
+            text = _("{reason}; trying again in {s}s (attempt {n})")
+        else:
+            text = _("{reason}; trying again now (attempt {n})")
+        return text.format(reason=self.reason + detail, s=f"{wait:.0f}", n=self.attempt)
+
+    def phase_word(self) -> str:
+        """The connection's state in one word, for the header."""
+        return _(PHASE_WORDS.get(self.phase, self.phase))
 
     @property
     def unreachable(self) -> bool:
@@ -116,7 +138,7 @@ class Link:
         self.keys = keys
         """Where our player key for this server lives; ``None``: we play as a guest."""
         self.session: Session | None = None
-        self.status = LinkStatus("connecting", f"connecting to {url}…")
+        self.status = LinkStatus("connecting", _("connecting to {url}…").format(url=url))
         self.connections = 0
         """How many times a connection opened (1 + the reconnections)."""
         self.resume_rid: int | None = None
@@ -188,7 +210,12 @@ class Link:
                 await self._pause(attempt, lost, wording.error(e.code, e.message))
                 continue
             except InvalidURI:
-                self._set(LinkStatus("stopped", f"{self.url!r} is not a ws:// or wss:// address"))
+                self._set(
+                    LinkStatus(
+                        "stopped",
+                        _("{url} is not a ws:// or wss:// address").format(url=repr(self.url)),
+                    )
+                )
                 return
             except (OSError, TimeoutError, WebSocketException, ConnectionError) as e:
                 attempt += 1

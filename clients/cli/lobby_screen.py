@@ -21,6 +21,7 @@ from textual.widgets import Button, DataTable, Footer, Static
 
 from clients.cli import wording
 from clients.cli.dialogs import Help, JoinByCode, NewTable
+from clients.cli.i18n import N_, Translated, _, ngettext
 from clients.cli.leaderboard_screen import LeaderboardScreen, ProfileScreen
 from clients.cli.link import LinkStatus
 from protocol.messages import Daily, JoinTable, Watch
@@ -30,15 +31,15 @@ if TYPE_CHECKING:
     from clients.cli.app import AtoutApp
 
 STATUS_WORDS = {
-    "waiting": "waiting",
-    "playing": "playing",
-    "between_deals": "playing",
-    "finished": "game over",
-    "closed": "closed",
+    "waiting": N_("waiting"),
+    "playing": N_("playing"),
+    "between_deals": N_("playing"),
+    "finished": N_("game over"),
+    "closed": N_("closed"),
 }
 
 
-class LobbyScreen(Screen[None]):
+class LobbyScreen(Translated, Screen[None]):
     DEFAULT_CSS = """
     LobbyScreen { layout: vertical; }
     #top { height: 1; background: $panel; }
@@ -53,16 +54,16 @@ class LobbyScreen(Screen[None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("p", "quick", "Quick play"),
-        Binding("n", "new", "New table"),
-        Binding("i", "code", "Invite code"),
-        Binding("w", "watch", "Watch"),
+        Binding("p", "quick", N_("Quick play")),
+        Binding("n", "new", N_("New table")),
+        Binding("i", "code", N_("Invite code")),
+        Binding("w", "watch", N_("Watch")),
         # leaderboard_screen.py: the daily game, the boards, the profile
-        Binding("d", "daily", "Daily", show=False),  # the footer is full at 80 columns
-        Binding("l", "leaderboard", "Leaderboard"),
-        Binding("u", "profile", "Profile", show=False),  # also on the leaderboard screen
-        Binding("r", "retry", "Reconnect", show=False),
-        Binding("question_mark", "help", "Help", show=False),
+        Binding("d", "daily", N_("Daily"), show=False),  # the footer is full at 80 columns
+        Binding("l", "leaderboard", N_("Leaderboard")),
+        Binding("u", "profile", N_("Profile"), show=False),  # also on the leaderboard screen
+        Binding("r", "retry", N_("Reconnect"), show=False),
+        Binding("question_mark", "help", N_("Help"), show=False),
     ]
 
     def __init__(self) -> None:
@@ -83,12 +84,12 @@ class LobbyScreen(Screen[None]):
         yield Static("", id="empty")
         with Horizontal(id="buttons"):
             yield Button(
-                "Quick play", classes="quick", name="quick", variant="primary", compact=True
+                _("Quick play"), classes="quick", name="quick", variant="primary", compact=True
             )
-            yield Button("New table", classes="new", name="new", compact=True)
-            yield Button("Join", classes="join", name="join", compact=True)
-            yield Button("Invite code", classes="code", name="code", compact=True)
-            yield Button("Watch", classes="watch", name="watch", compact=True)
+            yield Button(_("New table"), classes="new", name="new", compact=True)
+            yield Button(_("Join"), classes="join", name="join", compact=True)
+            yield Button(_("Invite code"), classes="code", name="code", compact=True)
+            yield Button(_("Watch"), classes="watch", name="watch", compact=True)
         yield Static("", id="message")
         yield Footer()
 
@@ -99,13 +100,13 @@ class LobbyScreen(Screen[None]):
         # Textual marks the screen mounted only after this handler; draw now.
         self._ready = True
         table = self.query_one("#tables", DataTable)
-        table.border_title = "Open tables"
-        table.add_column("Table", key="name", width=22)
-        table.add_column("Status", key="status", width=9)
-        table.add_column("Seats", key="seats", width=18)
-        table.add_column("Deals", key="deals", width=5)
-        table.add_column("Bots", key="bots", width=7)
-        table.add_column("Watch", key="watch", width=5)
+        table.border_title = _("Open tables")
+        table.add_column(_("Table"), key="name", width=22)
+        table.add_column(_("Status"), key="status", width=9)
+        table.add_column(_("Seats"), key="seats", width=18)
+        table.add_column(_("Deals"), key="deals", width=5)
+        table.add_column(_("Bots"), key="bots", width=7)
+        table.add_column(_("Watch"), key="watch", width=5)
         table.focus()
         self.update_lobby(self.lobby)
         self.update_link(self.atout.link_status)
@@ -123,25 +124,25 @@ class LobbyScreen(Screen[None]):
             return
         app = self.atout
         title = Text("Atout", style="bold")
-        title.append(f" │ {app.url or 'starting…'} │ {app.player_name}")
+        title.append(f" │ {app.url or _('starting…')} │ {app.player_name}")
         if lobby is not None:
-            title.append(f" │ {lobby.players_online} online")
+            title.append(" │ " + _("{n} online").format(n=lobby.players_online))
         self.query_one("#title", Static).update(title)
         table = self.query_one("#tables", DataTable)
         selected = self._selected()
         table.clear()
         for t in lobby.tables if lobby else []:
-            seats = f"{t.humans} human{'s' if t.humans != 1 else ''}"
+            seats = ngettext("{n} human", "{n} humans", t.humans).format(n=t.humans)
             if t.bots:
-                seats += f" · {t.bots} bot{'s' if t.bots != 1 else ''}"
+                seats += " · " + ngettext("{n} bot", "{n} bots", t.bots).format(n=t.bots)
             if t.free:
-                seats += f" · {t.free} free"
+                seats += " · " + ngettext("{n} free", "{n} free", t.free).format(n=t.free)
             table.add_row(
                 Text(t.name),  # a name is never markup
-                STATUS_WORDS.get(t.status, t.status),
+                _(STATUS_WORDS.get(t.status, t.status)),
                 seats,
                 str(t.deals),
-                t.bot_level,
+                wording.bot_level(t.bot_level),
                 str(t.spectators or ""),
                 key=t.table_id,
             )
@@ -151,19 +152,19 @@ class LobbyScreen(Screen[None]):
                 table.move_cursor(row=ids.index(selected))
         empty = self.query_one("#empty", Static)
         if lobby is not None and not lobby.tables:
-            empty.update("No open table yet: p for quick play, n for a new table.")
+            empty.update(_("No open table yet: p for quick play, n for a new table."))
         else:
-            empty.update("Enter joins the selected table; w watches it.")
+            empty.update(_("Enter joins the selected table; w watches it."))
 
     def update_link(self, status: LinkStatus) -> None:
         if not self._ready:
             return
         link = self.query_one("#link", Static)
         if status.phase == "online":
-            link.update(Text("● online", style="green"))
+            link.update(Text("● " + _("online"), style="green"))
             self.say("")
         else:
-            link.update(Text(f"○ {status.phase}", style="bold red"))
+            link.update(Text("○ " + status.phase_word(), style="bold red"))
             self.say(status.text(), error=True)
         if status.unreachable:
             self.query_one("#empty", Static).update(wording.CANNOT_REACH_HINT)
@@ -213,7 +214,7 @@ class LobbyScreen(Screen[None]):
                 self.action_watch()
 
     def action_quick(self) -> None:
-        self.say("Looking for a table…")
+        self.say(_("Looking for a table…"))
         self.atout.quick_play()
 
     def action_new(self) -> None:
@@ -221,19 +222,21 @@ class LobbyScreen(Screen[None]):
             if cmd is not None:
                 self.atout.send(cmd)
 
-        self.app.push_screen(NewTable(f"{self.atout.player_name}'s table"), done)
+        self.app.push_screen(
+            NewTable(_("{name}'s table").format(name=self.atout.player_name)), done
+        )
 
     def action_join(self) -> None:
         table_id = self._selected()
         if table_id is None:
-            self.say("Select a table first (or p for quick play).")
+            self.say(_("Select a table first (or p for quick play)."))
             return
         self.atout.send(JoinTable(table_id=table_id))
 
     def action_watch(self) -> None:
         table_id = self._selected()
         if table_id is None:
-            self.say("Select a table to watch first.")
+            self.say(_("Select a table to watch first."))
             return
         self.atout.send(Watch(table_id=table_id))
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from clients.cli import wording
 from clients.cli.cards_text import is_trump, label, trump_number
+from clients.cli.i18n import _, ngettext
 from protocol.views import DealView, Legal, TableView, TrickView
 
 BOUT_CODES = ("T1", "T21", "EX")
@@ -45,22 +46,22 @@ def seat_name(view: TableView, seat: int | None, *, own: bool = False) -> str:
     if seat is None:
         return "?"
     if seat == view.you and not (own and view.seats[seat].name):
-        return "You"
+        return _("You")
     if 0 <= seat < len(view.seats) and view.seats[seat].name:
         return str(view.seats[seat].name)
-    return f"Seat {seat + 1}"
+    return wording.seat_word(seat + 1)
 
 
 def seat_state(view: TableView, seat: int) -> str:
     """Who sits there and whether they are here: ``bot normal``, ``away``..."""
     s = view.seats[seat]
     if s.kind == "empty":
-        return "free seat"
+        return _("free seat")
     if s.kind == "bot":
-        return f"bot {s.bot_level or ''}".strip()
+        return _("bot {level}").format(level=wording.bot_level(s.bot_level)).strip()
     if s.away or not s.connected:
-        return "away: a bot stands in"
-    return "you" if seat == view.you else "online"
+        return _("away: a bot stands in")
+    return _("you") if seat == view.you else _("online")
 
 
 def bid_of(deal: DealView | None, seat: int) -> str | None:
@@ -178,10 +179,13 @@ class Need:
     def lines(self) -> list[str]:
         """Two short lines for a narrow panel."""
         if self.target is not None:
-            held = " ".join(label(b) for b in self.bouts) or "none"
-            return [f"You need {self.target}", f"bouts: {held}"]
-        won = " ".join(label(b) for b in self.bouts) or "none yet"
-        return ["Needs 56/51/41/36", f"bouts won: {won}"]
+            held = " ".join(label(b) for b in self.bouts) or _("none")
+            return [
+                _("You need {points}").format(points=self.target),
+                _("bouts: {cards}").format(cards=held),
+            ]
+        won = " ".join(label(b) for b in self.bouts) or _("none yet")
+        return [_("Needs 56/51/41/36"), _("bouts won: {cards}").format(cards=won)]
 
 
 def need(view: TableView) -> Need | None:
@@ -231,14 +235,14 @@ def prompt(view: TableView) -> str:
     status = view.status
     if status == "waiting":
         if view.you is None:
-            return "Watching: the game has not started yet."
+            return _("Watching: the game has not started yet.")
         return wording.about(
             "waits_for_start", seat_name(view, view.creator), view.creator == view.you
         )
     if status == "finished":
-        return "Game over: play again, or Esc to leave."
+        return _("Game over: play again, or Esc to leave.")
     if status == "closed":
-        return "This table is closed."
+        return _("This table is closed.")
     if deal is None:
         return ""
     if deal.phase == "annulled":
@@ -246,13 +250,13 @@ def prompt(view: TableView) -> str:
         who = seat_name(view, seat) if seat is not None else None
         return wording.annulment(deal.annulled, who, seat is not None and seat == view.you)
     if deal.phase == "done" or status == "between_deals":
-        return "Deal over: the next one starts in a moment."
+        return _("Deal over: the next one starts in a moment.")
     turn = deal.turn
     mine = my_turn(view)
     match deal.phase:
         case "bidding":
             if mine:
-                return "Your bid: each player speaks once, higher than the bids before."
+                return _("Your bid: each player speaks once, higher than the bids before.")
             return wording.about("bidding", seat_name(view, turn), False)
         case "ecart":
             if mine:
@@ -260,13 +264,13 @@ def prompt(view: TableView) -> str:
             return wording.about("ecart_wait", seat_name(view, turn), False)
         case "chelem":
             if mine:
-                return "Declare a chelem (all 18 tricks)? +400 if made, −200 if not."
+                return _("Declare a chelem (all 18 tricks)? +400 if made, −200 if not.")
             return wording.about("chelem_wait", seat_name(view, turn), False)
         case "play":
             if mine:
                 if view.legal.poignee_sizes:
-                    return "Your turn: play a card, or show a poignée first."
-                return "Your turn: play a card."
+                    return _("Your turn: play a card, or show a poignée first.")
+                return _("Your turn: play a card.")
             who = seat_name(view, turn)
             if turn is not None and view.seats[turn].away:
                 return wording.about("away_to_play", who, False)
@@ -280,20 +284,25 @@ def prompt(view: TableView) -> str:
 def ecart_problem(picked: list[str], legal: Legal) -> str | None:
     """Why ``picked`` is not a valid écart yet, or None when it is."""
     if any(c not in legal.ecart for c in picked):
-        return "only the highlighted cards may go to the écart"
+        return _("only the highlighted cards may go to the écart")
     trumps = [c for c in picked if is_trump(c)]
     need_trumps = legal.ecart_trumps
     if len(trumps) > need_trumps:
         if need_trumps == 0:
-            return "trumps may go to the écart only when you lack other cards"
-        return f"discard exactly {need_trumps} trump{'s' if need_trumps > 1 else ''}"
+            return _("trumps may go to the écart only when you lack other cards")
+        return _exact_trumps(need_trumps)
     if len(picked) < 6:
-        return f"choose {6 - len(picked)} more card{'s' if 6 - len(picked) > 1 else ''}"
+        more = 6 - len(picked)
+        return ngettext("choose {n} more card", "choose {n} more cards", more).format(n=more)
     if len(picked) > 6:
-        return "choose exactly 6 cards"
+        return _("choose exactly 6 cards")
     if len(trumps) < need_trumps:
-        return f"discard exactly {need_trumps} trump{'s' if need_trumps > 1 else ''}"
+        return _exact_trumps(need_trumps)
     return None
+
+
+def _exact_trumps(n: int) -> str:
+    return ngettext("discard exactly {n} trump", "discard exactly {n} trumps", n).format(n=n)
 
 
 def poignee_default(legal: Legal, size: int) -> list[str]:
@@ -312,13 +321,17 @@ def poignee_default(legal: Legal, size: int) -> list[str]:
 
 def poignee_problem(picked: list[str], legal: Legal, size: int) -> str | None:
     if any(c not in legal.poignee_cards for c in picked):
-        return "a poignée shows trumps (and the Excuse) only"
+        return _("a poignée shows trumps (and the Excuse) only")
     if len(picked) != size:
-        return f"show exactly {size} cards ({len(picked)} chosen)"
+        return ngettext(
+            "show exactly {n} card ({chosen} chosen)",
+            "show exactly {n} cards ({chosen} chosen)",
+            size,
+        ).format(n=size, chosen=len(picked))
     if "EX" in picked:
         hidden = [c for c in legal.poignee_cards if is_trump(c) and c not in picked]
         if hidden:
-            return "the Excuse may stand in for a trump only when you show every trump"
+            return _("the Excuse may stand in for a trump only when you show every trump")
     return None
 
 
@@ -332,23 +345,39 @@ def result_lines(view: TableView) -> list[str]:
         return []
     r = deal.result
     if "annulled" in r:
-        return ["Deal annulled", wording.ANNULMENTS.get(r.get("annulled", ""), "")]
+        return [_("Deal annulled"), wording.ANNULMENTS.get(r.get("annulled", ""), "")]
     made = r.get("made")
     margin = r.get("margin", 0)
     bouts = r.get("bouts", 0)
     lines = [
         f"{wording.contract(r.get('contract'))}: {seat_name(view, r.get('taker'))}",
-        (f"made by {margin}" if made else f"down by {margin}")
-        + f" ({_num(r.get('points'))}/{r.get('target')})",
-        f"{bouts} bout{'s' if bouts != 1 else ''}",
+        (
+            _("made by {margin} ({points}/{target})")
+            if made
+            else _("down by {margin} ({points}/{target})")
+        ).format(margin=margin, points=_num(r.get("points")), target=r.get("target")),
+        ngettext("{n} bout", "{n} bouts", bouts).format(n=bouts),
     ]
     if r.get("petit_au_bout"):
-        lines.append(f"petit au bout: {r['petit_au_bout']}")
+        lines.append(_("petit au bout: {side}").format(side=_side(r["petit_au_bout"])))
     for p in r.get("poignees") or []:
-        lines.append(f"poignée {p.get('size')}: {seat_name(view, p.get('seat'))}")
+        lines.append(
+            _("poignée {size}: {who}").format(
+                size=p.get("size"), who=seat_name(view, p.get("seat"))
+            )
+        )
     if r.get("chelem"):
         lines.append(wording.CHELEMS.get(str(r["chelem"]), str(r["chelem"])))
     return lines
+
+
+def _side(side: object) -> str:
+    """``taker`` or ``defense`` (the result's words) for a person."""
+    if side == "taker":
+        return _("taker")
+    if side == "defense":
+        return _("defense")
+    return str(side)
 
 
 def _num(x: object) -> str:

@@ -12,16 +12,35 @@ from __future__ import annotations
 
 import time
 
+from rich.cells import cell_len
 from rich.text import Text
 
 from clients.cli import table_facts as facts
 from clients.cli import wording
 from clients.cli.cards_text import card_text, cards_text, label
+from clients.cli.i18n import _, ngettext
 from protocol.views import TableView, TrickView
 
 
 def _crop(s: str, n: int) -> str:
-    return s if len(s) <= n else s[: max(0, n - 1)] + "…"
+    return _crop_cells(s, n)
+
+
+def _crop_cells(s: str, n: int) -> str:
+    """``s`` in at most ``n`` terminal cells (a CJK character takes two), cut with ``…``."""
+    if cell_len(s) <= n:
+        return s
+    out = ""
+    for ch in s:
+        if cell_len(out + ch) > n - 1:
+            break
+        out += ch
+    return out + "…"
+
+
+def _pad(s: str, n: int) -> str:
+    """``s`` padded with spaces to ``n`` cells."""
+    return s + " " * max(0, n - cell_len(s))
 
 
 # -- header --------------------------------------------------------------------------
@@ -41,17 +60,17 @@ def header(view: TableView, now: float | None = None, *, online: bool = True) ->
     out.append("Atout", style="bold")
     out.append(f" │ {_crop(view.name, 24)}")
     if view.private:
-        out.append(" (private)", style="dim")
+        out.append(" " + _("(private)"), style="dim")
     if deal is not None and view.status != "waiting":
-        out.append(f" │ deal {deal.number}/{view.deals}")
+        out.append(" │ " + _("deal {n}/{total}").format(n=deal.number, total=view.deals))
     elif view.status == "waiting":
-        out.append(" │ waiting to start")
+        out.append(" │ " + _("waiting to start"))
     clock = countdown(view, now) if online else ""  # a dead link has no clock
     if clock:
         whose = facts.seat_name(view, deal.turn if deal else None)
         out.append(f" │ {clock} {whose}", style="bold" if facts.my_turn(view) else "")
     if view.you is None:
-        out.append(" │ watching", style="italic")
+        out.append(" │ " + _("watching"), style="italic")
     return out
 
 
@@ -78,12 +97,12 @@ def seats_panel(view: TableView, width: int = 24) -> Text:
             marks += " ★"
         name = facts.seat_name(view, seat)
         if seat == view.you and view.seats[seat].name:
-            name = f"{view.seats[seat].name} (you)"
+            name = _("{name} (you)").format(name=view.seats[seat].name)
         room = width - 4 - len(marks)
         out.append("▶ " if turn else "  ", style="bold")
         out.append(arrows[where[seat]] + " ", style="dim")
         out.append(_crop(name, room), style="bold" if turn else "")
-        out.append(" " * max(0, room - len(_crop(name, room))))
+        out.append(" " * max(0, room - cell_len(_crop(name, room))))
         out.append(marks, style="bold")
         out.append("\n    ")
         away = view.seats[seat].kind == "human" and view.seats[seat].away
@@ -102,14 +121,16 @@ def contract_lines(view: TableView) -> list[Text]:
         return []
     lines: list[Text] = [Text("─" * 22, style="dim")]
     if deal.phase == "annulled":
-        lines.append(Text("Deal annulled", style="bold"))
+        lines.append(Text(_("Deal annulled"), style="bold"))
         return lines
     if deal.taker is None:
         best = max((b for b in deal.bids if b.bid != "pass"), default=None, key=_bid_rank)
         if best is None:
-            lines.append(Text("No bid yet", style="dim"))
+            lines.append(Text(_("No bid yet"), style="dim"))
         else:
-            lines.append(Text(f"Best bid: {wording.contract(best.bid)}"))
+            lines.append(
+                Text(_("Best bid: {contract}").format(contract=wording.contract(best.bid)))
+            )
         return lines
     contract = wording.contract(deal.contract)
     mult = wording.MULTIPLIERS.get(deal.contract or "", 1)
@@ -120,16 +141,20 @@ def contract_lines(view: TableView) -> list[Text]:
         for i, part in enumerate(need.lines()):
             lines.append(Text(part, style="bold" if need.exact and not i else ""))
     won = deal.tricks_won
-    lines.append(Text(f"Tricks: taker {won[0]} · def {won[1]}"))
+    lines.append(
+        Text(_("Tricks: taker {taker} · def {defense}").format(taker=won[0], defense=won[1]))
+    )
     if deal.chelem_declared:
-        lines.append(Text("Chelem declared!", style="bold"))
+        lines.append(Text(_("Chelem declared!"), style="bold"))
     for p in deal.poignees:
-        lines.append(Text(f"Poignée {p.size}: {facts.seat_name(view, p.seat)}"))
+        lines.append(
+            Text(_("Poignée {size}: {who}").format(size=p.size, who=facts.seat_name(view, p.seat)))
+        )
     return lines
 
 
 def _bid_rank(b: object) -> int:
-    order = list(wording.CONTRACTS)
+    order = list(wording.CONTRACT_ORDER)
     return order.index(getattr(b, "bid", "pass")) if getattr(b, "bid", "") in order else 0
 
 
@@ -201,8 +226,12 @@ def trick_panel(
     elif deal.phase == "annulled":
         why = wording.ANNULMENTS.get(deal.annulled or "", deal.annulled or "")
         if deal.annulled == "petit_sec" and deal.annulled_seat is not None:
-            why = f"petit sec: {facts.seat_name(view, deal.annulled_seat)}"
-        lines = [Text("Deal annulled", style="bold"), Text(why), Text("the next dealer deals")]
+            why = _("petit sec: {who}").format(who=facts.seat_name(view, deal.annulled_seat))
+        lines = [
+            Text(_("Deal annulled"), style="bold"),
+            Text(why),
+            Text(_("the next dealer deals")),
+        ]
     elif deal.phase == "done" and deal.result is not None:
         lines = result_panel(view)
     else:
@@ -210,27 +239,33 @@ def trick_panel(
         current = deal.trick
         showing_last = show_last and last is not None
         if showing_last:
-            lines.append(Text(f"Last trick ({len(deal.tricks)}) — l to go back", style="bold"))
+            lines.append(
+                Text(_("Last trick ({n}) — l to go back").format(n=len(deal.tricks)), style="bold")
+            )
             lines += compass(view, last, width, show_bids=False)
         else:
             # Between tricks the finished one stays in view until the next card.
             trick = current if current is not None and current.cards else last or current
-            title = "Bids" if deal.phase == "bidding" else ""
+            title = _("Bids") if deal.phase == "bidding" else ""
             if deal.phase == "play" and trick is not None:
                 n = len(deal.tricks) + (1 if trick is current else 0)
-                title = f"Trick {n}" + (" (done)" if trick is not current else "")
+                title = (
+                    _("Trick {n}").format(n=n)
+                    if trick is current
+                    else _("Trick {n} (done)").format(n=n)
+                )
             lines.append(Text(title, style="bold"))
             lines += compass(view, trick, width, show_bids=deal.phase == "bidding")
             if last is not None and trick is not last:
                 lines.append(last_trick_line(view, last, width))
         if deal.phase in ("ecart", "chelem") and deal.chien:
-            lines += card_lines("Chien: ", deal.chien, width)
+            lines += card_lines(_("Chien:"), deal.chien, width)
         if deal.ecart_trumps:
-            lines += card_lines("Écart trumps: ", deal.ecart_trumps, width)
+            lines += card_lines(_("Écart trumps:"), deal.ecart_trumps, width)
         if view.ecart and view.you == deal.taker:
-            lines += card_lines("Your écart: ", view.ecart, width)
+            lines += card_lines(_("Your écart:"), view.ecart, width)
         elif deal.chien and deal.phase == "play":
-            lines += card_lines("Chien: ", deal.chien, width)
+            lines += card_lines(_("Chien:"), deal.chien, width)
     out = Text(no_wrap=True, overflow="ellipsis")
     for i, line in enumerate(lines):
         if i:
@@ -252,7 +287,7 @@ def card_lines(title: str, codes: list[str], width: int) -> list[Text]:
 
 
 def last_trick_line(view: TableView, trick: TrickView, width: int) -> Text:
-    t = Text("Last: ", style="dim")
+    t = Text(_("Last:") + " ", style="dim")
     t.append_text(cards_text(trick.cards))
     if trick.winner is not None:
         t.append(f" → {_crop(facts.seat_name(view, trick.winner), 10)}")
@@ -274,11 +309,16 @@ def waiting_lines(view: TableView, width: int = 24, url: str = "") -> list[Text]
                 lines.append(Text(part[start : start + room], style="bold"))
         lines.append(Text(wording.invite_then(view.invite_code), style="dim"))
     lines.append(Text(""))
-    lines.append(Text(f"{wording.plural(view.deals, 'deal')} · bots {view.bot_level}"))
-    timer = f"{view.turn_timer:.0f}s a move" if view.turn_timer else "no turn timer"
+    bots = _("bots {level}").format(level=wording.bot_level(view.bot_level))
+    lines.append(Text(f"{wording.deals(view.deals)} · {bots}"))
+    if view.turn_timer:
+        timer = _("{s}s a move").format(s=f"{view.turn_timer:.0f}")
+    else:
+        timer = _("no turn timer")
     lines.append(Text(timer))
     if view.spectators:
-        lines.append(Text(f"{view.spectators} watching", style="dim"))
+        watching = ngettext("{n} watching", "{n} watching", view.spectators)
+        lines.append(Text(watching.format(n=view.spectators), style="dim"))
     return lines
 
 
@@ -289,18 +329,19 @@ def result_panel(view: TableView) -> list[Text]:
     result = view.deal.result if view.deal else None
     scores = (result or {}).get("scores") or []
     for seat, score in enumerate(scores):
-        name = _crop(facts.seat_name(view, seat), 12)
-        lines.append(Text(f"{name:<13}{facts.signed(int(score)):>6}"))
+        name = _crop_cells(facts.seat_name(view, seat), 12)
+        lines.append(Text(f"{_pad(name, 13)}{facts.signed(int(score)):>6}"))
     return lines
 
 
 def ranking_lines(view: TableView) -> list[Text]:
-    lines = [Text("Game over", style="bold"), Text("")]
+    lines = [Text(_("Game over"), style="bold"), Text("")]
     order = view.ranking or sorted(range(4), key=lambda s: -view.scores[s])
     for place, seat in enumerate(order, 1):
-        name = _crop(facts.seat_name(view, seat), 12)
+        name = _crop_cells(facts.seat_name(view, seat), 12)
         style = "bold" if seat == view.you else ""
-        lines.append(Text(f"{place}. {name:<13}{facts.signed(view.scores[seat]):>6}", style=style))
+        score = facts.signed(view.scores[seat])
+        lines.append(Text(f"{place}. {_pad(name, 13)}{score:>6}", style=style))
     return lines
 
 
@@ -328,27 +369,32 @@ def tracker_panel(view: TableView) -> Text:
                 out.append(f"{n:>2} ")
         out.append("\n")
     ex = tracker.state("EX")
-    ex_text = {"hand": "yours", "played": "played", "discarded": "discarded", "out": "out"}[ex]
+    ex_text = {
+        "hand": _("EX yours"),
+        "played": _("EX played"),
+        "discarded": _("EX discarded"),
+        "out": _("EX out"),
+    }[ex]
     out_trumps = sum(1 for c in tracker.out if c != "EX")
-    out.append(f"{out_trumps} trump{'s' if out_trumps != 1 else ''} out")
-    out.append(f" · EX {ex_text}", style="dim")
+    out.append(ngettext("{n} trump out", "{n} trumps out", out_trumps).format(n=out_trumps))
+    out.append(f" · {ex_text}", style="dim")
     return out
 
 
 def chat_panel(view: TableView, lines: int, width: int) -> Text:
     out = Text(no_wrap=True, overflow="ellipsis")
-    out.append("Chat ", style="bold")
-    out.append("(m to write)", style="dim")
+    out.append(_("Chat") + " ", style="bold")
+    out.append(_("(m to write)"), style="dim")
     for line in view.chat[-max(0, lines - 1) :]:
         out.append("\n")
-        out.append(_crop(f"{line.name}: {line.text}", width))
+        out.append(_crop_cells(f"{line.name}: {line.text}", width))
     return out
 
 
 def decision_summary(picked: list[str], total: int, verb: str) -> Text:
     """``Discard (4/6): 7♠ 8♠ Q♥ C♣`` for the pickers."""
     t = Text(f"{verb} ({len(picked)}/{total}): ", style="bold")
-    t.append_text(cards_text(picked) if picked else Text("none yet", style="dim"))
+    t.append_text(cards_text(picked) if picked else Text(_("none yet"), style="dim"))
     return t
 
 

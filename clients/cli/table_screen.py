@@ -30,6 +30,7 @@ from clients.cli import wording
 from clients.cli.cards_text import cards_text, label
 from clients.cli.cards_widget import HandWidget
 from clients.cli.dialogs import ChatBox, Confirm, Help, History, ScoreSheet
+from clients.cli.i18n import N_, Translated, _
 from clients.cli.link import LinkStatus
 from protocol.messages import (
     Bid,
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
     from clients.cli.app import AtoutApp
 
 
-class TableScreen(Screen[None]):
+class TableScreen(Translated, Screen[None]):
     DEFAULT_CSS = """
     TableScreen { layout: vertical; }
     #top { height: 1; background: $panel; }
@@ -71,14 +72,14 @@ class TableScreen(Screen[None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("l", "last_trick", "Last trick"),
-        Binding("b", "sheet", "Scores"),
-        Binding("h", "history", "Past deals"),
-        Binding("m", "chat", "Chat"),
-        Binding("p", "poignee", "Poignée", show=False),
-        Binding("r", "retry", "Reconnect", show=False),
-        Binding("question_mark", "help", "Help"),
-        Binding("escape", "leave", "Leave"),
+        Binding("l", "last_trick", N_("Last trick")),
+        Binding("b", "sheet", N_("Scores")),
+        Binding("h", "history", N_("Past deals")),
+        Binding("m", "chat", N_("Chat")),
+        Binding("p", "poignee", N_("Poignée"), show=False),
+        Binding("r", "retry", N_("Reconnect"), show=False),
+        Binding("question_mark", "help", N_("Help")),
+        Binding("escape", "leave", N_("Leave")),
         # On the buttons (the hand keeps its own arrows): move along the bar.
         Binding("left", "app.focus_previous", show=False),
         Binding("right", "app.focus_next", show=False),
@@ -108,7 +109,7 @@ class TableScreen(Screen[None]):
             yield Static("", id="link")
         with Horizontal(id="main"):
             seats = Static("", id="seats")
-            seats.border_title = "Seats"
+            seats.border_title = _("Seats")
             yield seats
             yield Static("", id="trick")
             with Vertical(id="side"):
@@ -125,7 +126,7 @@ class TableScreen(Screen[None]):
 
     def on_mount(self) -> None:
         hand = self.query_one("#hand", HandWidget)
-        hand.border_title = "Your hand"
+        hand.border_title = _("Your hand")
         hand.focus()
         self.set_interval(0.5, self._tick)
         # The containers mount their own children after this handler (whether
@@ -173,7 +174,7 @@ class TableScreen(Screen[None]):
         if not self._ready:
             return
         if view is None:
-            self.query_one("#title", Static).update("Atout │ loading the table…")
+            self.query_one("#title", Static).update("Atout │ " + _("loading the table…"))
             return
         if self.answered is not None and self.answered != self._decision_key(view):
             self.answered = None
@@ -199,9 +200,9 @@ class TableScreen(Screen[None]):
                 self.say(wording.CONNECTED_AGAIN)
             elif self._offline:
                 self.say("")
-            link.update(Text("● online", style="green"))
+            link.update(Text("● " + _("online"), style="green"))
         else:
-            link.update(Text(f"○ {status.phase}", style="bold red"))
+            link.update(Text("○ " + status.phase_word(), style="bold red"))
             self.say(status.text(), error=True)
         self._offline = status.phase != "online"
         if self.view is not None:
@@ -231,7 +232,9 @@ class TableScreen(Screen[None]):
         trick = self.query_one("#trick", Static)
         width = trick.content_region.width or 24
         trick.update(panels.trick_panel(view, width, show_last=self.show_last, url=self.atout.url))
-        trick.border_title = f"You: seat {view.you + 1}" if view.you is not None else "Watching"
+        trick.border_title = (
+            _("You: seat {n}").format(n=view.you + 1) if view.you is not None else _("Watching")
+        )
         self.query_one("#tracker", Static).update(panels.tracker_panel(view))
         chat = self.query_one("#chat", Static)
         chat.update(
@@ -252,10 +255,10 @@ class TableScreen(Screen[None]):
         kind = facts.decision(view) if self.answered is None else ""
         legal = view.legal
         if view.you is None:
-            hand.border_title = "Watching: hands stay hidden"
+            hand.border_title = _("Watching: hands stay hidden")
             hand.show([])
             return
-        hand.border_title = f"Your hand ({len(view.hand)})"
+        hand.border_title = _("Your hand ({n})").format(n=len(view.hand))
         if kind == "ecart":
             first = self.pick_kind != "ecart"
             self.pick_kind = "ecart"
@@ -273,7 +276,7 @@ class TableScreen(Screen[None]):
                 legal.poignee_cards,
                 "pick",
                 limit=self.poignee_size,
-                refusal="a poignée shows trumps (and the Excuse) only",
+                refusal=_("a poignée shows trumps (and the Excuse) only"),
             )
         elif kind == "play":
             hand.show(view.hand, legal.cards, "play", refusal=_why_not(view))
@@ -321,14 +324,14 @@ class TableScreen(Screen[None]):
         kind = facts.decision(view) if self.answered is None else ""
         if view.status == "waiting" and view.you is not None and view.creator == view.you:
             start = Button(
-                "Start the game", classes="start", name="start", variant="primary", compact=True
+                _("Start the game"), classes="start", name="start", variant="primary", compact=True
             )
             return ("start",), [start], start
         if view.status == "finished" and view.you is not None:
             again = Button(
-                "Play again", classes="again", name="again", variant="primary", compact=True
+                _("Play again"), classes="again", name="again", variant="primary", compact=True
             )
-            leave = Button("Leave", classes="leave", name="leave", compact=True)
+            leave = Button(_("Leave"), classes="leave", name="leave", compact=True)
             return ("finished",), [again, leave], again
         if kind == "bid":
             buttons = [
@@ -345,9 +348,9 @@ class TableScreen(Screen[None]):
             ]
             return ("bid", tuple(legal.bids), self._decision_key(view)), buttons, buttons[0]
         if kind == "chelem":
-            no = Button("No chelem", classes="chelem-no", name="chelem:no", compact=True)
+            no = Button(_("No chelem"), classes="chelem-no", name="chelem:no", compact=True)
             yes = Button(
-                "Declare a chelem",
+                _("Declare a chelem"),
                 classes="chelem-yes",
                 name="chelem:yes",
                 variant="warning",
@@ -357,31 +360,36 @@ class TableScreen(Screen[None]):
         if kind == "ecart":
             summary = Static("", classes="picked")
             go = Button(
-                "Discard",
+                _("Discard"),
                 classes="ecart-go",
                 name="ecart",
                 variant="primary",
                 compact=True,
                 disabled=True,
             )
-            clear = Button("Clear", classes="ecart-clear", name="clear", compact=True)
+            clear = Button(_("Clear"), classes="ecart-clear", name="clear", compact=True)
             return ("ecart",), [go, clear, summary], None
         if kind == "play" and self.pick_kind == "poignee":
             summary = Static("", classes="picked")
             go = Button(
-                f"Show these {self.poignee_size}",
+                _("Show these {n}").format(n=self.poignee_size),
                 classes="poignee-go",
                 name="poignee-show",
                 variant="primary",
                 compact=True,
             )
-            cancel = Button("Cancel", classes="poignee-cancel", name="poignee-cancel", compact=True)
+            cancel = Button(
+                _("Cancel"), classes="poignee-cancel", name="poignee-cancel", compact=True
+            )
             return ("poignee-pick", self.poignee_size), [go, cancel, summary], None
         if kind == "play" and legal.poignee_sizes:
             buttons = [
                 Button(
-                    f"Show poignée {wording.POIGNEE_NAMES.get(n, n)}"
-                    f" ({n}, +{wording.POIGNEE_BONUS.get(n, 0)})",
+                    _("Show poignée {name} ({n}, +{bonus})").format(
+                        name=wording.POIGNEE_NAMES.get(n, n),
+                        n=n,
+                        bonus=wording.POIGNEE_BONUS.get(n, 0),
+                    ),
                     classes=f"poignee poignee-{n}",
                     name=f"poignee:{n}",
                     compact=True,
@@ -401,11 +409,11 @@ class TableScreen(Screen[None]):
         picked = hand.picked
         if self.pick_kind == "ecart":
             problem = facts.ecart_problem(picked, view.legal)
-            summary = panels.decision_summary(picked, 6, "Discard")
+            summary = panels.decision_summary(picked, 6, _("Discard"))
             button_class = ".ecart-go"
         else:
             problem = facts.poignee_problem(picked, view.legal, self.poignee_size)
-            summary = panels.decision_summary(picked, self.poignee_size, "Show")
+            summary = panels.decision_summary(picked, self.poignee_size, _("Show"))
             button_class = ".poignee-go"
         for button in self.query(f"#actions {button_class}").results(Button):
             button.disabled = problem is not None
@@ -449,12 +457,12 @@ class TableScreen(Screen[None]):
         if self.pick_kind == "ecart" and len(event.picked) == 6:
             problem = facts.ecart_problem(event.picked, view.legal)
             if problem:
-                self.say(f"Not yet: {problem}.", error=True)
+                self.say(_("Not yet: {problem}.").format(problem=problem), error=True)
             else:
                 self._confirm_ecart()
         elif self.pick_kind == "poignee":
             problem = facts.poignee_problem(event.picked, view.legal, self.poignee_size)
-            self.say(problem or "Ready: press “Show” to show your poignée.")
+            self.say(problem or _("Ready: press “Show” to show your poignée."))
 
     def _confirm_ecart(self) -> None:
         view = self.view
@@ -462,11 +470,13 @@ class TableScreen(Screen[None]):
         picked = list(hand.picked)
         if view is None or facts.ecart_problem(picked, view.legal) or self._confirming:
             return
-        question = Text("Discard these 6 cards?\n", style="bold")
+        question = Text(_("Discard these 6 cards?") + "\n", style="bold")
         question.append_text(cards_text(picked))
         forced = [c for c in picked if c.startswith("T")]
         if forced:
-            question.append("\nThe trumps you discard are shown to everyone.", style="italic")
+            question.append(
+                "\n" + _("The trumps you discard are shown to everyone."), style="italic"
+            )
         self._confirming = True
 
         def done(yes: bool | None) -> None:
@@ -474,9 +484,9 @@ class TableScreen(Screen[None]):
             if yes and self.view is not None and not facts.ecart_problem(picked, self.view.legal):
                 self._send(Ecart(cards=picked))
             else:
-                self.say("Change your écart: pick a card again to put it back.")
+                self.say(_("Change your écart: pick a card again to put it back."))
 
-        self.app.push_screen(Confirm(question, yes="Discard", no="Change", focus=True), done)
+        self.app.push_screen(Confirm(question, yes=_("Discard"), no=_("Change"), focus=True), done)
 
     @on(Button.Pressed, "#actions Button")
     def _button(self, event: Button.Pressed) -> None:
@@ -525,7 +535,11 @@ class TableScreen(Screen[None]):
             picked=facts.poignee_default(view.legal, size),
         )
         self._draw(view)
-        self.say(f"Pick the {size} cards to show (the lowest trumps are chosen), then Show.")
+        self.say(
+            _("Pick the {n} cards to show (the lowest trumps are chosen), then Show.").format(
+                n=size
+            )
+        )
 
     def _show_poignee(self) -> None:
         view = self.view
@@ -546,7 +560,7 @@ class TableScreen(Screen[None]):
         if self.view is not None:
             self._draw(self.view)
             if self.show_last and not facts.last_trick(self.view.deal):
-                self.say("No trick has been played yet.")
+                self.say(_("No trick has been played yet."))
 
     def action_sheet(self) -> None:
         if self.view is not None:
@@ -568,7 +582,7 @@ class TableScreen(Screen[None]):
         if view is None:
             return
         if view.you is None:
-            self.say("Spectators read the chat; sit down to write.")
+            self.say(_("Spectators read the chat; sit down to write."))
             return
 
         def sent(text: str | None) -> None:
@@ -580,7 +594,7 @@ class TableScreen(Screen[None]):
     def action_poignee(self) -> None:
         view = self.view
         if view is None or not view.legal.poignee_sizes or self.answered is not None:
-            self.say("No poignée to show now (only before your first card, with 10+ trumps).")
+            self.say(_("No poignée to show now (only before your first card, with 10+ trumps)."))
             return
         self._start_poignee(view.legal.poignee_sizes[0])
 
@@ -620,27 +634,27 @@ def _why_not(view: TableView) -> str:
     deal = view.deal
     trick = deal.trick if deal else None
     if trick is None or not trick.cards:
-        return "that card cannot be played now"
+        return _("that card cannot be played now")
     led = next((c for c in trick.cards if c != "EX"), None)
     if led is None:
-        return "that card cannot be played now"
+        return _("that card cannot be played now")
     legal = view.legal.cards
     if led.startswith("T"):
-        return "you must play a trump (higher than the best one, if you can)"
+        return _("you must play a trump (higher than the best one, if you can)")
     suit = led[-1]
     if any(c.endswith(suit) and not c.startswith("T") and c != "EX" for c in legal):
-        return f"you must follow {label('K' + suit)[-1]}"
+        return _("you must follow {suit}").format(suit=label("K" + suit)[-1])
     if any(c.startswith("T") for c in legal):
-        return "you must trump (higher than the best trump, if you can)"
-    return "that card cannot be played now"
+        return _("you must trump (higher than the best trump, if you can)")
+    return _("that card cannot be played now")
 
 
 def _not_now(view: TableView, answered: bool) -> str:
     if answered:
-        return "wait: your move is on its way"
+        return _("wait: your move is on its way")
     if view.you is None:
-        return "you are watching"
-    return "it is not your turn"
+        return _("you are watching")
+    return _("it is not your turn")
 
 
 def _what_happened(old: TableView, new: TableView) -> str:

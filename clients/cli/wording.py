@@ -1,91 +1,168 @@
 """Words for a person: contract names, annulment reasons, why a connection
-closed, and what a server ``Error`` means.
+closed, what a server ``Error`` means, and the client's longer texts.
 
-The server's ``Error.message`` is already written for people; here we only
-add context where a code alone says more than the message (a lost seat, a
-refused connection) and keep the stable ``code`` visible so a report of a
-problem names it exactly.
+The server's ``Error.message`` is already written for people, in English;
+here we only add context where a code alone says more than the message (a
+lost seat, a refused connection), translate the codes the client knows, and
+keep the stable ``code`` visible so a report of a problem names it exactly.
+
+Every text is an English msgid of the gettext catalogs (``i18n``). A
+constant below is only *marked* (``N_``) and translated each time it is
+read (``wording.SHEET``, through the module's ``__getattr__``), so the
+language may change after import.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.text import Text
 
-CONTRACTS = {
-    "pass": "Pass",
-    "prise": "Prise",
-    "garde": "Garde",
-    "garde_sans": "Garde sans",
-    "garde_contre": "Garde contre",
-}
+from clients.cli.i18n import N_, _, deep, ngettext, pgettext
+
 MULTIPLIERS = {"prise": 1, "garde": 2, "garde_sans": 4, "garde_contre": 6}
-
-BID_HELP = {
-    "pass": "no contract",
-    "prise": "×1, you take the chien",
-    "garde": "×2, you take the chien",
-    "garde_sans": "×4, chien unseen, counts for you",
-    "garde_contre": "×6, chien unseen, counts against you",
-}
-
-ANNULMENTS = {
-    "all_pass": "everyone passed",
-    "petit_sec": "petit sec (the Petit alone)",
-}
-
-CHELEMS = {
-    "declared_made": "chelem declared and made",
-    "undeclared_made": "chelem made (undeclared)",
-    "declared_failed": "chelem declared, failed",
-    "defense": "the defense took every trick",
-}
-
-POIGNEE_NAMES = {10: "simple", 13: "double", 15: "triple"}
 POIGNEE_BONUS = {10: 20, 13: 30, 15: 40}
-
 TARGETS = (56, 51, 41, 36)
 """Points the taker needs with 0, 1, 2 or 3 bouts."""
+
+_MARKED: dict[str, Any] = {}
+"""The translatable constants by name, as English msgids (read through ``__getattr__``)."""
+
+
+def __getattr__(name: str) -> Any:
+    # PEP 562: ``wording.NAME`` for a marked constant is its translation now.
+    if name in _MARKED:
+        return deep(_MARKED[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+_MARKED["CONTRACTS"] = {
+    "pass": N_("Pass"),
+    "prise": N_("Prise"),
+    "garde": N_("Garde"),
+    "garde_sans": N_("Garde sans"),
+    "garde_contre": N_("Garde contre"),
+}
+CONTRACT_ORDER = ("pass", "prise", "garde", "garde_sans", "garde_contre")
+
+_MARKED["BID_HELP"] = {
+    "pass": N_("no contract"),
+    "prise": N_("×1, you take the chien"),
+    "garde": N_("×2, you take the chien"),
+    "garde_sans": N_("×4, chien unseen, counts for you"),
+    "garde_contre": N_("×6, chien unseen, counts against you"),
+}
+
+_MARKED["ANNULMENTS"] = {
+    "all_pass": N_("everyone passed"),
+    "petit_sec": N_("petit sec (the Petit alone)"),
+}
+
+_MARKED["CHELEMS"] = {
+    "declared_made": N_("chelem declared and made"),
+    "undeclared_made": N_("chelem made (undeclared)"),
+    "declared_failed": N_("chelem declared, failed"),
+    "defense": N_("the defense took every trick"),
+}
+
+_MARKED["POIGNEE_NAMES"] = {10: N_("simple"), 13: N_("double"), 15: N_("triple")}
+
+
+_MARKED["BOT_LEVELS"] = {
+    "random": N_("random"),
+    "easy": N_("easy"),
+    "normal": N_("normal"),
+    "strong": N_("strong"),
+}
+
+
+def bot_level(level: str | None) -> str:
+    """A bot level's name (``--bots`` keeps the English word)."""
+    return str(__getattr__("BOT_LEVELS").get(level or "", level or ""))
 
 
 def contract(code: str | None) -> str:
     if code is None:
         return ""
-    return CONTRACTS.get(code, code)
+    return str(__getattr__("CONTRACTS").get(code, code))
 
 
 def annulment(reason: str | None, who: str | None = None, you: bool = False) -> str:
-    text = ANNULMENTS.get(reason or "", reason or "")
+    text = __getattr__("ANNULMENTS").get(reason or "", reason or "")
     if reason == "petit_sec" and (who or you):
         text = about("petit_sec", who or "", you)
-    return f"Deal annulled: {text}; the next dealer deals."
+    return _("Deal annulled: {reason}; the next dealer deals.").format(reason=text)
 
 
 # WebSocket close codes (docs/PROTOCOL.md) -> (what happened, reconnect?).
 CLOSE_CODES: dict[int, tuple[str, bool]] = {
-    1000: ("the server closed the connection", True),
-    1001: ("the server is going away", True),
-    1006: ("the connection was lost", True),
-    1011: ("the server hit an error", True),
-    1012: ("the server is restarting", True),
-    1013: ("the server is full; trying again", True),
-    4001: ("your seat was taken back from another window", False),
-    4002: ("the connection was too slow to keep up", True),
-    4003: ("this client is too old for the server: please update Atout", False),
-    4004: ("the server expected a hello first (a client bug)", False),
-    4005: ("too many messages were sent (flooding)", False),
+    1000: (N_("the server closed the connection"), True),
+    1001: (N_("the server is going away"), True),
+    1006: (N_("the connection was lost"), True),
+    1011: (N_("the server hit an error"), True),
+    1012: (N_("the server is restarting"), True),
+    1013: (N_("the server is full; trying again"), True),
+    4001: (N_("your seat was taken back from another window"), False),
+    4002: (N_("the connection was too slow to keep up"), True),
+    4003: (N_("this client is too old for the server: please update Atout"), False),
+    4004: (N_("the server expected a hello first (a client bug)"), False),
+    4005: (N_("too many messages were sent (flooding)"), False),
 }
 
 
 def closed(code: int | None) -> tuple[str, bool]:
     """What a close code means for a person, and whether to reconnect."""
     if code is None:
-        return ("the connection was lost", True)
-    return CLOSE_CODES.get(code, (f"the connection closed (code {code})", True))
+        return (_("the connection was lost"), True)
+    if code in CLOSE_CODES:
+        text, again = CLOSE_CODES[code]
+        return (_(text), again)
+    return (_("the connection closed (code {code})").format(code=code), True)
+
+
+# Why we left a table, as the server says it (``Left.reason``, English): the
+# reasons the server gives today, as sentences, so that they translate.
+LEFT_REASONS = (
+    N_("You stopped watching."),
+    N_("You left the table."),
+    N_("The table closed."),
+)
+
+
+def left(reason: str) -> str:
+    sentence = reason[:1].upper() + reason[1:] + "."
+    return _(sentence) if sentence in LEFT_REASONS else sentence
+
+
+# Server error codes (docs/PROTOCOL.md §6.1) the client has its own words for.
+# The server's message is English; in another language these codes read in
+# the player's language, and any other code shows the server's message as is.
+ERROR_CODES = {
+    "incompatible_version": CLOSE_CODES[4003][0],
+    "hello_first": CLOSE_CODES[4004][0],
+    "rate_limited": N_("too fast: wait a moment and try again"),
+    "not_your_turn": N_("it is not your turn"),
+    "illegal_card": N_("that card cannot be played now"),
+    "spectator": N_("you are watching"),
+    "no_such_table": N_("no open table has that id or code"),
+    "table_full": N_("that table has no free seat"),
+    "seat_taken": N_("someone sits there already"),
+    "wait_for_deal_end": N_("a bot plays that seat until the end of the deal"),
+    "table_closed": N_("that table is closed"),
+    "bad_token": N_("your seat is gone (the table closed or was given up)"),
+    "too_many_tables": N_("the server has too many tables; try later"),
+    "not_creator": N_("only the player who opened the table can start it"),
+    "bad_chat": N_("a chat line is 1 to 200 characters"),
+}
 
 
 def error(code: str, message: str) -> str:
     """One line for an ``Error`` event: the message, then its code."""
-    message = message.strip() or "the server refused that"
+    from clients.cli import i18n
+
+    if i18n.current != i18n.DEFAULT and code in ERROR_CODES:
+        message = _(ERROR_CODES[code])
+    message = message.strip() or _("the server refused that")
     return f"{message[0].upper()}{message[1:]} [{code}]"
 
 
@@ -94,300 +171,335 @@ def unreachable(exc: BaseException) -> str:
     status = getattr(getattr(exc, "response", None), "status_code", None)
     if status == 503:
         # The server answers but takes no one: it is stopping (a restart) or full.
-        return "server restarting or full"
+        return _("server restarting or full")
     if status is not None:
-        return f"refused with HTTP {status}"
+        return _("refused with HTTP {status}").format(status=status)
     if isinstance(exc, TimeoutError):
-        return "no answer"
+        return _("no answer")
     if isinstance(exc, ConnectionRefusedError):
-        return "connection refused"
+        return _("connection refused")
     if isinstance(exc, OSError) and exc.strerror:
-        return exc.strerror.lower()
+        return exc.strerror.lower()  # the system's words, in the system's language
     return str(exc) or type(exc).__name__
 
 
-# -- plurals -------------------------------------------------------------------------
+# -- counted words -------------------------------------------------------------------
 
 
-def plural(n: int, one: str, many: str | None = None) -> str:
-    """``1 deal``, ``2 deals``: the count and the word that goes with it."""
-    return f"{n} {one if n == 1 else (many or one + 's')}"
+def deals(n: int) -> str:
+    """``1 deal``, ``8 deals``."""
+    return ngettext("{n} deal", "{n} deals", n).format(n=n)
 
 
 # -- the score sheet ----------------------------------------------------------------
 
-SHEET = "Score sheet"
-SHEET_HEAD_DEAL = "Deal"
-SHEET_HEAD_CONTRACT = "Contract"
-SHEET_TOTAL = "Total"
-SHEET_EMPTY = "no deal finished yet"
-SHEET_FOOT = "★ taker · Esc to close"
-SHEET_ANNULLED = {"all_pass": "annulled: all passed", "petit_sec": "annulled: petit sec"}
+_MARKED.update(
+    SHEET=N_("Score sheet"),
+    SHEET_HEAD_DEAL=N_("Deal"),
+    SHEET_HEAD_CONTRACT=N_("Contract"),
+    SHEET_TOTAL=N_("Total"),
+    SHEET_EMPTY=N_("no deal finished yet"),
+    SHEET_FOOT=N_("★ taker · Esc to close"),
+)
+SHEET_ANNULLED = {"all_pass": N_("annulled: all passed"), "petit_sec": N_("annulled: petit sec")}
 
 
-def sheet_title(table: str, played: int, deals: int) -> Text:
+def sheet_title(table: str, played: int, total: int) -> Text:
     """``Score sheet — Alice's table · 1 of 8 deals played``."""
-    return Text.assemble(
-        (SHEET, "bold"), f" — {table} · {played} of {plural(deals, 'deal')} played"
-    )
+    rest = ngettext(
+        "{table} · {played} of {n} deal played", "{table} · {played} of {n} deals played", total
+    ).format(table=table, played=played, n=total)
+    return Text.assemble((_("Score sheet"), "bold"), f" — {rest}")
 
 
 def sheet_contract(code: str | None, made: bool | None) -> str:
-    return f"{contract(code)} {'made' if made else 'down'}"
+    if made:
+        return _("{contract} made").format(contract=contract(code))
+    return _("{contract} down").format(contract=contract(code))
 
 
 def sheet_annulled(reason: str) -> str:
-    return SHEET_ANNULLED.get(reason, f"annulled: {reason}")
+    if reason in SHEET_ANNULLED:
+        return _(SHEET_ANNULLED[reason])
+    return _("annulled: {reason}").format(reason=reason)
 
 
 # -- leaving and quitting -----------------------------------------------------------
 
-LEAVE = "Leave"
-STAY = "Stay"
-QUIT = "Quit"
-LEAVE_QUESTION = "Leave this table?"
-LEAVE_MID_GAME = "A bot takes your seat until the end of the game."
-QUIT_QUESTION = "Quit Atout in the middle of the game?"
-QUIT_PLAY_SAVED = "Your game is saved: run atout play again to resume it where it is."
-QUIT_SEAT_KEPT = (
-    "Your seat is kept (a bot plays your turns meanwhile): run the same command "
-    "again to take it back."
+_MARKED.update(
+    LEAVE=N_("Leave"),
+    STAY=N_("Stay"),
+    QUIT=N_("Quit"),
+    LEAVE_QUESTION=N_("Leave this table?"),
+    LEAVE_MID_GAME=N_("A bot takes your seat until the end of the game."),
+    QUIT_QUESTION=N_("Quit Atout in the middle of the game?"),
+    QUIT_PLAY_SAVED=N_("Your game is saved: run atout play again to resume it where it is."),
+    QUIT_SEAT_KEPT=N_(
+        "Your seat is kept (a bot plays your turns meanwhile): run the same command "
+        "again to take it back."
+    ),
+    RESUME=N_("Resume"),
+    NEW_GAME=N_("New game"),
 )
-RESUME = "Resume"
-NEW_GAME = "New game"
 
 
-def resume_question(table: str, deal: int, deals: int, score: int) -> str:
+def resume_question(table: str, deal: int, total: int, score: int) -> str:
     points = f"{score:+d}".replace("-", "−") if score else "0"
-    return (
-        f"You have an unfinished game: {table}, deal {deal} of {deals}, "
-        f"your score {points}.\nResume it where you left it?"
-    )
+    return _(
+        "You have an unfinished game: {table}, deal {deal} of {deals}, "
+        "your score {score}.\nResume it where you left it?"
+    ).format(table=table, deal=deal, deals=total, score=points)
 
 
 # -- the command line ----------------------------------------------------------------
 
-CLI_DESCRIPTION = (
-    "French Tarot for four, in a terminal.\n\n"
-    "atout alone is atout play: a game against three bots on a local server,\n"
-    "kept in a file so that it can be resumed. atout connect URL joins friends\n"
-    "on a server (atout-server, or docker-compose: see docs/DEPLOY.md)."
-)
-CLI_EPILOG = (
-    "examples:\n"
-    "  atout                                  play now against three bots\n"
-    "  atout play --bots strong --timer 30\n"
-    "  atout connect ws://host:8765 --name Alice\n"
-    "  atout connect http://host:8765 --profile bob   (http:// becomes ws://)"
-)
-BAD_PROFILE = "--profile needs a name"
-BAD_DEALS = "--deals is 1 to 40"
-BAD_TIMER = "--timer is 0 (none) to 600 seconds"
-NO_TERMINAL = (
-    "needs a terminal to draw the table; run it in a terminal window "
-    "(a program can play through the protocol: docs/PROTOCOL.md)"
+_MARKED.update(
+    CLI_DESCRIPTION=N_(
+        "French Tarot for four, in a terminal.\n\n"
+        "atout alone is atout play: a game against three bots on a local server,\n"
+        "kept in a file so that it can be resumed. atout connect URL joins friends\n"
+        "on a server (atout-server, or docker-compose: see docs/DEPLOY.md)."
+    ),
+    CLI_EPILOG=N_(
+        "examples:\n"
+        "  atout                                  play now against three bots\n"
+        "  atout play --bots strong --timer 30\n"
+        "  atout connect ws://host:8765 --name Alice\n"
+        "  atout connect http://host:8765 --profile bob   (http:// becomes ws://)\n"
+        "  atout --lang fr                        play in French (en, fr, zh, ko)"
+    ),
+    BAD_PROFILE=N_("--profile needs a name"),
+    BAD_DEALS=N_("--deals is 1 to 40"),
+    BAD_TIMER=N_("--timer is 0 (none) to 600 seconds"),
+    NO_TERMINAL=N_(
+        "needs a terminal to draw the table; run it in a terminal window "
+        "(a program can play through the protocol: docs/PROTOCOL.md)"
+    ),
+    CANNOT_REACH_HINT=N_(
+        "Is atout-server running there? Start it, or check the address. r: retry now"
+    ),
+    CANNOT_REACH=N_("cannot reach the server"),
 )
 
 
 def bad_url(url: str) -> str:
-    return f"{url!r} is not a server address (ws://host:port, wss://host, or host:port)"
+    return _("{url} is not a server address (ws://host:port, wss://host, or host:port)").format(
+        url=repr(url)
+    )
 
 
 def bad_name(most: int) -> str:
-    return f"--name needs 1 to {most} characters"
-
-
-CANNOT_REACH_HINT = "Is atout-server running there? Start it, or check the address. r: retry now"
-CANNOT_REACH = "cannot reach the server"
+    return _("--name needs 1 to {most} characters").format(most=most)
 
 
 # -- sentences about a player: one template for "you", one for anyone else ----------------
 #
 # Each entry is (for you, for another player). ``{who}`` is the other
 # player's name; the other fields are filled by ``about``. A test renders
-# every template both ways, so "You takes" cannot come back.
+# every template both ways, in every language, so "You takes" cannot come back.
 
-ABOUT: dict[str, tuple[str, str]] = {
-    "deals": ("Deal {deal}: you deal.", "Deal {deal}: {who} deals."),
-    "takes_trick": ("You take trick {trick}.", "{who} takes trick {trick}."),
+_MARKED["ABOUT"] = {
+    "deals": (N_("Deal {deal}: you deal."), N_("Deal {deal}: {who} deals.")),
+    "takes_trick": (N_("You take trick {trick}."), N_("{who} takes trick {trick}.")),
     "takes_last_trick": (
-        "You take the last trick ({trick}).",
-        "{who} takes the last trick ({trick}).",
+        N_("You take the last trick ({trick})."),
+        N_("{who} takes the last trick ({trick})."),
     ),
     "takes_contract": (
-        "You take the contract: {contract}.",
-        "{who} takes the contract: {contract}.",
+        N_("You take the contract: {contract}."),
+        N_("{who} takes the contract: {contract}."),
     ),
     "shows_poignee": (
-        "You show a {size}-card poignée: {cards}",
-        "{who} shows a {size}-card poignée: {cards}",
+        N_("You show a {size}-card poignée: {cards}"),
+        N_("{who} shows a {size}-card poignée: {cards}"),
     ),
-    "declares_chelem": ("You declare a chelem!", "{who} declares a chelem!"),
+    "declares_chelem": (N_("You declare a chelem!"), N_("{who} declares a chelem!")),
     "petit_sec": (
-        "you hold the Petit alone (petit sec)",
-        "{who} holds the Petit alone (petit sec)",
+        N_("you hold the Petit alone (petit sec)"),
+        N_("{who} holds the Petit alone (petit sec)"),
     ),
-    "bidding": ("You are bidding…", "{who} is bidding…"),
-    "ecart_wait": ("You take the chien and discard 6…", "{who} takes the chien and discards 6…"),
-    "chelem_wait": ("You decide on a chelem…", "{who} decides on a chelem…"),
-    "to_play": ("Your turn…", "{who} to play…"),
+    "bidding": (N_("You are bidding…"), N_("{who} is bidding…")),
+    "ecart_wait": (
+        N_("You take the chien and discard 6…"),
+        N_("{who} takes the chien and discards 6…"),
+    ),
+    "chelem_wait": (N_("You decide on a chelem…"), N_("{who} decides on a chelem…")),
+    "to_play": (N_("Your turn…"), N_("{who} to play…")),
     "away_to_play": (
-        "You are away: a bot plays for you soon…",
-        "{who} is away: a bot plays for them soon…",
+        N_("You are away: a bot plays for you soon…"),
+        N_("{who} is away: a bot plays for them soon…"),
     ),
     "waits_for_start": (
-        "Start when your friends are seated; empty seats get bots.",
-        "Waiting for {who} to start the game.",
+        N_("Start when your friends are seated; empty seats get bots."),
+        N_("Waiting for {who} to start the game."),
     ),
 }
 
 
 def about(key: str, who: str, you: bool, **fields: object) -> str:
     """The sentence ``key`` about ``who`` (or about you), fields filled in."""
-    mine, theirs = ABOUT[key]
-    return (mine if you else theirs).format(who=who, **fields)
+    mine, theirs = _MARKED["ABOUT"][key]
+    return _(mine if you else theirs).format(who=who, **fields)
 
 
 # -- prompts and rules -------------------------------------------------------------------
 
-ECART_RULE = "no King, no bout; trumps only if you must, shown face up"
-ECART_REFUSAL = "never a King or a bout; trumps only when you have no other card"
+_MARKED.update(
+    ECART_RULE=N_("no King, no bout; trumps only if you must, shown face up"),
+    ECART_REFUSAL=N_("never a King or a bout; trumps only when you have no other card"),
+    CONNECTED_AGAIN=N_("Connected again."),
+)
 
 
 def ecart_prompt(forced: int) -> str:
     """The whole écart rule in one line (80 columns)."""
     if forced:
-        return f"Discard 6 (no King, no bout): {plural(forced, 'trump')} forced, shown face up."
-    return f"Discard 6 cards ({ECART_RULE})."
-
-
-CONNECTED_AGAIN = "Connected again."
+        return ngettext(
+            "Discard 6 (no King, no bout): {n} trump forced, shown face up.",
+            "Discard 6 (no King, no bout): {n} trumps forced, shown face up.",
+            forced,
+        ).format(n=forced)
+    return _("Discard 6 cards ({rule}).").format(rule=_(_MARKED["ECART_RULE"]))
 
 
 def typed(code: str, complete: bool) -> str:
     """Under the hand while a card code is typed."""
-    return f"typed: {code} · Enter to choose it" if complete else f"typed: {code}…"
+    if complete:
+        return _("typed: {code} · Enter to choose it").format(code=code)
+    return _("typed: {code}…").format(code=code)
 
 
 # -- the waiting table ----------------------------------------------------------------------
 
-WAITING_TITLE = "Waiting to start"
-INVITE_CODE = "Invite code: "
-INVITE_FRIENDS = "Friends run:"
+_MARKED.update(
+    WAITING_TITLE=N_("Waiting to start"),
+    INVITE_CODE=N_("Invite code: "),
+    INVITE_FRIENDS=N_("Friends run:"),
+)
 
 
 def invite_then(code: str) -> str:
-    return f"then i, and type {code}"
+    return _("then i, and type {code}").format(code=code)
 
 
 # -- help (the ? key) -------------------------------------------------------------------------
 
-HELP: list[tuple[str, list[str]]] = [
+_MARKED["HELP"] = [
     (
-        "Playing",
+        N_("Playing"),
         [
-            "← →  move between the cards you may play (others are dimmed)",
-            "Enter, Space or a click  play the card (or pick it for the écart)",
-            "type a code, then Enter: KS  10H  CD (Knight ♦)  T21  EX",
+            N_("← →  move between the cards you may play (others are dimmed)"),
+            N_("Enter, Space or a click  play the card (or pick it for the écart)"),
+            N_("type a code, then Enter: KS  10H  CD (Knight ♦)  T21  EX"),
         ],
     ),
     (
-        "At the table",
+        N_("At the table"),
         [
-            "l last trick   b score sheet   h past deals   m chat",
-            "p poignée (when offered)   r reconnect now   Esc leave   ^q quit",
+            N_("l last trick   b score sheet   h past deals   m chat"),
+            N_("p poignée (when offered)   r reconnect now   Esc leave   ^q quit"),
         ],
     ),
     (
-        "Reading the screen",
+        N_("Reading the screen"),
         [
-            "▶ whose turn   D dealer   ★ taker",
-            "trumps: 21* is yours (also in reverse video), · is gone",
+            N_("▶ whose turn   D dealer   ★ taker"),
+            N_("trumps: 21* is yours (also in reverse video), · is gone"),
         ],
     ),
     (
-        "Bidding",
+        N_("Bidding"),
         [
-            "Each player speaks once, in turn; a bid must beat the bids before.",
-            "Prise ×1, Garde ×2: the taker takes the chien (6 cards), discards 6.",
-            "Garde sans ×4: the chien is not seen and counts for the taker;",
-            "Garde contre ×6: it is not seen and counts for the defense.",
-            "If all four pass, the deal is annulled and the next dealer deals.",
+            N_("Each player speaks once, in turn; a bid must beat the bids before."),
+            N_("Prise ×1, Garde ×2: the taker takes the chien (6 cards), discards 6."),
+            N_("Garde sans ×4: the chien is not seen and counts for the taker;"),
+            N_("Garde contre ×6: it is not seen and counts for the defense."),
+            N_("If all four pass, the deal is annulled and the next dealer deals."),
         ],
     ),
     (
-        "Winning a deal",
+        N_("Winning a deal"),
         [
-            "The taker plays alone against the other three. The taker needs",
-            "56 / 51 / 41 / 36 card points with 0 / 1 / 2 / 3 bouts",
-            "(the bouts: the 21, the Petit T1 and the Excuse).",
+            N_("The taker plays alone against the other three. The taker needs"),
+            N_("56 / 51 / 41 / 36 card points with 0 / 1 / 2 / 3 bouts"),
+            N_("(the bouts: the 21, the Petit T1 and the Excuse)."),
         ],
     ),
     (
-        "Écart",
+        N_("Écart"),
         [
-            "After a prise or a garde the taker discards 6 cards face down:",
-            "never a King or a bout; trumps only when there is no other card",
-            "to discard, and then they are shown face up to everyone.",
+            N_("After a prise or a garde the taker discards 6 cards face down:"),
+            N_("never a King or a bout; trumps only when there is no other card"),
+            N_("to discard, and then they are shown face up to everyone."),
         ],
     ),
     (
-        "Poignée",
+        N_("Poignée"),
         [
-            "Before your first card you may show 10, 13 or 15 trumps",
-            "(simple, double, triple: +20, +30, +40 for the side that wins the deal).",
-            "The Excuse may stand for a trump only if you show every trump.",
+            N_("Before your first card you may show 10, 13 or 15 trumps"),
+            N_("(simple, double, triple: +20, +30, +40 for the side that wins the deal)."),
+            N_("The Excuse may stand for a trump only if you show every trump."),
         ],
     ),
     (
-        "Chelem",
+        N_("Chelem"),
         [
-            "Taking all 18 tricks. The taker may declare it before the first card:",
-            "+400 if made, −200 if not; made without declaring: +200.",
-            "Petit au bout: the Petit in the last trick: 10 × the contract's multiplier",
-            "for the side that takes that trick.",
+            N_("Taking all 18 tricks. The taker may declare it before the first card:"),
+            N_("+400 if made, −200 if not; made without declaring: +200."),
+            N_("Petit au bout: the Petit in the last trick: 10 × the contract's multiplier"),
+            N_("for the side that takes that trick."),
         ],
     ),
 ]
-HELP_FOOT = "↑ ↓ to scroll · Esc to close"
+_MARKED["HELP_FOOT"] = N_("↑ ↓ to scroll · Esc to close")
 
 
 # -- the trump tracker ----------------------------------------------------------------------
 
-TRACKER_TITLE = "Trumps "
-TRACKER_LEGEND = "n* yours · gone"
+_MARKED.update(TRACKER_TITLE=N_("Trumps "), TRACKER_LEGEND=N_("n* yours · gone"))
 
 
 # -- past deals (the h key) -------------------------------------------------------------------
 
-HISTORY_TITLE = "Past deals"
-HISTORY_EMPTY = "No deal has finished at this table yet."
-HISTORY_UNREADABLE = "this record could not be replayed"
-HISTORY_FOOT = "↑ ↓ choose · Enter replay · Esc close"
-REPLAY_FOOT = "← → trick by trick · Home/End · Esc back"
-HISTORY_LOADING = "Asking the server for this table's past deals…"
+_MARKED.update(
+    HISTORY_TITLE=N_("Past deals"),
+    HISTORY_EMPTY=N_("No deal has finished at this table yet."),
+    HISTORY_UNREADABLE=N_("this record could not be replayed"),
+    HISTORY_FOOT=N_("↑ ↓ choose · Enter replay · Esc close"),
+    REPLAY_FOOT=N_("← → trick by trick · Home/End · Esc back"),
+    HISTORY_LOADING=N_("Asking the server for this table's past deals…"),
+)
 
 
 def history_head(index: int, number: int) -> str:
-    return f"#{index} deal {number}"
+    return _("#{index} deal {number}").format(index=index, number=number)
 
 
 def history_outcome(code: str | None, taker: str, made: bool | None, margin: int) -> str:
-    how = f"made by {margin}" if made else f"down by {margin}"
-    return f"{contract(code)} by {taker}, {how}"
+    if made:
+        text = _("{contract} by {taker}, made by {margin}")
+    else:
+        text = _("{contract} by {taker}, down by {margin}")
+    return text.format(contract=contract(code), taker=taker, margin=margin)
 
 
 def replay_trick_title(n: int, total: int) -> str:
-    return f"Trick {n} of {total}"
+    return _("Trick {n} of {total}").format(n=n, total=total)
 
 
 def replay_led(who: str) -> str:
-    return f"{who} led"
+    return _("{who} led").format(who=who)
 
 
 def replay_took(who: str, you: bool) -> str:
-    return "you took it" if you else f"{who} took it"
+    return _("you took it") if you else _("{who} took it").format(who=who)
 
 
 def replay_bids(bids: list[tuple[str, str]]) -> str:
-    return "Bids: " + " · ".join(f"{who}: {contract(b).lower()}" for who, b in bids)
+    listed = " · ".join(f"{who}: {contract(b).lower()}" for who, b in bids)
+    return _("Bids: {bids}").format(bids=listed)
+
+
+def seat_word(n: int) -> str:
+    """``Seat 3``: a seat with nobody named in it."""
+    return pgettext("a place at the table", "Seat {n}").format(n=n)

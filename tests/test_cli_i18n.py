@@ -1,0 +1,263 @@
+"""The client in four languages (clients/cli/i18n.py, docs/TRANSLATING.md):
+the catalogs cover every message of the code with matching placeholders and
+up-to-date ``.mo`` files; the language comes from ``--lang`` or the locale;
+French cards read and type R/D/C/V; the table screen in each language at
+80×24 (SVG snapshots); and ``atout --lang fr`` plays a few moves against a
+real server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clients.cli import catalogs, i18n, wording
+from clients.cli.__main__ import lang_arg
+from clients.cli.cards_text import label
+from clients.cli.cards_widget import HandWidget
+from tests.test_cli_live import (
+    STRONG_SEED,
+    client,
+    server,  # noqa: F401 - the fixture
+    shown,
+    sit_and_start,
+    table,
+    until,
+)
+from tests.test_cli_screens import screen_text
+
+TRANSLATED = ("fr", "zh", "ko")
+
+
+@pytest.fixture(autouse=True)
+def english_after() -> Iterator[None]:
+    yield
+    i18n.use("en")
+
+
+# -- the catalogs ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def problems() -> list[str]:
+    return catalogs.problems()
+
+
+def test_every_message_is_translated_in_every_catalog(problems: list[str]) -> None:
+    found = [p for p in problems if "missing" in p or "no translation" in p or "fuzzy" in p]
+    assert found == []
+    # And the catalogs hold what the code marks: a few hundred messages each.
+    for lang in TRANSLATED:
+        assert len([m for m in catalogs.read_po(lang) if m.id]) > 300
+
+
+def test_no_catalog_keeps_a_stale_message(problems: list[str]) -> None:
+    assert [p for p in problems if "stale" in p] == []
+
+
+def test_every_translation_has_the_placeholders_of_its_message(problems: list[str]) -> None:
+    assert [p for p in problems if "placeholders" in p] == []
+
+
+def test_the_compiled_catalogs_are_up_to_date(problems: list[str]) -> None:
+    assert [p for p in problems if "out of date" in p or "no catalog" in p] == []
+
+
+def test_the_check_sees_a_missing_translation_and_a_wrong_placeholder() -> None:
+    # The checks above pass only if they can fail: the same reading on a spoilt catalog.
+    assert catalogs.fields("{who} takes trick {trick}.") == {"{who}", "{trick}"}
+    assert catalogs.fields("argument %(argument_name)s: %(message)s") == {
+        "%(argument_name)s",
+        "%(message)s",
+    }
+    assert catalogs.fields("{who} fait le pli.") != catalogs.fields("{who} takes trick {trick}.")
+
+
+def test_every_sentence_about_a_player_renders_in_every_language() -> None:
+    fields = {"deal": 2, "trick": 5, "contract": "Garde", "size": 10, "cards": "T1 T2"}
+    for lang in ("en", *TRANSLATED):
+        i18n.use(lang)
+        for key in wording.ABOUT:
+            mine = wording.about(key, "Bot Ada", True, **fields)
+            theirs = wording.about(key, "Bot Ada", False, **fields)
+            assert "Bot Ada" not in mine and "Bot Ada" in theirs, (lang, key)
+            assert "{" not in mine + theirs
+
+
+def test_plurals_follow_each_language() -> None:
+    i18n.use("fr")
+    # French: 0 and 1 are singular.
+    assert wording.deals(1) == "1 donne" and wording.deals(0) == "0 donne"
+    assert wording.deals(8) == "8 donnes"
+    i18n.use("en")
+    assert wording.deals(0) == "0 deals" and wording.deals(1) == "1 deal"
+    i18n.use("zh")
+    assert wording.deals(1) == "1 副" and wording.deals(8) == "8 副"
+
+
+# -- choosing the language ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ({}, "en"),
+        ({"LANG": "fr_FR.UTF-8"}, "fr"),
+        ({"LANG": "C.UTF-8"}, "en"),
+        ({"LANG": "de_DE.UTF-8"}, "en"),
+        ({"LC_ALL": "ko_KR.UTF-8", "LANG": "fr_FR.UTF-8"}, "ko"),
+        ({"LC_MESSAGES": "zh_CN.UTF-8", "LANG": "en_US.UTF-8"}, "zh"),
+        ({"LANGUAGE": "de:zh_CN:fr", "LANG": "fr_FR.UTF-8"}, "zh"),
+        ({"LANGUAGE": "de", "LANG": "ko_KR.UTF-8"}, "ko"),
+    ],
+)
+def test_the_locale_chooses_the_language(env: dict[str, str], expected: str) -> None:
+    assert i18n.choose(None, env) == expected
+
+
+def test_lang_wins_over_the_locale() -> None:
+    argv = ["connect", "ws://h:1", "--lang", "ko"]
+    assert i18n.choose(lang_arg(argv), {"LANG": "fr_FR.UTF-8"}) == "ko"
+    assert lang_arg(["--lang=zh"]) == "zh" and lang_arg(["play"]) is None
+
+
+def test_atout_help_and_usage_errors_speak_the_language(capsys: pytest.CaptureFixture[str]) -> None:
+    from clients.cli.__main__ import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["--lang", "fr", "--help"])
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    assert "afficher cette aide et quitter" in out and "jouer en français" in out
+    with pytest.raises(SystemExit) as done:
+        main(["--lang", "fr", "--deals", "0"])  # `atout --lang fr` is `atout play --lang fr`
+    assert done.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["atout play: --deals va de 1 à 40 (voir atout play --help)"]
+
+
+# -- cards ---------------------------------------------------------------------------------
+
+
+def test_french_cards_read_r_d_c_v_and_both_letters_type() -> None:
+    i18n.use("fr")
+    assert [label(c) for c in ("KS", "QH", "CD", "JC", "10S", "T21", "EX")] == [
+        "R♠",
+        "D♥",
+        "C♦",
+        "V♣",
+        "10♠",
+        "T21",
+        "EX",
+    ]
+    assert [i18n.code_rank(x) for x in "RDCVKQJ"] == list("KQCJKQJ")
+    assert i18n.local_code("QD") == "DD"
+    i18n.use("ko")
+    assert label("KS") == "K♠"
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_card_letters_never_mean_another_english_rank(lang: str) -> None:
+    i18n.use(lang)
+    letters = i18n.rank_letters()
+    assert len(set(letters)) == 4 and letters.isascii() and letters.isupper()
+    for english, local in zip(i18n.ENGLISH_RANKS, letters, strict=True):
+        # A local letter may be its own English letter, never another rank's.
+        assert local == english or local not in i18n.ENGLISH_RANKS
+        assert local not in "TEX0123456789"
+
+
+# -- the table screen in each language (80×24) -------------------------------------------
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+@pytest.mark.parametrize("moment", ["bidding", "play"])
+def test_table_in_each_language(snap_compare: Any, lang: str, moment: str) -> None:
+    from tests.cli_preview import PreviewApp, scripted_view
+
+    i18n.use(lang)
+
+    async def settle(pilot: Any) -> None:
+        await pilot.pause()
+        text = screen_text(pilot.app)
+        assert all(line.rstrip() == line.rstrip()[:80] for line in text.splitlines())
+
+    assert snap_compare(
+        PreviewApp(scripted_view(moment)), terminal_size=(80, 24), run_before=settle
+    )
+
+
+def test_no_line_of_the_table_overflows_80_columns_in_any_language() -> None:
+    # Every rendered text of the side panels fits its panel width in cells.
+    from rich.cells import cell_len
+
+    from clients.cli import table_panels as panels
+    from tests.cli_preview import scripted_view
+
+    for lang in ("en", *TRANSLATED):
+        i18n.use(lang)
+        for moment in ("waiting", "bidding", "ecart", "play", "done", "finished"):
+            view = scripted_view(moment)
+            for line in panels.tracker_panel(view).plain.splitlines():
+                assert cell_len(line) <= 25, (lang, moment, line)
+            for line in panels.seats_panel(view, 24).plain.splitlines():
+                assert cell_len(line) <= 24, (lang, moment, line)
+
+
+# -- atout --lang fr against a real server ---------------------------------------------------
+
+
+async def test_atout_lang_fr_plays_a_few_moves_against_a_real_server(
+    server: Any,  # noqa: F811 - the fixture
+    tmp_path: Path,
+) -> None:
+    from tests.test_cli_live import url_of
+
+    i18n.use(i18n.choose(lang_arg(["connect", url_of(server), "--lang", "fr"]), {}))
+    app = client(url_of(server), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await sit_and_start(pilot, app, deals=1, bot_level="normal", seed=STRONG_SEED)
+        await shown(pilot, app, "Votre main (18)", "Scores")
+        # The bid buttons carry the French contract names.
+        await until(pilot, lambda: table(app).legal.bids, what="our bid")
+        await shown(pilot, app, "Garde ×2")
+        await pilot.click(".bid-garde")
+        await until(pilot, lambda: table(app).legal.ecart, what="the écart")
+        await shown(pilot, app, "Écartez 6")
+        view = table(app)
+        hand = app.table_screen.query_one("#hand", HandWidget)
+        suits = [c for c in view.legal.ecart if not c.startswith("T")]
+        for card in suits[:5]:
+            assert hand.choose(card)
+        # The sixth card typed with its French letters (R, D, V) when it has one.
+        sixth = suits[5]
+        await pilot.press(*i18n.local_code(sixth))
+        assert hand.typed == sixth
+        await pilot.press("enter")
+        await pilot.pause()
+        await shown(pilot, app, "Écarter ces 6 cartes ?")
+        await pilot.press("enter")
+        await until(pilot, lambda: table(app).legal.chelem, what="the chelem question")
+        await pilot.click(".chelem-no")
+        played = 0
+        while played < 3:
+            await until(pilot, lambda: table(app).legal.cards, what="our turn to play")
+            view = table(app)
+            card = view.legal.cards[0]
+            tricks = len(view.deal.tricks) if view.deal else 0
+            await pilot.press(*i18n.local_code(card), "enter")
+            await until(
+                pilot,
+                lambda card=card: card not in table(app).hand,
+                what=f"{card} played",
+            )
+            played += 1
+            assert tricks <= 18
+        await shown(pilot, app, "Pli")
+        text = screen_text(app)
+        assert "Your hand" not in text and "Trick" not in text
+        assert app.errors == []
+        await app.aclose()
