@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.typing import Subprotocol
 
 from protocol.codec import PROTOCOL_VERSION, SUBPROTOCOL_MSGPACK, codec_for
 from protocol.diff import PatchError, apply
@@ -89,8 +90,8 @@ class Session:
     ) -> Session:
         ws = await connect(
             url,
-            subprotocols=[subprotocol],
-            max_size=2**22,  # type: ignore[list-item]
+            subprotocols=[Subprotocol(subprotocol)],
+            max_size=2**22,
             open_timeout=open_timeout,
             compression=None,
         )

@@ -82,16 +82,22 @@ def _cards(codes: list[str]) -> list[int]:
     return [CARD_OF[c] for c in codes]
 
 
+def _annulled(deal: Deal) -> bool:
+    # A function, not an inline test: the checker would keep the phase it
+    # narrowed before ``bid`` changed it.
+    return deal.phase == "annulled"
+
+
 def _replay_into(past: PastDeal, record: dict[str, Any]) -> None:
     deal = Deal(past.dealer, [_cards(h) for h in record["hands"]], _cards(record["chien"]))
-    if deal.phase == "annulled":
+    if _annulled(deal):  # a petit sec, as dealt
         return
     for bid in record.get("bids", []):
         seat = deal.turn
         assert seat is not None
         past.bids.append((seat, str(bid)))
         deal.bid(seat, bid)
-    if deal.phase == "annulled":
+    if _annulled(deal):  # four passes
         return
     if takes_chien(deal.contract):
         past.chien = list(record["chien"])
