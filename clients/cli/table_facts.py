@@ -246,7 +246,9 @@ def prompt(view: TableView) -> str:
         who = seat_name(view, seat) if seat is not None else None
         return wording.annulment(deal.annulled, who, seat is not None and seat == view.you)
     if deal.phase == "done" or status == "between_deals":
-        return "Deal over: the next one starts in a moment."
+        if view.you is None:
+            return wording.WATCH_RESULT
+        return wording.READ_RESULT if reading_now(view) else wording.OTHERS_READING
     turn = deal.turn
     mine = my_turn(view)
     match deal.phase:
@@ -272,6 +274,18 @@ def prompt(view: TableView) -> str:
                 return wording.about("away_to_play", who, False)
             return wording.about("to_play", who, False)
     return ""
+
+
+def reading(view: TableView) -> list[int]:
+    """Between deals: the human seats still reading the result (not ``ready``)."""
+    if view.status != "between_deals":
+        return []
+    return [s.seat for s in view.seats if s.kind == "human" and s.seat not in view.ready]
+
+
+def reading_now(view: TableView) -> bool:
+    """This player is asked to press Continue."""
+    return view.you is not None and view.you in reading(view)
 
 
 # -- pickers -----------------------------------------------------------------------

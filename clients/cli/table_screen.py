@@ -40,6 +40,7 @@ from protocol.messages import (
     Play,
     PlayAgain,
     Poignee,
+    Ready,
     StartGame,
 )
 from protocol.views import TableView
@@ -78,6 +79,7 @@ class TableScreen(Screen[None]):
         Binding("p", "poignee", "Poignée", show=False),
         Binding("r", "retry", "Reconnect", show=False),
         Binding("question_mark", "help", "Help"),
+        Binding("space", "continue", show=False),
         Binding("escape", "leave", "Leave"),
         # On the buttons (the hand keeps its own arrows): move along the bar.
         Binding("left", "app.focus_previous", show=False),
@@ -330,6 +332,16 @@ class TableScreen(Screen[None]):
             )
             leave = Button("Leave", classes="leave", name="leave", compact=True)
             return ("finished",), [again, leave], again
+        if facts.reading_now(view):
+            go = Button(
+                wording.CONTINUE,
+                classes="continue",
+                name="continue",
+                variant="primary",
+                compact=True,
+                tooltip=wording.CONTINUE_HELP,
+            )
+            return ("continue",), [go], go
         if kind == "bid":
             buttons = [
                 Button(
@@ -413,8 +425,9 @@ class TableScreen(Screen[None]):
             widget.update(summary)
 
     def _tick(self) -> None:
-        if self.view is not None and self.view.deadline is not None:
-            self._draw_header(self.view)
+        view = self.view
+        if view is not None and (view.deadline is not None or view.next_deal_at is not None):
+            self._draw_header(view)
         status = self.atout.link_status
         if status.phase != "online":
             self.say(status.text(), error=True)
@@ -487,6 +500,8 @@ class TableScreen(Screen[None]):
             return
         if name == "start":
             self.atout.send(StartGame())
+        elif name == "continue":
+            self.action_continue()
         elif name == "again":
             self.atout.send(PlayAgain())
         elif name == "leave":
@@ -583,6 +598,11 @@ class TableScreen(Screen[None]):
             self.say("No poignée to show now (only before your first card, with 10+ trumps).")
             return
         self._start_poignee(view.legal.poignee_sizes[0])
+
+    def action_continue(self) -> None:
+        """The result is read: the next deal may come (``ready``)."""
+        if self.view is not None and facts.reading_now(self.view):
+            self.atout.send(Ready())
 
     def action_retry(self) -> None:
         self.atout.retry_now()

@@ -391,3 +391,24 @@ def replay_took(who: str, you: bool) -> str:
 
 def replay_bids(bids: list[tuple[str, str]]) -> str:
     return "Bids: " + " · ".join(f"{who}: {contract(b).lower()}" for who, b in bids)
+
+
+# -- results that wait for the players (issue 14, item 1) ----------------------------
+# Every user-visible string of the deal's end and its Continue is here, in one
+# block, for the move of client strings into catalogs.
+
+CONTINUE = "Continue"
+CONTINUE_HELP = "you have read the result: Enter or space"
+READ_RESULT = "Deal over: read the result, then Continue (Enter)."
+OTHERS_READING = "Deal over: waiting for the others to read the result."
+WATCH_RESULT = "Deal over: the next deal comes when the players have read the result."
+LAST_DEAL = "Last deal"
+
+
+def still_reading(names: list[str]) -> str:
+    """Who has not pressed Continue yet ("" when nobody)."""
+    return ("Still reading: " + ", ".join(names)) if names else ""
+
+
+def next_deal_in(seconds: int) -> str:
+    return f"next deal in {seconds}s"
