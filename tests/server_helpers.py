@@ -101,8 +101,13 @@ async def autoplay(
         nonlocal acted
         while True:
             view = await session.wait_view(ready, timeout=timeout)
+            # ``wait_for`` hands the view over a loop turn later: act on the
+            # newest one (between deals the table moves on without us).
+            view = session.table or view
             if until(view):
                 return view
+            if not (wants_decision(view) or reading(view)):
+                continue
             if on_view is not None:
                 await on_view(view)
             acted = session.table_seq
