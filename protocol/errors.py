@@ -38,6 +38,7 @@ ErrorCode: TypeAlias = Literal[
     "already_started",
     "not_creator",
     "not_finished",
+    "not_between_deals",
     "bad_chat",
     "unexpected",
     "internal",

@@ -13,6 +13,8 @@ MAX_DEALS: Final = 40
 """Deals in one game (``CreateTable.deals`` is 1 to this)."""
 MAX_TURN_TIMER: Final = 600.0
 """Seconds of the turn timer (``CreateTable.turn_timer`` is 0, off, to this)."""
+MAX_RESULT_WAIT: Final = 600.0
+"""Seconds a deal's result may wait for the players (``CreateTable.result_wait``)."""
 TABLE_NAME_MAX: Final = 40
 """Characters in a table's name."""
 SEED_MAX: Final = 64

@@ -78,6 +78,9 @@ class CreateTable(_Cmd, tag="create"):
     """Seconds per decision; 0 means no timer (the default for friends)."""
     seed: str | None = None
     """A fixed seed makes the table's deals reproducible."""
+    result_wait: float | None = None
+    """Seconds a deal's result waits for the humans to press Continue (``ready``);
+    0: no wait beyond the server's deal pause; None: the server's setting."""
 
 
 class JoinTable(_Cmd, tag="join"):
@@ -110,6 +113,11 @@ class StartGame(_Cmd, tag="start"):
 
 class PlayAgain(_Cmd, tag="again"):
     """After the final ranking: a new game at the same table."""
+
+
+class Ready(_Cmd, tag="ready"):
+    """Between deals: you have read the deal's result. The next deal is dealt
+    when every human at the table is ready, or when the wait runs out."""
 
 
 class Bid(_Cmd, tag="bid"):
@@ -175,6 +183,7 @@ Command = (
     | Leave
     | StartGame
     | PlayAgain
+    | Ready
     | Bid
     | Ecart
     | Chelem

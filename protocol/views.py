@@ -147,7 +147,13 @@ class TableView(msgspec.Struct, kw_only=True):
     deadline: float | None = None
     """When the seat to act runs out of time (Unix time), if a timer runs."""
     next_deal_at: float | None = None
-    """Between deals: when the next deal is dealt (Unix time)."""
+    """Between deals: when the next deal is dealt (Unix time): when the wait
+    for the players runs out, or sooner once all are ready."""
+    ready: list[int] = msgspec.field(default_factory=list)
+    """Between deals: the seats ready for the next deal (bots always are;
+    a human once it sent ``ready``). Empty at any other time."""
+    result_wait: float = 0.0
+    """The table's wait for the players between deals (s); 0: none."""
     ranking: list[int] | None = None
     """Seats from first to last, once the game is over."""
     spectators: int = 0

@@ -171,7 +171,15 @@ class Settings:
     idle_close: float = _setting(900.0, "close a table with no human connected after (s)", positive)
     grace: float = _setting(10.0, "an away human's turn is played by a bot after (s)", seconds)
     bot_think: float = _setting(0.6, "a bot's pause before it acts (s)", seconds)
-    deal_pause: float = _setting(4.0, "pause between deals (s)", seconds)
+    deal_pause: float = _setting(
+        4.0, "least pause between deals, even when every player is ready at once (s)", seconds
+    )
+    result_wait: float = _setting(
+        60.0,
+        "longest a deal's result waits for the players to press Continue, "
+        "for tables that do not choose (s); 0: no wait beyond the deal pause",
+        seconds,
+    )
     bot_budget: float = _setting(0.3, "thinking budget of a strong bot per decision (s)", positive)
     default_bot_level: str = _setting(
         "normal", "bot level of tables that do not choose one", one_of(*get_args(BotLevel))

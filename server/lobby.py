@@ -20,7 +20,13 @@ import structlog
 
 from protocol.diff import diff
 from protocol.errors import ErrorCode
-from protocol.limits import MAX_DEALS, MAX_TURN_TIMER, SEED_MAX, TABLE_NAME_MAX
+from protocol.limits import (
+    MAX_DEALS,
+    MAX_RESULT_WAIT,
+    MAX_TURN_TIMER,
+    SEED_MAX,
+    TABLE_NAME_MAX,
+)
 from protocol.messages import CreateTable, Error, JoinTable, LobbyPatch, LobbySnapshot, Watch
 from protocol.views import BotLevel, LobbyView
 from server import metrics
@@ -190,6 +196,7 @@ class Lobby:
             bot_level=cmd.bot_level,
             turn_timer=cmd.turn_timer,
             seed=cmd.seed,
+            result_wait=self.settings.result_wait if cmd.result_wait is None else cmd.result_wait,
         )
         table = Table(state, self.store, self.settings, self, self.clock)
         self._add(table)
@@ -213,20 +220,21 @@ class Lobby:
             await self._sit(conn, table, Join(conn, cmd.seat, cmd.rid, player=who))
 
     async def quick_play(self, conn: Conn, rid: int) -> None:
-        """Sit at the public waiting table with the most players, or open one."""
-        candidates = sorted(
-            (
-                listing
-                for listing in self.listings.values()
-                if not listing.private
-                and not listing.closed
-                and listing.summary.status == "waiting"
-                and listing.summary.free > 0
-            ),
-            key=lambda listing: -listing.summary.humans,
+        """Sit at the public waiting table with the most players; else take a
+        bot's seat at a public table between deals (the seat rules let a
+        human take a bot's seat then); else open a table."""
+        public = [
+            listing.summary
+            for listing in self.listings.values()
+            if not listing.private and not listing.closed
+        ]
+        waiting = [s for s in public if s.status == "waiting" and s.free > 0]
+        taking_over = [s for s in public if s.status == "between_deals" and s.bots > 0]
+        candidates = sorted(waiting, key=lambda s: -s.humans) + sorted(
+            taking_over, key=lambda s: -s.humans
         )
-        for listing in candidates:
-            table = self.tables.get(listing.summary.table_id)
+        for summary in candidates:
+            table = self.tables.get(summary.table_id)
             if table is None or table.closed:
                 continue
             join = Join(conn, None, rid, quiet=True)
@@ -321,6 +329,8 @@ def _check_create(cmd: CreateTable) -> str | None:
         return f"a game has 1 to {MAX_DEALS} deals"
     if not 0 <= cmd.turn_timer <= MAX_TURN_TIMER:
         return f"the turn timer is 0 (off) to {MAX_TURN_TIMER:.0f} seconds"
+    if cmd.result_wait is not None and not 0 <= cmd.result_wait <= MAX_RESULT_WAIT:
+        return f"the wait for results is 0 (none) to {MAX_RESULT_WAIT:.0f} seconds"
     if cmd.seed is not None and len(cmd.seed) > SEED_MAX:
         return f"a seed is at most {SEED_MAX} characters"
     if len(cmd.name) > TABLE_NAME_MAX:

@@ -144,6 +144,11 @@ def scripted_view(moment: str, you: int | None = 0, seed: str = "atout-preview")
     view.sheet = sheet(game)
     view.deal = deal_view(game)
     view.ranking = game.ranking() if game.finished else None
+    if status == "between_deals":
+        # The bots are ready; the player has the result to read. No
+        # ``next_deal_at``: a countdown from the real clock would change the shot.
+        view.ready = [1, 2, 3]
+        view.result_wait = 60.0
     return view
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from clients.session import Session
 from protocol.cards import CARD_OF, CODES
-from protocol.messages import Bid, Chelem, Ecart, Play, Poignee
+from protocol.messages import Bid, Chelem, Ecart, Play, Poignee, Ready
 from protocol.views import TableView
 from server.app import Server
 from server.clock import WALL, Clock
@@ -20,7 +20,14 @@ from server.store.base import TableStore
 
 # Scripted clients act far faster than people: the rate limit has its own test.
 FAST = Settings(
-    port=0, bot_think=0.0, deal_pause=0.0, grace=0.2, hello_timeout=2.0, rate=1000.0, burst=1000
+    port=0,
+    bot_think=0.0,
+    deal_pause=0.0,
+    result_wait=0.0,
+    grace=0.2,
+    hello_timeout=2.0,
+    rate=1000.0,
+    burst=1000,
 )
 
 
@@ -83,18 +90,30 @@ async def autoplay(
     """
     acted = -1
 
+    def reading(v: TableView) -> bool:
+        # A deal's result waits for its players: press Continue as a person would.
+        return v.status == "between_deals" and v.you is not None and v.you not in v.ready
+
     def ready(v: TableView) -> bool:
-        return until(v) or (session.table_seq > acted and wants_decision(v))
+        return until(v) or (session.table_seq > acted and (wants_decision(v) or reading(v)))
 
     async def loop() -> TableView:
         nonlocal acted
         while True:
             view = await session.wait_view(ready, timeout=timeout)
+            # ``wait_for`` hands the view over a loop turn later: act on the
+            # newest one (between deals the table moves on without us).
+            view = session.table or view
             if until(view):
                 return view
+            if not (wants_decision(view) or reading(view)):
+                continue
             if on_view is not None:
                 await on_view(view)
             acted = session.table_seq
+            if reading(view):
+                await session.send(Ready())
+                continue
             await session.send(choose(view, rng if isinstance(rng, random.Random) else rng(view)))
 
     return await asyncio.wait_for(loop(), timeout)

@@ -19,7 +19,7 @@ from clients.cli.app import AtoutApp
 from clients.cli.cards_widget import HandWidget
 from clients.cli.dialogs import JoinByCode, NewTable
 from clients.cli.tokens import FileTokens, seat_key
-from protocol.messages import CreateTable
+from protocol.messages import CreateTable, Ready
 from protocol.messages import JoinTable as JoinTableCmd
 from protocol.views import TableView
 from server.app import Server
@@ -368,6 +368,8 @@ async def play_along(
         if done(view):
             return view
         move = my_move(view, bid)
+        if facts.reading_now(view):
+            move = Ready()  # the deal's result waits for us: Continue
         key = app.table_screen._decision_key(view)
         if move is not None and key != sent:
             sent = key
@@ -710,4 +712,29 @@ async def test_words_and_screens_through_a_whole_game(server: Server, tmp_path: 
         await pilot.press("escape", "escape")
         await until(pilot, lambda: app.screen is screen, what="back at the table")
         assert app.errors == []
+        await app.aclose()
+
+
+# -- results that wait for the players ------------------------------------------------------
+
+
+async def test_the_result_waits_for_continue_with_a_countdown_then_the_next_deal(
+    server: Server, tmp_path: Path
+) -> None:
+    app = client(url_of(server), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await sit_and_start(pilot, app, deals=2, seed="wait-pilot", result_wait=60.0)
+        view = await play_along(pilot, app, lambda v: v.status == "between_deals", bid="garde")
+        assert view.deal is not None and view.ready == [1, 2, 3]
+        number = view.deal.number
+        # The result stays: who is still reading, a countdown, the finished
+        # deal's number in the header, and Continue to press.
+        await shown(pilot, app, "Still reading: You", "next deal in", f"deal {number}/2")
+        assert "Continue" in screen_text(app)
+        await pilot.pause(1.2)  # nothing comes by itself meanwhile
+        assert table(app).status == "between_deals"
+        await pilot.press("enter")  # Continue is focused
+        await until(pilot, lambda: table(app).status == "playing", what="the next deal")
+        assert table(app).ready == [] and table(app).next_deal_at is None
+        assert "Still reading" not in screen_text(app) and app.errors == []
         await app.aclose()

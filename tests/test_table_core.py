@@ -55,7 +55,9 @@ class Peer:
         self.name = name
 
 
-def make(turn_timer: float = 0.0, deals: int = 1, seed: str = "core") -> TableCore:
+def make(
+    turn_timer: float = 0.0, deals: int = 1, seed: str = "core", result_wait: float = 60.0
+) -> TableCore:
     state = new_state(
         "t1",
         "CODE42",
@@ -66,6 +68,7 @@ def make(turn_timer: float = 0.0, deals: int = 1, seed: str = "core") -> TableCo
         bot_level="random",
         turn_timer=turn_timer,
         seed=seed,
+        result_wait=result_wait,
     )
     core = TableCore(state, SETTINGS)
     core.start(T0)
@@ -219,12 +222,13 @@ def test_turn_timer_deadline_is_kept_per_decision_and_fires_for_the_seat() -> No
     # and its turn goes to a bot after grace.
     restored = TableCore(decode_state(encode_state(core.state)), SETTINGS)
     assert arm(restored.start(now + 7)).at == now + 7 + SETTINGS.grace
-    # Away, then back: a fresh deadline for the decision.
+    # Away, then back: the decision keeps its deadline (a quit-and-resume
+    # does not buy a fresh turn timer); while away, the grace comes first.
     effects = core.handle(Gone(next(iter(core.seat_of))), now + 8)
     assert arm(effects).at == now + 8 + SETTINGS.grace
+    assert core.state.deadline == deadline  # still shown, still running
     effects = core.handle(Reclaim(alice, "t1.secret", -1, 3), now + 9)
-    assert arm(effects).at == core.state.deadline == now + 9 + 30.0
-    deadline = core.state.deadline
+    assert arm(effects).at == core.state.deadline == deadline
     # It runs out: a bot decides for the seat.
     wake = arm(effects).wake
     assert wake is not None
@@ -233,7 +237,7 @@ def test_turn_timer_deadline_is_kept_per_decision_and_fires_for_the_seat() -> No
     assert think.seat == 0 and think.view.you == 0 and think.view.hand
 
 
-def test_between_deals_the_next_deal_waits_deal_pause() -> None:
+def test_an_away_human_holds_the_next_deal_until_the_wait_runs_out() -> None:
     core = make(deals=2, seed="pause")
     alice = Peer("Alice")
     seat(core, alice)
@@ -253,7 +257,9 @@ def test_between_deals_the_next_deal_waits_deal_pause() -> None:
     assert core.state.status == "between_deals"
     assert of(last, Record)  # the finished deal's record, kept before the save
     assert last.index(of(last, Record)[0]) < last.index(of(last, Save)[0])
-    assert core.state.next_deal_at == now - 1.0 + SETTINGS.deal_pause
+    # Alice is away: not ready, and she holds the table for the wait only.
+    assert core.view_for(None).ready == [1, 2, 3]
+    assert core.state.next_deal_at == now - 1.0 + 60.0
     timer = arm(last)
     assert timer.at is not None and timer.at == core.state.next_deal_at
     assert timer.wake is not None and timer.wake.kind == "deal"
@@ -327,6 +333,7 @@ def make_daily(deals: int = 1, ranked: bool = True) -> TableCore:
         bot_level="normal",
         turn_timer=0.0,
         seed="daily-seed",
+        result_wait=60.0,
     )
     state.daily = DailyTag(day=DAY, player=OWNER, seat=2, deals=deals, ranked=ranked)
     core = TableCore(state, SETTINGS)

@@ -250,7 +250,9 @@ def prompt(view: TableView) -> str:
         who = seat_name(view, seat) if seat is not None else None
         return wording.annulment(deal.annulled, who, seat is not None and seat == view.you)
     if deal.phase == "done" or status == "between_deals":
-        return _("Deal over: the next one starts in a moment.")
+        if view.you is None:
+            return str(wording.WATCH_RESULT)
+        return str(wording.READ_RESULT if reading_now(view) else wording.OTHERS_READING)
     turn = deal.turn
     mine = my_turn(view)
     match deal.phase:
@@ -276,6 +278,18 @@ def prompt(view: TableView) -> str:
                 return wording.about("away_to_play", who, False)
             return wording.about("to_play", who, False)
     return ""
+
+
+def reading(view: TableView) -> list[int]:
+    """Between deals: the human seats still reading the result (not ``ready``)."""
+    if view.status != "between_deals":
+        return []
+    return [s.seat for s in view.seats if s.kind == "human" and s.seat not in view.ready]
+
+
+def reading_now(view: TableView) -> bool:
+    """This player is asked to press Continue."""
+    return view.you is not None and view.you in reading(view)
 
 
 # -- pickers -----------------------------------------------------------------------

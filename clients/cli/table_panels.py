@@ -47,10 +47,14 @@ def _pad(s: str, n: int) -> str:
 
 
 def countdown(view: TableView, now: float | None = None) -> str:
-    """``⏱ 12s`` while a turn timer runs, else ""."""
+    """``⏱ 12s`` while a turn timer runs, ``⏱ next deal in 42s`` between
+    deals, else ""."""
+    now = time.time() if now is None else now
+    if view.status == "between_deals" and view.next_deal_at is not None:
+        return "⏱ " + wording.next_deal_in(max(0, int(view.next_deal_at - now + 0.999)))
     if view.deadline is None:
         return ""
-    left = max(0, int(view.deadline - (time.time() if now is None else now) + 0.999))
+    left = max(0, int(view.deadline - now + 0.999))
     return f"⏱ {left}s"
 
 
@@ -66,7 +70,9 @@ def header(view: TableView, now: float | None = None, *, online: bool = True) ->
     elif view.status == "waiting":
         out.append(" │ " + _("waiting to start"))
     clock = countdown(view, now) if online else ""  # a dead link has no clock
-    if clock:
+    if clock and view.status == "between_deals":
+        out.append(f" │ {clock}")
+    elif clock:
         whose = facts.seat_name(view, deal.turn if deal else None)
         out.append(f" │ {clock} {whose}", style="bold" if facts.my_turn(view) else "")
     if view.you is None:
@@ -222,7 +228,13 @@ def trick_panel(
     if view.status == "waiting" or deal is None:
         lines = waiting_lines(view, width, url)
     elif view.status == "finished":
-        lines = ranking_lines(view)
+        # The last deal's result stays above the standings.
+        scored = deal.result is not None and "annulled" not in deal.result
+        last_result = result_panel(view) if scored else []
+        if last_result:
+            last_result[0] = Text(f"{wording.LAST_DEAL}: ", style="dim") + last_result[0]
+            last_result.append(Text(""))
+        lines = last_result + ranking_lines(view)
     elif deal.phase == "annulled":
         why = wording.ANNULMENTS.get(deal.annulled or "", deal.annulled or "")
         if deal.annulled == "petit_sec" and deal.annulled_seat is not None:
@@ -232,8 +244,9 @@ def trick_panel(
             Text(why),
             Text(_("the next dealer deals")),
         ]
+        lines += reading_lines(view)
     elif deal.phase == "done" and deal.result is not None:
-        lines = result_panel(view)
+        lines = result_panel(view) + reading_lines(view)
     else:
         last = facts.last_trick(deal)
         current = deal.trick
@@ -332,6 +345,13 @@ def result_panel(view: TableView) -> list[Text]:
         name = _crop_cells(facts.seat_name(view, seat), 12)
         lines.append(Text(f"{_pad(name, 13)}{facts.signed(int(score)):>6}"))
     return lines
+
+
+def reading_lines(view: TableView) -> list[Text]:
+    """Who is still reading the result, between deals."""
+    names = [facts.seat_name(view, s) for s in facts.reading(view)]
+    text = wording.still_reading(names)
+    return [Text(""), Text(text, style="italic")] if text else []
 
 
 def ranking_lines(view: TableView) -> list[Text]:

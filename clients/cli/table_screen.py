@@ -41,6 +41,7 @@ from protocol.messages import (
     Play,
     PlayAgain,
     Poignee,
+    Ready,
     StartGame,
 )
 from protocol.views import TableView
@@ -79,6 +80,7 @@ class TableScreen(Translated, Screen[None]):
         Binding("p", "poignee", N_("Poignée"), show=False),
         Binding("r", "retry", N_("Reconnect"), show=False),
         Binding("question_mark", "help", N_("Help")),
+        Binding("space", "continue", show=False),
         Binding("escape", "leave", N_("Leave")),
         # On the buttons (the hand keeps its own arrows): move along the bar.
         Binding("left", "app.focus_previous", show=False),
@@ -333,6 +335,16 @@ class TableScreen(Translated, Screen[None]):
             )
             leave = Button(_("Leave"), classes="leave", name="leave", compact=True)
             return ("finished",), [again, leave], again
+        if facts.reading_now(view):
+            go = Button(
+                wording.CONTINUE,
+                classes="continue",
+                name="continue",
+                variant="primary",
+                compact=True,
+                tooltip=wording.CONTINUE_HELP,
+            )
+            return ("continue",), [go], go
         if kind == "bid":
             buttons = [
                 Button(
@@ -421,8 +433,9 @@ class TableScreen(Translated, Screen[None]):
             widget.update(summary)
 
     def _tick(self) -> None:
-        if self.view is not None and self.view.deadline is not None:
-            self._draw_header(self.view)
+        view = self.view
+        if view is not None and (view.deadline is not None or view.next_deal_at is not None):
+            self._draw_header(view)
         status = self.atout.link_status
         if status.phase != "online":
             self.say(status.text(), error=True)
@@ -497,6 +510,8 @@ class TableScreen(Translated, Screen[None]):
             return
         if name == "start":
             self.atout.send(StartGame())
+        elif name == "continue":
+            self.action_continue()
         elif name == "again":
             self.atout.send(PlayAgain())
         elif name == "leave":
@@ -597,6 +612,11 @@ class TableScreen(Translated, Screen[None]):
             self.say(_("No poignée to show now (only before your first card, with 10+ trumps)."))
             return
         self._start_poignee(view.legal.poignee_sizes[0])
+
+    def action_continue(self) -> None:
+        """The result is read: the next deal may come (``ready``)."""
+        if self.view is not None and facts.reading_now(self.view):
+            self.atout.send(Ready())
 
     def action_retry(self) -> None:
         self.atout.retry_now()

@@ -503,3 +503,24 @@ def replay_bids(bids: list[tuple[str, str]]) -> str:
 def seat_word(n: int) -> str:
     """``Seat 3``: a seat with nobody named in it."""
     return pgettext("a place at the table", "Seat {n}").format(n=n)
+
+
+# -- results that wait for the players ------------------------------------------------
+
+_MARKED.update(
+    CONTINUE=N_("Continue"),
+    CONTINUE_HELP=N_("you have read the result: Enter or space"),
+    READ_RESULT=N_("Deal over: read the result, then Continue (Enter)."),
+    OTHERS_READING=N_("Deal over: waiting for the others to read the result."),
+    WATCH_RESULT=N_("Deal over: the next deal comes when the players have read the result."),
+    LAST_DEAL=N_("Last deal"),
+)
+
+
+def still_reading(names: list[str]) -> str:
+    """Who has not pressed Continue yet ("" when nobody)."""
+    return _("Still reading: {names}").format(names=", ".join(names)) if names else ""
+
+
+def next_deal_in(seconds: int) -> str:
+    return _("next deal in {seconds}s").format(seconds=seconds)

@@ -269,6 +269,7 @@ class DailyService:
             bot_level="normal",
             turn_timer=0.0,
             seed=spec.seed,
+            result_wait=lobby.settings.result_wait,
         )
         state.daily = tag  # the table's daily rules: server/table/daily.py
         table = Table(state, lobby.store, lobby.settings, lobby, lobby.clock)

@@ -36,6 +36,7 @@ from protocol.messages import (
     Play,
     PlayAgain,
     Poignee,
+    Ready,
     Seated,
     SnapshotRequest,
     StartGame,
@@ -46,7 +47,7 @@ from server.bots import RandomBot
 from server.config import Settings
 from server.game import Game, RuleError
 from server.game.commands import apply_command
-from server.table import daily
+from server.table import daily, pace
 from server.table.effects import (
     Answer,
     Arm,
@@ -134,6 +135,7 @@ class TableCore:
         st = self.state
         if st.status == "playing" and self.game is not None and self.game.deal_over:
             self._settle_deal(now, out)
+        pace.pace(st, now, self.settings.deal_pause)
         st.version += 1
         st.game = self.game.state() if self.game else None
         out.append(Save(st.version, encode_state(st), open_=st.status != "closed"))
@@ -171,7 +173,9 @@ class TableCore:
 
     def _settle_deal(self, now: float, out: list[Effect]) -> None:
         """A deal is over (played out, or annulled as it was dealt): score it,
-        keep its record, and pause before the next one (or end the game)."""
+        keep its record, and wait for the players before the next one (or end
+        the game: there is nothing to wait for, the last result stays above
+        the standings)."""
         game = self.game
         assert game is not None
         game.record_deal()
@@ -179,12 +183,11 @@ class TableCore:
         tag = self.state.daily
         if game.finished or (tag is not None and daily.game_over(tag, game.results)):
             self.state.status = "finished"
-            self.state.next_deal_at = None
+            pace.dealt(self.state)
             self.daily_over = tag is not None
             out.append(Log("game_finished", fields=(("totals", game.totals()),)))
         else:
-            self.state.status = "between_deals"
-            self.state.next_deal_at = now + self.settings.deal_pause
+            pace.deal_ended(self.state, now, self.settings.deal_pause)
 
     # -- seats -------------------------------------------------------------------
 
@@ -238,6 +241,9 @@ class TableCore:
         token = f"{self.id}.{msg.token}"
         st = self.state.seats[seat]
         st.kind, st.name, st.token_digest = "human", peer.name, digest(token)
+        if seat in self.state.ready:
+            # A newcomer (in a seat a bot took over) has not read the result yet.
+            self.state.ready.remove(seat)
         if msg.creator or self.state.creator is None:
             self.state.creator = seat
         self.state.last_human_at = now
@@ -309,7 +315,9 @@ class TableCore:
             if not contiguous:
                 missing = []
         self._bind(peer, seat, out)
-        self.state.seats[seat].name = self.state.seats[seat].name or peer.name
+        # The token proves the seat; the name is the one the player connects
+        # with now (a rename shows in everyone's view).
+        self.state.seats[seat].name = peer.name
         self.state.last_human_at = now
         out.append(Send((peer,), Seated(table_id=self.id, seat=seat, token=msg.token, rid=msg.rid)))
         out.append(Answer(msg, None))
@@ -430,6 +438,19 @@ class TableCore:
                     st.games_played += 1
                     self.game = new_game(st)
                     self._commit(now, out)
+            case Ready():
+                if st.status != "between_deals":
+                    self._refuse(
+                        peer,
+                        rid,
+                        out,
+                        code="not_between_deals",
+                        message="no deal result is waiting for you",
+                    )
+                elif seat not in st.ready:
+                    st.ready.append(seat)
+                    st.ready.sort()
+                    self._commit(now, out)
             case Chat():
                 self._chat(peer, seat, cmd, now, out)
             case Bid() | Ecart() | Chelem() | Poignee() | Play():
@@ -490,21 +511,30 @@ class TableCore:
                 return
             if st.seats[seat].kind == "bot":
                 out.append(Arm(now + self.settings.bot_think, Wake("auto", st.version, seat)))
-            elif seat in self.fan.away_seats(st):
-                out.append(Arm(now + self.settings.grace, Wake("auto", st.version, seat)))
-            elif st.turn_timer > 0:
-                # One deadline per decision; a restart or a resume keeps the
-                # one already running for this decision.
-                decision = self._decision()
-                if st.deadline is None or st.deadline_for != decision:
-                    st.deadline, st.deadline_for = now + st.turn_timer, decision
-                out.append(Arm(st.deadline, Wake("auto", st.version, seat)))
-                return
             else:
-                out.append(Arm(None))
+                self._human_turn(seat, now, out)
+                return
         else:
             out.append(Arm(None))
         st.deadline = None
+
+    def _human_turn(self, seat: int, now: float, out: list[Effect]) -> None:
+        """Arm the turn timer of a human's decision, and the grace if it is away."""
+        st = self.state
+        at: float | None = None
+        if st.turn_timer > 0:
+            # One deadline per decision, set when the decision is first
+            # awaited: a restart, a drop or a resume keeps it running.
+            decision = self._decision()
+            if st.deadline is None or st.deadline_for != decision:
+                st.deadline, st.deadline_for = now + st.turn_timer, decision
+            at = st.deadline
+        else:
+            st.deadline = None
+        if seat in self.fan.away_seats(st):
+            grace = now + self.settings.grace
+            at = grace if at is None else min(at, grace)
+        out.append(Arm(at, Wake("auto", st.version, seat) if at is not None else None))
 
     def _decision(self) -> str:
         """Names the decision awaited now: game, deal and commands so far."""
@@ -517,7 +547,7 @@ class TableCore:
             return  # the table moved on since this timer was armed
         if wake.kind == "deal" and self.game is not None and st.status == "between_deals":
             self.game.next_deal()
-            st.next_deal_at = None
+            pace.dealt(st)
             st.status = "playing"
             self._commit(now, out)
         elif wake.kind == "auto" and wake.seat is not None and st.status == "playing":

@@ -21,6 +21,7 @@ from protocol.messages import TablePatch, TableSnapshot
 from protocol.views import SeatView, TableView
 from server.game import Game
 from server.seat_view import Reuse, deal_view, ecart_view, legal_view
+from server.table import pace
 from server.table.effects import Effect, Send
 from server.table.inbox import Peer
 from server.table.state import TableState
@@ -107,6 +108,8 @@ class Fanout:
             "deals": st.deals,
             "deadline": st.deadline,
             "next_deal_at": st.next_deal_at,
+            "ready": pace.ready_seats(st),
+            "result_wait": st.result_wait,
             "spectators": len(self.spectators),
             "chat": list(st.chat),
         }

@@ -12,6 +12,7 @@ import secrets
 from protocol.errors import ErrorCode
 from protocol.views import TableSummary
 from server.game import Game
+from server.table.pace import dealt
 from server.table.state import BOT_NAMES, TableState, digest
 
 SEAT_ERRORS: dict[ErrorCode, str] = {
@@ -77,7 +78,7 @@ def new_game(st: TableState) -> Game:
     if seed is not None and st.games_played:
         seed = f"{seed}#{st.games_played}"
     st.status = "playing"
-    st.next_deal_at = None
+    dealt(st)
     return Game(deals=st.deals, seed=seed)
 
 

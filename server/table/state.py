@@ -49,6 +49,12 @@ class TableState(msgspec.Struct):
     """The decision that deadline is for (see ``TableCore._decision``)."""
     next_deal_at: float | None = None
     """Absolute time when the next deal is dealt, between deals."""
+    result_wait: float = 60.0
+    """Seconds a deal's result waits for the humans (``server.table.pace``)."""
+    deal_ended_at: float | None = None
+    """Absolute time the last deal ended, between deals (the wait counts from it)."""
+    ready: list[int] = msgspec.field(default_factory=list)
+    """Between deals: the human seats that pressed Continue (bots always are ready)."""
     last_human_at: float = 0.0
     daily: DailyTag | None = None
     """Set on a daily table: whose attempt it is, and the rules it follows
@@ -75,6 +81,7 @@ def new_state(
     bot_level: BotLevel,
     turn_timer: float,
     seed: str | None,
+    result_wait: float,
 ) -> TableState:
     return TableState(
         table_id=table_id,
@@ -85,5 +92,6 @@ def new_state(
         bot_level=bot_level,
         turn_timer=turn_timer,
         seed=seed,
+        result_wait=result_wait,
         last_human_at=now,
     )
