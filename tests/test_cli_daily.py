@@ -124,6 +124,13 @@ async def play_daily(srv: Server, folder: Path, name: str, players: int) -> list
         await until(pilot, lambda: isinstance(app.screen, ProfileScreen))
         await shown(pilot, app, name, "Today:", "Games:         1 (1 ranked)")
         await shown(pilot, app, "Deals:         2", "Taker success:", "per deal")
+        # The finished daily table offers Leave, not "Play again" (which the
+        # server refuses: one ranked game a day; practice is the lobby's d).
+        while len(app.screen_stack) > 1:
+            app.pop_screen()
+        await until(pilot, lambda: bool(app.table_screen.query("Button.leave")), what="leave")
+        assert not app.table_screen.query("Button.again")
+        assert app.errors == []
         await app.aclose()
     return hand
 

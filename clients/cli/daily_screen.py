@@ -35,6 +35,8 @@ class DailyFlow:
     def __init__(self, app: AtoutApp, *, start: bool, history: FileHistory | None) -> None:
         self.app = app
         self.start = start
+        self.tables: set[str] = set()
+        """Daily tables whose game ended here: "again" there is a practice game."""
         """``atout daily``: send ``daily`` once online, unless a seat is resumed."""
         self.history = history or FileHistory()
         self.player_id: str | None = None
@@ -66,6 +68,8 @@ class DailyFlow:
             case DailyResult(result=result):
                 self.results.append(result)
                 view = self.app.link.table if self.app.link else None
+                if view is not None:
+                    self.tables.add(view.table_id)
                 self.history.add(self.app.url, game_record(result, view))
                 self.app.push_screen(DailyResultScreen(result))
             case Leaderboard(view=view):

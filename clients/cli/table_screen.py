@@ -330,10 +330,13 @@ class TableScreen(Translated, Screen[None]):
             )
             return ("start",), [start], start
         if view.status == "finished" and view.you is not None:
+            leave = Button(_("Leave"), classes="leave", name="leave", compact=True)
+            if view.table_id in self.atout.daily.tables:
+                # One ranked game a day: practice is the lobby's daily key.
+                return ("finished", "daily"), [leave], leave
             again = Button(
                 _("Play again"), classes="again", name="again", variant="primary", compact=True
             )
-            leave = Button(_("Leave"), classes="leave", name="leave", compact=True)
             return ("finished",), [again, leave], again
         if facts.reading_now(view):
             go = Button(
