@@ -40,7 +40,7 @@ def board_row(line: LeaderboardLine, period: str) -> tuple[Text, ...]:
     cells = (
         Text(str(line.position), justify="right"),
         Text(("▶ " if line.you else "  ") + line.name),  # a name is never markup
-        Text(f"{line.percent:.2f}", justify="right"),
+        Text(words.number(line.percent, 2), justify="right"),  # 73,50 in French
         Text(second, justify="right"),
     )
     if line.you:
