@@ -13,11 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.cells import cell_len
 
-from clients.cli import catalogs, i18n, wording
+from clients.cli import catalogs, daily_words, i18n, wording
 from clients.cli.__main__ import lang_arg
 from clients.cli.cards_text import label
 from clients.cli.cards_widget import HandWidget
+from protocol.views import DailyDealLine, DailyResultView, LeaderboardLine, LeaderboardView
 from tests.test_cli_live import (
     STRONG_SEED,
     client,
@@ -261,3 +263,213 @@ async def test_atout_lang_fr_plays_a_few_moves_against_a_real_server(
         assert "Your hand" not in text and "Trick" not in text
         assert app.errors == []
         await app.aclose()
+
+
+# -- the daily game, the leaderboard and the profile in each language ----------------------
+
+BOARD_LINES = [
+    LeaderboardLine(position=1, name="Bot Colette", percent=81.25, points=312),
+    LeaderboardLine(position=2, name="Alice", percent=73.5, points=164, you=True),
+    LeaderboardLine(position=3, name="Marguerite-Héloïse de la Tour", percent=50.0, points=-48),
+    LeaderboardLine(position=4, name="王小明", percent=12.0, points=-1164),
+]
+BOARD = LeaderboardView(
+    period="today",
+    page=0,
+    pages=2,
+    total=41,
+    lines=BOARD_LINES,
+    own=BOARD_LINES[1],
+    first_day="2025-06-15",
+    last_day="2025-06-15",
+)
+RESULT = DailyResultView(
+    day="2025-06-15",
+    ranked=False,
+    deals=[
+        DailyDealLine(deal=1, points=-1164, percent=0.0, players=1),
+        DailyDealLine(deal=2, points=164, percent=73.4, players=41),
+        DailyDealLine(deal=3, points=1, percent=50.0, players=2),
+    ],
+    percent=41.13,
+    points=-999,
+)
+CONTENT = 78
+"""Cells inside a one-line Static of the leaderboard (80 less its padding)."""
+DIALOG_CONTENT = 72
+"""Cells inside the daily result and Help dialogs (max-width 76, a border and padding)."""
+
+
+def _preview() -> Any:
+    from tests.cli_preview import PreviewApp, lobby_view
+
+    app = PreviewApp(lobby=lobby_view())
+    app.daily.player_id = "p-alice"  # a player, not a guest
+    return app
+
+
+async def _fits(pilot: Any, *texts: str) -> None:
+    """Every line of the screen within 80 cells, and each text shown whole."""
+    from rich.cells import cell_len
+
+    await pilot.pause()
+    shown_text = screen_text(pilot.app)
+    assert all(cell_len(line.rstrip()) <= 80 for line in shown_text.splitlines())
+    for text in texts:
+        assert text in shown_text, (i18n.current, text)
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_leaderboard_in_each_language(snap_compare: Any, lang: str) -> None:
+    from clients.cli.leaderboard_screen import LeaderboardScreen
+
+    i18n.use(lang)
+
+    async def board(pilot: Any) -> None:
+        screen = LeaderboardScreen("today")
+        await pilot.app.push_screen(screen)
+        await pilot.pause()
+        screen.take(BOARD)
+        await _fits(
+            pilot,
+            daily_words.own_line(BOARD.own, False, "today"),
+            daily_words.BOARD_KEYS,
+            daily_words.PERIODS["yesterday"],
+        )
+
+    assert snap_compare(_preview(), terminal_size=(80, 24), run_before=board)
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_daily_result_in_each_language(snap_compare: Any, lang: str) -> None:
+    from clients.cli.daily_screen import DailyResultScreen
+
+    i18n.use(lang)
+
+    async def result(pilot: Any) -> None:
+        await pilot.app.push_screen(DailyResultScreen(RESULT))
+        await _fits(pilot, *(daily_words.deal_line(d) for d in RESULT.deals))
+
+    assert snap_compare(_preview(), terminal_size=(80, 24), run_before=result)
+
+
+async def test_every_board_and_the_profile_fit_80_columns_in_every_language() -> None:
+    # Each period's board, empty and not, and the profile, drawn at 80×24 in
+    # every language: the one-line messages whole, nothing past 80 cells.
+    from clients.cli.leaderboard_screen import LeaderboardScreen, ProfileScreen
+
+    for lang in ("en", *TRANSLATED):
+        i18n.use(lang)
+        app = _preview()
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = LeaderboardScreen("today")
+            await app.push_screen(screen)
+            for period in ("today", "yesterday", "week", "all"):
+                screen.action_period(period)
+                await pilot.pause()
+                screen.take(LeaderboardView(period=period))  # nobody listed
+                await _fits(
+                    pilot,
+                    daily_words.BOARD_EMPTY[period],
+                    daily_words.own_line(None, False, period),
+                    daily_words.PERIODS[period],
+                )
+                long = LeaderboardLine(position=1041, name="x", percent=99.99, days=365)
+                for text in (
+                    daily_words.BOARD_EMPTY[period],
+                    daily_words.own_line(None, False, period),
+                    daily_words.own_line(None, True, period),
+                    daily_words.own_line(long, False, period),
+                ):
+                    assert cell_len(text) <= CONTENT, (lang, text)
+            assert cell_len(daily_words.BOARD_KEYS) <= CONTENT
+            assert cell_len(daily_words.board_page(11, 12, 1041)) <= 76  # the border's subtitle
+            widths = {"position": 4, "name": 28, "percent": 7, "points": 7, "days": 7}
+            for key, head in daily_words.COLUMNS.items():
+                assert cell_len(head) <= widths[key], (lang, head)
+            await app.push_screen(ProfileScreen())
+            await _fits(pilot, daily_words.PROFILE_BOARDS, daily_words.period_label("all"))
+            await app.aclose()
+        # The daily result's lines stay within its dialog at their longest.
+        worst = DailyDealLine(deal=12, points=-1164, percent=99.6, players=1041)
+        for text in (
+            daily_words.deal_line(worst),
+            daily_words.deal_line(DailyDealLine(deal=12, points=-1164, percent=0, players=1)),
+            daily_words.result_summary(DailyResultView(day="", ranked=True, points=-1164)),
+            daily_words.RESULT_PRACTICE,
+            daily_words.RESULT_KEYS,
+        ):
+            assert cell_len(text) <= DIALOG_CONTENT, (lang, text)
+
+
+def test_the_daily_words_count_in_each_language() -> None:
+    d = DailyDealLine(deal=2, points=164, percent=73.4, players=41)
+    i18n.use("en")
+    assert daily_words.deal_line(d) == "Deal 2: +164 points, better than 73% of 41 players"
+    assert daily_words.points(1) == "+1 point" and daily_words.points(0) == "+0 points"
+    assert daily_words.board_page(0, 1, 1) == "1 player"
+    i18n.use("fr")
+    assert daily_words.deal_line(d) == "Donne 2 : +164 points, mieux que 73 % des 41 joueurs"
+    # French: 0 and 1 are singular, -1 too (the count is the number of points).
+    assert daily_words.points(1) == "+1 point" and daily_words.points(-1) == "-1 point"
+    assert daily_words.points(-2) == "-2 points" and daily_words.days(1) == "1 jour"
+    assert daily_words.board_page(0, 1, 1) == "1 joueur"
+    assert daily_words.board_page(1, 3, 41) == "page 2 sur 3 · 41 joueurs"
+    assert daily_words.percent(73.25) == "73,25 %"  # the French decimal comma
+    stats = daily_words.profile_stats(3, 1, 12, 4, 3, -12.5)
+    assert stats[0].endswith("3 (1 classée)") and "75 % (3 sur 4)" in stats[2]
+    assert stats[3].endswith("-12,5 par donne")
+    assert _value_columns(stats, " : ") == 1
+    i18n.use("zh")
+    assert daily_words.deal_line(d) == "第 2 副：+164 分，胜过 41 名玩家中的 73%"
+    # The values line up in cells although each label character takes two.
+    assert _value_columns(daily_words.profile_stats(3, 1, 12, 4, 3, 2.25), "：") == 1
+    i18n.use("ko")
+    assert daily_words.board_page(0, 1, 41) == "플레이어 41명"
+    assert daily_words.deal_line(d) == "딜 2: +164점, 플레이어 41명 중 73%보다 잘함"
+
+
+def _value_columns(lines: list[str], colon: str) -> int:
+    """How many different cell columns the values after ``label colon`` start at."""
+    starts = set()
+    for line in lines:
+        value = line.split(colon, 1)[1].lstrip()
+        starts.add(cell_len(line) - cell_len(value))
+    return len(starts)
+
+
+def test_help_lists_the_lobby_daily_keys_in_every_language() -> None:
+    from clients.cli.dialogs import help_text
+
+    seen = set()
+    for lang in ("en", *TRANSLATED):
+        i18n.use(lang)
+        title, lines = daily_words.LOBBY_HELP
+        text = help_text().plain
+        assert title in text and lines[0] in text, lang
+        assert lines[0].startswith("d ") and " l " in lines[0] and " u " in lines[0]
+        assert all(cell_len(line) + 2 <= DIALOG_CONTENT for line in lines)
+        seen.add(lines[0])
+    assert len(seen) == 4  # translated in each language
+    i18n.use("en")
+    assert "d daily game   l leaderboard   u profile" in help_text().plain
+
+
+def test_atout_daily_and_key_speak_the_language(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from clients.cli.__main__ import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["daily", "--lang", "fr", "--help"])  # `daily`, not `play daily`
+    assert done.value.code == 0
+    assert "votre nom la première fois" in capsys.readouterr().out
+    monkeypatch.setenv("ATOUT_CONFIG_DIR", str(tmp_path))
+    with pytest.raises(SystemExit) as done:
+        main(["--lang", "ko", "key", "export", "ws://127.0.0.1:1"])
+    assert done.value.code == 1
+    assert "플레이어 키가 아직 없습니다" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as done:
+        main(["--lang", "zh", "key", "import", "ws://127.0.0.1:1", "not-a-key"])
+    assert done.value.code == 2
+    assert "玩家密钥是 32 位十六进制数字" in capsys.readouterr().err

@@ -33,6 +33,7 @@ DEFAULT_URL = "ws://127.0.0.1:8765"
 BOT_LEVELS = ("random", "easy", "normal", "strong")
 NAME_MAX = 24  # what a server keeps of a display name
 USAGE_ERROR = 2  # the exit status of a usage mistake, like argparse's
+COMMANDS = ("play", "connect", "daily", "key")
 
 
 class UsageError(Exception):
@@ -138,7 +139,9 @@ def parser() -> argparse.ArgumentParser:
         languages=", ".join(i18n.LANGUAGES)
     )
     p.add_argument("--lang", choices=tuple(i18n.LANGUAGES), help=lang_help)
-    sub = p.add_subparsers(dest="command", metavar="{play,connect,daily,key}", parser_class=Parser)
+    sub = p.add_subparsers(
+        dest="command", metavar="{" + ",".join(COMMANDS) + "}", parser_class=Parser
+    )
     play = sub.add_parser("play", help=_("play now against three bots (the default: atout alone)"))
     play.add_argument("--name", default=default_name(), help=_("your display name"))
     play.add_argument("--bots", choices=BOT_LEVELS, default="normal", help=_("bot level"))
@@ -168,9 +171,12 @@ def parser() -> argparse.ArgumentParser:
             ),
         )
     connect.add_argument(
-        "--guest", action="store_true", help="no player key: no kept name, no leaderboard"
+        "--guest", action="store_true", help=_("no player key: no kept name, no leaderboard")
     )
-    key_command.add_parsers(sub, DEFAULT_URL, default_name())  # daily, key
+    daily = key_command.add_parsers(sub, DEFAULT_URL, default_name())  # daily, key
+    daily.add_argument(
+        "--lang", choices=tuple(i18n.LANGUAGES), default=argparse.SUPPRESS, help=lang_help
+    )
     return p
 
 
@@ -214,7 +220,7 @@ def has_terminal() -> bool:
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     asks = {"-h", "--help", "--version"}
-    if not any(arg in ("play", "connect") or arg in asks for arg in argv):
+    if not any(arg in COMMANDS or arg in asks for arg in argv):
         argv = ["play", *argv]  # `atout` alone plays (`atout --lang fr` too)
     # The language first: --help and the usage errors speak it.
     i18n.use(i18n.choose(lang_arg(argv)))

@@ -21,6 +21,7 @@ from textual.widgets import Static
 
 from clients.cli import daily_words as words
 from clients.cli.daily_history import FileHistory, game_record
+from clients.cli.i18n import N_, Translated
 from clients.cli.leaderboard_screen import LeaderboardScreen, ProfileScreen
 from protocol.messages import Daily, DailyResult, Leaderboard, PlayerInfo
 from protocol.views import DailyResultView
@@ -93,7 +94,7 @@ class DailyFlow:
         self.app.send(Daily())
 
 
-class DailyResultScreen(ModalScreen[None]):
+class DailyResultScreen(Translated, ModalScreen[None]):
     """Each deal of the day against everyone's result on it, then the leaderboard."""
 
     DEFAULT_CSS = """
@@ -105,8 +106,8 @@ class DailyResultScreen(ModalScreen[None]):
     DailyResultScreen Static { width: auto; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close"),
-        Binding("l,enter", "leaderboard", "Leaderboard"),
+        Binding("escape", "close", N_("Close")),
+        Binding("l,enter", "leaderboard", N_("Leaderboard")),
     ]
 
     def __init__(self, result: DailyResultView) -> None:
@@ -115,7 +116,7 @@ class DailyResultScreen(ModalScreen[None]):
 
     def text(self) -> Text:
         r = self.result
-        out = Text(words.RESULT_TITLE.format(day=r.day) + "\n\n", style="bold")
+        out = Text(words.result_title(r.day) + "\n\n", style="bold")
         if not r.ranked:
             out.append(words.RESULT_PRACTICE + "\n\n", style="italic")
         for d in r.deals:

@@ -1,142 +1,275 @@
 """Words for a person about player keys, the daily game and the leaderboards.
 
 Every sentence the key commands, the daily result, the leaderboard and the
-profile screens show is here, so that one place holds them when they move
-to translation catalogs.
+profile screens show is here, in English msgids marked for the catalogs
+(docs/TRANSLATING.md). As in ``wording.py``, a constant is read through
+``__getattr__`` and so translated when it is used, never at import; counted
+texts go through ``ngettext`` so that each language chooses its plural form.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+from rich.cells import cell_len
+
+from clients.cli.i18n import N_, _, deep, ngettext, pgettext
 from protocol.views import DailyDealLine, DailyResultView, LeaderboardLine
+
+_MARKED: dict[str, Any] = {}
+"""The translatable constants by name, as English msgids (read through ``__getattr__``)."""
+
+
+def __getattr__(name: str) -> Any:
+    # PEP 562: ``daily_words.NAME`` for a marked constant is its translation now.
+    if name in _MARKED:
+        return deep(_MARKED[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# -- counted pieces --------------------------------------------------------------------
+
+
+def points(n: int) -> str:
+    """``+164 points``, ``-1 point``: always signed (a score against the others)."""
+    return ngettext("{points} point", "{points} points", abs(n)).format(points=f"{n:+d}")
+
+
+def days(n: int) -> str:
+    """``5 days``: days of daily games played."""
+    return ngettext("{n} day", "{n} days", n).format(n=n)
+
+
+def number(value: float, decimals: int, sign: bool = False) -> str:
+    """``73.25``, ``+1.5`` with this language's decimal separator (French ``73,25``)."""
+    # TRANSLATORS: the decimal separator, "." or "," as your language writes 73.25.
+    separator = pgettext("decimal separator", ".")
+    return f"{value:{'+' if sign else ''}.{decimals}f}".replace(".", separator)
+
+
+def percent(value: float, decimals: int = 2) -> str:
+    """``73.25%`` as this language writes a percentage (French ``73,25 %``)."""
+    # TRANSLATORS: a percentage; {value} is a number such as 73 or 73.25.
+    return _("{value}%").format(value=number(value, decimals))
+
 
 # -- atout key ----------------------------------------------------------------------
 
-EXPORT_WARNING = (
-    "This is your player key for {url}. It is a secret: whoever has it plays as you "
-    "there. Paste it only into `atout key import` on a machine of your own."
+_MARKED.update(
+    EXPORT_WARNING=N_(
+        "This is your player key for {url}. It is a secret: whoever has it plays as you "
+        "there. Paste it only into `atout key import` on a machine of your own."
+    ),
+    NO_KEY=N_(
+        "atout: no player key for {url} yet. Connect once (`atout connect {url}` or "
+        "`atout daily {url}`) to make one, or import yours with `atout key import`."
+    ),
+    IMPORTED=N_("Player key for {url} saved in {path}. Connect to play as its player."),
+    SAME_KEY=N_("That key is already the one for {url}; nothing changed."),
+    REPLACE_REFUSED=N_(
+        "atout: {url} already has another player key here. Export it first if you may "
+        "need it again (`atout key export {url}`), then import with --replace."
+    ),
+    FORGOTTEN=N_("Player key for {url} forgotten; the next connection makes a new player."),
+    NOTHING_TO_FORGET=N_("No player key for {url}; nothing to forget."),
+    KEY_FILE_PROBLEM=N_("atout: cannot use the key file: {error}"),
+    IMPORT_ARGS=N_("atout key import: give [URL] KEY"),
 )
-NO_KEY = (
-    "atout: no player key for {url} yet. Connect once (`atout connect {url}` or "
-    "`atout daily {url}`) to make one, or import yours with `atout key import`."
-)
-IMPORTED = "Player key for {url} saved in {path}. Connect to play as its player."
-SAME_KEY = "That key is already the one for {url}; nothing changed."
-REPLACE_REFUSED = (
-    "atout: {url} already has another player key here. Export it first if you may "
-    "need it again (`atout key export {url}`), then import with --replace."
-)
-FORGOTTEN = "Player key for {url} forgotten; the next connection makes a new player."
-NOTHING_TO_FORGET = "No player key for {url}; nothing to forget."
-KEY_FILE_PROBLEM = "atout: cannot use the key file: {error}"
 
 
 def key_hint(code: str, url: str) -> str:
     """What to do next when a server refuses our key (appended to its message)."""
     match code:
         case "name_taken":
-            return " Choose another name with --name."
+            return " " + _("Choose another name with --name.")
         case "unknown_key":
-            return (
-                f" Import your key for it (`atout key import {url} KEY`), or forget this one"
-                f" to become a new player (`atout key forget {url}`)."
-            )
+            return " " + _(
+                "Import your key for it (`atout key import {url} KEY`), or forget this one"
+                " to become a new player (`atout key forget {url}`)."
+            ).format(url=url)
         case "bad_key":
-            return f" The key file is damaged; `atout key forget {url}` makes a new player."
+            return " " + _(
+                "The key file is damaged; `atout key forget {url}` makes a new player."
+            ).format(url=url)
     return ""
 
 
 # -- the daily game -----------------------------------------------------------------
 
-DAILY_STARTING = "Starting today's daily game…"
-DAILY_GUEST = "The daily game needs a player key: run `atout daily` without --guest."
-RESULT_TITLE = "Daily game {day}"
-RESULT_PRACTICE = "Practice (your ranked game of the day is already played): not ranked."
-RESULT_KEYS = "l leaderboard · Esc close"
+_MARKED.update(
+    DAILY_STARTING=N_("Starting today's daily game…"),
+    RESULT_PRACTICE=N_("Practice (your ranked game of the day is already played): not ranked."),
+    RESULT_KEYS=N_("l leaderboard · Esc close"),
+)
+
+
+def result_title(day: str) -> str:
+    return _("Daily game {day}").format(day=day)
 
 
 def deal_line(d: DailyDealLine) -> str:
     """'Deal 2: +164 points, better than 73% of 41 players'."""
-    points = f"Deal {d.deal}: {d.points:+d} points"
     if d.players <= 1:
-        return f"{points}, the first result on this deal today"
-    return f"{points}, better than {d.percent:.0f}% of {d.players} players"
+        text = _("Deal {deal}: {points}, the first result on this deal today")
+        return text.format(deal=d.deal, points=points(d.points))
+    return ngettext(
+        "Deal {deal}: {points}, better than {percent} of {players} player",
+        "Deal {deal}: {points}, better than {percent} of {players} players",
+        d.players,
+    ).format(deal=d.deal, points=points(d.points), percent=percent(d.percent, 0), players=d.players)
 
 
 def result_summary(r: DailyResultView) -> str:
-    return f"Your day: {r.percent:.2f}% on average, {r.points:+d} points in all."
+    return _("Your day: {percent} on average, {points} in all.").format(
+        percent=percent(r.percent), points=points(r.points)
+    )
+
+
+# -- help (the ? key): the lobby's keys, beside the table's in wording.HELP ----------------
+
+_MARKED["LOBBY_HELP"] = (
+    N_("In the lobby"),
+    [
+        N_("d daily game   l leaderboard   u profile"),
+        N_("p quick play   n new table   i invite code   w watch"),
+    ],
+)
 
 
 # -- leaderboards ---------------------------------------------------------------------
 
-PERIODS = {"today": "Today", "yesterday": "Yesterday", "week": "7 days", "all": "All time"}
-BOARD_TITLE = "Leaderboard"
-BOARD_EMPTY = {
-    "today": "Nobody has finished today's daily game yet: d in the lobby to be the first.",
-    "yesterday": "Nobody played yesterday's daily game.",
-    "week": "Nobody has played 3 days of the last 7 yet (3 days to be listed).",
-    "all": "Nobody has played 3 days yet (3 days to be listed).",
-}
-BOARD_KEYS = "1-4 or ←/→ period · PgUp/PgDn page · u profile · Esc back"
-BOARD_LOADING = "Asking the server…"
-COLUMNS = ("#", "Player", "%", "Points")
-COLUMNS_PERIOD = ("#", "Player", "%", "Days")
+_MARKED.update(
+    PERIODS={
+        "today": N_("Today"),
+        "yesterday": N_("Yesterday"),
+        "week": N_("7 days"),
+        "all": N_("All time"),
+    },
+    BOARD_TITLE=N_("Leaderboard"),
+    BOARD_EMPTY={
+        "today": N_("Nobody has finished today's daily game yet: d in the lobby to be the first."),
+        "yesterday": N_("Nobody played yesterday's daily game."),
+        "week": N_("Nobody has played 3 days of the last 7 yet (3 days to be listed)."),
+        "all": N_("Nobody has played 3 days yet (3 days to be listed)."),
+    },
+    BOARD_KEYS=N_("1-4 or ←/→ period · PgUp/PgDn page · u profile · Esc back"),
+    BOARD_LOADING=N_("Asking the server…"),
+    COLUMNS={
+        # TRANSLATORS: the leaderboard's column heads: position, name, mean percentage,
+        # points (today, yesterday) or days played (7 days, all time). Keep them short:
+        # the columns are 4, 28, 7 and 7 cells wide.
+        "position": N_("#"),
+        "name": N_("Player"),
+        "percent": N_("%"),
+        "points": N_("Points"),
+        "days": N_("Days"),
+    },
+)
 
 
 def board_page(page: int, pages: int, total: int) -> str:
     if pages <= 1:
-        return f"{total} player{'s' if total != 1 else ''}"
-    return f"page {page + 1} of {pages} · {total} players"
+        return ngettext("{n} player", "{n} players", total).format(n=total)
+    return ngettext(
+        "page {page} of {pages} · {n} player", "page {page} of {pages} · {n} players", total
+    ).format(page=page + 1, pages=pages, n=total)
 
 
 def board_days(first: str, last: str) -> str:
     if not last:
         return ""
     if not first:
-        return f"every day to {last}"
-    return last if first == last else f"{first} to {last}"
+        return _("every day to {last}").format(last=last)
+    return last if first == last else _("{first} to {last}").format(first=first, last=last)
+
+
+def _second(line: LeaderboardLine, period: str) -> str:
+    """Days played on the long boards, points on a day's board."""
+    return days(line.days) if period in ("week", "all") else points(line.points)
 
 
 def own_line(line: LeaderboardLine | None, guest: bool, period: str) -> str:
     if guest:
-        return "You play as a guest: guests enter no leaderboard."
+        return _("You play as a guest: guests enter no leaderboard.")
     if line is None:
         if period in ("week", "all"):
-            return "You are not listed yet (3 days of daily games to be listed)."
+            return _("You are not listed yet (3 days of daily games to be listed).")
         if period == "yesterday":
-            return "You did not finish yesterday's daily game."
-        return "You are not on this board: d in the lobby plays today's game."
-    second = f"{line.days} days" if period in ("week", "all") else f"{line.points:+d} points"
-    return f"You: #{line.position}, {line.percent:.2f}%, {second}."
+            return _("You did not finish yesterday's daily game.")
+        return _("You are not on this board: d in the lobby plays today's game.")
+    return _("You: #{position}, {percent}, {second}.").format(
+        position=line.position, percent=percent(line.percent), second=_second(line, period)
+    )
 
 
 # -- the profile ------------------------------------------------------------------------
 
-PROFILE_TITLE = "Profile"
-PROFILE_GUEST = (
-    "You play as a guest on this server: no name kept, no leaderboard. Connect "
-    "without --guest to become a player."
+_MARKED.update(
+    PROFILE_TITLE=N_("Profile"),
+    PROFILE_GUEST=N_(
+        "You play as a guest on this server: no name kept, no leaderboard. Connect "
+        "without --guest to become a player."
+    ),
+    PROFILE_BOARDS=N_("On the server's leaderboards"),
+    PROFILE_LOCAL=N_("Your daily games played from this computer"),
+    PROFILE_NO_LOCAL=N_("No daily game finished from this computer yet."),
 )
-PROFILE_KEYS = "l leaderboard · Esc back"
-PROFILE_BOARDS = "On the server's leaderboards"
-PROFILE_LOCAL = "Your daily games played from this computer"
-PROFILE_NO_LOCAL = "No daily game finished from this computer yet."
 
 
-def profile_board(period: str, line: LeaderboardLine | None) -> str:
-    label = f"{PERIODS.get(period, period)}:"
-    if line is None:
-        return f"{label:<11}not listed"
-    second = f"{line.days} days" if period in ("week", "all") else f"{line.points:+d} points"
-    return f"{label:<11}#{line.position}, {line.percent:.2f}%, {second}"
+def labelled(pairs: list[tuple[str, str]]) -> list[str]:
+    """``label value`` lines, the values aligned one cell after the widest label
+    (measured in cells: a Chinese or Korean character takes two)."""
+    width = max((cell_len(label) for label, _value in pairs), default=0) + 1
+    return [label + " " * (width - cell_len(label)) + value for label, value in pairs]
+
+
+def period_label(period: str) -> str:
+    # TRANSLATORS: a leaderboard's period as a label: "Today:", "7 days:".
+    return _("{period}:").format(period=__getattr__("PERIODS").get(period, period))
+
+
+def profile_boards(lines: dict[str, LeaderboardLine | None], periods: tuple[str, ...]) -> list[str]:
+    """Our line on each board, or that it is not listed, or that it is still asked for."""
+    pairs = []
+    for period in periods:
+        if period not in lines:
+            value = _("Asking the server…")
+        elif (line := lines[period]) is None:
+            value = _("not listed")
+        else:
+            value = _("#{position}, {percent}, {second}").format(
+                position=line.position, percent=percent(line.percent), second=_second(line, period)
+            )
+        pairs.append((period_label(period), value))
+    return labelled(pairs)
 
 
 def profile_stats(
     games: int, ranked: int, deals: int, taken: int, made: int, mean: float | None
 ) -> list[str]:
-    rate = f"{100 * made / taken:.0f}% ({made} of {taken})" if taken else "never taker yet"
-    return [
-        f"Games:         {games} ({ranked} ranked)",
-        f"Deals:         {deals}",
-        f"Taker success: {rate}",
-        "Mean score:    " + (f"{mean:+.1f} per deal" if mean is not None else "—"),
-    ]
+    rate = (
+        _("{percent} ({made} of {taken})").format(
+            percent=percent(100 * made / taken, 0), made=made, taken=taken
+        )
+        if taken
+        else _("never taker yet")
+    )
+    return labelled(
+        [
+            (
+                _("Games:"),
+                # TRANSLATORS: games played, of which {ranked} were ranked ("3 (2 ranked)").
+                ngettext("{games} ({ranked} ranked)", "{games} ({ranked} ranked)", ranked).format(
+                    games=games, ranked=ranked
+                ),
+            ),
+            (_("Deals:"), str(deals)),
+            (_("Taker success:"), rate),
+            (
+                _("Mean score:"),
+                _("{mean} per deal").format(mean=number(mean, 1, sign=True))
+                if mean is not None
+                else "—",
+            ),
+        ]
+    )

@@ -18,7 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
-from clients.cli import history, wording
+from clients.cli import daily_words, history, wording
 from clients.cli.cards_text import card_text, cards_text
 from clients.cli.i18n import N_, Translated, _
 from clients.cli.table_facts import seat_name, signed
@@ -564,9 +564,12 @@ def chat_text(view: TableView, last: int) -> Text:
 
 
 def help_text() -> Text:
-    """The keys, how to read the table, and the rules in brief (``wording.HELP``)."""
+    """The keys, how to read the table, and the rules in brief (``wording.HELP``),
+    with the lobby's keys (``daily_words.LOBBY_HELP``) after the table's."""
+    sections = wording.HELP
+    sections.insert(2, daily_words.LOBBY_HELP)
     t = Text()
-    for title, lines in wording.HELP:
+    for title, lines in sections:
         t.append(("\n" if t else "") + title + "\n", style="bold")
         for line in lines:
             t.append(f"  {line}\n")

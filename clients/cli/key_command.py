@@ -19,32 +19,43 @@ from collections.abc import Callable
 from typing import Any
 
 from clients.cli import daily_words as words
+from clients.cli.i18n import _
 from clients.cli.keys import BadKey, FileKeys, SavedKey, parse_key
 
 
-def add_parsers(sub: Any, default_url: str, default_name: str) -> None:
-    """The ``daily`` and ``key`` subcommands, on ``atout``'s subparsers."""
-    daily = sub.add_parser("daily", help="play today's daily game (same deals for everyone)")
-    daily.add_argument("url", nargs="?", default=default_url, help=f"default {default_url}")
+def add_parsers(sub: Any, default_url: str, default_name: str) -> argparse.ArgumentParser:
+    """The ``daily`` and ``key`` subcommands, on ``atout``'s subparsers (made
+    after the language is chosen, so their help speaks it); ``daily``'s parser."""
+    url_help = _("default {url}").format(url=default_url)
+    daily = sub.add_parser("daily", help=_("play today's daily game (same deals for everyone)"))
+    daily.add_argument("url", nargs="?", default=default_url, help=url_help)
     daily.add_argument(
-        "--name", default=default_name, help="your name the first time (then the server keeps it)"
+        "--name",
+        default=default_name,
+        help=_("your name the first time (then the server keeps it)"),
     )
-    key = sub.add_parser("key", help="export or import your player key (to play from elsewhere)")
+    key = sub.add_parser("key", help=_("export or import your player key (to play from elsewhere)"))
     actions = key.add_subparsers(dest="key_action", metavar="{export,import,forget}")
     actions.required = True
-    export = actions.add_parser("export", help="print your player key for a server (a secret)")
-    export.add_argument("url", nargs="?", default=default_url, help=f"default {default_url}")
+    export = actions.add_parser("export", help=_("print your player key for a server (a secret)"))
+    export.add_argument("url", nargs="?", default=default_url, help=url_help)
     imp = actions.add_parser(
         "import",
-        help="keep a player key exported on another machine",
+        help=_("keep a player key exported on another machine"),
         usage="atout key import [-h] [--replace] [URL] KEY",
     )
-    imp.add_argument("args", nargs="+", metavar="URL KEY", help=f"URL default {default_url}")
     imp.add_argument(
-        "--replace", action="store_true", help="replace the key this computer has for URL"
+        "args",
+        nargs="+",
+        metavar="URL KEY",
+        help=_("URL default {url}").format(url=default_url),
     )
-    forget = actions.add_parser("forget", help="forget your player key for a server")
-    forget.add_argument("url", nargs="?", default=default_url, help=f"default {default_url}")
+    imp.add_argument(
+        "--replace", action="store_true", help=_("replace the key this computer has for URL")
+    )
+    forget = actions.add_parser("forget", help=_("forget your player key for a server"))
+    forget.add_argument("url", nargs="?", default=default_url, help=url_help)
+    return daily  # type: ignore[no-any-return]
 
 
 def run(
@@ -61,7 +72,7 @@ def run(
                 return _export(keys, normalize_url(args.url))
             case "import":
                 if len(args.args) > 2:
-                    print("atout key import: give [URL] KEY", file=sys.stderr)
+                    print(words.IMPORT_ARGS, file=sys.stderr)
                     return 2
                 url, text = (default_url, args.args[0]) if len(args.args) == 1 else args.args
                 return _import(keys, normalize_url(url), text, args.replace)

@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Protocol
 
+from clients.cli.i18n import _
 from clients.cli.tokens import config_dir, normalize
 
 KEY_FILE = "keys.json"
@@ -52,7 +53,7 @@ def parse_key(text: str) -> str:
     """The key in ``text`` (spaces around it and upper case forgiven), or ``BadKey``."""
     key = text.strip().lower()
     if not _KEY.fullmatch(key):
-        raise BadKey("a player key is 32 hex digits (0-9, a-f), as `atout key export` prints it")
+        raise BadKey(_("a player key is 32 hex digits (0-9, a-f), as `atout key export` prints it"))
     return key
 
 
@@ -107,7 +108,8 @@ class FileKeys:
         except ValueError as e:
             # Unlike a seat token, a key is an identity: never overwrite a
             # damaged file silently, it may be the only copy.
-            raise OSError(f"{self.path} is damaged ({e}); move it away to start afresh") from e
+            damaged = _("{path} is damaged ({error}); move it away to start afresh")
+            raise OSError(damaged.format(path=self.path, error=e)) from e
         return data if isinstance(data, dict) else {}
 
     def _store(self, data: dict[str, object]) -> None:

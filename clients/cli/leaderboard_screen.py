@@ -24,6 +24,7 @@ from textual.widgets import DataTable, Footer, Static, Tab, Tabs
 
 from clients.cli import daily_history
 from clients.cli import daily_words as words
+from clients.cli.i18n import N_, Translated
 from protocol.messages import GetLeaderboard
 from protocol.views import LeaderboardLine, LeaderboardPeriod, LeaderboardView
 
@@ -39,7 +40,7 @@ def board_row(line: LeaderboardLine, period: str) -> tuple[Text, ...]:
     cells = (
         Text(str(line.position), justify="right"),
         Text(("▶ " if line.you else "  ") + line.name),  # a name is never markup
-        Text(f"{line.percent:.2f}", justify="right"),
+        Text(words.number(line.percent, 2), justify="right"),  # 73,50 in French
         Text(second, justify="right"),
     )
     if line.you:
@@ -48,7 +49,7 @@ def board_row(line: LeaderboardLine, period: str) -> tuple[Text, ...]:
     return cells
 
 
-class LeaderboardScreen(Screen[None]):
+class LeaderboardScreen(Translated, Screen[None]):
     DEFAULT_CSS = """
     LeaderboardScreen { layout: vertical; }
     #board-top { height: 1; background: $panel; padding: 0 1; }
@@ -57,17 +58,17 @@ class LeaderboardScreen(Screen[None]):
     #board-message { height: 1; padding: 0 1; color: $text-muted; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "back", "Back"),
-        Binding("1", "period('today')", "Today", show=False),
-        Binding("2", "period('yesterday')", "Yesterday", show=False),
-        Binding("3", "period('week')", "7 days", show=False),
-        Binding("4", "period('all')", "All time", show=False),
-        Binding("left", "step(-1)", "Period", show=False),
-        Binding("right", "step(1)", "Period", show=False),
-        Binding("pagedown", "page(1)", "Next page"),
-        Binding("pageup", "page(-1)", "Previous page"),
-        Binding("u", "profile", "Profile"),
-        Binding("r", "refresh", "Refresh", show=False),
+        Binding("escape", "back", N_("Back")),
+        Binding("1", "period('today')", N_("Today"), show=False),
+        Binding("2", "period('yesterday')", N_("Yesterday"), show=False),
+        Binding("3", "period('week')", N_("7 days"), show=False),
+        Binding("4", "period('all')", N_("All time"), show=False),
+        Binding("left", "step(-1)", N_("Period"), show=False),
+        Binding("right", "step(1)", N_("Period"), show=False),
+        Binding("pagedown", "page(1)", N_("Next page")),
+        Binding("pageup", "page(-1)", N_("Previous page")),
+        Binding("u", "profile", N_("Profile")),
+        Binding("r", "refresh", N_("Refresh"), show=False),
     ]
 
     def __init__(self, period: LeaderboardPeriod = "today") -> None:
@@ -82,7 +83,8 @@ class LeaderboardScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(Text(words.BOARD_TITLE, style="bold"), id="board-top")
-        yield Tabs(*(Tab(words.PERIODS[p], id=p) for p in PERIODS), active=self.period)
+        periods = words.PERIODS
+        yield Tabs(*(Tab(periods[p], id=p) for p in PERIODS), active=self.period)
         table: DataTable[Text] = DataTable(id="board", cursor_type="none", zebra_stripes=True)
         yield table
         yield Static("", id="own")
@@ -91,10 +93,11 @@ class LeaderboardScreen(Screen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one("#board", DataTable)
-        table.add_column(words.COLUMNS[0], key="position", width=4)
-        table.add_column(words.COLUMNS[1], key="name", width=28)
-        table.add_column(words.COLUMNS[2], key="percent", width=7)
-        table.add_column(words.COLUMNS[3], key="second", width=7)
+        heads = words.COLUMNS
+        table.add_column(heads["position"], key="position", width=4)
+        table.add_column(heads["name"], key="name", width=28)
+        table.add_column(heads["percent"], key="percent", width=7)
+        table.add_column(heads["points"], key="second", width=7)
         self._ask()
 
     # -- asking and drawing ---------------------------------------------------------
@@ -116,8 +119,8 @@ class LeaderboardScreen(Screen[None]):
             return
         table = self.query_one("#board", DataTable)
         table.clear()
-        second = words.COLUMNS_PERIOD[3] if view.period in ("week", "all") else words.COLUMNS[3]
-        table.columns["second"].label = Text(second)  # type: ignore[index]
+        second = "days" if view.period in ("week", "all") else "points"
+        table.columns["second"].label = Text(words.COLUMNS[second])  # type: ignore[index]
         for line in view.lines:
             table.add_row(*board_row(line, view.period), key=f"{line.position}:{line.name}")
         # Our line, when on this page, carries the row cursor: the whole row lit.
@@ -168,15 +171,15 @@ class LeaderboardScreen(Screen[None]):
         self.dismiss()
 
 
-class ProfileScreen(Screen[None]):
+class ProfileScreen(Translated, Screen[None]):
     DEFAULT_CSS = """
     ProfileScreen { layout: vertical; }
     #profile-top { height: 1; background: $panel; padding: 0 1; }
     #profile { height: 1fr; border: round $primary; padding: 0 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "back", "Back"),
-        Binding("l", "leaderboard", "Leaderboard"),
+        Binding("escape", "back", N_("Back")),
+        Binding("l", "leaderboard", N_("Leaderboard")),
     ]
 
     def __init__(self) -> None:
@@ -212,11 +215,8 @@ class ProfileScreen(Screen[None]):
             out.append(words.PROFILE_GUEST + "\n")
             return out
         out.append(words.PROFILE_BOARDS + "\n", style="underline")
-        for period in PERIODS:
-            if period in self.lines:
-                out.append("  " + words.profile_board(period, self.lines[period]) + "\n")
-            else:
-                out.append(f"  {words.PERIODS[period] + ':':<11}{words.BOARD_LOADING}\n")
+        for line in words.profile_boards(self.lines, PERIODS):
+            out.append(f"  {line}\n")
         out.append("\n" + words.PROFILE_LOCAL + "\n", style="underline")
         games = app.daily.history.games(app.url)
         if not games:
