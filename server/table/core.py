@@ -16,6 +16,11 @@ exactly as they were (the engine refuses before it mutates, see
 The state (``TableState``) is mutated in place rather than copied: a table
 changes a few fields per move and copying its game per move would cost more
 than the rest of the move (docs/LOAD.md). ``handle`` is the only entry point.
+
+At about 600 lines this module is over our usual size on purpose: it is the
+one dispatch over every message a table takes, and the rules it consults
+already live apart (``seats``, ``pace``, ``daily``, ``fanout``, the engine);
+split further, one decision would read across files.
 """
 
 from __future__ import annotations
