@@ -446,6 +446,11 @@ def fuzz_settings(**overrides: Any) -> Settings:
         grace=3600.0,
         idle_close=1e9,
         max_tables=64,
+        # One address opens every connection: no per-address limits here.
+        max_per_ip=0,
+        connect_rate=0.0,
+        resume_rate=0.0,
+        create_rate=0.0,
         log_level="error",
     )
     return replace(base, **overrides)

@@ -72,6 +72,36 @@ class Settings:
     shutdown_grace: float = field(
         default=5.0, metadata={"help": "seconds to persist and say goodbye on SIGTERM"}
     )
+    # Hostile clients (server/guard.py, docs/SECURITY.md); 0 turns a limit off.
+    handshake_timeout: float = field(
+        default=5.0, metadata={"help": "seconds to finish the WebSocket upgrade"}
+    )
+    max_per_ip: int = field(
+        default=32, metadata={"help": "connections at once from one client address"}
+    )
+    connect_rate: float = field(
+        default=2.0,
+        metadata={"help": "new connections per second from one address, after a burst of 20"},
+    )
+    trusted_proxies: str = field(
+        default="",
+        metadata={
+            "help": "addresses or networks (comma-separated) of reverse proxies whose "
+            "X-Forwarded-For names the client; empty: trust none"
+        },
+    )
+    lobby_idle: float = field(
+        default=1800.0,
+        metadata={"help": "close a connection at no table that sends nothing for (s)"},
+    )
+    resume_rate: float = field(
+        default=1.0,
+        metadata={"help": "refused resumes per second from one address, after a burst of 10"},
+    )
+    create_rate: float = field(
+        default=0.2,
+        metadata={"help": "tables one address may create per second, after a burst of 5"},
+    )
 
 
 def _env_name(name: str) -> str:

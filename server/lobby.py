@@ -20,6 +20,7 @@ from protocol.diff import diff
 from protocol.messages import CreateTable, Error, JoinTable, LobbyPatch, LobbySnapshot, Watch
 from protocol.views import LobbyView
 from server import metrics
+from server.guard import clean_text
 from server.store.base import StoreError, TableStore
 from server.table import Join, Resume, Stop, Table, Tick, new_state
 
@@ -136,7 +137,7 @@ class Lobby:
             )
             return
         table_id = secrets.token_hex(4)
-        name = " ".join(cmd.name.split()) or f"{conn.name}'s table"
+        name = clean_text(cmd.name) or f"{conn.name}'s table"
         state = new_state(
             table_id,
             self._new_code(),

@@ -47,10 +47,12 @@ from protocol.messages import (
 from server import metrics
 from server.conn import (
     CLOSE_ABUSE,
+    CLOSE_IDLE,
     CLOSE_INCOMPATIBLE,
     CLOSE_NO_HELLO,
     Conn,
 )
+from server.guard import Guard, clean_text
 from server.table import Command as TableCommand
 from server.table import Gone
 
@@ -84,6 +86,9 @@ class Front:
         self.settings = server.settings
         self.lobby = server.lobby
         self.conns: set[Conn] = set()
+        self.guard = Guard(server.settings)
+        self.address_of: dict[Conn, str] = {}
+        self._sweeper: asyncio.Task[None] | None = None
 
     # -- plain HTTP ---------------------------------------------------------------
 
@@ -107,7 +112,18 @@ class Front:
             return _response(HTTPStatus.SERVICE_UNAVAILABLE, b"server full\n", "text/plain")
         if self.server.stopping:
             return _response(HTTPStatus.SERVICE_UNAVAILABLE, b"restarting\n", "text/plain")
+        refusal = self.guard.admit(self._address(connection))
+        if refusal is not None:
+            metrics.ERRORS.labels("address_limit").inc()
+            return _response(HTTPStatus.TOO_MANY_REQUESTS, refusal.encode() + b"\n", "text/plain")
         return None
+
+    def _address(self, connection: ServerConnection) -> str:
+        remote = connection.remote_address
+        peer = str(remote[0]) if remote else None
+        request = connection.request
+        forwarded = request.headers.get_all("X-Forwarded-For") if request is not None else []
+        return self.guard.client_address(peer, forwarded)
 
     # -- WebSocket ------------------------------------------------------------------
 
@@ -116,6 +132,10 @@ class Front:
         s = self.settings
         conn = Conn(ws, codec, s.send_buffer, s.rate, s.burst)
         self.conns.add(conn)
+        address = self.address_of[conn] = self._address(ws)
+        self.guard.opened(address)
+        if self._sweeper is None and s.lobby_idle > 0:
+            self._sweeper = asyncio.get_running_loop().create_task(self._sweep_idle())
         metrics.CONNECTIONS.set(len(self.conns))
         try:
             if await self._hello(conn):
@@ -132,6 +152,7 @@ class Front:
             conn.close(1011, "internal error")
         finally:
             self.conns.discard(conn)
+            self.guard.closed(self.address_of.pop(conn, address))
             metrics.CONNECTIONS.set(len(self.conns))
             self.lobby.leave(conn)
             if conn.table is not None:
@@ -172,8 +193,9 @@ class Front:
             )
             conn.close(CLOSE_INCOMPATIBLE, "incompatible protocol version")
             return False
-        name = " ".join(msg.name.split())[:NAME_MAX]
-        if not name:
+        name = clean_text(msg.name)[:NAME_MAX].strip()
+        if not name or name.lower().startswith("bot "):
+            # "Bot ..." is how seats played by bots are named: not for people.
             conn.send(Error(code="bad_name", message="choose a display name", rid=msg.rid))
             conn.close(CLOSE_NO_HELLO, "no name")
             return False
@@ -224,7 +246,20 @@ class Front:
                         Error(code="already_seated", message="leave your table first", rid=rid)
                     )
                     return
+                address = self.address_of.get(conn, "?")
+                if not self.guard.may_resume(address):
+                    metrics.ERRORS.labels("resume_limit").inc()
+                    conn.send(
+                        Error(
+                            code="rate_limited",
+                            message="too many refused resumes from your address: wait",
+                            rid=rid,
+                        )
+                    )
+                    return
                 await self.lobby.resume(conn, msg.token, msg.last_seq, rid)
+                if conn.table is None:
+                    self.guard.resume_failed(address)
             case CreateTable() | JoinTable() | QuickPlay() | Watch():
                 if conn.table is not None:
                     conn.send(
@@ -236,6 +271,15 @@ class Front:
                     )
                     return
                 if isinstance(msg, CreateTable):
+                    if not self.guard.may_create(self.address_of.get(conn, "?")):
+                        conn.send(
+                            Error(
+                                code="rate_limited",
+                                message="too many new tables from your address: wait",
+                                rid=rid,
+                            )
+                        )
+                        return
                     await self.lobby.create(conn, msg)
                 elif isinstance(msg, QuickPlay):
                     await self.lobby.quick_play(conn, rid)
@@ -254,10 +298,23 @@ class Front:
                     return
                 table.inbox.put_nowait(TableCommand(conn, msg))
 
+    async def _sweep_idle(self) -> None:
+        """Close connections that sit at no table and send nothing (``lobby_idle``)."""
+        every = min(30.0, self.settings.lobby_idle / 4)
+        while True:
+            await asyncio.sleep(every)
+            for conn in list(self.conns):
+                # The rate limiter's bucket is stamped with each message's arrival.
+                if conn.hello and conn.table is None and self.guard.idle(conn.bucket.stamp):
+                    conn.send(Bye(code="idle", message="closed after a long silence in the lobby"))
+                    conn.close(CLOSE_IDLE, "idle")
+
     async def goodbye(self) -> None:
         """Tell every client the server is restarting and close with 1012."""
         from server.conn import CLOSE_RESTART
 
+        if self._sweeper is not None:
+            self._sweeper.cancel()
         for conn in list(self.conns):
             conn.send(Bye(code="restarting", message="the server is restarting; reconnecting"))
             conn.close(CLOSE_RESTART, "server restarting")

@@ -54,6 +54,7 @@ from server import metrics
 from server.bots import Bot, RandomBot, make_bot
 from server.conn import CLOSE_REPLACED
 from server.game import Game, GameState, RuleError
+from server.guard import clean_text
 from server.seat_view import Reuse, deal_view, ecart_view, legal_view
 from server.store.base import StaleWrite, StoreError, TableStore
 
@@ -771,7 +772,7 @@ class Table:
         st.next_deal_at = None
 
     async def _chat(self, conn: Conn, seat: int, cmd: Chat) -> None:
-        text = " ".join(cmd.text.split())
+        text = clean_text(cmd.text)  # no terminal escapes or bidi tricks (server/guard.py)
         if not text or len(text) > CHAT_MAX:
             conn.send(
                 Error(
