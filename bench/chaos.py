@@ -209,6 +209,7 @@ class Figures:
     games_finished: int = 0
     games_matching_records: int = 0
     mismatches: list[dict[str, Any]] = field(default_factory=list)
+    mismatches_redis_outage: int = 0
     restart_to_playing_s: list[float] = field(default_factory=list)
     tables_not_playing_again: int = 0
     moves_seen: int = 0
@@ -344,6 +345,7 @@ class TableRun:
         self.done = False
         self.finishing = False
         self.loss_counted = False
+        self.redis_outage = False  # Redis was killed while this game was played
 
     def saw(self, seat: Seat, progress: Progress, snapshot: bool) -> None:
         run = self.run
@@ -445,9 +447,20 @@ class TableRun:
         if totals == scores:
             figures.games_matching_records += 1
         else:
+            counted = sum(1 for r in records if not replay_record(r).get("annulled"))
             figures.mismatches.append(
-                {"table": self.table_id, "scores": scores, "records": totals, "deals": len(records)}
+                {
+                    "table": self.table_id,
+                    "scores": scores,
+                    "records": totals,
+                    "records_kept": len(records),
+                    "counted_records": counted,
+                    "deals": self.run.args.deals,
+                    "redis_outage_during_game": self.redis_outage,
+                }
             )
+            if self.redis_outage:
+                figures.mismatches_redis_outage += 1
         self.done = True
         for s in self.seats:
             if s.ws is not None:
@@ -556,6 +569,9 @@ class Chaos:
             if stored is not None:
                 before[table_id] = stored[0]
         await store.close()
+        for table in self.tables:
+            if not table.done:
+                table.redis_outage = True
         redis.stop()  # SIGKILL
         self.figures.redis_kills += 1
         down_until = time.monotonic() + rng.uniform(0.2, 2.0)
@@ -599,6 +615,8 @@ def summary(f: Figures, elapsed: float) -> dict[str, Any]:
         "resume_failures": f.resume_failures,
         "games_finished": f.games_finished,
         "games_with_scores_equal_to_records": f.games_matching_records,
+        "games_not_equal_during_a_redis_outage": f.mismatches_redis_outage,
+        "games_not_equal_otherwise": len(f.mismatches) - f.mismatches_redis_outage,
         "mismatches": f.mismatches[:20],
         "restart_to_every_table_playing_s": {
             "median": pct(0.5),
