@@ -449,7 +449,7 @@ def fuzz_settings(**overrides: Any) -> Settings:
         # One address opens every connection: no per-address limits here.
         max_per_ip=0,
         connect_rate=0.0,
-        resume_rate=0.0,
+        guess_rate=0.0,
         create_rate=0.0,
         log_level="error",
     )

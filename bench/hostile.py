@@ -131,7 +131,7 @@ async def main(seconds: float) -> dict[str, Any]:
     return {
         "defaults": {
             k: getattr(settings, k)
-            for k in ("max_per_ip", "connect_rate", "resume_rate", "rate", "burst")
+            for k in ("max_per_ip", "connect_rate", "guess_rate", "rate", "burst")
         },
         "connections": conn,
         "resume_guessing": guess,

@@ -94,9 +94,12 @@ class Settings:
         default=1800.0,
         metadata={"help": "close a connection at no table that sends nothing for (s)"},
     )
-    resume_rate: float = field(
+    guess_rate: float = field(
         default=1.0,
-        metadata={"help": "refused resumes per second from one address, after a burst of 10"},
+        metadata={
+            "help": "refused resumes, joins and watches (token or code guesses) per second "
+            "from one address, after a burst of 10"
+        },
     )
     create_rate: float = field(
         default=0.2,

@@ -8,11 +8,13 @@ knows nothing of Tarot, only addresses, counts and token buckets:
 * ``admit``: at the HTTP upgrade, at most ``max_per_ip`` live connections and
   ``connect_rate`` new ones a second (after a burst of ``CONNECT_BURST``) per
   address; a refusal is an HTTP 429 before any WebSocket exists;
-* ``may_resume`` / ``resume_failed``: a refused ``resume`` costs the address
-  one of ``RESUME_BURST`` tokens, refilled at ``resume_rate`` a second; with
-  none left, ``resume`` is answered ``rate_limited`` without a look at the
-  token. A token holds 144 random bits, so guessing was hopeless anyway; this
-  makes trying cost the guesser time, not the server CPU;
+* ``may_guess`` / ``guess_failed``: a refused ``resume``, ``join`` or
+  ``watch`` (a wrong token, table id or invite code) costs the address one of
+  ``GUESS_BURST`` tokens, refilled at ``guess_rate`` a second; with none left,
+  those commands are answered ``rate_limited`` without a look at what they
+  carry. A resume token holds 144 random bits, so guessing one was hopeless
+  anyway; an invite code holds 30 (6 of 32 letters): without this limit 32
+  connections at 20 messages a second would try 2^30 codes in 19 days;
 * ``may_create``: ``create_rate`` tables a second per address (after a burst);
 * ``sweep``: connections outside any table that sent nothing for
   ``lobby_idle`` seconds are closed (``bye idle``, 4006).
@@ -44,7 +46,7 @@ if TYPE_CHECKING:
 log = structlog.get_logger()
 
 CONNECT_BURST = 20
-RESUME_BURST = 10
+GUESS_BURST = 10
 CREATE_BURST = 5
 PRUNE_EVERY = 1000  # admissions between drops of forgotten addresses
 
@@ -82,7 +84,7 @@ class Bucket:
 @dataclass
 class Address:
     connects: Bucket
-    resumes: Bucket
+    guesses: Bucket
     creates: Bucket
     live: int = 0
 
@@ -133,7 +135,7 @@ class Guard:
             s, now = self.settings, self.clock()
             a = self.addresses[ip] = Address(
                 connects=Bucket(s.connect_rate, CONNECT_BURST, now),
-                resumes=Bucket(s.resume_rate, RESUME_BURST, now),
+                guesses=Bucket(s.guess_rate, GUESS_BURST, now),
                 creates=Bucket(s.create_rate, CREATE_BURST, now),
             )
         return a
@@ -167,19 +169,20 @@ class Guard:
         for ip in [
             ip
             for ip, a in self.addresses.items()
-            if a.live == 0 and a.connects.full(now) and a.resumes.full(now) and a.creates.full(now)
+            if a.live == 0 and a.connects.full(now) and a.guesses.full(now) and a.creates.full(now)
         ]:
             del self.addresses[ip]
 
     # -- commands ----------------------------------------------------------------
 
-    def may_resume(self, ip: str) -> bool:
-        """Whether a resume from ``ip`` is looked at (failures spend tokens)."""
-        b = self._address(ip).resumes
+    def may_guess(self, ip: str) -> bool:
+        """Whether a resume, join or watch from ``ip`` is looked at (failures
+        spend tokens)."""
+        b = self._address(ip).guesses
         return b.rate <= 0 or b.refill(self.clock()) >= 1
 
-    def resume_failed(self, ip: str) -> None:
-        self._address(ip).resumes.take(self.clock())
+    def guess_failed(self, ip: str) -> None:
+        self._address(ip).guesses.take(self.clock())
 
     def may_create(self, ip: str) -> bool:
         return self._address(ip).creates.take(self.clock())

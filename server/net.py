@@ -247,19 +247,11 @@ class Front:
                     )
                     return
                 address = self.address_of.get(conn, "?")
-                if not self.guard.may_resume(address):
-                    metrics.ERRORS.labels("resume_limit").inc()
-                    conn.send(
-                        Error(
-                            code="rate_limited",
-                            message="too many refused resumes from your address: wait",
-                            rid=rid,
-                        )
-                    )
+                if not self._may_guess(conn, address, rid):
                     return
                 await self.lobby.resume(conn, msg.token, msg.last_seq, rid)
                 if conn.table is None:
-                    self.guard.resume_failed(address)
+                    self.guard.guess_failed(address)
             case CreateTable() | JoinTable() | QuickPlay() | Watch():
                 if conn.table is not None:
                     conn.send(
@@ -284,7 +276,13 @@ class Front:
                 elif isinstance(msg, QuickPlay):
                     await self.lobby.quick_play(conn, rid)
                 else:
+                    # A table id or an invite code: a guess, if it is refused.
+                    address = self.address_of.get(conn, "?")
+                    if not self._may_guess(conn, address, rid):
+                        return
                     await self.lobby.join(conn, msg)
+                    if conn.table is None:
+                        self.guard.guess_failed(address)
             case _:
                 table = conn.table
                 if table is None:
@@ -297,6 +295,19 @@ class Front:
                     )
                     return
                 table.inbox.put_nowait(TableCommand(conn, msg))
+
+    def _may_guess(self, conn: Conn, address: str, rid: int) -> bool:
+        if self.guard.may_guess(address):
+            return True
+        metrics.ERRORS.labels("guess_limit").inc()
+        conn.send(
+            Error(
+                code="rate_limited",
+                message="too many refused resumes, joins or watches from your address: wait",
+                rid=rid,
+            )
+        )
+        return False
 
     async def _sweep_idle(self) -> None:
         """Close connections that sit at no table and send nothing (``lobby_idle``)."""

@@ -18,7 +18,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from protocol.codec import SUBPROTOCOL_JSON
 from server.config import Settings
-from server.guard import RESUME_BURST, Bucket, Guard, clean_text, parse_networks
+from server.guard import GUESS_BURST, Bucket, Guard, clean_text, parse_networks
 from tests.server_helpers import FAST, running
 
 # -- units, with a clock we move by hand ------------------------------------------
@@ -70,16 +70,16 @@ def test_forwarded_for_is_honoured_only_from_trusted_proxies() -> None:
         parse_networks("127.0.0.1, nonsense")
 
 
-def test_refused_resumes_are_limited_per_address() -> None:
+def test_refused_resumes_joins_and_watches_are_limited_per_address() -> None:
     clock = Clock()
-    guard = Guard(Settings(resume_rate=1.0), clock)
-    for _ in range(RESUME_BURST):
-        assert guard.may_resume("1.2.3.4")
-        guard.resume_failed("1.2.3.4")
-    assert not guard.may_resume("1.2.3.4")
-    assert guard.may_resume("5.6.7.8")
+    guard = Guard(Settings(guess_rate=1.0), clock)
+    for _ in range(GUESS_BURST):
+        assert guard.may_guess("1.2.3.4")
+        guard.guess_failed("1.2.3.4")
+    assert not guard.may_guess("1.2.3.4")
+    assert guard.may_guess("5.6.7.8")
     clock.now += 1.0
-    assert guard.may_resume("1.2.3.4")
+    assert guard.may_guess("1.2.3.4")
 
 
 def test_forgotten_addresses_are_pruned() -> None:
@@ -225,21 +225,24 @@ async def test_idle_connections_in_the_lobby_are_closed_not_seated_ones() -> Non
 
 
 @pytest.mark.asyncio
-async def test_resume_token_guessing_is_limited_per_address() -> None:
-    async with running(resume_rate=1.0) as server:
+async def test_token_and_code_guessing_is_limited_per_address() -> None:
+    async with running(guess_rate=1.0) as server:
         ws = await _open(server.port)
         await _hello(ws, "Guesser")
         codes = []
-        for rid in range(1, RESUME_BURST + 3):
+        for rid in range(1, GUESS_BURST + 3):
             token = f"{'0' * 8}.{'A' * 24}{rid}"
             await ws.send(json.dumps({"t": "resume", "rid": rid, "token": token}))
             codes.append((await _until(ws, "error"))["code"])
-        assert codes[:RESUME_BURST] == ["bad_token"] * RESUME_BURST
-        assert codes[RESUME_BURST:] == ["rate_limited", "rate_limited"]
+        assert codes[:GUESS_BURST] == ["bad_token"] * GUESS_BURST
+        assert codes[GUESS_BURST:] == ["rate_limited", "rate_limited"]
         # Another connection from the same address shares the limit.
         other = await _open(server.port)
         await _hello(other, "Guesser2")
         await other.send(json.dumps({"t": "resume", "rid": 1, "token": "x.y"}))
+        assert (await _until(other, "error"))["code"] == "rate_limited"
+        # Guessing invite codes spends the same tokens.
+        await other.send(json.dumps({"t": "join", "rid": 2, "code": "ZZZZZZ"}))
         assert (await _until(other, "error"))["code"] == "rate_limited"
         await ws.close()
         await other.close()
