@@ -555,6 +555,14 @@ class Chaos:
             await asyncio.sleep(0.02)
         waiting = [t for t in live if not t.done and t.playing_again_at is None]
         self.figures.tables_not_playing_again += len(waiting)
+        for t in waiting:
+            docs = [(s.doc or {}).get("status") if s.doc else None for s in t.seats]
+            self.note(
+                f"kill {self.figures.kills}: {t.table_id} not playing again: acked "
+                f"{t.acked.sheet}/{len(t.acked.moves)}, at kill "
+                f"{t.acked_at_kill and (t.acked_at_kill.sheet, len(t.acked_at_kill.moves))}, "
+                f"views {docs}, finishing {t.finishing}"
+            )
         times = [t.playing_again_at - started for t in live if t.playing_again_at is not None]
         if times:
             self.figures.restart_to_playing_s.append(round(max(times), 3))
