@@ -39,6 +39,7 @@ def _load_fuzz() -> ModuleType:
 
 
 fuzz = _load_fuzz()
+ATHERIS_CRASH = "ffffffff504ef894d84ab6fe0000000000000046464646464646d646773639366262e7e3f8"
 
 
 @pytest.fixture(autouse=True)
@@ -124,7 +125,11 @@ def _line() -> object:
         (SUBPROTOCOL_JSON, "[" * 1000 + "]" * 1000),
         (SUBPROTOCOL_MSGPACK, b"\x91" * 1000 + b"\x90"),
         (SUBPROTOCOL_JSON, '{"t":"chat","text":' + "[" * 1500 + "]" * 1500 + "}"),
+        # Found by atheris at input 826,767: only ~770 levels, past the limit
+        # from where the server decodes (a mutated chat frame, binary JSON).
+        (SUBPROTOCOL_JSON, fuzz.make_frame(bytes.fromhex(ATHERIS_CRASH), fuzz.Pools()).data),
     ],
+    ids=["json-array", "msgpack-array", "json-chat-text", "atheris-826767"],
 )
 async def test_a_deeply_nested_frame_is_refused_and_the_connection_stays(
     subprotocol: str, frame: bytes | str
