@@ -886,9 +886,14 @@ class Run:
                 if args.nice:
                     os.setpriority(os.PRIO_PROCESS, self.redis._proc.pid, args.nice)
                 cmd += ["--redis", self.redis.url]
+        # Thousands of clients from one address: lift the per-address limits
+        # (server/guard.py). Variables, not flags: an older --server-root
+        # ignores them.
+        no_limits = {"ATOUT_MAX_PER_IP": "0", "ATOUT_CONNECT_RATE": "0", "ATOUT_CREATE_RATE": "0"}
         self.server = await asyncio.create_subprocess_exec(
             *cmd,
             cwd=args.server_root,
+            env={**os.environ, **no_limits},
             stdout=log,
             stderr=log,
             preexec_fn=child_setup(args.server_cores, signal.SIGTERM, args.nice),

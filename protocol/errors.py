@@ -64,4 +64,4 @@ ErrorCode: TypeAlias = Literal[
     "unavailable",
 ]
 
-ByeCode: TypeAlias = Literal["no_hello", "flooding", "replaced", "restarting"]
+ByeCode: TypeAlias = Literal["no_hello", "flooding", "replaced", "restarting", "idle"]

@@ -69,6 +69,7 @@ class Server:
             select_subprotocol=select_subprotocol,
             process_request=lambda ws, request: self.front.process_request(ws, request),
             max_size=self.settings.max_frame,
+            open_timeout=self.settings.handshake_timeout or None,  # server/guard.py
             compression=None,  # CPU per message matters more than bytes here
             start_serving=False,
         )

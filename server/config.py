@@ -52,6 +52,11 @@ def count(raw: str) -> int:
     return _whole(raw, 1, None, "a whole number")
 
 
+def limit(raw: str) -> int:
+    """0 or more: 0 turns the limit off (server/guard.py)."""
+    return _whole(raw, 0, None, "a whole number (0: no limit)")
+
+
 def _number(raw: str, *, zero: bool) -> float:
     works = "use a number of 0 or more" if zero else "use a number above 0"
     try:
@@ -123,6 +128,17 @@ def redis_url(raw: str) -> str:
                 "or nothing to keep tables in memory"
             ) from None
     return value
+
+
+def networks(raw: str) -> str:
+    """Comma-separated addresses or networks (``127.0.0.1, 10.0.0.0/8``); empty: none."""
+    from server.guard import parse_networks
+
+    try:
+        parse_networks(raw)
+    except ValueError as exc:
+        raise ValueError(f"{exc}; use addresses or networks separated by commas") from None
+    return raw.strip()
 
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -202,6 +218,30 @@ class Settings:
         secret,
     )
     shutdown_grace: float = _setting(5.0, "seconds to persist and say goodbye on SIGTERM", seconds)
+    # Hostile clients (server/guard.py, docs/SECURITY.md); 0 turns a limit off.
+    handshake_timeout: float = _setting(5.0, "seconds to finish the WebSocket upgrade", seconds)
+    max_per_ip: int = _setting(32, "connections at once from one client address", limit)
+    connect_rate: float = _setting(
+        2.0, "new connections per second from one address, after a burst of 20", seconds
+    )
+    trusted_proxies: str = _setting(
+        "",
+        "addresses or networks (comma-separated) of reverse proxies whose "
+        "X-Forwarded-For names the client; empty: trust none",
+        networks,
+    )
+    lobby_idle: float = _setting(
+        1800.0, "close a connection at no table that sends nothing for (s)", seconds
+    )
+    guess_rate: float = _setting(
+        1.0,
+        "refused resumes, joins and watches (token or code guesses) per second "
+        "from one address, after a burst of 10",
+        seconds,
+    )
+    create_rate: float = _setting(
+        0.2, "tables one address may create per second, after a burst of 5", seconds
+    )
 
 
 def _env_name(name: str) -> str:

@@ -40,6 +40,7 @@ CLOSE_TOO_SLOW = 4002
 CLOSE_INCOMPATIBLE = 4003
 CLOSE_NO_HELLO = 4004
 CLOSE_ABUSE = 4005
+CLOSE_IDLE = 4006
 CLOSE_RESTART = 1012
 
 CLOSE_FOR: dict[ByeCode, int] = {
@@ -47,6 +48,7 @@ CLOSE_FOR: dict[ByeCode, int] = {
     "flooding": CLOSE_ABUSE,
     "no_hello": CLOSE_NO_HELLO,
     "restarting": CLOSE_RESTART,
+    "idle": CLOSE_IDLE,
 }
 """The close code that follows each bye."""
 

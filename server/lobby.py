@@ -35,6 +35,7 @@ from server.conn import send_to_all
 from server.store.base import StoreError, TableStore
 from server.table import Gone, Join, Reclaim, Stop, Sweep, Table, new_state
 from server.table.effects import Listing
+from server.text import clean_text
 
 if TYPE_CHECKING:
     from server.config import Settings
@@ -185,7 +186,7 @@ class Lobby:
             )
             return
         table_id = secrets.token_hex(4)
-        name = " ".join(cmd.name.split()) or f"{conn.name}'s table"
+        name = clean_text(cmd.name) or f"{conn.name}'s table"
         state = new_state(
             table_id,
             self._new_code(),

@@ -50,12 +50,15 @@ from protocol.messages import (
 from server import metrics
 from server.conn import (
     CLOSE_ABUSE,
+    CLOSE_IDLE,
     CLOSE_INCOMPATIBLE,
     CLOSE_NO_HELLO,
     Conn,
 )
 from server.daily.http import leaderboard_response
+from server.guard import Guard
 from server.table import Act
+from server.text import clean_text
 
 if TYPE_CHECKING:
     from server.config import Settings
@@ -111,6 +114,9 @@ class Front:
         self.settings = server.settings
         self.lobby = server.lobby
         self.conns: set[Conn] = set()
+        self.guard = Guard(server.settings)
+        self.address_of: dict[Conn, str] = {}
+        self._sweeper: asyncio.Task[None] | None = None
 
     # -- plain HTTP ---------------------------------------------------------------
 
@@ -138,8 +144,19 @@ class Front:
             return _response(HTTPStatus.SERVICE_UNAVAILABLE, b"server full\n", "text/plain")
         if self.server.stopping:
             return _response(HTTPStatus.SERVICE_UNAVAILABLE, b"restarting\n", "text/plain")
+        refusal = self.guard.admit(self._address(connection))
+        if refusal is not None:
+            metrics.ERRORS.labels("address_limit").inc()
+            return _response(HTTPStatus.TOO_MANY_REQUESTS, refusal.encode() + b"\n", "text/plain")
         _drop_empty_subprotocol_offer(request)
         return None
+
+    def _address(self, connection: ServerConnection) -> str:
+        remote = connection.remote_address
+        peer = str(remote[0]) if remote else None
+        request = connection.request
+        forwarded = request.headers.get_all("X-Forwarded-For") if request is not None else []
+        return self.guard.client_address(peer, forwarded)
 
     # -- WebSocket ------------------------------------------------------------------
 
@@ -148,6 +165,10 @@ class Front:
         s = self.settings
         conn = Conn(ws, codec, s.send_buffer, s.rate, s.burst)
         self.conns.add(conn)
+        address = self.address_of[conn] = self._address(ws)
+        self.guard.opened(address)
+        if self._sweeper is None and s.lobby_idle > 0:
+            self._sweeper = asyncio.get_running_loop().create_task(self._sweep_idle())
         metrics.CONNECTIONS.set(len(self.conns))
         try:
             if await self._hello(conn):
@@ -164,6 +185,7 @@ class Front:
             conn.close(1011, "internal error")
         finally:
             self.conns.discard(conn)
+            self.guard.closed(self.address_of.pop(conn, address))
             metrics.CONNECTIONS.set(len(self.conns))
             self.lobby.leave(conn)
             self.lobby.gone(conn)
@@ -210,8 +232,9 @@ class Front:
             conn.close(CLOSE_NO_HELLO, identity.code)
             return False
         conn.player = identity
-        name = identity.name if identity else " ".join(msg.name.split())[:NAME_MAX]
-        if not name:
+        name = identity.name if identity else clean_text(msg.name)[:NAME_MAX].strip()
+        if not name or (identity is None and name.lower().startswith("bot ")):
+            # "Bot ..." is how seats played by bots are named: not for people.
             conn.send(Error(code="bad_name", message="choose a display name", rid=msg.rid))
             conn.close(CLOSE_NO_HELLO, "no name")
             return False
@@ -269,7 +292,12 @@ class Front:
                         Error(code="already_seated", message="leave your table first", rid=rid)
                     )
                     return
+                address = self.address_of.get(conn, "?")
+                if not self._may_guess(conn, address, rid):
+                    return
                 await self.lobby.resume(conn, msg.token, msg.last_seq, rid)
+                if self.lobby.table_of(conn) is None:
+                    self.guard.guess_failed(address)
             case Rename() | GetLeaderboard():
                 await self.server.daily.command(self.lobby, conn, msg)
             case CreateTable() | JoinTable() | QuickPlay() | Watch() | Daily():
@@ -285,11 +313,26 @@ class Front:
                 if isinstance(msg, Daily):
                     await self.server.daily.command(self.lobby, conn, msg)
                 elif isinstance(msg, CreateTable):
+                    if not self.guard.may_create(self.address_of.get(conn, "?")):
+                        conn.send(
+                            Error(
+                                code="rate_limited",
+                                message="too many new tables from your address: wait",
+                                rid=rid,
+                            )
+                        )
+                        return
                     await self.lobby.create(conn, msg)
                 elif isinstance(msg, QuickPlay):
                     await self.lobby.quick_play(conn, rid)
                 else:
+                    # A table id or an invite code: a guess, if it is refused.
+                    address = self.address_of.get(conn, "?")
+                    if not self._may_guess(conn, address, rid):
+                        return
                     await self.lobby.join(conn, msg)
+                    if self.lobby.table_of(conn) is None:
+                        self.guard.guess_failed(address)
             case _:
                 table = self.lobby.table_of(conn)
                 if table is None:
@@ -303,10 +346,40 @@ class Front:
                     return
                 table.inbox.put_nowait(Act(conn, msg))
 
+    def _may_guess(self, conn: Conn, address: str, rid: int) -> bool:
+        if self.guard.may_guess(address):
+            return True
+        metrics.ERRORS.labels("guess_limit").inc()
+        conn.send(
+            Error(
+                code="rate_limited",
+                message="too many refused resumes, joins or watches from your address: wait",
+                rid=rid,
+            )
+        )
+        return False
+
+    async def _sweep_idle(self) -> None:
+        """Close connections that sit at no table and send nothing (``lobby_idle``)."""
+        every = min(30.0, self.settings.lobby_idle / 4)
+        while True:
+            await asyncio.sleep(every)
+            for conn in list(self.conns):
+                # The rate limiter's bucket is stamped with each message's arrival.
+                if (
+                    conn.hello
+                    and self.lobby.table_of(conn) is None
+                    and self.guard.idle(conn.bucket.stamp)
+                ):
+                    conn.send(Bye(code="idle", message="closed after a long silence in the lobby"))
+                    conn.close(CLOSE_IDLE, "idle")
+
     async def goodbye(self) -> None:
         """Tell every client the server is restarting and close with 1012."""
         from server.conn import CLOSE_RESTART
 
+        if self._sweeper is not None:
+            self._sweeper.cancel()
         for conn in list(self.conns):
             conn.send(Bye(code="restarting", message="the server is restarting; reconnecting"))
             conn.close(CLOSE_RESTART, "server restarting")

@@ -24,6 +24,7 @@ PURE = [
     "server/table/inbox.py",
     "server/table/effects.py",
     "server/game/commands.py",
+    "server/text.py",
 ]
 IMPURE = (
     "asyncio",

@@ -123,14 +123,32 @@ async def test_open_index(store: TableStore) -> None:
 async def test_records_keep_their_order(store: TableStore) -> None:
     assert await store.records("t1") == []
     for i in range(5):
-        await store.append_record("t1", b'{"deal": %d}' % i)
+        await store.append_record("t1", b'{"deal": %d}' % i, f"0/{i}")
     assert await store.records("t1") == [b'{"deal": %d}' % i for i in range(5)]
     assert await store.records("t2") == []
 
 
+async def test_a_record_is_appended_once_per_key(store: TableStore) -> None:
+    # The chaos campaign's find: a server killed after appending a deal's
+    # record and before saving the state that ends the deal replays the last
+    # move after its restart, and appends the record again.
+    await store.save("t1", 1, b"x")
+    await store.append_record("t1", b'{"deal": 0}', "0/0")
+    await store.append_record("t1", b'{"deal": 0, "again": 1}', "0/0")
+    await store.append_record("t1", b'{"deal": 1}', "0/1")
+    await store.append_record("t1", b'{"deal": 0, "game": 1}', "1/0")  # the next game
+    await store.append_record("t2", b'{"deal": 0}', "0/0")  # keys are per table
+    assert await store.records("t1") == [b'{"deal": 0}', b'{"deal": 1}', b'{"deal": 0, "game": 1}']
+    assert await store.records("t2") == [b'{"deal": 0}']
+    assert await store.load("t1") == (1, b"x")
+    await store.delete("t1")
+    await store.append_record("t1", b'{"deal": 0, "new": 1}', "0/0")  # a deleted id starts over
+    assert await store.records("t1") == [b'{"deal": 0, "new": 1}']
+
+
 async def test_delete_forgets_state_records_and_index(store: TableStore) -> None:
     await store.save("t1", 1, b"x")
-    await store.append_record("t1", b"{}")
+    await store.append_record("t1", b"{}", "0/0")
     await store.save("t2", 1, b"y")
     await store.delete("t1")
     assert await store.load("t1") is None
@@ -163,7 +181,7 @@ async def test_sqlite_keeps_tables_across_reopening_and_refuses_a_stale_second_w
     path = tmp_path / "play.sqlite3"
     first = SqliteStore(path)
     await first.save("t1", 3, BLOB)
-    await first.append_record("t1", b'{"deal": 1}')
+    await first.append_record("t1", b'{"deal": 1}', "0/0")
     second = SqliteStore(path)  # another process opening the same file
     with pytest.raises(StaleWrite):
         await second.save("t1", 2, b"old")
@@ -174,6 +192,25 @@ async def test_sqlite_keeps_tables_across_reopening_and_refuses_a_stale_second_w
     assert await again.records("t1") == [b'{"deal": 1}']
     assert await again.open_tables() == ["t1"]
     await again.close()
+
+
+async def test_sqlite_opens_a_file_from_before_keyed_records(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "old.sqlite3"
+    db = sqlite3.connect(path)
+    db.executescript(
+        "CREATE TABLE records (n INTEGER PRIMARY KEY AUTOINCREMENT, "
+        "table_id TEXT NOT NULL, record BLOB NOT NULL);"
+        "INSERT INTO records (table_id, record) VALUES ('t1', X'7b7d');"
+    )
+    db.commit()
+    db.close()
+    store = SqliteStore(path)
+    await store.append_record("t1", b"[]", "0/1")
+    await store.append_record("t1", b"[]", "0/1")
+    assert await store.records("t1") == [b"{}", b"[]"]
+    await store.close()
 
 
 def test_sqlite_refuses_a_file_it_cannot_create(tmp_path: Path) -> None:
@@ -208,7 +245,7 @@ async def test_every_write_sets_the_expiry(redis_server: RedisServer) -> None:
     try:
         await store.save("open", 1, b"x")
         await store.save("closed", 1, b"x", open_=False)
-        await store.append_record("open", b"{}")
+        await store.append_record("open", b"{}", "0/0")
         for key in (b"atout:table:open", b"atout:table:closed", b"atout:records:open"):
             assert 9000 < await raw.pttl(key) <= 10000, key
         assert await raw.pttl(b"atout:open") == -1  # the index itself never expires
@@ -249,7 +286,7 @@ async def test_idle_tables_expire_and_leave_the_lobby(redis_server: RedisServer)
     store = await RedisStore.connect(redis_server.url, expire_s=1)
     try:
         await store.save("idle", 1, b"x")
-        await store.append_record("idle", b"{}")
+        await store.append_record("idle", b"{}", "0/0")
         await store.save("closed", 1, b"x", open_=False)
         await asyncio.sleep(0.9)
         await store.save("busy", 1, b"x")
@@ -297,7 +334,7 @@ async def test_outage_then_restart(redis_server: RedisServer) -> None:
             store.load("t1"),
             store.open_tables(),
             store.delete("t1"),
-            store.append_record("t1", b"{}"),
+            store.append_record("t1", b"{}", "0/0"),
             store.records("t1"),
         ):
             with pytest.raises(StoreError):

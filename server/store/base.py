@@ -58,8 +58,14 @@ class TableStore(Protocol):
         """Forget a table: its state, its records and its index entry."""
         ...
 
-    async def append_record(self, table_id: str, record: bytes) -> None:
-        """Add one deal record (JSON bytes, see docs/DEAL-RECORD.md) to a table's history."""
+    async def append_record(self, table_id: str, record: bytes, key: str) -> None:
+        """Add one deal record (JSON bytes, see docs/DEAL-RECORD.md) to a table's history,
+        once per ``key`` (the table's game and deal attempt, ``"2/3"``).
+
+        The record is appended before the state that ends the deal is saved:
+        a server killed between the two replays the deal's last move after a
+        restart and appends the record again. The key makes that a no-op.
+        """
         ...
 
     async def records(self, table_id: str) -> list[bytes]:

@@ -12,6 +12,7 @@ class MemoryStore:
         self._tables: dict[str, tuple[int, bytes]] = {}
         self._open: set[str] = set()
         self._records: dict[str, list[bytes]] = {}
+        self._record_keys: dict[str, set[str]] = {}
 
     async def save(self, table_id: str, version: int, blob: bytes, *, open_: bool = True) -> None:
         stored = self._tables.get(table_id)
@@ -32,10 +33,14 @@ class MemoryStore:
     async def delete(self, table_id: str) -> None:
         self._tables.pop(table_id, None)
         self._records.pop(table_id, None)
+        self._record_keys.pop(table_id, None)
         self._open.discard(table_id)
 
-    async def append_record(self, table_id: str, record: bytes) -> None:
-        self._records.setdefault(table_id, []).append(record)
+    async def append_record(self, table_id: str, record: bytes, key: str) -> None:
+        keys = self._record_keys.setdefault(table_id, set())
+        if key not in keys:
+            keys.add(key)
+            self._records.setdefault(table_id, []).append(record)
 
     async def records(self, table_id: str) -> list[bytes]:
         return list(self._records.get(table_id, ()))

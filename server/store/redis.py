@@ -5,7 +5,8 @@ connection to Redis (through asyncio-redis, with the fixes below).
 
 Key layout, all under ``atout:``:
 
-- ``atout:table:{id}``   hash ``{v: version, blob: state}``
+- ``atout:table:{id}``   hash ``{v: version, blob: state, r:{key}: 1}``: the
+  ``r:`` fields name the deal records already appended (``append_record``)
 - ``atout:records:{id}`` list of deal records, oldest first
 - ``atout:open``         set of open table ids: the lobby index
 
@@ -72,9 +73,14 @@ return out
 """
 
 _APPEND_RECORD = """
--- KEYS: records list.  ARGV: record, ttl in ms
-redis.call('RPUSH', KEYS[1], ARGV[1])
+-- KEYS: records list, table hash.  ARGV: record, ttl in ms, record key
+-- Once per key: the table's hash notes the keys it holds records of (it
+-- lives and expires with the table, and a delete drops both).
+if redis.call('HSETNX', KEYS[2], 'r:' .. ARGV[3], '1') == 1 then
+  redis.call('RPUSH', KEYS[1], ARGV[1])
+end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
 return false
 """
 
@@ -262,10 +268,11 @@ class RedisStore:
         async with self._request("delete"):
             await self._delete.run(self._pool, [TABLE + tid, RECORDS + tid, OPEN], [tid])
 
-    async def append_record(self, table_id: str, record: bytes) -> None:
+    async def append_record(self, table_id: str, record: bytes, key: str) -> None:
+        tid = table_id.encode()
         async with self._request("append_record"):
             await self._append_record.run(
-                self._pool, [RECORDS + table_id.encode()], [record, self._ttl_ms]
+                self._pool, [RECORDS + tid, TABLE + tid], [record, self._ttl_ms, key.encode()]
             )
 
     async def records(self, table_id: str) -> list[bytes]:

@@ -37,6 +37,12 @@ CREATE TABLE IF NOT EXISTS records (
 CREATE INDEX IF NOT EXISTS records_by_table ON records (table_id, n);
 """
 
+RECORD_KEYS = """
+CREATE UNIQUE INDEX IF NOT EXISTS records_once ON records (table_id, key);
+"""
+"""A record is kept once per (table, key); rows of files older than the
+column have no key (NULL), which the index lets be."""
+
 
 class SqliteStore:
     """Tables in ``path`` (created with its folder when missing)."""
@@ -53,6 +59,10 @@ class SqliteStore:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(SCHEMA)
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(records)")}
+            if "key" not in columns:  # a file from before keyed records
+                self._db.execute("ALTER TABLE records ADD COLUMN key TEXT")
+            self._db.executescript(RECORD_KEYS)
         except (OSError, sqlite3.Error) as e:
             raise StoreError(f"cannot open {path}: {e}") from e
 
@@ -101,10 +111,11 @@ class SqliteStore:
                 db.execute("ROLLBACK")
             raise StoreError(f"delete {table_id}: {e}") from e
 
-    async def append_record(self, table_id: str, record: bytes) -> None:
+    async def append_record(self, table_id: str, record: bytes, key: str) -> None:
         try:
             self._db.execute(
-                "INSERT INTO records (table_id, record) VALUES (?, ?)", (table_id, record)
+                "INSERT OR IGNORE INTO records (table_id, key, record) VALUES (?, ?, ?)",
+                (table_id, key, record),
             )
         except sqlite3.Error as e:
             raise StoreError(f"record {table_id}: {e}") from e

@@ -166,9 +166,9 @@ class Table:
             match effect:
                 case Save(version=version, blob=blob, open_=open_):
                     await self._save(version, blob, open_)
-                case Record(blob=blob):
+                case Record(blob=blob, key=key):
                     try:
-                        await self.store.append_record(self.id, blob)
+                        await self.store.append_record(self.id, blob, key)
                     except StoreError:
                         self.log.warning("record_not_saved")
                 case SendHistory(peer=peer, rid=rid):

@@ -73,6 +73,7 @@ from server.table.fanout import Fanout, Stream, decode_patch
 from server.table.inbox import Act, BotMove, Gone, Join, Message, Peer, Reclaim, Sweep, Wake
 from server.table.seats import SEAT_ERRORS, free_seat, new_game, seat_of_token, summary, vacate
 from server.table.state import TableState, digest, encode_state
+from server.text import clean_text
 
 CHAT_KEEP = 50
 CHAT_MAX = 200
@@ -184,7 +185,8 @@ class TableCore:
         game = self.game
         assert game is not None
         game.record_deal()
-        out.append(Record(msgspec.json.encode(game.deal.record())))
+        key = f"{self.state.games_played}/{game.attempt}"  # once, even if replayed
+        out.append(Record(msgspec.json.encode(game.deal.record()), key))
         tag = self.state.daily
         if game.finished or (tag is not None and daily.game_over(tag, game.results)):
             self.state.status = "finished"
@@ -481,7 +483,7 @@ class TableCore:
                 )
 
     def _chat(self, peer: Peer, seat: int, cmd: Chat, now: float, out: list[Effect]) -> None:
-        text = " ".join(cmd.text.split())
+        text = clean_text(cmd.text)  # no terminal escapes or bidi tricks (server/guard.py)
         if not text or len(text) > CHAT_MAX:
             self._refuse(
                 peer,

@@ -39,9 +39,11 @@ class Close:
 
 @dataclass(frozen=True, slots=True)
 class Record:
-    """Append a finished deal's record (JSON bytes) to the table's history."""
+    """Append a finished deal's record (JSON bytes) to the table's history,
+    once per ``key`` (``"{games_played}/{attempt}"``: see ``TableStore.append_record``)."""
 
     blob: bytes
+    key: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,283 @@
+"""Hostile clients: handshake and hello timeouts, per-address limits, trusted
+proxies, idle lobby connections, resume-token guessing, name and chat abuse.
+
+Unit tests drive ``server.guard`` with an injected clock; the others start a
+real server with short limits and talk raw TCP or real WebSockets to it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+import pytest
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+from protocol.codec import SUBPROTOCOL_JSON
+from server.config import Settings
+from server.guard import GUESS_BURST, Bucket, Guard, clean_text, parse_networks
+from tests.server_helpers import FAST, running
+
+# -- units, with a clock we move by hand ------------------------------------------
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_bucket_refills_at_its_rate_up_to_its_burst() -> None:
+    b = Bucket(rate=2.0, burst=3, now=0.0)
+    assert [b.take(0.0) for _ in range(4)] == [True, True, True, False]
+    assert b.take(0.5) and not b.take(0.5)
+    assert b.full(10.0)
+    assert Bucket(rate=0.0, burst=1, now=0.0).take(0.0)  # 0: no limit
+
+
+def test_connections_per_address_and_per_second() -> None:
+    clock = Clock()
+    guard = Guard(Settings(max_per_ip=2, connect_rate=1.0), clock)
+    for _ in range(2):
+        assert guard.admit("1.2.3.4") is None
+        guard.opened("1.2.3.4")
+    assert "too many connections" in (guard.admit("1.2.3.4") or "")
+    assert guard.admit("5.6.7.8") is None  # another address has its own count
+    guard.closed("1.2.3.4")
+    assert guard.admit("1.2.3.4") is None
+    # The burst of new connections, then one a second.
+    fresh = Guard(Settings(max_per_ip=0, connect_rate=1.0), clock)
+    assert all(fresh.admit("9.9.9.9") is None for _ in range(20))
+    assert "new connections" in (fresh.admit("9.9.9.9") or "")
+    clock.now += 1.0
+    assert fresh.admit("9.9.9.9") is None
+
+
+def test_forwarded_for_is_honoured_only_from_trusted_proxies() -> None:
+    guard = Guard(Settings(trusted_proxies="127.0.0.1, 10.0.0.0/8"))
+    # The proxy appends the peer it saw; a client may forge what comes before.
+    assert guard.client_address("127.0.0.1", ["6.6.6.6, 1.2.3.4"]) == "1.2.3.4"
+    assert guard.client_address("127.0.0.1", ["1.2.3.4, 10.1.1.1"]) == "1.2.3.4"
+    assert guard.client_address("127.0.0.1", []) == "127.0.0.1"
+    assert guard.client_address("8.8.8.8", ["1.2.3.4"]) == "8.8.8.8"  # not a proxy
+    assert Guard(Settings()).client_address("127.0.0.1", ["1.2.3.4"]) == "127.0.0.1"
+    with pytest.raises(ValueError, match="nonsense"):
+        parse_networks("127.0.0.1, nonsense")
+
+
+def test_refused_resumes_joins_and_watches_are_limited_per_address() -> None:
+    clock = Clock()
+    guard = Guard(Settings(guess_rate=1.0), clock)
+    for _ in range(GUESS_BURST):
+        assert guard.may_guess("1.2.3.4")
+        guard.guess_failed("1.2.3.4")
+    assert not guard.may_guess("1.2.3.4")
+    assert guard.may_guess("5.6.7.8")
+    clock.now += 1.0
+    assert guard.may_guess("1.2.3.4")
+
+
+def test_forgotten_addresses_are_pruned() -> None:
+    clock = Clock()
+    guard = Guard(Settings(), clock)
+    guard.admit("1.1.1.1")
+    guard.opened("2.2.2.2")
+    clock.now += 3600
+    guard.prune()
+    assert set(guard.addresses) == {"2.2.2.2"}  # still connected
+
+
+@pytest.mark.parametrize(
+    ("raw", "clean"),
+    [
+        ("  Alice   B ", "Alice B"),
+        ("\x1b[2J\x1b[31mEve", "[2J[31mEve"),  # the escape itself is what matters
+        ("Ma\u202ertin", "Martin"),  # right-to-left override
+        ("ze\u200bro\u200d", "zero"),  # zero-width space and joiner
+        ("Zoé ♠ 🂡", "Zoé ♠ 🂡"),
+        ("tab\there\nline", "tab here line"),
+        ("\x00\x07", ""),
+    ],
+)
+def test_clean_text_drops_control_and_invisible_characters(raw: str, clean: str) -> None:
+    assert clean_text(raw) == clean
+
+
+# -- a real server ---------------------------------------------------------------
+
+
+async def _open(port: int, headers: dict[str, str] | None = None) -> ClientConnection:
+    return await connect(
+        f"ws://127.0.0.1:{port}",
+        subprotocols=[SUBPROTOCOL_JSON],  # type: ignore[list-item]
+        additional_headers=headers,
+    )
+
+
+async def _hello(ws: ClientConnection, name: str = "Guest") -> list[Any]:
+    await ws.send(json.dumps({"t": "hello", "version": 1, "name": name}))
+    first = json.loads(await ws.recv())
+    if first["t"] != "welcome":
+        return [first]
+    return [first, json.loads(await ws.recv())]
+
+
+async def _until(ws: ClientConnection, t: str, timeout: float = 5.0) -> dict[str, Any]:
+    async def read() -> dict[str, Any]:
+        while True:
+            msg = json.loads(await ws.recv())
+            if msg["t"] == t:
+                return msg  # type: ignore[no-any-return]
+
+    return await asyncio.wait_for(read(), timeout)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("sent", [b"", b"GET / HTTP/1.1\r\nHost: x\r\n"])
+async def test_a_connection_that_never_finishes_the_upgrade_is_dropped(sent: bytes) -> None:
+    async with running(handshake_timeout=0.5) as server:
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        writer.write(sent)
+        started = time.monotonic()
+        data = await asyncio.wait_for(reader.read(), 5)  # b"" or an error page, then EOF
+        assert reader.at_eof()
+        assert time.monotonic() - started < 2.0
+        assert b"101" not in data
+        writer.close()
+
+
+@pytest.mark.asyncio
+async def test_a_connection_that_never_says_hello_is_closed_within_the_timeout() -> None:
+    async with running(hello_timeout=0.5) as server:
+        ws = await _open(server.port)
+        started = time.monotonic()
+        bye = json.loads(await asyncio.wait_for(ws.recv(), 5))
+        assert bye["t"] == "bye" and bye["code"] == "no_hello"
+        with pytest.raises(ConnectionClosed):
+            await asyncio.wait_for(ws.recv(), 5)
+        assert ws.close_code == 4004
+        assert time.monotonic() - started < 2.0
+
+
+@pytest.mark.asyncio
+async def test_connections_per_address_are_capped_with_http_429() -> None:
+    async with running(max_per_ip=3) as server:
+        conns = [await _open(server.port) for _ in range(3)]
+        with pytest.raises(InvalidStatus) as refused:
+            await _open(server.port)
+        assert refused.value.response.status_code == 429
+        await conns.pop().close()
+        await asyncio.sleep(0.1)  # the server notices the close
+        conns.append(await _open(server.port))
+        for ws in conns:
+            await ws.close()
+
+
+@pytest.mark.asyncio
+async def test_new_connections_per_second_are_limited() -> None:
+    async with running(connect_rate=0.5) as server:
+        conns = [await _open(server.port) for _ in range(20)]  # the burst
+        with pytest.raises(InvalidStatus) as refused:
+            await _open(server.port)
+        assert refused.value.response.status_code == 429
+        for ws in conns:
+            await ws.close()
+
+
+@pytest.mark.asyncio
+async def test_forwarded_for_counts_clients_apart_only_behind_a_trusted_proxy() -> None:
+    async with running(max_per_ip=1, trusted_proxies="127.0.0.1") as server:
+        a = await _open(server.port, {"X-Forwarded-For": "192.0.2.1"})
+        b = await _open(server.port, {"X-Forwarded-For": "192.0.2.2"})
+        with pytest.raises(InvalidStatus):
+            await _open(server.port, {"X-Forwarded-For": "192.0.2.1"})
+        await a.close()
+        await b.close()
+    async with running(max_per_ip=1) as server:  # no proxy trusted: the header is ignored
+        a = await _open(server.port, {"X-Forwarded-For": "192.0.2.1"})
+        with pytest.raises(InvalidStatus):
+            await _open(server.port, {"X-Forwarded-For": "192.0.2.2"})
+        await a.close()
+
+
+@pytest.mark.asyncio
+async def test_idle_connections_in_the_lobby_are_closed_not_seated_ones() -> None:
+    async with running(lobby_idle=0.4) as server:
+        idle = await _open(server.port)
+        await _hello(idle, "Idle")
+        seated = await _open(server.port)
+        await _hello(seated, "Seated")
+        await seated.send(json.dumps({"t": "create", "rid": 1}))
+        await _until(seated, "seated")
+        bye = await _until(idle, "bye", timeout=3)
+        assert bye["code"] == "idle"
+        with pytest.raises(ConnectionClosed):
+            await asyncio.wait_for(idle.recv(), 3)
+        assert idle.close_code == 4006
+        await seated.send(json.dumps({"t": "ping", "rid": 2}))
+        assert (await _until(seated, "pong"))["rid"] == 2
+        await seated.close()
+
+
+@pytest.mark.asyncio
+async def test_token_and_code_guessing_is_limited_per_address() -> None:
+    async with running(guess_rate=1.0) as server:
+        ws = await _open(server.port)
+        await _hello(ws, "Guesser")
+        codes = []
+        for rid in range(1, GUESS_BURST + 3):
+            token = f"{'0' * 8}.{'A' * 24}{rid}"
+            await ws.send(json.dumps({"t": "resume", "rid": rid, "token": token}))
+            codes.append((await _until(ws, "error"))["code"])
+        assert codes[:GUESS_BURST] == ["bad_token"] * GUESS_BURST
+        assert codes[GUESS_BURST:] == ["rate_limited", "rate_limited"]
+        # Another connection from the same address shares the limit.
+        other = await _open(server.port)
+        await _hello(other, "Guesser2")
+        await other.send(json.dumps({"t": "resume", "rid": 1, "token": "x.y"}))
+        assert (await _until(other, "error"))["code"] == "rate_limited"
+        # Guessing invite codes spends the same tokens.
+        await other.send(json.dumps({"t": "join", "rid": 2, "code": "ZZZZZZ"}))
+        assert (await _until(other, "error"))["code"] == "rate_limited"
+        await ws.close()
+        await other.close()
+
+
+@pytest.mark.asyncio
+async def test_tables_created_per_address_are_limited() -> None:
+    async with running(create_rate=0.01) as server:
+        ws = await _open(server.port)
+        await _hello(ws, "Maker")
+        for rid in range(1, 6):
+            await ws.send(json.dumps({"t": "create", "rid": rid}))
+            await _until(ws, "seated")
+            await ws.send(json.dumps({"t": "leave", "rid": 100 + rid}))
+            await _until(ws, "left")
+        await ws.send(json.dumps({"t": "create", "rid": 6}))
+        error = await _until(ws, "error")
+        assert (error["code"], error["rid"]) == ("rate_limited", 6)
+        await ws.close()
+
+
+@pytest.mark.asyncio
+async def test_names_and_chat_lose_escapes_and_bots_names_are_refused() -> None:
+    async with running(FAST) as server:
+        bot = await _open(server.port)
+        answer = await _hello(bot, "  bot Ada")
+        assert answer[0]["t"] == "error" and answer[0]["code"] == "bad_name"
+        ws = await _open(server.port)
+        welcome = await _hello(ws, "\x1b[31mEve\u202e")
+        assert welcome[0]["t"] == "welcome"
+        await ws.send(json.dumps({"t": "create", "rid": 1}))
+        table = await _until(ws, "table")
+        assert table["view"]["seats"][0]["name"] == "[31mEve"
+        await ws.send(json.dumps({"t": "chat", "rid": 2, "text": "hi\x1b]0;pwned\x07\u200b!"}))
+        patch = await _until(ws, "tpatch")
+        texts = [op[2] for op in patch["patch"] if op[0][:1] == ["chat"]]
+        assert texts and texts[0][0]["text"] == "hi]0;pwned!", texts
+        await ws.close()
