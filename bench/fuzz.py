@@ -748,7 +748,12 @@ def run_frames_atheris(runs: int, json_out: str | None, extra: list[str]) -> Non
 
 
 def apply_patch(doc: Any, patch: list[Any]) -> Any:
-    """Apply ``[path, op, value]`` ops to a view document, as docs/PROTOCOL.md §5.3."""
+    """Apply ``[path, op, value]`` ops to a view document, as docs/PROTOCOL.md §5.3.
+
+    Stricter than bench/load.py's applier on purpose (that one is for speed):
+    an index past the end or an op on the root is an error a client would
+    hit, so the campaign must see it.
+    """
     for path, op, value in patch:
         if not path:
             if op != "set":
