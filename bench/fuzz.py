@@ -80,7 +80,8 @@ from protocol.messages import Command  # noqa: E402
 from server.app import Server  # noqa: E402
 from server.config import Settings  # noqa: E402
 from server.game.contracts import takes_chien  # noqa: E402
-from server.table import Table, TableCore, Wake  # noqa: E402
+from server.table import TableCore, Wake  # noqa: E402
+from server.table.actor import Table  # noqa: E402
 
 BIDS = ["pass", "prise", "garde", "garde_sans", "garde_contre"]
 BOT_LEVELS = ["random", "easy", "normal", "strong"]

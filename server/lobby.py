@@ -33,7 +33,8 @@ from server import metrics
 from server.clock import WALL, Clock
 from server.conn import send_to_all
 from server.store.base import StoreError, TableStore
-from server.table import Gone, Join, Reclaim, Stop, Sweep, Table, new_state
+from server.table import Gone, Join, Reclaim, Stop, Sweep, new_state
+from server.table.actor import Table
 from server.table.effects import Listing
 from server.text import clean_text
 

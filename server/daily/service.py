@@ -43,7 +43,8 @@ from server.daily.ranking import percent_from_counts
 from server.players import BadName, Player, clean_name, key_digest, valid_key
 from server.store.base import StoreError, TableStore
 from server.store.players import MemoryPlayers, NameTaken, PlayerStore
-from server.table import Act, Join, Table, new_state
+from server.table import Act, Join, new_state
+from server.table.actor import Table
 
 if TYPE_CHECKING:
     from server.config import Settings

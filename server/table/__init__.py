@@ -6,9 +6,11 @@
 * ``fanout``  each recipient's view stream: views, diffs, patch history;
 * ``core``    ``TableCore.handle(message, now) -> effects``: every decision, no I/O;
 * ``actor``   ``Table``: the asyncio task feeding the core and carrying out its effects.
+
+The actor is imported from ``server.table.actor``, not from here: importing
+the pure modules runs this file, and it must not pull asyncio code in with them.
 """
 
-from server.table.actor import Home, Table
 from server.table.core import TableCore
 from server.table.inbox import Act, BotMove, Gone, Join, Message, Peer, Reclaim, Stop, Sweep, Wake
 from server.table.seats import SEAT_ERRORS
@@ -22,7 +24,6 @@ __all__ = [
     "Act",
     "BotMove",
     "Gone",
-    "Home",
     "Join",
     "Message",
     "Peer",
@@ -30,7 +31,6 @@ __all__ = [
     "SeatState",
     "Stop",
     "Sweep",
-    "Table",
     "TableCore",
     "TableState",
     "Wake",
