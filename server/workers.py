@@ -12,8 +12,8 @@ event loop exists and then only watches:
   doubles while it keeps dying young (``BACKOFF_S``), each death logged.
 - A mistake that stops the first workers from starting (the port is taken,
   Redis does not answer) is the same one line a lone server prints, once,
-  with its exit status. Workers that keep dying young (``GIVE_UP_AFTER``
-  deaths in a row) stop everything: exit 1, one line saying so.
+  with its exit status. A worker that keeps dying young (once more after the
+  longest pause) stops everything: exit 1, one line saying so.
 
 ``multiprocessing`` (fork) rather than raw ``os.fork``: it gives each worker a
 sentinel to wait on and a pipe to report on, and the exit status of
@@ -49,8 +49,7 @@ STABLE_S = 30.0
 restart waits the shortest pause again."""
 BACKOFF_S = (0.5, 1.0, 2.0, 4.0, 8.0)
 """Pause before restarting a worker that died young the 1st, 2nd... time in a row."""
-GIVE_UP_AFTER = len(BACKOFF_S) + 1
-"""Deaths in a row, each young, after which the supervisor stops everything."""
+"""After one more death in a row, each young, the supervisor stops everything."""
 
 Explain = Callable[[Settings, app.CannotStart], str]
 """The one line that says why a server could not start (``server.__main__``)."""
@@ -167,9 +166,13 @@ def _death(exitcode: int | None) -> str:
 
 
 class Supervisor:
-    def __init__(self, settings: Settings, explain: Explain) -> None:
+    def __init__(
+        self, settings: Settings, explain: Explain, backoff: tuple[float, ...] = BACKOFF_S
+    ) -> None:
         self.settings = settings
         self.explain = explain
+        self.backoff = backoff  # tests shorten it
+        self.give_up_after = len(backoff) + 1
         self.context = multiprocessing.get_context("fork")
         self.slots = [_Slot(n) for n in range(settings.workers)]
         self.stopping = False
@@ -187,7 +190,8 @@ class Supervisor:
         slot.process, slot.report = process, receive
         slot.started, slot.serving = time.monotonic(), False
         slot.failure, slot.restart_at = None, None
-        log.info("worker_started", worker=slot.number, pid=process.pid)
+        if slot.exits:  # the first start says nothing: the worker logs "serving" (or fails)
+            log.info("worker_started", worker=slot.number, pid=process.pid)
 
     def signal_all(self, sig: int) -> None:
         for slot in self.slots:
@@ -244,7 +248,7 @@ class Supervisor:
             deaths_in_a_row=slot.young_deaths,
             reason=slot.failure[1] if slot.failure else None,
         )
-        if slot.young_deaths >= GIVE_UP_AFTER:
+        if slot.young_deaths >= self.give_up_after:
             raise GaveUp(
                 f"worker {slot.number} died {slot.young_deaths} times in a row, each within "
                 f"{STABLE_S:.0f} s of its start (last: {_death(exitcode)}"
@@ -252,7 +256,7 @@ class Supervisor:
                 + "); stopped every worker: see the log above",
                 1,
             )
-        pause = BACKOFF_S[min(slot.young_deaths, len(BACKOFF_S)) - 1]
+        pause = self.backoff[slot.young_deaths - 1]
         slot.restart_at = time.monotonic() + pause
         log.warning("worker_restarting", worker=slot.number, in_s=pause)
 
@@ -302,10 +306,10 @@ class Supervisor:
                 slot.process.join()
 
 
-def supervise(settings: Settings, explain: Explain) -> int:
+def supervise(settings: Settings, explain: Explain, backoff: tuple[float, ...] = BACKOFF_S) -> int:
     """Run ``settings.workers`` workers until SIGTERM/SIGINT; the exit status.
 
     Raises ``GaveUp`` when they could not start, or keep dying.
     """
     logs.configure(settings.log_format, settings.log_level)
-    return Supervisor(settings, explain).run()
+    return Supervisor(settings, explain, backoff).run()
