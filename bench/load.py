@@ -222,7 +222,7 @@ class Client:
 
         async with w.connecting:
             self.ws = await connect(
-                w.url,
+                self.url(),
                 subprotocols=[SUBPROTOCOL_MSGPACK],  # type: ignore[list-item]
                 compression=None,
                 max_size=2**22,
@@ -238,6 +238,12 @@ class Client:
             return
         await self.send({"t": "hello", "rid": 1, "version": PROTOCOL_VERSION, "name": "load"})
         await self.wait(lambda: self.welcomed, 30)
+
+    def url(self) -> str:
+        # Several URLs (bench/scale.py): a table's four clients on different
+        # servers, the first of each table on the next server round.
+        urls = self.run.worker.urls
+        return urls[(self.run.number + self.idx) % len(urls)]
 
     async def send(self, msg: dict[str, Any]) -> None:
         await self.ws.send(ENCODE(msg))
@@ -322,8 +328,9 @@ class TableRun:
 
     def __init__(self, worker: Worker, number: int) -> None:
         self.worker = worker
+        self.number = number
         self.gid = f"{worker.wid}-{number}"
-        self.clients = [Client(self, i) for i in range(4)]
+        self.clients = [worker.client_class(self, i) for i in range(4)]
         self.pending: list[Move] = []
         self.sent_at: Any = None  # the actor's progress when it last moved
         self.owed = False
@@ -385,6 +392,8 @@ class TableRun:
             c = self.clients[(self.moves + 1) % 4]
             return c if c.progress >= self.moves else None
         for c in self.clients:
+            if c.closed:  # its server went away (bench/scale.py kills some)
+                continue
             if c.doc is not None and (self.sent_at is None or c.progress > self.sent_at):
                 if can_act(c.doc):
                     return c
@@ -444,9 +453,13 @@ class TableRun:
 class Worker:
     """A client process: its tables, and the counters of the current window."""
 
+    client_class: type[Client] = Client
+    table_class: type[TableRun] = TableRun
+
     def __init__(self, args: argparse.Namespace) -> None:
         self.kind = args.kind
         self.url = args.url
+        self.urls = args.url.split(",")  # several: see Client.url
         self.pace = args.pace
         self.wid = args.wid
         self.rng = random.Random(f"load/{args.seed}/{args.wid}")
@@ -484,7 +497,7 @@ class Worker:
     # -- commands from the coordinator ------------------------------------------
 
     async def connect(self, tables: int) -> dict[str, Any]:
-        new = [TableRun(self, len(self.tables) + i) for i in range(tables)]
+        new = [self.table_class(self, len(self.tables) + i) for i in range(tables)]
         self.tables.extend(new)
         t0 = PERF()
         results = await asyncio.gather(*(t.connect() for t in new), return_exceptions=True)
@@ -500,7 +513,7 @@ class Worker:
         """Connect and seat ``tables`` new tables, a few at a time, as players
         arriving would: each client spends a moment in the lobby, not the
         whole ramp (the lobby sends every watcher each change of its list)."""
-        new = [TableRun(self, len(self.tables) + i) for i in range(tables)]
+        new = [self.table_class(self, len(self.tables) + i) for i in range(tables)]
         self.tables.extend(new)
         sem = asyncio.Semaphore(16)
 
@@ -611,6 +624,10 @@ class Worker:
         self.window_start = None
         return out
 
+    async def other_command(self, cmd: dict[str, Any]) -> dict[str, Any]:
+        """A command of a subclass's (bench/scale.py)."""
+        return {"error": f"unknown command {cmd['cmd']}"}
+
     async def serve(self) -> None:
         loop = asyncio.get_running_loop()
         reader = asyncio.StreamReader(limit=2**20)
@@ -638,8 +655,8 @@ class Worker:
                 case "quit":
                     self.quitting = True
                     reply = {"ok": True}
-                case other:
-                    reply = {"error": f"unknown command {other}"}
+                case _:
+                    reply = await self.other_command(cmd)
             reply["open_conns"] = self.open_conns
             sys.stdout.write(json.dumps(reply) + "\n")
             sys.stdout.flush()
@@ -647,7 +664,7 @@ class Worker:
                 return
 
 
-def worker_main(args: argparse.Namespace) -> None:
+def worker_main(args: argparse.Namespace, worker_class: type[Worker] = Worker) -> None:
     # Thousands of view documents are plain containers without cycles: the
     # collector would only add pauses to what we measure.
     gc.disable()
@@ -659,7 +676,7 @@ def worker_main(args: argparse.Namespace) -> None:
         pass
 
     async def main() -> None:
-        worker = Worker(args)
+        worker = worker_class(args)
         try:
             await asyncio.wait_for(worker.serve(), args.max_time)
         finally:

@@ -99,19 +99,33 @@ def main(argv: list[str] | None = None) -> None:
     except config.SettingError as exc:
         _say(str(exc), USAGE)
     from server import app
-    from server.store.base import StoreError
 
+    if settings.workers > 1:
+        from server import workers
+
+        try:
+            sys.exit(workers.supervise(settings, explain=cannot_start))
+        except workers.GaveUp as exc:
+            _say(exc.message, exc.status)
     try:
         app.serve_main(settings)
     except app.CannotStart as exc:
-        cause = exc.__cause__
-        if isinstance(cause, StoreError):
-            _say(_no_redis(settings, cause), FAILED)
-        if isinstance(cause, OSError):
-            _say(_cannot_listen(settings, cause), FAILED)
-        raise
+        _say(cannot_start(settings, exc), FAILED)
     except KeyboardInterrupt:  # Ctrl-C before the server was up: nothing to save
         sys.exit(130)
+
+
+def cannot_start(settings: config.Settings, exc: Exception) -> str:
+    """The line that says why the server could not start (``app.CannotStart``);
+    re-raises ``exc`` when its cause is none we know how to explain."""
+    from server.store.base import StoreError
+
+    cause = exc.__cause__
+    if isinstance(cause, StoreError):
+        return _no_redis(settings, cause)
+    if isinstance(cause, OSError):
+        return _cannot_listen(settings, cause)
+    raise exc
 
 
 def _cannot_listen(settings: config.Settings, exc: OSError) -> str:

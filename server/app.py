@@ -72,6 +72,10 @@ class Server:
             open_timeout=self.settings.handshake_timeout or None,  # server/guard.py
             compression=None,  # CPU per message matters more than bytes here
             start_serving=False,
+            # --workers: each worker listens on the same port and the kernel
+            # spreads new connections over them (server/workers.py). Only
+            # then: two lone servers on one port must still fail to start.
+            reuse_port=self.settings.workers > 1,
         )
         try:
             if self._store is None:

@@ -80,6 +80,24 @@ def positive(raw: str) -> float:
     return _number(raw, zero=False)
 
 
+def workers(raw: str) -> int:
+    """A count of processes, or ``auto``: the cores this process may run on
+    (its CPU affinity, which a container's ``--cpuset-cpus`` or ``taskset``
+    narrows; not every core of the machine)."""
+    if raw.strip().lower() == "auto":
+        return cores_available()
+    try:
+        return _whole(raw, 1, None, "a number of processes")
+    except ValueError as exc:
+        raise ValueError(f"{exc}, or auto (one per core available)") from None
+
+
+def cores_available() -> int:
+    if hasattr(os, "sched_getaffinity"):  # Linux
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
 def one_of(*choices: str) -> Callable[[str], str]:
     listed = ", ".join(choices[:-1]) + " or " + choices[-1]
 
@@ -172,6 +190,12 @@ class Settings:
         "Redis URL (redis://host:port/db); empty keeps tables in memory",
         redis_url,
         flag="--redis",
+    )
+    workers: int = _setting(
+        1,
+        "server processes sharing the port, or auto (one per core available); "
+        "more than one needs --redis (docs/DEPLOY.md, Scaling)",
+        workers,
     )
     log_format: str = _setting("console", "console (readable) or json", one_of("console", "json"))
     log_level: str = _setting("info", "debug, info, warning or error", one_of(*LOG_LEVELS))
@@ -277,7 +301,7 @@ def _metavar(f: Any) -> str:
     choices = getattr(f.metadata["parse"], "choices", None)
     if choices:
         return "{" + ",".join(choices) + "}"
-    named = {"host": "HOST", "port": "PORT", "redis_url": "URL"}
+    named = {"host": "HOST", "port": "PORT", "redis_url": "URL", "workers": "N|auto"}
     return named.get(f.name) or ("N" if isinstance(f.default, int) else "X")
 
 
@@ -301,6 +325,7 @@ def load(args: argparse.Namespace | None = None, env: Mapping[str, str] | None =
     """
     env = os.environ if env is None else env
     values: dict[str, Any] = {}
+    given: dict[str, tuple[str, str]] = {}  # name -> (raw, where), for checks of two settings
     for f in fields(Settings):
         flag_value = getattr(args, f.name, None) if args is not None else None
         if flag_value is not None:
@@ -309,9 +334,22 @@ def load(args: argparse.Namespace | None = None, env: Mapping[str, str] | None =
             raw, where = env[_env_name(f.name)], f"{_env_name(f.name)}={{}}"
         else:
             continue
+        source = where.format(shlex.quote(_redacted(f.name, raw)))
         try:
             values[f.name] = f.metadata["parse"](raw)
         except ValueError as exc:
-            source = where.format(shlex.quote(_redacted(f.name, raw)))
             raise SettingError(f"{source}: {exc} (default: {shown(f.default)})") from None
-    return Settings(**values)
+        given[f.name] = (raw, source)
+    settings = Settings(**values)
+    if "workers" in given and not settings.redis_url:
+        raw, source = given["workers"]
+        if settings.workers > 1 or raw.strip().lower() == "auto":
+            # Each worker would be a server of its own, with its own tables
+            # and lobby, and the kernel would deal each connection to any of
+            # them. ``auto`` is refused even on one core: the same setting
+            # must not work on one machine and fail on the next.
+            raise SettingError(
+                f"{source}: more than one worker needs Redis, which makes them one service; "
+                "give --redis / ATOUT_REDIS_URL, or use --workers 1 to keep tables in memory"
+            )
+    return settings
