@@ -53,6 +53,7 @@ import argparse
 import asyncio
 import contextlib
 import copy
+import itertools
 import json
 import random
 import re
@@ -62,7 +63,7 @@ from collections import Counter
 from collections.abc import MutableMapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any, cast, get_args
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -74,14 +75,47 @@ from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from websockets.exceptions import ConnectionClosed  # noqa: E402
 
 from protocol.cards import CODES, cards_of  # noqa: E402
-from protocol.codec import SUBPROTOCOL_JSON, SUBPROTOCOL_MSGPACK  # noqa: E402
+from protocol.codec import (  # noqa: E402
+    SUBPROTOCOL_JSON,
+    SUBPROTOCOL_MSGPACK,
+    DecodeError,
+    codec_for,
+)
 from protocol.errors import ErrorCode  # noqa: E402
-from protocol.messages import Command  # noqa: E402
+from protocol.messages import (  # noqa: E402
+    Command,
+    Error,
+    History,
+    JoinTable,
+    Ping,
+    Pong,
+    Resume,
+    Watch,
+)
 from server.app import Server  # noqa: E402
 from server.config import Settings  # noqa: E402
 from server.game.contracts import takes_chien  # noqa: E402
-from server.table import TableCore, Wake  # noqa: E402
+from server.table import (  # noqa: E402
+    Act,
+    Gone,
+    Join,
+    Message,
+    Reclaim,
+    TableCore,
+    Wake,
+    new_state,
+)
 from server.table.actor import Table  # noqa: E402
+from server.table.effects import (  # noqa: E402
+    Close,
+    Effect,
+    Log,
+    Record,
+    Save,
+    Send,
+    SendHistory,
+    Think,
+)
 
 BIDS = ["pass", "prise", "garde", "garde_sans", "garde_contre"]
 BOT_LEVELS = ["random", "easy", "normal", "strong"]
@@ -804,14 +838,17 @@ class Player:
     async def _read(self, wire: Wire) -> None:
         with contextlib.suppress(ConnectionClosed, asyncio.CancelledError):
             while True:
-                msg = await wire.recv(3600)
-                self.got.append(msg)
-                self.apply(msg)
-                rid = msg.get("rid")
-                if msg["t"] in ("pong", "history", "error", "seated") and rid in self.pongs:
-                    fut = self.pongs.pop(rid)
-                    if not fut.done():
-                        fut.set_result(msg)
+                self.take(await wire.recv(3600))
+
+    def take(self, msg: Any) -> None:
+        """A message arrived (decoded to plain data, as a client sees it)."""
+        self.got.append(msg)
+        self.apply(msg)
+        rid = msg.get("rid")
+        if msg["t"] in ("pong", "history", "error", "seated") and rid in self.pongs:
+            fut = self.pongs.pop(rid)
+            if not fut.done():
+                fut.set_result(msg)
 
     def apply(self, msg: Any) -> None:
         t = msg["t"]
@@ -832,19 +869,22 @@ class Player:
 
     async def ask(self, doc: dict[str, Any], timeout: float = 10.0) -> Any:
         """Send a command and wait for the answer carrying its rid."""
-        assert self.wire is not None
         self.rid += 1
         doc = {**doc, "rid": self.rid}
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self.pongs[self.rid] = fut
-        await self.wire.send(doc)
+        await self.transmit(doc, at_once=True)
         return await asyncio.wait_for(fut, timeout)
 
     async def send(self, doc: dict[str, Any]) -> int:
-        assert self.wire is not None
         self.rid += 1
-        await self.wire.send({**doc, "rid": self.rid})
+        await self.transmit({**doc, "rid": self.rid})
         return self.rid
+
+    async def transmit(self, doc: dict[str, Any], at_once: bool = False) -> None:
+        """Put ``doc`` on the wire (``at_once``: its answer is awaited now)."""
+        assert self.wire is not None
+        await self.wire.send(doc)
 
     async def drop(self) -> None:
         if self.wire is not None:
@@ -958,7 +998,7 @@ def fresh_doc(table: Table | TableCore, seat: int | None, kind: str) -> Any:
 class Episode:
     """One table, four players, two spectators, ``steps`` random steps."""
 
-    def __init__(self, server: Server, rng: random.Random, tally: Tally, label: str) -> None:
+    def __init__(self, server: Server | None, rng: random.Random, tally: Tally, label: str) -> None:
         self.server = server
         self.rng = rng
         self.tally = tally
@@ -967,7 +1007,7 @@ class Episode:
         rng.shuffle(kinds)
         self.players = [Player(f"P{i}", kinds[i], i) for i in range(4)]
         self.spectators = [Player("S0", "msgpack", None), Player("S1", "json", None)]
-        self.table: Table | None = None
+        self.table: Table | TableCore | None = None
         self.accepted: list[tuple[Player, dict[str, Any]]] = []
         self.step_no = 0
         self.bugs: BugLog | None = None
@@ -976,8 +1016,19 @@ class Episode:
     def everyone(self) -> list[Player]:
         return self.players + self.spectators
 
+    @property
+    def port(self) -> int:
+        assert self.server is not None
+        return self.server.port
+
+    async def deal_timer(self) -> None:
+        """The deal pause is over: the table's timer fires."""
+        assert isinstance(self.table, Table)
+        self.table.inbox.put_nowait(Wake("deal", self.table.core.state.version))
+
     async def setup(self) -> None:
-        port = self.server.port
+        assert self.server is not None
+        port = self.port
         for p in self.everyone:
             await p.connect(port)
         creator = self.players[0]
@@ -1087,9 +1138,9 @@ class Episode:
         what = ""
         via = self.players[0]
         answer: Any = None
-        if table.core.state.status == "between_deals" and r < 0.5:
+        if core_of(table).state.status == "between_deals" and r < 0.5:
             what = "deal_timer"
-            table.inbox.put_nowait(Wake("deal", table.core.state.version))
+            await self.deal_timer()
         elif r < 0.45 and turn is not None and (move := self.legal_move(turn)):
             what, via = "legal", turn
             answer = await self.command(turn, move)
@@ -1131,7 +1182,7 @@ class Episode:
             via = rng.choice(self.spectators)
             what = "rewatch"
             await via.drop()
-            await via.connect(self.server.port)
+            await via.connect(self.port)
             await via.ask({"t": "watch", "table_id": table.id})
         else:
             via = rng.choice(self.everyone)
@@ -1160,7 +1211,7 @@ class Episode:
         """Drop the connection, reconnect, resume with a view it holds (or none)."""
         assert self.table is not None
         await p.drop()
-        stream = self.table.core.fan.streams[p.seat] if p.seat is not None else None
+        stream = core_of(self.table).fan.streams[p.seat] if p.seat is not None else None
         for _ in range(500):
             if stream is None or stream.peer is None:
                 break
@@ -1173,7 +1224,7 @@ class Episode:
             last_seq = p.seq
         else:
             p.doc, p.seq, last_seq = None, -1, -1
-        await p.connect(self.server.port)
+        await p.connect(self.port)
         seated = await p.ask({"t": "resume", "token": p.token, "last_seq": last_seq})
         if seated["t"] != "seated":
             self.fail("resume refused", answer=seated)
@@ -1268,13 +1319,231 @@ async def run_tables(
 
 
 # =============================================================================
+# The core campaign: the same episodes against TableCore alone
+# =============================================================================
+
+
+class CorePeer:
+    """A connection as the core sees it (``server.table.inbox.Peer``)."""
+
+    __slots__ = ("id", "name")
+
+    def __init__(self, id: str, name: str) -> None:
+        self.id = id
+        self.name = name
+
+
+class CorePlayer(Player):
+    """A ``Player`` whose wire is a ``CoreEpisode``: what it sends is encoded
+    and decoded by the server's codec and handed to the core; what the core
+    sends it is encoded and decoded back to plain data, as a client gets it."""
+
+    def __init__(self, name: str, kind: str, seat: int | None, ep: CoreEpisode) -> None:
+        super().__init__(name, kind, seat)
+        self.ep = ep
+        self.peer: CorePeer | None = None
+
+    async def connect(self, port: int) -> None:
+        self.peer = CorePeer(f"k{next(self.ep.ids)}", self.name)
+        self.ep.by_peer[self.peer] = self
+
+    async def transmit(self, doc: dict[str, Any], at_once: bool = False) -> None:
+        self.ep.queue.append((self, doc))
+        if at_once:
+            self.ep.flush()
+
+    async def drop(self) -> None:
+        if self.peer is not None:
+            self.ep.flush()
+            self.ep.gone(self.peer)
+        self.peer = None
+
+
+class CoreEpisode(Episode):
+    """An ``Episode`` (same steps, same checks) against ``TableCore.handle``
+    with no server, socket or event loop work in between: the driver plays
+    the front (decoding, ``already_seated`` for a resume or watch from a
+    connection at the table) and the actor (carrying out the effects: sends,
+    records, history), with a clock that moves a random fraction of a second
+    a step. What it does not cover is what the ``tables`` campaign adds: the
+    front's own code, the actor, the inbox and real sockets."""
+
+    def __init__(self, rng: random.Random, tally: Tally, label: str) -> None:
+        super().__init__(None, rng, tally, label)
+        self.ids = itertools.count(1)
+        self.by_peer: dict[CorePeer, CorePlayer] = {}
+        self.queue: list[tuple[CorePlayer, dict[str, Any]]] = []
+        self.records: list[bytes] = []
+        self.record_keys: set[str] = set()
+        self.saved_version = -1
+        self.now = 1_000_000.0
+        self.settings = table_settings()
+        kinds = [p.kind for p in self.players]
+        self.players = [CorePlayer(f"P{i}", kinds[i], i, self) for i in range(4)]
+        self.spectators = [
+            CorePlayer("S0", "msgpack", None, self),
+            CorePlayer("S1", "json", None, self),
+        ]
+
+    @property
+    def core(self) -> TableCore:
+        assert isinstance(self.table, TableCore)
+        return self.table
+
+    @property
+    def port(self) -> int:
+        return 0
+
+    async def setup(self) -> None:
+        rng = self.rng
+        state = new_state(
+            rng.randbytes(4).hex(),
+            "FUZZED",
+            "fuzz",
+            now=self.now,
+            private=True,
+            deals=rng.choice([1, 2, 3]),
+            bot_level="random",
+            turn_timer=0.0,
+            seed=f"fuzz-{self.label}",
+            result_wait=self.settings.result_wait,
+        )
+        self.table = TableCore(state, self.settings)
+        self.run(self.table.start(self.now))
+        for p in self.everyone:
+            await p.connect(0)
+        for p in self.players:
+            seated = await p.ask({"t": "join", "table_id": self.table.id, "seat": p.seat})
+            assert seated["t"] == "seated", seated
+            p.token = seated["token"]
+        for s in self.spectators:
+            seated = await s.ask({"t": "watch", "table_id": self.table.id})
+            assert seated["t"] == "seated", seated
+        await self.players[0].send({"t": "start"})
+        await self.sync(self.players[0])
+
+    async def close(self) -> None:
+        self.queue.clear()
+
+    async def sync(self, via: Player) -> None:
+        # Nothing is in flight: each input is carried out when it is handed
+        # over. The history request stays: it is a table command of the mix.
+        self.flush()
+        await via.ask({"t": "history"})
+
+    async def deal_timer(self) -> None:
+        self.handle(Wake("deal", self.core.state.version))
+
+    async def step(self) -> None:
+        self.now += self.rng.random() * 0.5
+        await super().step()
+
+    # -- the front and the actor, as far as the core needs them -------------------
+
+    def flush(self) -> None:
+        while self.queue:
+            p, doc = self.queue.pop(0)
+            if p.peer is not None:
+                self.command_in(p, p.peer, doc)
+
+    def command_in(self, p: CorePlayer, peer: CorePeer, doc: dict[str, Any]) -> None:
+        codec = codec_for(_subprotocol(p.kind), Command)
+        try:
+            cmd = codec.decode(Wire.encode(cast(Wire, p), doc))
+        except DecodeError as e:
+            self.deliver(peer, Error(code=e.code, message=e.message))
+            return
+        rid = getattr(cmd, "rid", 0)
+        at_table = peer in self.core.seat_of
+        match cmd:
+            case Ping():
+                self.deliver(peer, Pong(rid=rid))
+            case Resume() | Watch() | JoinTable() if at_table:
+                self.deliver(peer, Error(code="already_seated", message="leave first", rid=rid))
+            case Resume():
+                self.handle(Reclaim(peer, cmd.token, cmd.last_seq, rid))
+            case Watch():
+                self.handle(Join(peer, None, rid, spectator=True))
+            case JoinTable():
+                self.handle(Join(peer, cmd.seat, rid, creator=p is self.players[0]))
+            case _:
+                self.handle(Act(peer, cast(Any, cmd)))
+
+    def handle(self, msg: Message) -> None:
+        self.run(self.core.handle(msg, self.now))
+
+    def gone(self, peer: CorePeer) -> None:
+        self.by_peer.pop(peer, None)
+        self.handle(Gone(peer))
+
+    def deliver(self, peer: Any, message: Any) -> None:
+        p = self.by_peer.get(peer)
+        if p is None:
+            return  # a connection that is gone
+        data = codec_for(_subprotocol(p.kind), Command).encode(message)
+        if isinstance(data, str):
+            p.take(msgspec.json.decode(data))
+        else:
+            p.take(msgspec.msgpack.decode(data))
+
+    def run(self, effects: list[Effect]) -> None:
+        closing = []
+        for e in effects:
+            match e:
+                case Send(to=to, message=message):
+                    for peer in to:
+                        self.deliver(peer, message)
+                case Save(version=version):
+                    if version <= self.saved_version:
+                        self.fail("a save did not move the version on", version=version)
+                    self.saved_version = version
+                case Record(blob=blob, key=key):
+                    if key not in self.record_keys:  # as TableStore.append_record
+                        self.record_keys.add(key)
+                        self.records.append(blob)
+                case SendHistory(peer=peer, rid=rid):
+                    records = [msgspec.json.decode(r) for r in self.records]
+                    self.deliver(peer, History(records=records, rid=rid))
+                case Close(peer=peer):
+                    closing.append(peer)
+                case Log(level="error") | Think():
+                    self.fail("the core asked for what it must not here", effect=repr(e)[:300])
+                case _:
+                    pass  # Arm, Listing, Route, Answer, Refused, Log: the actor's business
+        for peer in closing:
+            if peer in self.by_peer:
+                self.gone(peer)
+
+
+async def run_core(
+    runs: int, seed: int, steps: int, max_time: float, stop_on_failure: bool
+) -> Tally:
+    """The tables campaign's episodes against ``TableCore`` alone (no server)."""
+    tally = Tally()
+    deadline = time.monotonic() + max_time
+    episode_no = 0
+    while tally.inputs < runs and time.monotonic() < deadline:
+        episode_no += 1
+        ep = CoreEpisode(random.Random(f"core/{seed}/{episode_no}"), tally, f"{seed}-{episode_no}")
+        await ep.setup()
+        for _ in range(min(steps, runs - tally.inputs)):
+            await ep.step()
+            if stop_on_failure and tally.outcomes["FAILURE"]:
+                return tally
+        await ep.close()
+        if tally.inputs // 50_000 != (tally.inputs - steps) // 50_000:
+            print(json.dumps(tally.report()), file=sys.stderr, flush=True)
+    return tally
+
+
+# =============================================================================
 # Command line
 # =============================================================================
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("campaign", choices=["frames", "tables"])
+    parser.add_argument("campaign", choices=["frames", "tables", "core"])
     parser.add_argument(
         "--runs", type=int, default=10_000, help="inputs (frames) or steps (tables)"
     )
@@ -1311,12 +1580,11 @@ def main() -> None:
     elif args.campaign == "frames":
         tally = runner(run_frames_random(args.runs, args.seed, args.max_time, args.stop_on_failure))
     else:
-        tally = runner(
-            run_tables(args.runs, args.seed, args.steps, args.max_time, args.stop_on_failure)
-        )
+        run = run_core if args.campaign == "core" else run_tables
+        tally = runner(run(args.runs, args.seed, args.steps, args.max_time, args.stop_on_failure))
     report = tally.report() | {
         "campaign": args.campaign,
-        "engine": "random" if args.campaign == "tables" else args.engine,
+        "engine": "random" if args.campaign != "frames" else args.engine,
         "seed": args.seed,
     }
     text = json.dumps(report, indent=1)

@@ -58,7 +58,7 @@ from server.conn import (
 from server.daily.http import leaderboard_response
 from server.guard import Guard
 from server.table import Act
-from server.text import clean_text
+from server.text import BOT_NAME_REFUSED, bot_like, clean_text
 
 if TYPE_CHECKING:
     from server.config import Settings
@@ -233,9 +233,11 @@ class Front:
             return False
         conn.player = identity
         name = identity.name if identity else clean_text(msg.name)[:NAME_MAX].strip()
-        if not name or (identity is None and name.lower().startswith("bot ")):
-            # "Bot ..." is how seats played by bots are named: not for people.
-            conn.send(Error(code="bad_name", message="choose a display name", rid=msg.rid))
+        if not name or (identity is None and bot_like(name)):
+            # "Bot ..." is how seats played by bots are named: not for people
+            # (players' names meet the same rule in server.players.clean_name).
+            why = BOT_NAME_REFUSED if name else "choose a display name"
+            conn.send(Error(code="bad_name", message=why, rid=msg.rid))
             conn.close(CLOSE_NO_HELLO, "no name")
             return False
         conn.name = name

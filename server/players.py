@@ -23,6 +23,8 @@ import unicodedata
 
 import msgspec
 
+from server.text import BOT_NAME_REFUSED, bot_like
+
 KEY_HEX = 32
 """A player key is 128 bits written as 32 lowercase hex digits."""
 
@@ -92,6 +94,8 @@ def clean_name(raw: str) -> str:
             raise BadName(f"a display name may only use plain spaces, not {_describe(ch)}")
     if "  " in name:
         raise BadName("a display name may not contain two spaces in a row")
+    if bot_like(name):  # the rule guests meet at their hello (server/net.py)
+        raise BadName(BOT_NAME_REFUSED)
     return name
 
 

@@ -1,7 +1,9 @@
 """Text people type (names, chat lines, table names), made safe to show.
 
 Pure: the table core (server/table/core.py) cleans chat lines with it, the
-hello (server/net.py) and the lobby names and table names with it.
+hello (server/net.py) and the lobby names and table names with it; guests'
+names (server/net.py) and players' names (``server.players.clean_name``)
+both go through ``bot_like``.
 """
 
 from __future__ import annotations
@@ -25,4 +27,15 @@ def clean_text(text: str) -> str:
     return " ".join(kept.split())
 
 
-__all__ = ["clean_text"]
+BOT_NAME_REFUSED = 'names starting with "Bot " are for the bots that play empty seats'
+
+
+def bot_like(name: str) -> bool:
+    """Whether ``name`` would pass for a bot's ("Bot Ada"): seats played by
+    bots are named so, and a person named so could pose as one. Look-alikes
+    count (NFKC and case folded, as ``server.players.name_key``): "BOT x",
+    "ｂｏｔ x"."""
+    return unicodedata.normalize("NFKC", name).casefold().startswith("bot ")
+
+
+__all__ = ["BOT_NAME_REFUSED", "bot_like", "clean_text"]

@@ -738,3 +738,68 @@ async def test_the_result_waits_for_continue_with_a_countdown_then_the_next_deal
         assert table(app).ready == [] and table(app).next_deal_at is None
         assert "Still reading" not in screen_text(app) and app.errors == []
         await app.aclose()
+
+
+async def test_the_link_says_in_words_why_the_server_closed_or_refused_it() -> None:
+    """Idle in the lobby (4006), flooding (4005): the link stops and says why;
+    refused at the upgrade (HTTP 429): it says why and tries again."""
+    import asyncio
+
+    from websockets.asyncio.client import connect
+
+    from clients.cli import wording
+    from clients.cli.link import Link, LinkStatus
+    from clients.cli.tokens import MemoryTokens
+    from protocol.messages import Ping
+
+    async def until(statuses: list[LinkStatus], ok: Callable[[LinkStatus], bool]) -> LinkStatus:
+        for _ in range(300):  # a flooding client's close takes a few seconds
+            found = [s for s in statuses if ok(s)]
+            if found:
+                return found[0]
+            await asyncio.sleep(0.05)
+        raise AssertionError(statuses)
+
+    for settings, name, code in (
+        (fast(lobby_idle=0.4), "Idle", 4006),
+        (fast(rate=1.0, burst=1), "Flood", 4005),
+    ):
+        srv = Server(settings)
+        await srv.start()
+        statuses: list[LinkStatus] = []
+        link = Link(
+            url_of(srv), name, MemoryTokens(), on_message=lambda m: None, on_status=statuses.append
+        )
+        task = asyncio.get_running_loop().create_task(link.run())
+        try:
+            await until(statuses, lambda s: s.phase == "online")
+            if code == 4005:
+                for _ in range(60):
+                    await link.send(Ping())
+            stopped = await until(statuses, lambda s: s.phase == "stopped")
+            assert stopped.reason == wording.closed(code)[0]
+            await asyncio.wait_for(task, 5)
+        finally:
+            await link.close()
+            await srv.stop()
+    srv = Server(fast(max_per_ip=1))
+    await srv.start()
+    statuses = []
+    link = Link(
+        url_of(srv),
+        "Second",
+        MemoryTokens(),
+        on_message=lambda m: None,
+        on_status=statuses.append,
+        base_delay=0.05,
+    )
+    try:
+        async with connect(url_of(srv)):  # the address's one connection
+            task = asyncio.get_running_loop().create_task(link.run())
+            refused = await until(statuses, lambda s: s.retry_at is not None)
+            assert refused.detail == "too many connections from your address"
+        await until(statuses, lambda s: s.phase == "online")  # the slot is free again
+    finally:
+        await link.close()
+        await asyncio.wait_for(task, 5)
+        await srv.stop()

@@ -12,6 +12,9 @@ import subprocess
 import sys
 
 import pytest
+from websockets.datastructures import Headers
+from websockets.exceptions import InvalidStatus
+from websockets.http11 import Response
 
 from clients.cli import table_facts as facts
 from clients.cli import wording
@@ -338,3 +341,17 @@ def test_plurals() -> None:
     assert wording.deals(1) == "1 deal" and wording.deals(8) == "8 deals"
     assert "1 of 1 deal played" in str(wording.sheet_title("t", 1, 1))
     assert wording.ecart_prompt(1).count("1 trump forced") == 1
+
+
+def test_closes_for_abuse_and_refusals_at_connect_read_as_sentences() -> None:
+    idle, again = wording.closed(4006)
+    assert idle.startswith("you were idle in the lobby") and again is False
+    flooding, again = wording.closed(4005)
+    assert "too many messages" in flooding and again is False
+    assert wording.closed(4004) == ("the server did not get our hello in time", True)
+    for status, says in (
+        (429, "too many connections from your address"),
+        (503, "server restarting or full"),
+    ):
+        refused = InvalidStatus(Response(status, "x", Headers(), b""))
+        assert wording.unreachable(refused) == says

@@ -73,6 +73,39 @@ async def test_two_thousand_table_steps_keep_every_invariant() -> None:
     assert tally.errors["already_seated"] > 0  # resume from a seated connection
 
 
+async def test_a_thousand_core_steps_keep_every_invariant() -> None:
+    # The same episodes and checks against TableCore alone (no server, no socket).
+    tally = await fuzz.run_core(1_000, seed=7, steps=250, max_time=60, stop_on_failure=False)
+    report = tally.report()
+    assert report["failures"] == 0, report["failure_examples"]
+    assert tally.inputs == 1_000
+    for kind in ("legal", "out_of_turn", "random", "stale", "resume", "bad_resume", "rewatch"):
+        assert tally.outcomes[kind] > 5, (kind, report)
+    assert tally.errors["not_your_turn"] > 10
+    assert tally.errors["already_seated"] > 0  # resume from a connection at the table
+
+
+async def test_the_core_campaign_sees_what_the_core_sends_and_its_checks_bite() -> None:
+    import random
+
+    tally = fuzz.Tally()
+    ep = fuzz.CoreEpisode(random.Random(11), tally, "core-self-test")
+    await ep.setup()
+    core = ep.core
+    assert core.game is not None and core.state.status == "playing"
+    # Every client's document came from the core's own Sends, through the codec.
+    for p in ep.everyone:
+        assert p.doc == fuzz.fresh_doc(core, p.seat, p.kind)
+    ep.check("history", ep.players[0], None, fuzz.state_of(core), fuzz.seqs_of(core))
+    assert tally.outcomes["FAILURE"] == 0
+    p2 = ep.players[2]
+    p2.doc["hand"] = [fuzz.CODES[fuzz.cards_of(core.game.deal.hands[3])[0]]]
+    ep.check("history", p2, None, fuzz.state_of(core), fuzz.seqs_of(core))
+    assert {"view holds hidden cards", "patched view differs from a fresh one"} <= {
+        f["what"] for f in tally.failures
+    }
+
+
 async def test_the_table_checks_catch_a_leak_a_stale_view_and_a_change() -> None:
     fuzz.quiet_logs()
     from server.app import Server

@@ -19,6 +19,8 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from protocol.codec import SUBPROTOCOL_JSON
 from server.config import Settings
 from server.guard import GUESS_BURST, Bucket, Guard, clean_text, parse_networks
+from server.players import key_digest, new_key
+from server.text import BOT_NAME_REFUSED
 from tests.server_helpers import FAST, running
 
 # -- units, with a clock we move by hand ------------------------------------------
@@ -281,3 +283,29 @@ async def test_names_and_chat_lose_escapes_and_bots_names_are_refused() -> None:
         texts = [op[2] for op in patch["patch"] if op[0][:1] == ["chat"]]
         assert texts and texts[0][0]["text"] == "hi]0;pwned!", texts
         await ws.close()
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("name", ["Bot Ada", "bot Zed", "ＢＯＴ Ada"])
+async def test_players_with_a_key_may_not_take_a_bots_name_either(name: str) -> None:
+    # One rule (server.text.bot_like) for guests and players, at the hello
+    # that registers a key and at a rename.
+    async with running(FAST) as server:
+        ws = await _open(server.port)
+        hello = {"t": "hello", "version": 1, "name": name, "key": new_key(), "register": True}
+        await ws.send(json.dumps(hello))
+        refused = json.loads(await ws.recv())
+        assert (refused["t"], refused["code"]) == ("error", "bad_name")
+        assert refused["message"] == BOT_NAME_REFUSED
+        assert await server.daily.players.find(key_digest(hello["key"])) is None
+        guest = await _open(server.port)
+        answer = await _hello(guest, name)
+        assert (answer[0]["code"], answer[0]["message"]) == ("bad_name", BOT_NAME_REFUSED)
+        ok = await _open(server.port)
+        await ok.send(json.dumps({**hello, "name": "Ada", "key": new_key()}))
+        assert json.loads(await ok.recv())["t"] == "welcome"
+        await ok.send(json.dumps({"t": "rename", "rid": 4, "name": name}))
+        refused = await _until(ok, "error")
+        assert (refused["code"], refused["rid"]) == ("bad_name", 4)
+        for w in (ws, guest, ok):
+            await w.close()

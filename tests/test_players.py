@@ -68,6 +68,10 @@ def test_good_names(raw: str, clean: str) -> None:
         ("Jean\u00a0Luc", "plain spaces"),  # no-break space
         ("Jean\u3000Luc", "plain spaces"),  # ideographic space
         ("Jean  Luc", "two spaces"),
+        ("Bot Ada", '"Bot "'),  # bots' names (server.text.bot_like), for players too
+        ("  bot  x", "two spaces"),
+        ("BOT x", '"Bot "'),
+        ("ｂｏｔ x", '"Bot "'),  # full-width look-alike
     ],
 )
 def test_bad_names_say_why(raw: str, why: str) -> None:

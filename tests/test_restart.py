@@ -275,3 +275,34 @@ async def test_sigterm_persists_says_goodbye_closes_1012_and_clients_resume(
         # Off the event loop: the server waits for its clients' closing
         # handshakes, which this loop answers.
         await asyncio.to_thread(proc.stop)
+
+
+async def test_a_deal_that_ends_while_redis_is_down_keeps_its_record(
+    redis_server: RedisServer,
+) -> None:
+    """The record waits with the unsaved state and is written first when Redis is back."""
+    store = await RedisStore.connect(redis_server.url)
+    async with running(store=store, redis_url=redis_server.url, bot_think=0.01) as server:
+        s = await Session.open(url(server), "Records")
+        await s.send(CreateTable(seed="records", deals=2))
+        seated = await s.wait_for(Seated)
+        await s.send(StartGame())
+        await _play(s, lambda v: _cards_played(v) >= 40)
+        redis_server.stop()
+        # The first deal ends during the outage: its record cannot be written.
+        await _play(s, lambda v: len(v.sheet) == 1)
+        table = server.lobby.tables[seated.table_id]
+        assert table.dirty is not None and len(table.records_due) == 1
+        expected, key = table.records_due[0]
+        assert key.startswith("0/")  # the first game's deal
+        redis_server.start()  # comes back empty (no persistence in the test server)
+        for _ in range(200):
+            if table.dirty is None:
+                break
+            await asyncio.sleep(0.05)
+        assert table.dirty is None and table.records_due == []
+        first = await store.records(seated.table_id)
+        assert first == [expected]
+        final = await _play(s, lambda v: v.status == "finished")
+        records = [json.loads(r) for r in await store.records(seated.table_id)]
+        assert len(records) == 2 == len(final.sheet)

@@ -41,7 +41,7 @@ Phase = Literal["connecting", "online", "reconnecting", "stopped"]
 # Errors that mean "this server will never take us": retrying cannot help.
 FATAL_CODES = {"incompatible_version", "bad_name", "bad_key", "unknown_key", "name_taken"}
 # Goodbyes after which reconnecting would be wrong, with their close codes.
-FINAL_BYES = {"replaced": 4001, "flooding": 4005}
+FINAL_BYES = {"replaced": 4001, "flooding": 4005, "idle": 4006}
 
 
 PHASE_WORDS = {

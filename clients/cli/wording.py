@@ -105,8 +105,17 @@ CLOSE_CODES: dict[int, tuple[str, bool]] = {
     4001: (N_("your seat was taken back from another window"), False),
     4002: (N_("the connection was too slow to keep up"), True),
     4003: (N_("this client is too old for the server: please update Atout"), False),
-    4004: (N_("the server expected a hello first (a client bug)"), False),
-    4005: (N_("too many messages were sent (flooding)"), False),
+    # Our hello is always first: a 4004 means it did not arrive in time (a
+    # slow line), which another try may mend.
+    4004: (N_("the server did not get our hello in time"), True),
+    # Sent on and on: a bug or a script, not a person; another try would flood again.
+    4005: (N_("this client sent too many messages too fast, so the server closed it"), False),
+    # Idle in the lobby (lobby_idle, 30 min by default): coming back by
+    # itself would keep an abandoned window connected for ever.
+    4006: (
+        N_("you were idle in the lobby for a long time, so the server closed the connection"),
+        False,
+    ),
 }
 
 
@@ -139,7 +148,7 @@ def left(reason: str) -> str:
 # the player's language, and any other code shows the server's message as is.
 ERROR_CODES = {
     "incompatible_version": CLOSE_CODES[4003][0],
-    "hello_first": CLOSE_CODES[4004][0],
+    "hello_first": N_("the server expected a hello first (a client bug)"),
     "rate_limited": N_("too fast: wait a moment and try again"),
     "not_your_turn": N_("it is not your turn"),
     "illegal_card": N_("that card cannot be played now"),
@@ -172,6 +181,11 @@ def unreachable(exc: BaseException) -> str:
     if status == 503:
         # The server answers but takes no one: it is stopping (a restart) or full.
         return _("server restarting or full")
+    if status == 429:
+        # Per-address limits (server/guard.py): too many connections at once
+        # from this address (other windows, or everyone behind one router),
+        # or too many new ones in a short time.
+        return _("too many connections from your address")
     if status is not None:
         return _("refused with HTTP {status}").format(status=status)
     if isinstance(exc, TimeoutError):

@@ -99,6 +99,8 @@ class Table:
         self.listing: Listing | None = None
         self.dirty: tuple[int, bytes, bool] | None = None
         """A state the store refused while down, written again by ``_retry``."""
+        self.records_due: list[tuple[bytes, str]] = []
+        """Deal records the store refused while down: written before any later state."""
         self.retry_task: asyncio.Task[None] | None = None
         self.log = log.bind(table=state.table_id)
 
@@ -167,10 +169,10 @@ class Table:
                 case Save(version=version, blob=blob, open_=open_):
                     await self._save(version, blob, open_)
                 case Record(blob=blob, key=key):
-                    try:
-                        await self.store.append_record(self.id, blob, key)
-                    except StoreError:
-                        self.log.warning("record_not_saved")
+                    # Kept until written (keyed: a second write adds nothing);
+                    # the Save that always follows waits for it (``_save``).
+                    self.records_due.append((blob, key))
+                    await self._write_records(quiet=True)
                 case SendHistory(peer=peer, rid=rid):
                     _conn(peer).send(History(records=await self._records(), rid=rid))
                 case DailyFinished(tag=tag, scores=scores, to=to):
@@ -231,8 +233,20 @@ class Table:
 
     # -- persistence -------------------------------------------------------------
 
+    async def _write_records(self, quiet: bool = False) -> None:
+        """Append the deal records due, oldest first; ``StoreError`` if the store
+        is down (``quiet``: keep them for the next save or ``_retry``)."""
+        try:
+            while self.records_due:
+                await self.store.append_record(self.id, *self.records_due[0])
+                del self.records_due[0]
+        except StoreError:
+            if not quiet:
+                raise
+
     async def _save(self, version: int, blob: bytes, open_: bool) -> None:
         try:
+            await self._write_records()  # a state is never stored ahead of its records
             await self.store.save(self.id, version, blob, open_=open_)
         except StaleWrite:
             self._went_stale(version)
@@ -262,6 +276,7 @@ class Table:
             await self.clock.sleep(delay)
             version, blob, open_ = self.dirty
             try:
+                await self._write_records()
                 await self.store.save(self.id, version, blob, open_=open_)
             except StaleWrite:
                 self._went_stale(version)
@@ -277,6 +292,7 @@ class Table:
         """Save the current state now (shutdown)."""
         st = self.core.state
         try:
+            await self._write_records()
             await self.store.save(
                 self.id, st.version, encode_state(st), open_=st.status != "closed"
             )
