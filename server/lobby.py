@@ -27,17 +27,26 @@ from protocol.limits import (
     SEED_MAX,
     TABLE_NAME_MAX,
 )
-from protocol.messages import CreateTable, Error, JoinTable, LobbyPatch, LobbySnapshot, Watch
+from protocol.messages import (
+    Bye,
+    CreateTable,
+    Error,
+    JoinTable,
+    LobbyPatch,
+    LobbySnapshot,
+    Watch,
+)
 from protocol.views import BotLevel, LobbyView
 from server import metrics
 from server.clock import WALL, Clock
-from server.conn import send_to_all
+from server.conn import CLOSE_RESTART, send_to_all
 from server.store.base import StoreError, TableStore
 from server.table import Gone, Join, Reclaim, Stop, Sweep, Table, new_state
 from server.table.effects import Listing
 from server.text import clean_text
 
 if TYPE_CHECKING:
+    from server.cluster.node import Node
     from server.config import Settings
     from server.conn import Conn
     from server.daily.service import DailyService
@@ -68,11 +77,20 @@ class Lobby:
         self.players_online = 0
         self.daily: DailyService | None = None
         """Players and the daily game (set by the server): records daily results."""
+        self.node: Node | None = None
+        """This process in a service of several on one Redis (set by the server);
+        None: this process is the whole service (server/cluster/)."""
 
     # -- tables ------------------------------------------------------------------
 
     async def restore(self) -> int:
         """Serve again every open table the store holds (after a restart)."""
+        if self.node is not None:
+            # Only those no other process owns (and whose owner is not
+            # dead too recently: the node's scan takes those later).
+            restored = await self.node.restore()
+            log.info("tables_restored", tables=restored)
+            return restored
         restored = 0
         for table_id in await self.store.open_tables():
             stored = await self.store.load(table_id)
@@ -83,12 +101,28 @@ class Lobby:
             table = Table.restore(stored[1], self.store, self.settings, self, self.clock)
             if table is None:
                 continue
-            self._add(table)
+            self.add(table)
             restored += 1
         log.info("tables_restored", tables=restored)
         return restored
 
-    def _add(self, table: Table) -> None:
+    async def open(self, table: Table, conn: Conn, rid: int) -> bool:
+        """Serve a new table here (claimed first, in a service of several
+        processes); False, with an error sent to ``conn``, if it cannot be."""
+        if self.node is not None:
+            # Owned before its first save (a fresh id: nobody else has it).
+            try:
+                table.epoch = await self.node.claim_new(table.id)
+            except StoreError:
+                table.epoch = 0
+            if not table.epoch:
+                message = "the store did not answer; try again"
+                conn.send(Error(code="unavailable", message=message, rid=rid))
+                return False
+        self.add(table)
+        return True
+
+    def add(self, table: Table) -> None:
         self.tables[table.id] = table
         metrics.TABLES.set(len(self.tables))
         table.start()  # the table lists itself (``table_changed``)
@@ -166,6 +200,23 @@ class Lobby:
         if table is not None:
             table.inbox.put_nowait(Gone(conn))
 
+    def stepped_down(self, table: Table) -> None:
+        """Another process owns ``table`` now: forget it here. Its connections
+        here are closed as on a restart (1012): they reconnect and resume with
+        their tokens wherever they land, and reach the new owner."""
+        if self.tables.get(table.id) is table:
+            self.tables.pop(table.id)
+            listing = self.listings.pop(table.id, None)
+            if listing is not None and self.codes.get(listing.code) == table.id:
+                del self.codes[listing.code]
+            metrics.TABLES.set(len(self.tables))
+            self._soon()
+        for conn, at in list(self.at.items()):
+            if at is table:
+                del self.at[conn]
+                conn.send(Bye(code="restarting", message="your table moved; reconnecting"))
+                conn.close(CLOSE_RESTART, "table moved")
+
     def unsaved_tables(self) -> int:
         return sum(1 for t in self.tables.values() if t.unsaved)
 
@@ -200,7 +251,8 @@ class Lobby:
             result_wait=self.settings.result_wait if cmd.result_wait is None else cmd.result_wait,
         )
         table = Table(state, self.store, self.settings, self, self.clock)
-        self._add(table)
+        if not await self.open(table, conn, cmd.rid):
+            return
         log.info("table_created", table=table_id, by=conn.id, private=cmd.private)
         await self._sit(conn, table, Join(conn, None, cmd.rid, creator=True))
 
@@ -248,6 +300,11 @@ class Lobby:
     async def resume(self, conn: Conn, token: str, last_seq: int, rid: int) -> None:
         table_id = token.split(".", 1)[0]
         table = self.tables.get(table_id)
+        if table is None and self.node is not None and table_id:
+            try:
+                table = await self.node.find(table_id)
+            except StoreError:
+                table = None
         if table is None or table.closed:
             conn.send(Error(code="bad_token", message="that table is gone", rid=rid))
             return

@@ -273,7 +273,8 @@ class DailyService:
         )
         state.daily = tag  # the table's daily rules: server/table/daily.py
         table = Table(state, lobby.store, lobby.settings, lobby, lobby.clock)
-        lobby._add(table)
+        if not await lobby.open(table, conn, rid):
+            return
         log.info("daily_started", table=table_id, player=player.id, ranked=ranked)
         await lobby._sit(conn, table, Join(conn, spec.seat, rid, creator=True, player=player.id))
         if lobby.table_of(conn) is table:

@@ -1,0 +1,160 @@
+"""Many server processes on one Redis, one service (server/cluster/, docs/CLUSTER.md).
+
+Real ``redis-server`` (tests/redis_server.py), real server processes
+(tests/cluster_helpers.py), real WebSocket clients.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from clients.session import Session
+from protocol.messages import CreateTable, Seated, StartGame
+from server.cluster.lease import Leases
+from server.store.base import StaleWrite
+from server.store.redis import TABLE, RedisStore
+from tests.cluster_helpers import Proc
+from tests.redis_server import RedisServer
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
+
+
+@pytest.fixture
+async def store(redis_server: RedisServer) -> AsyncIterator[RedisStore]:
+    s = await RedisStore.connect(redis_server.url)
+    yield s
+    await s.close()
+
+
+@pytest.fixture
+def procs(redis_server: RedisServer, tmp_path: Path) -> Iterator[list[Proc]]:
+    started: list[Proc] = []
+    yield started
+    for p in started:
+        p.stop()
+
+
+async def _epoch(store: RedisStore, table_id: str) -> int:
+    value = await store.pool.hget(TABLE + table_id.encode(), b"e")
+    return int(value or 0)
+
+
+# --- leases and fenced saves ----------------------------------------------------------
+
+
+async def test_a_stale_owners_save_and_record_are_refused(store: RedisStore) -> None:
+    old = Leases(store, "old", lease_s=0.2, expire_s=60)
+    new = Leases(store, "new", lease_s=5, expire_s=60)
+    first = await old.claim("t1", new=True)
+    assert first == 1
+    await store.save("t1", 1, b"one", epoch=first)
+    assert await new.claim("t1") == 0  # held
+    assert await new.holder("t1") is None or await new.holder("t1") == "old"
+    # The old owner is paused past its lease: the lease lapses, the new one claims.
+    for _ in range(100):
+        if await new.holder("t1") is None:
+            break
+        await asyncio.sleep(0.02)
+    second = await new.claim("t1")
+    assert second == 2 and await new.holder("t1") == "new"
+    # The old owner wakes up: its writes are refused, whatever its version.
+    with pytest.raises(StaleWrite) as refused:
+        await store.save("t1", 7, b"stale", epoch=first)
+    assert refused.value.epoch == 2
+    await store.append_record("t1", b'{"stale": 1}', "0/1", epoch=first)
+    assert await store.records("t1") == []
+    assert await store.load("t1") == (1, b"one")
+    # ... and its renewal says it lost the table; the new owner's goes on.
+    assert await old.renew({"t1": first}) == ["t1"]
+    assert await new.renew({"t1": second}) == []
+    await store.save("t1", 2, b"two", epoch=second)
+    await store.append_record("t1", b'{"deal": 1}', "0/1", epoch=second)
+    assert await store.load("t1") == (2, b"two")
+    assert await store.records("t1") == [b'{"deal": 1}']
+    # A takeover claims only stored tables; an unknown id creates nothing.
+    assert await new.claim("nothing-here") == 0
+    assert await store.pool.exists(TABLE + b"nothing-here") is False
+    # Released: another process may claim at once.
+    await new.release("t1")
+    assert await old.claim("t1") == 3
+
+
+async def test_a_lapsed_lease_nobody_claimed_is_renewed(store: RedisStore) -> None:
+    """A slow owner (or a Redis that lost its data) keeps its table if
+    nobody else claimed it: the epoch is still its own."""
+    leases = Leases(store, "slow", lease_s=0.05, expire_s=60)
+    epoch = await leases.claim("t2", new=True)
+    await store.save("t2", 1, b"x", epoch=epoch)
+    await asyncio.sleep(0.1)
+    assert await leases.holder("t2") is None
+    assert await leases.renew({"t2": epoch}) == []
+    assert await leases.holder("t2") == "slow"
+    assert await _epoch(store, "t2") == epoch
+
+
+# --- a paused owner -----------------------------------------------------------------
+
+
+async def test_a_paused_owner_writes_nothing_and_steps_down(
+    redis_server: RedisServer, store: RedisStore, procs: list[Proc], tmp_path: Path
+) -> None:
+    lease = 3.0
+    first = Proc(redis_server.url, "--grace", "0.1", lease=lease).start(tmp_path)
+    procs.append(first)
+    second = Proc(redis_server.url, "--grace", "0.1", lease=lease).start(tmp_path)
+    procs.append(second)
+    s = await Session.open(first.url, "Paused")
+    await s.send(CreateTable(seed="paused", deals=8, bot_level="random"))
+    seated = await s.wait_for(Seated)
+    await s.send(StartGame())
+    await s.wait_view(lambda v: v.status == "playing")
+    await s.close()  # bots play on: the away human's turns after ``grace``
+    table_id = seated.table_id
+    leases = Leases(store, "test", lease_s=lease, expire_s=60)
+    owner = await leases.holder(table_id)
+    assert owner is not None
+    epoch = await _epoch(store, table_id)
+
+    first.signal(signal.SIGSTOP)
+    try:
+        # The lease lapses; the other process takes the table over.
+        for _ in range(200):
+            holder = await leases.holder(table_id)
+            if holder is not None and holder != owner:
+                break
+            await asyncio.sleep(0.05)
+        assert holder is not None and holder != owner
+        second.signal(signal.SIGSTOP)  # freeze the new owner: any write now is the old one's
+        taken = await store.load(table_id)
+        assert taken is not None
+        records = await store.records(table_id)
+        assert await _epoch(store, table_id) == epoch + 1
+        first.signal(signal.SIGCONT)
+        # The old owner wakes with overdue timers (a bot's move, the renewal).
+        for _ in range(100):
+            if first.health()["tables"] == 0:
+                break
+            await asyncio.sleep(0.05)
+        assert first.health()["tables"] == 0  # stepped down
+        await asyncio.sleep(0.3)
+        assert await store.load(table_id) == taken  # wrote nothing
+        assert await store.records(table_id) == records
+        assert await _epoch(store, table_id) == epoch + 1
+        assert await leases.holder(table_id) == holder
+        events = {e.get("event") for e in first.logs()}
+        assert events & {"lease_lost", "stale_table_stepped_down"}
+    finally:
+        first.signal(signal.SIGCONT)
+        second.signal(signal.SIGCONT)
+    # The new owner plays on.
+    for _ in range(100):
+        now = await store.load(table_id)
+        if now is not None and now[0] > taken[0]:
+            break
+        await asyncio.sleep(0.05)
+    assert now is not None and now[0] > taken[0]
