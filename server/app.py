@@ -90,6 +90,8 @@ class Server:
             self.daily = await DailyService.open(self.settings, self.store)
             self.lobby.daily = self.daily
             self.front = Front(self)
+            if self.node is not None:
+                await self.node.open()  # the bus, and every process's listings
             await self.lobby.restore()
         except BaseException:
             self._ws.close()
@@ -144,6 +146,8 @@ class Server:
         self._ws.close()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self._ws.wait_closed(), self.settings.shutdown_grace)
+        if self.node is not None:
+            await self.node.close()
         await self.store.close()
         log.info("stopped")
 

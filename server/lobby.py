@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from typing import TYPE_CHECKING, cast, get_args
+from typing import TYPE_CHECKING, Protocol, cast, get_args
 
 import structlog
 
@@ -43,6 +43,7 @@ from server.conn import CLOSE_RESTART, send_to_all
 from server.store.base import StoreError, TableStore
 from server.table import Gone, Join, Reclaim, Stop, Sweep, Table, new_state
 from server.table.effects import Listing
+from server.table.inbox import InboxItem
 from server.text import clean_text
 
 if TYPE_CHECKING:
@@ -52,6 +53,25 @@ if TYPE_CHECKING:
     from server.daily.service import DailyService
 
 log = structlog.get_logger()
+
+
+class Inbox(Protocol):
+    def put_nowait(self, item: InboxItem, /) -> None: ...
+
+
+class Place(Protocol):
+    """Where a connection's table commands go: a ``Table`` served here, or a
+    ``RemoteTable`` (server/cluster/remote.py) owned by another process."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def closed(self) -> bool: ...
+
+    @property
+    def inbox(self) -> Inbox: ...
+
 
 LOBBY_DEBOUNCE = 0.1
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
@@ -67,7 +87,7 @@ class Lobby:
         self.listings: dict[str, Listing] = {}
         """What each table last told of itself."""
         self.codes: dict[str, str] = {}
-        self.at: dict[Conn, Table] = {}
+        self.at: dict[Conn, Place] = {}
         """Where each connection's table commands go: the one routing map."""
         self.watchers: set[Conn] = set()
         self.seq = 0
@@ -75,6 +95,8 @@ class Lobby:
         self._pending: asyncio.TimerHandle | None = None
         self._sweeper: asyncio.Task[None] | None = None
         self.players_online = 0
+        self.online_elsewhere = 0
+        """Players connected to the service's other processes (their heartbeats)."""
         self.daily: DailyService | None = None
         """Players and the daily game (set by the server): records daily results."""
         self.node: Node | None = None
@@ -173,16 +195,22 @@ class Lobby:
             if code not in self.codes:
                 return code
 
-    def find(self, table_id: str | None, code: str | None) -> Table | None:
+    def find(self, table_id: str | None, code: str | None) -> Place | None:
         if code:
             table_id = self.codes.get(code.strip().upper())
-        table = self.tables.get(table_id) if table_id else None
+        if not table_id:
+            return None
+        table: Place | None = self.tables.get(table_id)
+        if table is None and self.node is not None:
+            table = self.node.place(table_id)  # listed by another process
         return None if table is None or table.closed else table
 
     # -- where connections are ---------------------------------------------------
 
-    def route(self, conn: Conn, table: Table, here: bool, to_lobby: bool) -> None:
+    def route(self, conn: Conn, table: Place, here: bool, to_lobby: bool) -> None:
         """A table says ``conn``'s commands go to it (``here``), or no longer do."""
+        if self.node is not None and self.node.routes(conn, here, to_lobby):
+            return  # a connection held by another process: told there
         if here:
             self.at[conn] = table
         elif self.at.get(conn) is table:
@@ -190,7 +218,7 @@ class Lobby:
         if to_lobby:
             self.enter(conn)
 
-    def table_of(self, conn: Conn) -> Table | None:
+    def table_of(self, conn: Conn) -> Place | None:
         return self.at.get(conn)
 
     def gone(self, conn: Conn) -> None:
@@ -211,6 +239,8 @@ class Lobby:
                 del self.codes[listing.code]
             metrics.TABLES.set(len(self.tables))
             self._soon()
+        if self.node is not None:
+            self.node.stepped_down(table)
         for conn, at in list(self.at.items()):
             if at is table:
                 del self.at[conn]
@@ -259,6 +289,12 @@ class Lobby:
     async def join(self, conn: Conn, cmd: JoinTable | Watch) -> None:
         """Sit at a table (``JoinTable``) or watch it (``Watch``), by id or invite code."""
         table = self.find(cmd.table_id, cmd.code)
+        if table is None and cmd.table_id and self.node is not None:
+            # Not listed here (yet): ask Redis who serves it.
+            try:
+                table = await self.node.find(cmd.table_id)
+            except StoreError:
+                table = None
         if table is None:
             conn.send(
                 Error(
@@ -287,8 +323,8 @@ class Lobby:
             taking_over, key=lambda s: -s.humans
         )
         for summary in candidates:
-            table = self.tables.get(summary.table_id)
-            if table is None or table.closed:
+            table = self.find(summary.table_id, None)
+            if table is None:
                 continue
             join = Join(conn, None, rid, quiet=True)
             if await self._ask(table, join) is None:
@@ -299,7 +335,7 @@ class Lobby:
 
     async def resume(self, conn: Conn, token: str, last_seq: int, rid: int) -> None:
         table_id = token.split(".", 1)[0]
-        table = self.tables.get(table_id)
+        table: Place | None = self.tables.get(table_id)
         if table is None and self.node is not None and table_id:
             try:
                 table = await self.node.find(table_id)
@@ -310,13 +346,13 @@ class Lobby:
             return
         await self._sit(conn, table, Reclaim(conn, token, last_seq, rid))
 
-    async def _ask(self, table: Table, msg: Join | Reclaim) -> ErrorCode | None:
+    async def _ask(self, table: Place, msg: Join | Reclaim) -> ErrorCode | None:
         """Put ``msg`` on the table's inbox; its answer (None: seated, else an error code)."""
         msg.done = asyncio.get_running_loop().create_future()
         table.inbox.put_nowait(msg)
         return await msg.done
 
-    async def _sit(self, conn: Conn, table: Table, msg: Join | Reclaim) -> None:
+    async def _sit(self, conn: Conn, table: Place, msg: Join | Reclaim) -> None:
         self.watchers.discard(conn)
         if await self._ask(table, msg) is not None:
             # Not seated: back to the lobby, with a fresh list (updates sent
@@ -342,9 +378,28 @@ class Lobby:
             return  # already removed
         self.listings[table.id] = listing
         self.codes[listing.code] = table.id
+        if self.node is not None:
+            self.node.listed(table.id, listing)  # every process's lobby shows it
         if listing.closed or table.closed:
             self._remove(table)
         self._soon()
+
+    def listed_elsewhere(self, table_id: str, listing: Listing | None) -> None:
+        """Another process's table lists itself so (None: gone)."""
+        if table_id in self.tables:
+            return
+        old = self.listings.pop(table_id, None)
+        if old is not None and self.codes.get(old.code) == table_id:
+            del self.codes[old.code]
+        if listing is not None and not listing.closed:
+            self.listings[table_id] = listing
+            self.codes[listing.code] = table_id
+        self._soon()
+
+    def others_online(self, count: int) -> None:
+        if count != self.online_elsewhere:
+            self.online_elsewhere = count
+            self._soon()
 
     def _soon(self) -> None:
         if self._pending is None:
@@ -357,7 +412,8 @@ class Lobby:
             if not listing.private and not listing.closed and listing.summary.status != "closed"
         ]
         tables.sort(key=lambda s: (s.status != "waiting", -s.humans, s.name))
-        return LobbyView(tables=tables, players_online=self.players_online)
+        online = self.players_online + self.online_elsewhere
+        return LobbyView(tables=tables, players_online=online)
 
     def _publish(self) -> None:
         self._pending = None

@@ -7,6 +7,7 @@ Real ``redis-server`` (tests/redis_server.py), real server processes
 from __future__ import annotations
 
 import asyncio
+import random
 import signal
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -14,12 +15,28 @@ from pathlib import Path
 import pytest
 
 from clients.session import Session
-from protocol.messages import CreateTable, Seated, StartGame
+from protocol.codec import SUBPROTOCOL_JSON, SUBPROTOCOL_MSGPACK
+from protocol.messages import (
+    CreateTable,
+    Error,
+    GetHistory,
+    History,
+    JoinTable,
+    LobbyPatch,
+    LobbySnapshot,
+    QuickPlay,
+    Seated,
+    StartGame,
+)
+from protocol.views import TableView
 from server.cluster.lease import Leases
+from server.game import replay_record
 from server.store.base import StaleWrite
 from server.store.redis import TABLE, RedisStore
 from tests.cluster_helpers import Proc
 from tests.redis_server import RedisServer
+from tests.server_helpers import autoplay
+from tests.test_server import _check_no_leaks
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
 
@@ -158,3 +175,95 @@ async def test_a_paused_owner_writes_nothing_and_steps_down(
             break
         await asyncio.sleep(0.05)
     assert now is not None and now[0] > taken[0]
+
+
+# --- one service ----------------------------------------------------------------------
+
+
+def _finished(v: TableView) -> bool:
+    return v.status == "finished"
+
+
+async def _three(redis_server: RedisServer, procs: list[Proc], tmp_path: Path) -> list[Proc]:
+    started = [
+        await asyncio.to_thread(Proc(redis_server.url, lease=2.0).start, tmp_path) for _ in range(3)
+    ]
+    procs.extend(started)
+    return started
+
+
+async def test_four_clients_on_three_processes_play_a_whole_game(
+    redis_server: RedisServer, procs: list[Proc], tmp_path: Path
+) -> None:
+    p = await _three(redis_server, procs, tmp_path)
+    on = [p[0], p[1], p[2], p[1]]
+    kinds = [SUBPROTOCOL_MSGPACK, SUBPROTOCOL_JSON, SUBPROTOCOL_MSGPACK, SUBPROTOCOL_JSON]
+    players = [
+        await Session.open(proc.url, f"P{i}", subprotocol=kind, keep=True)
+        for i, (proc, kind) in enumerate(zip(on, kinds, strict=True))
+    ]
+    await players[0].send(CreateTable(name="spread", deals=2, private=True, seed="spread"))
+    seated = await players[0].wait_for(Seated)
+    code = (await players[0].wait_view(lambda v: v.invite_code is not None)).invite_code
+    # By id on one process, by invite code on another.
+    await players[1].send(JoinTable(table_id=seated.table_id))
+    for s in players[2:]:
+        await asyncio.sleep(0.3)  # the listing (and its code) reaches every process
+        await s.send(JoinTable(code=code))
+    for s in players[1:]:
+        got = await s.wait_for(Seated, Error)
+        assert isinstance(got, Seated) and got.table_id == seated.table_id, got
+    await players[0].wait_view(lambda v: all(x.kind == "human" for x in v.seats))
+    await players[0].send(StartGame())
+    views = await asyncio.gather(
+        *(autoplay(s, random.Random(i), _finished, timeout=120) for i, s in enumerate(players))
+    )
+    # Every client's view is the same game, and the deal records say so too.
+    assert len({tuple(v.scores) for v in views}) == 1
+    assert len({repr(v.sheet) for v in views}) == 1
+    await players[2].send(GetHistory())
+    records = (await players[2].wait_for(History)).records
+    assert len(records) == len(views[0].sheet)
+    for record, line in zip(records, views[0].sheet, strict=True):
+        assert replay_record(record)["scores"] == line.scores
+    for s in players:
+        assert s.snapshots_asked == 0  # no gap, no patch that failed
+        _check_no_leaks(s, s.seat, records)
+        await s.close()
+    # The game ran on one process only.
+    assert sorted(proc.health()["tables"] for proc in p) == [0, 0, 1]
+
+
+async def test_one_lobby_and_quick_play_across_processes(
+    redis_server: RedisServer, procs: list[Proc], tmp_path: Path
+) -> None:
+    p = await _three(redis_server, procs, tmp_path)
+    host = await Session.open(p[0].url, "Host")
+    await host.send(CreateTable(name="on zero"))
+    first = await host.wait_for(Seated)
+    other = await Session.open(p[2].url, "Other")
+    await other.send(CreateTable(name="on two", private=True))
+    await other.wait_for(Seated)
+    watcher = await Session.open(p[1].url, "Watcher")
+
+    def listed(s: Session) -> set[str]:
+        return {t.name for t in (s.lobby.tables if s.lobby else [])}
+
+    for _ in range(100):
+        if listed(watcher) == {"on zero"}:
+            break
+        await watcher.wait_for(LobbyPatch, LobbySnapshot, timeout=5)
+    assert listed(watcher) == {"on zero"}  # the private one is not listed
+    for _ in range(50):
+        if watcher.lobby is not None and watcher.lobby.players_online == 3:
+            break
+        await asyncio.sleep(0.1)
+    assert watcher.lobby is not None and watcher.lobby.players_online == 3
+    # Quick play from two other processes fills the waiting table on the first.
+    for proc in (p[1], p[2]):
+        s = await Session.open(proc.url, "Quick")
+        await s.send(QuickPlay())
+        got = await s.wait_for(Seated, Error)
+        assert isinstance(got, Seated) and got.table_id == first.table_id, got
+    view = await host.wait_view(lambda v: sum(x.kind == "human" for x in v.seats) == 3)
+    assert [x.name for x in view.seats][:3] == ["Host", "Quick", "Quick"]

@@ -250,8 +250,8 @@ class DailyService:
         earlier = await self.board.claim(spec.day, player.id, table_id)
         ranked = earlier is None
         if earlier is not None and await self.board.result(spec.day, player.id) is None:
-            found = lobby.tables.get(earlier)
-            if found is not None and not found.closed:
+            found = lobby.find(earlier, None)  # served here or elsewhere
+            if found is not None:
                 await lobby._sit(conn, found, Join(conn, spec.seat, rid, player=player.id))
                 return
             # The attempt's table is gone (an in-memory server restarted):
