@@ -17,6 +17,7 @@ import pytest
 from clients.session import Session
 from protocol.codec import SUBPROTOCOL_JSON, SUBPROTOCOL_MSGPACK
 from protocol.messages import (
+    Bye,
     CreateTable,
     Error,
     GetHistory,
@@ -267,3 +268,105 @@ async def test_one_lobby_and_quick_play_across_processes(
         assert isinstance(got, Seated) and got.table_id == first.table_id, got
     view = await host.wait_view(lambda v: sum(x.kind == "human" for x in v.seats) == 3)
     assert [x.name for x in view.seats][:3] == ["Host", "Quick", "Quick"]
+
+
+# --- failover and drain -----------------------------------------------------------------
+
+
+def _cards_played(v: TableView) -> int:
+    d = v.deal
+    if d is None:
+        return 0
+    return sum(len(t.cards) for t in d.tricks) + (len(d.trick.cards) if d.trick else 0)
+
+
+def _mid_trick(v: TableView) -> bool:
+    return v.status == "playing" and _cards_played(v) >= 22 and _cards_played(v) % 4 == 2
+
+
+async def _owner_goes_away(
+    redis_server: RedisServer, procs: list[Proc], tmp_path: Path, how: signal.Signals
+) -> float:
+    """Four clients on three processes; the owner's process is killed (or
+    drained) mid-trick; the game finishes. Returns the seconds from the
+    signal to the first move the survivors saw after it."""
+    p = await _three(redis_server, procs, tmp_path)
+    on = [p[0], p[1], p[2], p[1]]
+    players = [await Session.open(proc.url, f"P{i}", keep=True) for i, proc in enumerate(on)]
+    await players[0].send(CreateTable(name="failover", deals=2, private=True, seed="failover"))
+    seated = await players[0].wait_for(Seated)
+    for s in players[1:]:
+        await s.send(JoinTable(table_id=seated.table_id))
+        assert isinstance(await s.wait_for(Seated, Error), Seated)
+    assert p[0].health()["tables"] == 1  # the creator's process owns the table
+    await players[0].wait_view(lambda v: all(x.kind == "human" for x in v.seats))
+    await players[0].send(StartGame())
+    survivors = players[1:]
+    rngs = [random.Random(i) for i in range(4)]
+    games = [
+        asyncio.create_task(autoplay(s, rngs[i], _finished, timeout=180))
+        for i, s in enumerate(survivors, start=1)
+    ]
+    # The owner's own client plays into the middle of a trick, then its
+    # process goes: killed, or drained.
+    at_kill = await autoplay(players[0], rngs[0], _mid_trick, timeout=120)
+    seen = max(_cards_played(s.table) for s in players if s.table is not None)
+    signalled = asyncio.get_running_loop().time()
+    if how == signal.SIGKILL:
+        await asyncio.to_thread(p[0].kill9)
+    else:
+        p[0].signal(how)
+        bye = await players[0].wait_for(Bye, timeout=15)
+        assert bye.code == "restarting"
+    await asyncio.wait_for(players[0].closed.wait(), 15)
+
+    async def come_back() -> TableView:
+        # The owner's client reconnects to another process and resumes (its
+        # turn may be next: the others wait for it).
+        players[0].url = p[2].url
+        assert isinstance(await players[0].reconnect(), Seated)
+        return await autoplay(players[0], rngs[0], _finished, timeout=180)
+
+    games.append(asyncio.create_task(come_back()))
+    # The survivors see the game go on (the first move after the signal).
+    # Polled: the session's events are their autoplay's to read.
+    for _ in range(3000):
+        if survivors[0].table is not None and _cards_played(survivors[0].table) > seen:
+            break
+        await asyncio.sleep(0.01)
+    took = asyncio.get_running_loop().time() - signalled
+    assert survivors[0].table is not None
+    assert _cards_played(survivors[0].table) > _cards_played(at_kill)
+    views = await asyncio.gather(*games)
+    assert len({tuple(v.scores) for v in views}) == 1
+    await survivors[0].send(GetHistory())
+    records = (await survivors[0].wait_for(History)).records
+    assert len(records) == len(views[0].sheet) == 2
+    for record, line in zip(records, views[0].sheet, strict=True):
+        assert replay_record(record)["scores"] == line.scores
+    for s in players:
+        # Every view any client was ever sent, before and after the takeover,
+        # is a prefix of the deal records: no acknowledged move was lost.
+        _check_no_leaks(s, s.seat, records)
+    for s in survivors:
+        assert not s.closed.is_set()  # never disconnected
+        assert not [m for m, _ in s.received if isinstance(m, Bye)]
+        await s.close()
+    await players[0].close()
+    return took
+
+
+async def test_kill_9_of_the_owner_mid_trick_costs_nobody_their_game(
+    redis_server: RedisServer, procs: list[Proc], tmp_path: Path
+) -> None:
+    took = await _owner_goes_away(redis_server, procs, tmp_path, signal.SIGKILL)
+    # The lease (2 s) lapses, an orphan scan (every lease / 2, jittered) claims.
+    assert took < 2.0 + 1.25 + 2.0, took
+
+
+async def test_sigterm_drains_the_owners_tables_to_the_others(
+    redis_server: RedisServer, procs: list[Proc], tmp_path: Path
+) -> None:
+    took = await _owner_goes_away(redis_server, procs, tmp_path, signal.SIGTERM)
+    # Released, not lapsed: claimed at once, without waiting for the lease.
+    assert took < 2.0, took
