@@ -613,6 +613,9 @@ class Node:
                     await self.leases.release(table.id)
                     if self.bus is not None:
                         self.bus.publish(LOBBY, Released(table.id, self.proc))
+                # Commands still arriving for it are answered ``Moved``: their
+                # process finds the new owner and sends them there.
+                table.step_down()
         if self.bus is not None:
             self.bus.publish(LOBBY, Beat(self.proc, 0, leaving=True))
 
