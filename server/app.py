@@ -12,7 +12,7 @@ import contextlib
 import gc
 import signal
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 from websockets.asyncio.server import serve
@@ -27,6 +27,9 @@ from server.lobby import Lobby
 from server.net import Front, select_subprotocol
 from server.store.base import StoreError, TableStore
 from server.store.memory import MemoryStore
+
+if TYPE_CHECKING:
+    from server.cluster.node import Node
 
 log = structlog.get_logger()
 
@@ -57,6 +60,7 @@ class Server:
         self._ws: Any = None
         self.port = settings.port
         self._healthy = True
+        self.node: Node | None = None
 
     async def start(self) -> None:
         # Listen first, accepting nobody yet: a port in use or a host that is
@@ -82,16 +86,23 @@ class Server:
                 self._store = await open_store(self.settings)
             self.store = self._store
             self.lobby = Lobby(self.store, self.settings, self.clock)
+            if self.settings.redis_url:
+                self.node = _node(self.store, self.settings, self.lobby, self.clock)
+                self.lobby.node = self.node
             # Players and the daily game, before tables are restored (a
             # restored daily table needs them).
             self.daily = await DailyService.open(self.settings, self.store)
             self.lobby.daily = self.daily
             self.front = Front(self)
+            if self.node is not None:
+                await self.node.open()  # the bus, and every process's listings
             await self.lobby.restore()
         except BaseException:
             self._ws.close()
             raise
         self.lobby.start()
+        if self.node is not None:
+            self.node.start()
         await self._ws.start_serving()
         sock = next(iter(self._ws.sockets))
         self.port = sock.getsockname()[1]
@@ -130,13 +141,29 @@ class Server:
         self.stopping = True
         self._health_task.cancel()
         self._gc_task.cancel()
+        if self.node is not None:
+            await self.node.stop()
         await self.lobby.stop()
+        if self.node is not None:
+            await self.node.release_all()
         await self.front.goodbye()
         self._ws.close()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self._ws.wait_closed(), self.settings.shutdown_grace)
+        if self.node is not None:
+            await self.node.close()
         await self.store.close()
         log.info("stopped")
+
+
+def _node(store: TableStore, settings: Settings, lobby: Lobby, clock: Clock) -> Node | None:
+    """This process's part in a service of several on one Redis (server/cluster/)."""
+    from server.cluster.node import Node
+    from server.store.redis import RedisStore
+
+    if not isinstance(store, RedisStore):
+        return None  # a test's own store: one process
+    return Node(store, settings, lobby, clock)
 
 
 class CannotStart(Exception):

@@ -233,6 +233,13 @@ class Settings:
         "saves made meanwhile share it (a lone save goes at once)",
         seconds,
     )
+    lease: float = _setting(
+        5.0,
+        "Redis: a table's owner renews its lease every third of this; the tables "
+        "of a process that died are taken over by another within this and half "
+        "of it again (s)",
+        positive,
+    )
     chat_rate: float = _setting(1.0, "chat lines per second per player", positive)
     daily_deals: int = _setting(4, "deals in the daily game (annulled deals count)", count)
     daily_secret: str = _setting(

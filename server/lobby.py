@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from typing import TYPE_CHECKING, cast, get_args
+from typing import TYPE_CHECKING, Protocol, cast, get_args
 
 import structlog
 
@@ -27,23 +27,52 @@ from protocol.limits import (
     SEED_MAX,
     TABLE_NAME_MAX,
 )
-from protocol.messages import CreateTable, Error, JoinTable, LobbyPatch, LobbySnapshot, Watch
+from protocol.messages import (
+    Bye,
+    CreateTable,
+    Error,
+    JoinTable,
+    LobbyPatch,
+    LobbySnapshot,
+    Watch,
+)
 from protocol.views import BotLevel, LobbyView
 from server import metrics
 from server.clock import WALL, Clock
-from server.conn import send_to_all
+from server.conn import CLOSE_RESTART, send_to_all
 from server.store.base import StoreError, TableStore
 from server.table import Gone, Join, Reclaim, Stop, Sweep, new_state
 from server.table.actor import Table
 from server.table.effects import Listing
+from server.table.inbox import InboxItem
 from server.text import clean_text
 
 if TYPE_CHECKING:
+    from server.cluster.node import Node
     from server.config import Settings
     from server.conn import Conn
     from server.daily.service import DailyService
 
 log = structlog.get_logger()
+
+
+class Inbox(Protocol):
+    def put_nowait(self, item: InboxItem, /) -> None: ...
+
+
+class Place(Protocol):
+    """Where a connection's table commands go: a ``Table`` served here, or a
+    ``RemoteTable`` (server/cluster/remote.py) owned by another process."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def closed(self) -> bool: ...
+
+    @property
+    def inbox(self) -> Inbox: ...
+
 
 LOBBY_DEBOUNCE = 0.1
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
@@ -59,7 +88,7 @@ class Lobby:
         self.listings: dict[str, Listing] = {}
         """What each table last told of itself."""
         self.codes: dict[str, str] = {}
-        self.at: dict[Conn, Table] = {}
+        self.at: dict[Conn, Place] = {}
         """Where each connection's table commands go: the one routing map."""
         self.watchers: set[Conn] = set()
         self.seq = 0
@@ -67,13 +96,24 @@ class Lobby:
         self._pending: asyncio.TimerHandle | None = None
         self._sweeper: asyncio.Task[None] | None = None
         self.players_online = 0
+        self.online_elsewhere = 0
+        """Players connected to the service's other processes (their heartbeats)."""
         self.daily: DailyService | None = None
         """Players and the daily game (set by the server): records daily results."""
+        self.node: Node | None = None
+        """This process in a service of several on one Redis (set by the server);
+        None: this process is the whole service (server/cluster/)."""
 
     # -- tables ------------------------------------------------------------------
 
     async def restore(self) -> int:
         """Serve again every open table the store holds (after a restart)."""
+        if self.node is not None:
+            # Only those no other process owns (and whose owner is not
+            # dead too recently: the node's scan takes those later).
+            restored = await self.node.restore()
+            log.info("tables_restored", tables=restored)
+            return restored
         restored = 0
         for table_id in await self.store.open_tables():
             stored = await self.store.load(table_id)
@@ -84,12 +124,28 @@ class Lobby:
             table = Table.restore(stored[1], self.store, self.settings, self, self.clock)
             if table is None:
                 continue
-            self._add(table)
+            self.add(table)
             restored += 1
         log.info("tables_restored", tables=restored)
         return restored
 
-    def _add(self, table: Table) -> None:
+    async def open(self, table: Table, conn: Conn, rid: int) -> bool:
+        """Serve a new table here (claimed first, in a service of several
+        processes); False, with an error sent to ``conn``, if it cannot be."""
+        if self.node is not None:
+            # Owned before its first save (a fresh id: nobody else has it).
+            try:
+                table.epoch = await self.node.claim_new(table.id)
+            except StoreError:
+                table.epoch = 0
+            if not table.epoch:
+                message = "the store did not answer; try again"
+                conn.send(Error(code="unavailable", message=message, rid=rid))
+                return False
+        self.add(table)
+        return True
+
+    def add(self, table: Table) -> None:
         self.tables[table.id] = table
         metrics.TABLES.set(len(self.tables))
         table.start()  # the table lists itself (``table_changed``)
@@ -140,16 +196,22 @@ class Lobby:
             if code not in self.codes:
                 return code
 
-    def find(self, table_id: str | None, code: str | None) -> Table | None:
+    def find(self, table_id: str | None, code: str | None) -> Place | None:
         if code:
             table_id = self.codes.get(code.strip().upper())
-        table = self.tables.get(table_id) if table_id else None
+        if not table_id:
+            return None
+        table: Place | None = self.tables.get(table_id)
+        if table is None and self.node is not None:
+            table = self.node.place(table_id)  # listed by another process
         return None if table is None or table.closed else table
 
     # -- where connections are ---------------------------------------------------
 
-    def route(self, conn: Conn, table: Table, here: bool, to_lobby: bool) -> None:
+    def route(self, conn: Conn, table: Place, here: bool, to_lobby: bool) -> None:
         """A table says ``conn``'s commands go to it (``here``), or no longer do."""
+        if self.node is not None and self.node.routes(conn, here, to_lobby):
+            return  # a connection held by another process: told there
         if here:
             self.at[conn] = table
         elif self.at.get(conn) is table:
@@ -157,7 +219,7 @@ class Lobby:
         if to_lobby:
             self.enter(conn)
 
-    def table_of(self, conn: Conn) -> Table | None:
+    def table_of(self, conn: Conn) -> Place | None:
         return self.at.get(conn)
 
     def gone(self, conn: Conn) -> None:
@@ -166,6 +228,25 @@ class Lobby:
         table = self.at.pop(conn, None)
         if table is not None:
             table.inbox.put_nowait(Gone(conn))
+
+    def stepped_down(self, table: Table) -> None:
+        """Another process owns ``table`` now: forget it here. Its connections
+        here are closed as on a restart (1012): they reconnect and resume with
+        their tokens wherever they land, and reach the new owner."""
+        if self.tables.get(table.id) is table:
+            self.tables.pop(table.id)
+            listing = self.listings.pop(table.id, None)
+            if listing is not None and self.codes.get(listing.code) == table.id:
+                del self.codes[listing.code]
+            metrics.TABLES.set(len(self.tables))
+            self._soon()
+        if self.node is not None:
+            self.node.stepped_down(table)
+        for conn, at in list(self.at.items()):
+            if at is table:
+                del self.at[conn]
+                conn.send(Bye(code="restarting", message="your table moved; reconnecting"))
+                conn.close(CLOSE_RESTART, "table moved")
 
     def unsaved_tables(self) -> int:
         return sum(1 for t in self.tables.values() if t.unsaved)
@@ -201,13 +282,20 @@ class Lobby:
             result_wait=self.settings.result_wait if cmd.result_wait is None else cmd.result_wait,
         )
         table = Table(state, self.store, self.settings, self, self.clock)
-        self._add(table)
+        if not await self.open(table, conn, cmd.rid):
+            return
         log.info("table_created", table=table_id, by=conn.id, private=cmd.private)
         await self._sit(conn, table, Join(conn, None, cmd.rid, creator=True))
 
     async def join(self, conn: Conn, cmd: JoinTable | Watch) -> None:
         """Sit at a table (``JoinTable``) or watch it (``Watch``), by id or invite code."""
         table = self.find(cmd.table_id, cmd.code)
+        if table is None and cmd.table_id and self.node is not None:
+            # Not listed here (yet): ask Redis who serves it.
+            try:
+                table = await self.node.find(cmd.table_id)
+            except StoreError:
+                table = None
         if table is None:
             conn.send(
                 Error(
@@ -236,8 +324,8 @@ class Lobby:
             taking_over, key=lambda s: -s.humans
         )
         for summary in candidates:
-            table = self.tables.get(summary.table_id)
-            if table is None or table.closed:
+            table = self.find(summary.table_id, None)
+            if table is None:
                 continue
             join = Join(conn, None, rid, quiet=True)
             if await self._ask(table, join) is None:
@@ -248,19 +336,24 @@ class Lobby:
 
     async def resume(self, conn: Conn, token: str, last_seq: int, rid: int) -> None:
         table_id = token.split(".", 1)[0]
-        table = self.tables.get(table_id)
+        table: Place | None = self.tables.get(table_id)
+        if table is None and self.node is not None and table_id:
+            try:
+                table = await self.node.find(table_id)
+            except StoreError:
+                table = None
         if table is None or table.closed:
             conn.send(Error(code="bad_token", message="that table is gone", rid=rid))
             return
         await self._sit(conn, table, Reclaim(conn, token, last_seq, rid))
 
-    async def _ask(self, table: Table, msg: Join | Reclaim) -> ErrorCode | None:
+    async def _ask(self, table: Place, msg: Join | Reclaim) -> ErrorCode | None:
         """Put ``msg`` on the table's inbox; its answer (None: seated, else an error code)."""
         msg.done = asyncio.get_running_loop().create_future()
         table.inbox.put_nowait(msg)
         return await msg.done
 
-    async def _sit(self, conn: Conn, table: Table, msg: Join | Reclaim) -> None:
+    async def _sit(self, conn: Conn, table: Place, msg: Join | Reclaim) -> None:
         self.watchers.discard(conn)
         if await self._ask(table, msg) is not None:
             # Not seated: back to the lobby, with a fresh list (updates sent
@@ -286,9 +379,28 @@ class Lobby:
             return  # already removed
         self.listings[table.id] = listing
         self.codes[listing.code] = table.id
+        if self.node is not None:
+            self.node.listed(table.id, listing)  # every process's lobby shows it
         if listing.closed or table.closed:
             self._remove(table)
         self._soon()
+
+    def listed_elsewhere(self, table_id: str, listing: Listing | None) -> None:
+        """Another process's table lists itself so (None: gone)."""
+        if table_id in self.tables:
+            return
+        old = self.listings.pop(table_id, None)
+        if old is not None and self.codes.get(old.code) == table_id:
+            del self.codes[old.code]
+        if listing is not None and not listing.closed:
+            self.listings[table_id] = listing
+            self.codes[listing.code] = table_id
+        self._soon()
+
+    def others_online(self, count: int) -> None:
+        if count != self.online_elsewhere:
+            self.online_elsewhere = count
+            self._soon()
 
     def _soon(self) -> None:
         if self._pending is None:
@@ -301,7 +413,8 @@ class Lobby:
             if not listing.private and not listing.closed and listing.summary.status != "closed"
         ]
         tables.sort(key=lambda s: (s.status != "waiting", -s.humans, s.name))
-        return LobbyView(tables=tables, players_online=self.players_online)
+        online = self.players_online + self.online_elsewhere
+        return LobbyView(tables=tables, players_online=online)
 
     def _publish(self) -> None:
         self._pending = None

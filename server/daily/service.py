@@ -251,8 +251,8 @@ class DailyService:
         earlier = await self.board.claim(spec.day, player.id, table_id)
         ranked = earlier is None
         if earlier is not None and await self.board.result(spec.day, player.id) is None:
-            found = lobby.tables.get(earlier)
-            if found is not None and not found.closed:
+            found = lobby.find(earlier, None)  # served here or elsewhere
+            if found is not None:
                 await lobby._sit(conn, found, Join(conn, spec.seat, rid, player=player.id))
                 return
             # The attempt's table is gone (an in-memory server restarted):
@@ -274,7 +274,8 @@ class DailyService:
         )
         state.daily = tag  # the table's daily rules: server/table/daily.py
         table = Table(state, lobby.store, lobby.settings, lobby, lobby.clock)
-        lobby._add(table)
+        if not await lobby.open(table, conn, rid):
+            return
         log.info("daily_started", table=table_id, player=player.id, ranked=ranked)
         await lobby._sit(conn, table, Join(conn, spec.seat, rid, creator=True, player=player.id))
         if lobby.table_of(conn) is table:

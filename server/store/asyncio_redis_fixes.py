@@ -330,9 +330,36 @@ class RedisClient:
         above = asyncio_redis.ZScoreBoundary(score, exclude_boundary=True)
         return int(await self.pool.zcount(key, above, asyncio_redis.ZScoreBoundary("+inf")))
 
+    # -- pub/sub (server/cluster/bus.py): one connection publishes, in order,
+    # another one subscribes (a subscribed connection can do nothing else)
+
+    async def publish(self, channel: bytes, message: bytes) -> int:
+        """Publish; how many subscribers received it (0: nobody listens there)."""
+        return int(await self.pool.publish(channel, message))
+
+    async def subscribe(self, channels: list[bytes]) -> Subscription:
+        """Turn this client (a pool of one) into a subscriber of ``channels``.
+
+        The library subscribes again by itself after a reconnect.
+        """
+        subscription = await self.pool.start_subscribe()
+        await subscription.subscribe(channels)
+        return Subscription(subscription)
+
     async def ping(self) -> bool:
         reply = await self.pool.ping()
         return bool(reply.status == "PONG")
 
     async def aclose(self) -> None:
         await self.pool.aclose()
+
+
+class Subscription:
+    """What a subscribed client receives: ``(channel, message)`` pairs, in order."""
+
+    def __init__(self, subscription: asyncio_redis.Subscription) -> None:
+        self._subscription = subscription
+
+    async def next(self) -> tuple[bytes, bytes]:
+        reply = await self._subscription.next_published()
+        return bytes(reply.channel), bytes(reply.value)

@@ -14,7 +14,10 @@ class MemoryStore:
         self._records: dict[str, list[bytes]] = {}
         self._record_keys: dict[str, set[str]] = {}
 
-    async def save(self, table_id: str, version: int, blob: bytes, *, open_: bool = True) -> None:
+    async def save(
+        self, table_id: str, version: int, blob: bytes, *, open_: bool = True, epoch: int = 0
+    ) -> None:
+        # One process: no other owner to fence out (``epoch`` is Redis's).
         stored = self._tables.get(table_id)
         if stored is not None and stored[0] > version:
             raise StaleWrite(table_id, version, stored[0])
@@ -36,7 +39,9 @@ class MemoryStore:
         self._record_keys.pop(table_id, None)
         self._open.discard(table_id)
 
-    async def append_record(self, table_id: str, record: bytes, key: str) -> None:
+    async def append_record(
+        self, table_id: str, record: bytes, key: str, *, epoch: int = 0
+    ) -> None:
         keys = self._record_keys.setdefault(table_id, set())
         if key not in keys:
             keys.add(key)

@@ -5,8 +5,9 @@ connection to Redis (through asyncio-redis, with the fixes below).
 
 Key layout, all under ``atout:``:
 
-- ``atout:table:{id}``   hash ``{v: version, blob: state, r:{key}: 1}``: the
-  ``r:`` fields name the deal records already appended (``append_record``)
+- ``atout:table:{id}``   hash ``{v: version, blob: state, e: owner epoch,
+  r:{key}: 1}``: the ``r:`` fields name the deal records already appended
+  (``append_record``); ``e`` fences out older owners (server/cluster/lease.py)
 - ``atout:records:{id}`` list of deal records, oldest first
 - ``atout:open``         set of open table ids: the lobby index
 
@@ -42,20 +43,31 @@ SAVE_BATCH = 200
 # --- Lua scripts --------------------------------------------------------------
 
 # Saves tables (one or many: a group commit, see ``RedisStore.save``) unless
-# a newer version is stored. Returns 0 when all were saved, else per table in
-# order 0 when saved or the newer stored version that refused it.
+# a newer version is stored, or a newer owner claimed the table (its epoch,
+# field ``e``, is above the saver's: server/cluster/lease.py). Returns 0 when
+# all were saved, else per table in order 0 when saved, the newer stored
+# version that refused it, or minus the newer epoch that did.
 _SAVE = """
 -- KEYS: the open set, then per table: its hash, its records list
--- ARGV: ttl in ms, then per table: version, blob, "1" if open else "0", id
+-- ARGV: ttl in ms, then per table: version, blob, "1" if open else "0", id, epoch
 local out, stale = {}, 0
 for i = 1, (#KEYS - 1) / 2 do
-  local hash, records, a = KEYS[2 * i], KEYS[2 * i + 1], 4 * i - 2
+  local hash, records, a = KEYS[2 * i], KEYS[2 * i + 1], 5 * i - 3
+  local epoch = tonumber(ARGV[a + 4])
+  local owner = tonumber(redis.call('HGET', hash, 'e') or '0')
   local stored = redis.call('HGET', hash, 'v')
-  if stored and tonumber(stored) > tonumber(ARGV[a]) then
+  if epoch > 0 and owner > epoch then
+    out[i] = -owner
+    stale = stale + 1
+  elseif stored and tonumber(stored) > tonumber(ARGV[a]) then
     out[i] = tonumber(stored)
     stale = stale + 1
   else
     redis.call('HSET', hash, 'v', ARGV[a], 'blob', ARGV[a + 1])
+    if epoch > owner then
+      -- A Redis that lost its data comes back fenced by the saver's epoch.
+      redis.call('HSET', hash, 'e', epoch)
+    end
     redis.call('PEXPIRE', hash, ARGV[1])
     redis.call('PEXPIRE', records, ARGV[1])
     if ARGV[a + 2] == '1' then
@@ -73,9 +85,14 @@ return out
 """
 
 _APPEND_RECORD = """
--- KEYS: records list, table hash.  ARGV: record, ttl in ms, record key
+-- KEYS: records list, table hash.  ARGV: record, ttl in ms, record key, epoch
 -- Once per key: the table's hash notes the keys it holds records of (it
--- lives and expires with the table, and a delete drops both).
+-- lives and expires with the table, and a delete drops both). An older
+-- owner's record is dropped (its next save is refused).
+local epoch = tonumber(ARGV[4])
+if epoch > 0 and tonumber(redis.call('HGET', KEYS[2], 'e') or '0') > epoch then
+  return false
+end
 if redis.call('HSETNX', KEYS[2], 'r:' .. ARGV[3], '1') == 1 then
   redis.call('RPUSH', KEYS[1], ARGV[1])
 end
@@ -147,7 +164,7 @@ class RedisStore:
         self._ttl_ms = str(max(1, round(expire_s * 1000))).encode()
         self._timeout_s = timeout_s
         self._save_interval_s = save_interval_s
-        self._pending: list[tuple[bytes, int, bytes, bool, asyncio.Future[int]]] = []
+        self._pending: list[tuple[bytes, int, bytes, bool, int, asyncio.Future[int]]] = []
         self._saver: asyncio.Task[None] | None = None
         self._last_request = 0.0  # loop time the last save request was sent
 
@@ -192,7 +209,9 @@ class RedisStore:
         except REDIS_ERRORS as exc:
             raise StoreError(f"redis {what}: {exc!r}") from exc
 
-    async def save(self, table_id: str, version: int, blob: bytes, *, open_: bool = True) -> None:
+    async def save(
+        self, table_id: str, version: int, blob: bytes, *, open_: bool = True, epoch: int = 0
+    ) -> None:
         # Group commit: at most one save request every ``save_interval_s``;
         # saves asked for meanwhile (or while a request is on its way) go
         # together in the next one, one script run for all of them. A request
@@ -202,15 +221,17 @@ class RedisStore:
         # returns only once its own state is stored.
         loop = asyncio.get_running_loop()
         done: asyncio.Future[int] = loop.create_future()
-        self._pending.append((table_id.encode(), version, blob, open_, done))
+        self._pending.append((table_id.encode(), version, blob, open_, epoch, done))
         if self._saver is None or self._saver.done():
             self._saver = loop.create_task(self._save_pending())
         stored = await done
-        if stored:
+        if stored > 0:
             raise StaleWrite(table_id, version, stored)
+        if stored < 0:
+            raise StaleWrite(table_id, version, 0, epoch=-stored)
 
     async def _save_pending(self) -> None:
-        batch: list[tuple[bytes, int, bytes, bool, asyncio.Future[int]]] = []
+        batch: list[tuple[bytes, int, bytes, bool, int, asyncio.Future[int]]] = []
         loop = asyncio.get_running_loop()
         try:
             while self._pending:
@@ -222,9 +243,15 @@ class RedisStore:
                 del self._pending[:SAVE_BATCH]
                 keys = [OPEN]
                 args = [self._ttl_ms]
-                for tid, version, blob, open_, _ in batch:
+                for tid, version, blob, open_, epoch, _ in batch:
                     keys += (TABLE + tid, RECORDS + tid)
-                    args += (str(int(version)).encode(), blob, b"1" if open_ else b"0", tid)
+                    args += (
+                        str(int(version)).encode(),
+                        blob,
+                        b"1" if open_ else b"0",
+                        tid,
+                        str(int(epoch)).encode(),
+                    )
                 try:
                     async with self._request("save"):
                         reply = await self._save.run(self._pool, keys, args)
@@ -268,11 +295,15 @@ class RedisStore:
         async with self._request("delete"):
             await self._delete.run(self._pool, [TABLE + tid, RECORDS + tid, OPEN], [tid])
 
-    async def append_record(self, table_id: str, record: bytes, key: str) -> None:
+    async def append_record(
+        self, table_id: str, record: bytes, key: str, *, epoch: int = 0
+    ) -> None:
         tid = table_id.encode()
         async with self._request("append_record"):
             await self._append_record.run(
-                self._pool, [RECORDS + tid, TABLE + tid], [record, self._ttl_ms, key.encode()]
+                self._pool,
+                [RECORDS + tid, TABLE + tid],
+                [record, self._ttl_ms, key.encode(), str(int(epoch)).encode()],
             )
 
     async def records(self, table_id: str) -> list[bytes]:

@@ -66,7 +66,10 @@ class SqliteStore:
         except (OSError, sqlite3.Error) as e:
             raise StoreError(f"cannot open {path}: {e}") from e
 
-    async def save(self, table_id: str, version: int, blob: bytes, *, open_: bool = True) -> None:
+    async def save(
+        self, table_id: str, version: int, blob: bytes, *, open_: bool = True, epoch: int = 0
+    ) -> None:
+        # One file, one process: no other owner to fence out (``epoch`` is Redis's).
         db = self._db
         try:
             # IMMEDIATE: the version check and the write are one atomic step,
@@ -111,7 +114,9 @@ class SqliteStore:
                 db.execute("ROLLBACK")
             raise StoreError(f"delete {table_id}: {e}") from e
 
-    async def append_record(self, table_id: str, record: bytes, key: str) -> None:
+    async def append_record(
+        self, table_id: str, record: bytes, key: str, *, epoch: int = 0
+    ) -> None:
         try:
             self._db.execute(
                 "INSERT OR IGNORE INTO records (table_id, key, record) VALUES (?, ?, ?)",

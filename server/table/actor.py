@@ -14,7 +14,6 @@ telling the lobby.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import functools
 import time
 from typing import TYPE_CHECKING, Protocol, cast
@@ -68,6 +67,9 @@ class Home(Protocol):
     def route(self, conn: Conn, table: Table, here: bool, to_lobby: bool) -> None:
         """``conn``'s commands go to ``table`` (``here``) or no longer do."""
 
+    def stepped_down(self, table: Table) -> None:
+        """Another process owns ``table`` now: this one neither writes nor sends."""
+
 
 def _conn(peer: Peer) -> Conn:
     # The core names connections only as ``Peer``s; the ones this actor is
@@ -96,6 +98,9 @@ class Table:
         self.task: asyncio.Task[None] | None = None
         self.stale = False
         """Another process saved a newer version: this one stops serving the table."""
+        self.epoch = 0
+        """This process's owner epoch of the table (server/cluster/lease.py); 0: no
+        other process may own it (the memory store), saves are not fenced."""
         self.listing: Listing | None = None
         self.dirty: tuple[int, bytes, bool] | None = None
         """A state the store refused while down, written again by ``_retry``."""
@@ -165,6 +170,10 @@ class Table:
 
     async def _perform(self, effects: list[Effect]) -> None:
         for effect in effects:
+            if self.stale:
+                # Refused as stale (by a save, or the lease renewal while this
+                # one waited): another process serves the table; say nothing.
+                return
             match effect:
                 case Save(version=version, blob=blob, open_=open_):
                     await self._save(version, blob, open_)
@@ -238,7 +247,8 @@ class Table:
         is down (``quiet``: keep them for the next save or ``_retry``)."""
         try:
             while self.records_due:
-                await self.store.append_record(self.id, *self.records_due[0])
+                blob, key = self.records_due[0]
+                await self.store.append_record(self.id, blob, key, epoch=self.epoch)
                 del self.records_due[0]
         except StoreError:
             if not quiet:
@@ -247,7 +257,7 @@ class Table:
     async def _save(self, version: int, blob: bytes, open_: bool) -> None:
         try:
             await self._write_records()  # a state is never stored ahead of its records
-            await self.store.save(self.id, version, blob, open_=open_)
+            await self.store.save(self.id, version, blob, open_=open_, epoch=self.epoch)
         except StaleWrite:
             self._went_stale(version)
         except StoreError as e:
@@ -264,11 +274,18 @@ class Table:
 
     def _went_stale(self, version: int) -> None:
         # Another process owns this table now: stop writing and serving it.
-        self.log.error("stale_table_closed", version=version)
+        self.log.warning("stale_table_stepped_down", version=version, epoch=self.epoch)
+        self.step_down()
+
+    def step_down(self) -> None:
+        """Stop serving the table at once, without a save: another owner has it."""
+        if self.stale:
+            return
         self.stale = True
         self.dirty = None
-        if self.listing is not None:
-            self.home.table_changed(self, dataclasses.replace(self.listing, closed=True))
+        self._cancel_timer()
+        self.inbox.put_nowait(Stop())
+        self.home.stepped_down(self)
 
     async def _retry(self) -> None:
         delay = 0.1
@@ -277,7 +294,7 @@ class Table:
             version, blob, open_ = self.dirty
             try:
                 await self._write_records()
-                await self.store.save(self.id, version, blob, open_=open_)
+                await self.store.save(self.id, version, blob, open_=open_, epoch=self.epoch)
             except StaleWrite:
                 self._went_stale(version)
                 return
@@ -290,13 +307,21 @@ class Table:
 
     async def flush(self) -> None:
         """Save the current state now (shutdown)."""
+        if self.stale:
+            return
         st = self.core.state
         try:
             await self._write_records()
             await self.store.save(
-                self.id, st.version, encode_state(st), open_=st.status != "closed"
+                self.id,
+                st.version,
+                encode_state(st),
+                open_=st.status != "closed",
+                epoch=self.epoch,
             )
             self.dirty = None
+        except StaleWrite:
+            self.stale = True
         except StoreError:
             self.log.error("shutdown_save_failed")
 

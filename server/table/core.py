@@ -333,6 +333,11 @@ class TableCore:
             for s, p in missing:
                 out.append(Send((peer,), TablePatch(seq=s, patch=decode_patch(p))))
         else:
+            fresh = self.fan.streams[seat]
+            if fresh is not None and fresh.view is None and msg.last_seq > fresh.seq:
+                # A table served anew (a restart, a takeover by another
+                # process) goes on from the client's sequence number.
+                fresh.seq = msg.last_seq
             self.fan.snapshot(peer, seat, self.state, self.game, out)
         out.append(
             Log(

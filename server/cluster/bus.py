@@ -1,0 +1,264 @@
+"""The process's pub/sub: typed messages between the processes of a service.
+
+Channels: one per process, ``atout:bus:{proc}`` (what is sent to that
+process: commands for the tables it owns, updates for the connections it
+holds), and ``atout:lobby`` for everyone (listings, claims, heartbeats).
+
+Each message is a msgspec Struct of a tagged union, encoded with msgpack.
+One connection publishes, in the order ``publish`` was called (Redis keeps
+the order per publisher, and every subscriber gets a channel's messages in
+that order); another one subscribes. A publish that reached nobody (the
+process behind the channel is dead) is reported to ``on_unreached``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+
+import msgspec
+import structlog
+
+from protocol.views import TableSummary
+from server.store.asyncio_redis_fixes import REDIS_ERRORS, RedisClient, Subscription
+from server.store.redis import PREFIX, parse_url
+
+log = structlog.get_logger()
+
+LOBBY = PREFIX + b"lobby"
+LISTINGS = PREFIX + b"listings"
+"""Hash: table id -> msgpack ``Listed`` (the lobby a starting process loads)."""
+
+
+def channel_of(proc: str) -> bytes:
+    return PREFIX + b"bus:" + proc.encode()
+
+
+class _Msg(msgspec.Struct, tag_field="k", array_like=True, omit_defaults=True):
+    pass
+
+
+# -- to a table's owner ----------------------------------------------------------------
+
+
+class Sit(_Msg, tag="sit"):
+    """A connection held by ``origin`` joins, watches or (``reclaim``) resumes."""
+
+    table: str
+    origin: str
+    conn: str
+    name: str
+    subprotocol: str | None
+    rid: int
+    token: str
+    """Join: the secret half the seat's token gets; reclaim: the whole token."""
+    reclaim: bool = False
+    last_seq: int = -1
+    seat: int | None = None
+    spectator: bool = False
+    creator: bool = False
+    quiet: bool = False
+    player: str | None = None
+
+
+class Do(_Msg, tag="do"):
+    """A command of a connection held by ``origin`` (msgpack of the protocol's ``Command``)."""
+
+    table: str
+    origin: str
+    conn: str
+    command: bytes
+
+
+class Away(_Msg, tag="away"):
+    """A connection held by ``origin`` dropped (or left for another table's process)."""
+
+    table: str
+    origin: str
+    conn: str
+
+
+# -- to the process holding the connections (in one ``Batch`` per loop turn) -------------
+
+
+class Out(_Msg, tag="out"):
+    """Bytes for a connection, as the owner encoded them (``text``: a str frame)."""
+
+    conn: str
+    data: bytes
+    text: bool = False
+
+
+class Routed(_Msg, tag="route"):
+    """The connection's commands go to ``table`` (``here``), or no longer do."""
+
+    conn: str
+    table: str
+    here: bool
+    to_lobby: bool = False
+
+
+class Shut(_Msg, tag="shut"):
+    """Close the connection with ``code`` (after what was sent before)."""
+
+    conn: str
+    code: int
+    reason: str
+
+
+class Answered(_Msg, tag="answer"):
+    """The owner's answer to a ``Sit``: ``None`` seated, else the error code."""
+
+    conn: str
+    table: str
+    error: str | None = None
+
+
+class Moved(_Msg, tag="moved"):
+    """The table is not served by the process asked: find its owner again."""
+
+    table: str
+
+
+Item = Out | Routed | Shut | Answered | Moved
+
+
+class Batch(_Msg, tag="batch"):
+    items: list[Item]
+
+
+# -- to everyone (``atout:lobby``) -------------------------------------------------------
+
+
+class Listed(_Msg, tag="listed"):
+    """A table's lobby listing, by its owner (``closed``: it is gone)."""
+
+    table: str
+    owner: str
+    summary: TableSummary
+    private: bool
+    code: str
+    closed: bool = False
+
+
+class Claimed(_Msg, tag="claimed"):
+    """``owner`` serves ``table`` from now on (a takeover)."""
+
+    table: str
+    owner: str
+
+
+class Released(_Msg, tag="released"):
+    """``table``'s owner gave it up (drain): claim it now."""
+
+    table: str
+    owner: str
+
+
+class Beat(_Msg, tag="beat"):
+    """A process is alive, with ``online`` players connected to it."""
+
+    proc: str
+    online: int
+    leaving: bool = False
+
+
+Message = Sit | Do | Away | Batch | Listed | Claimed | Released | Beat
+
+encode = msgspec.msgpack.Encoder().encode
+decode = msgspec.msgpack.Decoder(Message).decode
+decode_listed = msgspec.msgpack.Decoder(Listed).decode
+
+
+class Bus:
+    """Publish and receive ``Message``s; open with ``await Bus.open(...)``."""
+
+    def __init__(
+        self,
+        proc: str,
+        publisher: RedisClient,
+        subscriber: RedisClient,
+        subscription: Subscription,
+        on_message: Callable[[Message], None],
+        on_unreached: Callable[[bytes], None],
+    ) -> None:
+        self.proc = proc
+        self.channel = channel_of(proc)
+        self._publisher = publisher
+        self._subscriber = subscriber
+        self._subscription = subscription
+        self._on_message = on_message
+        self._on_unreached = on_unreached
+        self._queue: list[tuple[bytes, bytes]] = []
+        self._sender: asyncio.Task[None] | None = None
+        self._reader = asyncio.get_running_loop().create_task(self._read(), name="bus-read")
+
+    @classmethod
+    async def open(
+        cls,
+        url: str,
+        proc: str,
+        on_message: Callable[[Message], None],
+        on_unreached: Callable[[bytes], None],
+    ) -> Bus:
+        host, port, db, password = parse_url(url)
+        publisher = await RedisClient.open(host, port, password=password, db=db, size=1)
+        subscriber = await RedisClient.open(host, port, password=password, db=db, size=1)
+        subscription = await subscriber.subscribe([channel_of(proc), LOBBY])
+        return cls(proc, publisher, subscriber, subscription, on_message, on_unreached)
+
+    @property
+    def client(self) -> RedisClient:
+        """The publishing connection (also fine for the odd non-pub/sub request)."""
+        return self._publisher
+
+    def publish(self, channel: bytes, msg: Message) -> None:
+        """Send ``msg`` to ``channel``, after every message published before it."""
+        self._queue.append((channel, encode(msg)))
+        if self._sender is None or self._sender.done():
+            self._sender = asyncio.get_running_loop().create_task(self._send())
+
+    async def _send(self) -> None:
+        loop = asyncio.get_running_loop()
+        while self._queue:
+            batch, self._queue = self._queue, []
+            # Pipelined on the one connection: each request is written when
+            # its task first runs, and tasks first run in creation order.
+            tasks = [loop.create_task(self._publisher.publish(ch, data)) for ch, data in batch]
+            results = await asyncio.gather(*tasks, return_exceptions=True)
+            for (ch, _), result in zip(batch, results, strict=True):
+                if isinstance(result, BaseException):
+                    log.warning("bus_publish_failed", error=repr(result))
+                elif result == 0 and ch != LOBBY:
+                    self._on_unreached(ch)
+
+    async def _read(self) -> None:
+        while True:
+            try:
+                _, data = await self._subscription.next()
+                msg = decode(data)
+            except asyncio.CancelledError:
+                raise
+            except (msgspec.DecodeError, *REDIS_ERRORS) as exc:
+                log.warning("bus_bad_message", error=repr(exc))
+                continue
+            try:
+                self._on_message(msg)
+            except Exception:
+                log.exception("bus_message_error", message=type(msg).__name__)
+
+    async def flushed(self) -> None:
+        """Until everything published so far is sent."""
+        while self._sender is not None and not self._sender.done():
+            await asyncio.shield(self._sender)
+
+    async def close(self) -> None:
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(2.0):
+                await self.flushed()
+        self._reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._reader
+        await self._publisher.aclose()
+        await self._subscriber.aclose()

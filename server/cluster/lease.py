@@ -1,0 +1,153 @@
+"""Table leases and owner epochs: exactly one process runs a table.
+
+``atout:lease:{table}`` holds the owner's process id and expires ``lease``
+after its last renewal. Claiming a table bumps its owner epoch, the field
+``e`` of the table's hash; every save and deal record carries the saver's
+epoch and Redis refuses one from an older owner (server/store/redis.py). So
+a process that was paused past its lease and wakes up cannot write: its next
+save is refused (``StaleWrite``) or its next renewal reports the table lost,
+whichever comes first, and it steps down.
+
+Scripts return integers only (asyncio-redis decodes nothing else reliably,
+server/store/asyncio_redis_fixes.py fix 5).
+"""
+
+from __future__ import annotations
+
+from server.store.asyncio_redis_fixes import Script
+from server.store.redis import PREFIX, TABLE, RedisStore
+
+LEASE = PREFIX + b"lease:"
+
+_CLAIM = """
+-- KEYS: lease, table hash.  ARGV: process id, lease ms, table expiry ms,
+-- "1" for a table that must already be stored (a takeover, not a creation).
+-- Returns the new owner epoch, or 0 when another process holds the lease
+-- (or there is no such table to take over).
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] then
+  return 0
+end
+if ARGV[4] == '1' and redis.call('HEXISTS', KEYS[2], 'v') == 0 then
+  return 0
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+local epoch = tonumber(redis.call('HGET', KEYS[2], 'e') or '0')
+if holder and epoch > 0 then
+  return epoch -- already ours: the same owner, the same epoch
+end
+epoch = redis.call('HINCRBY', KEYS[2], 'e', 1)
+if redis.call('PTTL', KEYS[2]) < 0 then
+  -- A new table's hash: it expires like a saved one until its first save.
+  redis.call('PEXPIRE', KEYS[2], ARGV[3])
+end
+return epoch
+"""
+
+_RENEW = """
+-- KEYS: per table its lease, its hash.  ARGV: process id, lease ms, then per
+-- table our epoch.  Returns 0 when every lease is renewed, else the 1-based
+-- positions of the tables lost. A lease that lapsed while nobody claimed the
+-- table (we were slow, or Redis lost its data) is taken again: no other owner
+-- exists as long as the epoch is still ours.
+local lost = {}
+for i = 1, #KEYS / 2 do
+  local lease, hash = KEYS[2 * i - 1], KEYS[2 * i]
+  local holder = redis.call('GET', lease)
+  local epoch = tonumber(redis.call('HGET', hash, 'e') or '0')
+  if (not holder or holder == ARGV[1]) and epoch <= tonumber(ARGV[i + 2]) then
+    redis.call('SET', lease, ARGV[1], 'PX', ARGV[2])
+  else
+    lost[#lost + 1] = i
+  end
+end
+if #lost == 0 then
+  return 0
+end
+return lost
+"""
+
+_RELEASE = """
+-- KEYS: lease.  ARGV: process id.  Drops the lease if it is still ours.
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('DEL', KEYS[1])
+end
+return 0
+"""
+
+_UNLEASED = """
+-- KEYS: leases.  Returns per key 1 when nobody holds it, else 0.
+local out = {}
+for i = 1, #KEYS do
+  out[i] = redis.call('EXISTS', KEYS[i]) == 1 and 0 or 1
+end
+return out
+"""
+
+
+def lease_key(table_id: str) -> bytes:
+    return LEASE + table_id.encode()
+
+
+class Leases:
+    """This process's side of the leases (``proc`` is its id)."""
+
+    _claim = Script(_CLAIM)
+    _renew = Script(_RENEW)
+    _release = Script(_RELEASE)
+    _unleased = Script(_UNLEASED)
+
+    def __init__(self, store: RedisStore, proc: str, lease_s: float, expire_s: float) -> None:
+        self.store = store
+        self.proc = proc.encode()
+        self.lease_ms = str(max(1, round(lease_s * 1000))).encode()
+        self.expire_ms = str(max(1, round(expire_s * 1000))).encode()
+
+    async def claim(self, table_id: str, *, new: bool = False) -> int:
+        """Own ``table_id``: its new owner epoch, or 0 if another process holds
+        it (or, unless ``new``, no such table is stored)."""
+        tid = table_id.encode()
+        async with self.store.request("claim"):
+            reply = await self._claim.run(
+                self.store.pool,
+                [LEASE + tid, TABLE + tid],
+                [self.proc, self.lease_ms, self.expire_ms, b"0" if new else b"1"],
+            )
+        return int(reply) if isinstance(reply, int) else 0
+
+    async def renew(self, owned: dict[str, int]) -> list[str]:
+        """Renew the leases of ``owned`` (table id -> our epoch); the ids lost."""
+        if not owned:
+            return []
+        ids = list(owned)
+        keys: list[bytes] = []
+        args = [self.proc, self.lease_ms]
+        for table_id in ids:
+            tid = table_id.encode()
+            keys += (LEASE + tid, TABLE + tid)
+            args.append(str(owned[table_id]).encode())
+        async with self.store.request("renew"):
+            reply = await self._renew.run(self.store.pool, keys, args)
+        if not isinstance(reply, list):
+            return []
+        return [ids[i - 1] for i in reply]
+
+    async def release(self, table_id: str) -> None:
+        """Give the table up at once (drain): another process may claim it now."""
+        async with self.store.request("release"):
+            await self._release.run(self.store.pool, [lease_key(table_id)], [self.proc])
+
+    async def holder(self, table_id: str) -> str | None:
+        """The process holding ``table_id``'s lease, if any."""
+        async with self.store.request("holder"):
+            value = await self.store.pool.get(lease_key(table_id))
+        return value.decode() if value is not None else None
+
+    async def unleased(self, table_ids: list[str]) -> list[str]:
+        """Those of ``table_ids`` that nobody holds (orphans, or never claimed)."""
+        if not table_ids:
+            return []
+        async with self.store.request("unleased"):
+            reply = await self._unleased.run(self.store.pool, [lease_key(t) for t in table_ids], [])
+        flags = reply if isinstance(reply, list) else []
+        return [t for t, free in zip(table_ids, flags, strict=False) if free]

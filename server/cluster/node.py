@@ -1,0 +1,638 @@
+"""This process in the service: its id, its leases, the orphans it takes over.
+
+A ``Node`` exists only with the Redis store. It
+
+* claims each table this process creates (before its first save) or takes
+  over (before loading it), and keeps the owner epoch on the table;
+* renews the leases of all its tables in one script every ``lease / 3`` and
+  has those it lost step down at once (``Table.step_down``);
+* scans for orphans every ``lease / 2``: open tables nobody holds a lease on
+  (their owner died, or released them on drain) are claimed, loaded and
+  served here; the claim is atomic, so exactly one process wins each;
+* releases its tables' leases when the process stops, after their last save;
+* carries the bus (server/cluster/bus.py): commands and joins for tables it
+  owns arrive from other processes and are put on the tables' inboxes with a
+  ``RemotePeer`` standing for the connection; updates for connections it holds
+  at tables owned elsewhere (``RemoteTable``) arrive in ``Batch``es; listings,
+  claims and heartbeats of every process keep one lobby.
+
+A restarted process is a new process (a new id): the leases of the one that
+died must lapse before its tables are served again, here or elsewhere.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import secrets
+import time
+from typing import TYPE_CHECKING, Any, cast
+
+import msgspec
+import structlog
+
+from protocol.codec import codec_for
+from protocol.errors import ErrorCode
+from protocol.messages import Bye, Command
+from server.cluster.bus import (
+    LISTINGS,
+    LOBBY,
+    Answered,
+    Away,
+    Batch,
+    Beat,
+    Bus,
+    Claimed,
+    Do,
+    Listed,
+    Message,
+    Moved,
+    Out,
+    Released,
+    Routed,
+    Shut,
+    Sit,
+    channel_of,
+    decode_listed,
+    encode,
+)
+from server.cluster.lease import Leases
+from server.cluster.remote import Outbox, RemotePeer, RemoteTable, Sitting
+from server.conn import CLOSE_RESTART
+from server.store.asyncio_redis_fixes import Script
+from server.store.base import StoreError
+from server.table import Act, Gone, Join, Reclaim
+from server.table.actor import Table
+from server.table.effects import Listing
+
+if TYPE_CHECKING:
+    from server.clock import Clock
+    from server.config import Settings
+    from server.conn import Conn
+    from server.lobby import Lobby, Place
+    from server.store.redis import RedisStore
+
+log = structlog.get_logger()
+
+decode_command = msgspec.msgpack.Decoder(Command).decode
+
+_LIST = Script("""
+-- KEYS: the listings hash.  ARGV: table id, listing ("" drops it)
+if ARGV[2] == '' then
+  redis.call('HDEL', KEYS[1], ARGV[1])
+else
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+end
+return 0
+""")
+
+
+class _Seq(msgspec.Struct):
+    """Just the tag and sequence number of a table message (the rest is skipped)."""
+
+    t: str = ""
+    seq: int = -1
+
+
+_seq_msgpack = msgspec.msgpack.Decoder(_Seq).decode
+_seq_json = msgspec.json.Decoder(_Seq).decode
+
+
+class Node:
+    def __init__(self, store: RedisStore, settings: Settings, lobby: Lobby, clock: Clock) -> None:
+        self.proc = secrets.token_hex(4)
+        """This process's id in the service (a restarted process is a new one)."""
+        self.store = store
+        self.settings = settings
+        self.lobby = lobby
+        self.clock = clock
+        self.leases = Leases(store, self.proc, settings.lease, settings.table_expire)
+        self._taking: dict[str, asyncio.Future[Table | None]] = {}
+        self._tasks: list[asyncio.Task[None]] = []
+        self.log = log.bind(proc=self.proc)
+        self.bus: Bus | None = None
+        self.outbox = Outbox(lambda origin, batch: self.publish(origin, batch))
+        self.peers: dict[tuple[str, str], RemotePeer] = {}
+        """Connections held elsewhere at tables owned here, by (origin, conn id)."""
+        self.remotes: dict[str, RemoteTable] = {}
+        """Tables owned elsewhere that connections held here sit at."""
+        self.conns: dict[str, Conn] = {}
+        """Connections held here at tables owned elsewhere, by id."""
+        self.owner_of: dict[str, str] = {}
+        """Each listed table's owner, as the lobby channel tells."""
+        self.online_of: dict[str, tuple[int, float]] = {}
+        self.answer_within = settings.lease * 2 + 3.0
+        """How long a join waits for the owner's answer (a takeover included)."""
+        self._relocating: set[str] = set()
+
+    # -- the bus -----------------------------------------------------------------------
+
+    async def open(self) -> None:
+        """Join the service: subscribe, and load every process's listings."""
+        self.bus = await Bus.open(
+            self.settings.redis_url, self.proc, self._on_message, self._on_unreached
+        )
+        async with self.store.request("listings"):
+            listed = await self.store.pool.hgetall(LISTINGS)
+        open_ids = set(await self.store.open_tables())
+        for blob in listed.values():
+            try:
+                msg = decode_listed(blob)
+            except msgspec.DecodeError:
+                continue
+            if msg.table in open_ids and msg.owner != self.proc:
+                self._listed(msg)
+
+    def publish(self, proc: str, msg: Message) -> None:
+        if self.bus is not None:
+            self.bus.publish(channel_of(proc), msg)
+
+    def register(self, conn: Conn) -> None:
+        self.conns[conn.id] = conn
+
+    def unregister(self, conn: Conn) -> None:
+        if self.conns.get(conn.id) is conn:
+            del self.conns[conn.id]
+
+    def _on_message(self, msg: Message) -> None:
+        match msg:
+            case Batch(items=items):
+                self._deliver(items)
+            case Do():
+                self._do(msg)
+            case Sit():
+                self._sit(msg)
+            case Away():
+                self._away(msg)
+            case Listed():
+                if msg.owner != self.proc:
+                    self._listed(msg)
+            case Claimed(table=table_id, owner=owner):
+                if owner != self.proc:
+                    self._claimed_elsewhere(table_id, owner)
+            case Released(table=table_id, owner=owner):
+                if owner != self.proc and table_id not in self.lobby.tables:
+                    self._spawn(self._take_released(table_id))
+            case Beat(proc=proc, online=online, leaving=leaving):
+                if proc != self.proc:
+                    if leaving:
+                        self.online_of.pop(proc, None)
+                    else:
+                        self.online_of[proc] = (online, time.monotonic())
+                    self._count_online()
+
+    def _on_unreached(self, channel: bytes) -> None:
+        """Nobody listens on ``channel``: that process is gone."""
+        proc = channel.rsplit(b":", 1)[-1].decode()
+        self.online_of.pop(proc, None)
+        # Its connections at our tables dropped with it.
+        for key, peer in list(self.peers.items()):
+            if peer.origin == proc:
+                del self.peers[key]
+                table = self.lobby.tables.get(peer.table)
+                if table is not None:
+                    table.inbox.put_nowait(Gone(peer))
+        # Its tables: wait for their new owner.
+        for remote in list(self.remotes.values()):
+            if remote.owner == proc:
+                self.relocate(remote, proc)
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.append(task)
+        task.add_done_callback(self._tasks_done)
+
+    def _tasks_done(self, task: asyncio.Task[None]) -> None:
+        with contextlib.suppress(ValueError):
+            self._tasks.remove(task)
+        if not task.cancelled() and task.exception() is not None:
+            self.log.error("cluster_task_failed", error=repr(task.exception()))
+
+    # -- the owner's side: connections held elsewhere ------------------------------------
+
+    def _sit(self, msg: Sit) -> None:
+        table = self.lobby.tables.get(msg.table)
+        if table is None or table.stale:
+            self.outbox.add(msg.origin, Moved(msg.table))
+            return
+        key = (msg.origin, msg.conn)
+        peer = self.peers.get(key)
+        if peer is None or peer.table != msg.table:
+            codec = codec_for(msg.subprotocol, Command)
+            peer = RemotePeer(msg.origin, msg.conn, msg.name, codec, msg.table, self.outbox)
+            self.peers[key] = peer
+        peer.name = msg.name
+        ask: Join | Reclaim
+        if msg.reclaim:
+            ask = Reclaim(peer, msg.token, msg.last_seq, msg.rid)
+        else:
+            ask = Join(
+                peer,
+                msg.seat,
+                msg.rid,
+                spectator=msg.spectator,
+                creator=msg.creator,
+                quiet=msg.quiet,
+                token=msg.token,
+                player=msg.player,
+            )
+        done: asyncio.Future[ErrorCode | None] = asyncio.get_running_loop().create_future()
+        ask.done = done
+
+        def answer(f: asyncio.Future[ErrorCode | None]) -> None:
+            error = None if f.cancelled() else f.result()
+            if error is not None and self.peers.get(key) is peer:
+                del self.peers[key]
+            self.outbox.add(msg.origin, Answered(msg.conn, msg.table, error))
+
+        done.add_done_callback(answer)
+        table.inbox.put_nowait(ask)
+
+    def _do(self, msg: Do) -> None:
+        table = self.lobby.tables.get(msg.table)
+        if table is None or table.stale:
+            self.outbox.add(msg.origin, Moved(msg.table))
+            return
+        peer = self.peers.get((msg.origin, msg.conn))
+        if peer is None or peer.table != msg.table:
+            return  # gone meanwhile
+        try:
+            command = decode_command(msg.command)
+        except msgspec.DecodeError:
+            return  # decoded once already by the front that received it
+        table.inbox.put_nowait(Act(peer, command))
+
+    def _away(self, msg: Away) -> None:
+        peer = self.peers.pop((msg.origin, msg.conn), None)
+        table = self.lobby.tables.get(msg.table)
+        if peer is not None and table is not None:
+            table.inbox.put_nowait(Gone(peer))
+
+    def routes(self, conn: object, here: bool, to_lobby: bool) -> bool:
+        """The lobby's ``route`` for a connection held elsewhere: tell its process."""
+        if not isinstance(conn, RemotePeer):
+            return False
+        conn.route(here, to_lobby)
+        if not here and self.peers.get((conn.origin, conn.conn)) is conn:
+            del self.peers[(conn.origin, conn.conn)]
+        return True
+
+    def listed(self, table_id: str, listing: Listing) -> None:
+        """A table of ours lists itself: every process's lobby shows it."""
+        msg = Listed(
+            table_id, self.proc, listing.summary, listing.private, listing.code, listing.closed
+        )
+        if self.bus is None:
+            return
+        self.bus.publish(LOBBY, msg)
+        blob = b"" if listing.closed else encode(msg)
+        self._spawn(self._write_listing(table_id, blob))
+
+    async def _write_listing(self, table_id: str, blob: bytes) -> None:
+        with contextlib.suppress(StoreError):
+            async with self.store.request("listing"):
+                await _LIST.run(self.store.pool, [LISTINGS], [table_id.encode(), blob])
+
+    # -- the origin's side: connections held here at tables owned elsewhere ---------------
+
+    def _deliver(self, items: list[Any]) -> None:
+        at = self.lobby.at
+        for item in items:
+            match item:
+                case Out(conn=conn_id, data=data, text=text):
+                    conn = self.conns.get(conn_id)
+                    if conn is None:
+                        continue
+                    frame: bytes | str = data.decode() if text else data
+                    conn.send_raw(frame)
+                    place = at.get(conn)
+                    if isinstance(place, RemoteTable):
+                        sitting = place.sitting.get(conn)
+                        if sitting is not None:
+                            sitting.recent.append(frame)
+                case Routed(conn=conn_id, table=table_id, here=here, to_lobby=to_lobby):
+                    conn = self.conns.get(conn_id)
+                    remote = self.remotes.get(table_id)
+                    if conn is None or remote is None:
+                        continue
+                    if not here:
+                        remote.sitting.pop(conn, None)
+                    self.lobby.route(conn, remote, here, to_lobby)
+                case Shut(conn=conn_id, code=code, reason=reason):
+                    conn = self.conns.get(conn_id)
+                    if conn is not None:
+                        conn.close(code, reason)
+                case Answered(conn=conn_id, table=table_id, error=error):
+                    conn = self.conns.get(conn_id)
+                    remote = self.remotes.get(table_id)
+                    if conn is not None and remote is not None:
+                        remote.answered(conn, error)
+                case Moved(table=table_id):
+                    remote = self.remotes.get(table_id)
+                    if remote is not None and remote.owner is not None:
+                        self.relocate(remote, remote.owner)
+
+    def remote(self, table_id: str, owner: str) -> RemoteTable:
+        remote = self.remotes.get(table_id)
+        if remote is None:
+            remote = self.remotes[table_id] = RemoteTable(table_id, owner, self)
+        return remote
+
+    def place(self, table_id: str) -> Place | None:
+        """Where ``table_id``'s messages go from here, as far as this process knows."""
+        table = self.lobby.tables.get(table_id)
+        if table is not None:
+            return table
+        owner = self.owner_of.get(table_id)
+        if owner is None or owner == self.proc:
+            return self.remotes.get(table_id)
+        return self.remote(table_id, owner)
+
+    def _listed(self, msg: Listed) -> None:
+        if msg.closed:
+            self.owner_of.pop(msg.table, None)
+            self.lobby.listed_elsewhere(msg.table, None)
+            return
+        known = self.owner_of.get(msg.table)
+        self.owner_of[msg.table] = msg.owner
+        if msg.table in self.lobby.tables:
+            return  # ours (a Claimed tells us when it is not any more)
+        self.lobby.listed_elsewhere(
+            msg.table, Listing(msg.summary, msg.private, msg.code, msg.closed)
+        )
+        if known is not None and known != msg.owner:
+            self._claimed_elsewhere(msg.table, msg.owner)
+
+    def _claimed_elsewhere(self, table_id: str, owner: str) -> None:
+        self.owner_of[table_id] = owner
+        table = self.lobby.tables.get(table_id)
+        if table is not None and not table.stale:
+            # Another process holds the lease we thought ours: we are stale.
+            self.log.warning("claimed_elsewhere", table=table_id, owner=owner)
+            table.step_down()
+        remote = self.remotes.get(table_id)
+        if remote is not None and remote.owner != owner:
+            self._move(remote, owner)
+
+    def relocate(self, remote: RemoteTable, gone: str) -> None:
+        """``remote``'s owner ``gone`` does not serve it: hold its messages and
+        find the new owner (a takeover, here or elsewhere)."""
+        if remote.owner == gone:
+            remote.owner = None
+        if remote.id in self._relocating:
+            return
+        self._relocating.add(remote.id)
+        self._spawn(self._relocate(remote, gone))
+
+    async def _relocate(self, remote: RemoteTable, gone: str) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.settings.lease * 2 + 2.0
+        try:
+            while loop.time() < deadline and self.remotes.get(remote.id) is remote:
+                if remote.owner is not None:
+                    return  # a Claimed moved it meanwhile
+                try:
+                    holder = await self.leases.holder(remote.id)
+                    if holder is None or holder == self.proc:
+                        table = await self.take(remote.id)
+                        if table is not None:
+                            return  # ``take`` moved it here
+                    elif holder != gone:
+                        self._move(remote, holder)
+                        return
+                except StoreError:
+                    pass
+                await asyncio.sleep(0.1)
+            if self.remotes.get(remote.id) is remote and remote.owner is None:
+                self._lost(remote)
+        finally:
+            self._relocating.discard(remote.id)
+
+    def _lost(self, remote: RemoteTable) -> None:
+        """No owner came: its connections go back to reconnect and resume later."""
+        del self.remotes[remote.id]
+        sitting, pending, _ = remote.take_over()
+        remote.closed = True
+        for conn in [*sitting, *(cast("Conn", m.peer) for m in pending)]:
+            conn.send(Bye(code="restarting", message="your table is moving; reconnecting"))
+            conn.close(CLOSE_RESTART, "table moving")
+
+    def _move(self, remote: RemoteTable, target: str | Table) -> None:
+        """Hand ``remote``'s connections, pending joins and held messages to the
+        table's new owner (another process, or the ``Table`` now served here)."""
+        sitting, pending, held = remote.take_over()
+        place: Place
+        if isinstance(target, Table):
+            if self.remotes.get(remote.id) is remote:
+                del self.remotes[remote.id]
+            remote.forward = target
+            place = target
+        else:
+            remote.owner = target
+            place = remote
+        for conn, how in sitting.items():
+            self._spawn(self._reattach(conn, how, place))
+        for msg in pending:
+            place.inbox.put_nowait(msg)
+        for item in held:
+            place.inbox.put_nowait(item)
+        self.log.info("table_moved", table=remote.id, conns=len(sitting), to=remote.owner)
+
+    async def _reattach(self, conn: Conn, how: Sitting, place: Place) -> None:
+        ask: Join | Reclaim
+        if how.token is None:
+            ask = Join(conn, None, 0, spectator=True)
+        else:
+            ask = Reclaim(conn, how.token, _last_seq(how), 0)
+        ask.done = asyncio.get_running_loop().create_future()
+        place.inbox.put_nowait(ask)
+        if await ask.done is not None:
+            # Refused (the seat went to a bot meanwhile): back to the lobby.
+            if isinstance(self.lobby.at.get(conn), RemoteTable):
+                del self.lobby.at[conn]
+            self.lobby.enter(conn)
+
+    async def _take_released(self, table_id: str) -> None:
+        await asyncio.sleep(random.uniform(0, 0.05))  # spread the drained tables
+        with contextlib.suppress(StoreError):
+            await self.take(table_id)
+
+    def _count_online(self) -> None:
+        now = time.monotonic()
+        fresh = [n for n, at in self.online_of.values() if now - at < self.settings.lease * 2]
+        self.lobby.others_online(sum(fresh))
+
+    def stepped_down(self, table: Table) -> None:
+        """A table of ours went to another owner: forget who sat there from elsewhere
+        (their processes re-attach them to the new owner when it claims the table)."""
+        for key, peer in list(self.peers.items()):
+            if peer.table == table.id:
+                del self.peers[key]
+
+    # -- owning tables --------------------------------------------------------------
+
+    async def claim_new(self, table_id: str) -> int:
+        """Own a table being created (before its first save): its epoch, 0 if refused."""
+        return await self.leases.claim(table_id, new=True)
+
+    async def take(self, table_id: str) -> Table | None:
+        """Claim, load and serve a stored table nobody owns; None if another
+        process owns it, or it is not stored (or closed)."""
+        table = self.lobby.tables.get(table_id)
+        if table is not None:
+            return table
+        pending = self._taking.get(table_id)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        done: asyncio.Future[Table | None] = asyncio.get_running_loop().create_future()
+        self._taking[table_id] = done
+        try:
+            table = await self._take(table_id)
+        except BaseException as exc:
+            done.set_exception(exc)
+            done.exception()  # retrieved: waiters get it, nobody else must
+            raise
+        else:
+            done.set_result(table)
+        finally:
+            del self._taking[table_id]
+        return table
+
+    async def _take(self, table_id: str) -> Table | None:
+        epoch = await self.leases.claim(table_id)
+        if not epoch:
+            return None
+        # Loaded after the claim: the old owner can no longer write.
+        stored = await self.store.load(table_id)
+        table = None
+        if stored is not None:
+            table = Table.restore(stored[1], self.store, self.settings, self.lobby, self.clock)
+        if table is None:
+            await self.leases.release(table_id)
+            return None
+        table.epoch = epoch
+        self.lobby.add(table)
+        self.owner_of[table_id] = self.proc
+        if self.bus is not None:
+            self.bus.publish(LOBBY, Claimed(table_id, self.proc))
+        remote = self.remotes.get(table_id)
+        if remote is not None:
+            self._move(remote, table)
+        version = table.core.state.version
+        self.log.info("table_taken_over", table=table_id, epoch=epoch, version=version)
+        return table
+
+    async def restore(self) -> int:
+        """Serve every open table nobody owns (at start, then every scan)."""
+        open_ids = await self.store.open_tables()
+        candidates = [t for t in open_ids if t not in self.lobby.tables]
+        orphans = await self.leases.unleased(candidates)
+        random.shuffle(orphans)  # processes scanning at once share the claims
+        taken = 0
+        for table_id in orphans:
+            if await self.take(table_id) is not None:
+                taken += 1
+        return taken
+
+    async def find(self, table_id: str) -> Place | None:
+        """Where ``table_id`` is served: here, by its owner elsewhere, or here
+        after taking it over now if nobody owns it (None: no such table)."""
+        table = self.lobby.tables.get(table_id)
+        if table is not None:
+            return table
+        holder = await self.leases.holder(table_id)
+        if holder is None or holder == self.proc:
+            return await self.take(table_id)
+        self.owner_of.setdefault(table_id, holder)
+        remote = self.remotes.get(table_id)
+        if remote is not None:
+            return remote
+        return self.remote(table_id, holder)
+
+    # -- the lease renewer and the orphan scanner --------------------------------------
+
+    def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._tasks = [
+            loop.create_task(self._renewing(), name="cluster-renew"),
+            loop.create_task(self._scanning(), name="cluster-scan"),
+        ]
+
+    async def _renewing(self) -> None:
+        every = self.settings.lease / 3
+        while True:
+            await asyncio.sleep(every)
+            if self.bus is not None:
+                self.bus.publish(LOBBY, Beat(self.proc, self.lobby.players_online))
+                self._count_online()
+            try:
+                await self.renew()
+            except StoreError as exc:
+                self.log.warning("lease_renewal_failed", error=str(exc))
+            except Exception:
+                self.log.exception("lease_renewal_error")
+
+    async def renew(self) -> list[str]:
+        """Renew every lease of ours; tables whose lease was lost step down."""
+        owned = {t.id: t.epoch for t in self.lobby.tables.values() if t.epoch and not t.stale}
+        lost = await self.leases.renew(owned)
+        for table_id in lost:
+            table = self.lobby.tables.get(table_id)
+            if table is not None and table.epoch == owned[table_id]:
+                self.log.warning("lease_lost", table=table_id, epoch=table.epoch)
+                table.step_down()
+        return lost
+
+    async def _scanning(self) -> None:
+        every = self.settings.lease / 2
+        while True:
+            # Jitter: processes that scan at the same moment would race for
+            # every orphan; spread out, each tends to take its share.
+            await asyncio.sleep(every * random.uniform(0.75, 1.25))
+            try:
+                await self.restore()
+            except StoreError as exc:
+                self.log.warning("orphan_scan_failed", error=str(exc))
+            except Exception:
+                self.log.exception("orphan_scan_error")
+
+    async def stop(self) -> None:
+        """Stop renewing and scanning (the tables are stopped by the lobby)."""
+        tasks, self._tasks = self._tasks, []
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    async def release_all(self) -> None:
+        """After the tables' last saves: let other processes take them at once."""
+        for table in list(self.lobby.tables.values()):
+            if table.epoch and not table.stale:
+                with contextlib.suppress(StoreError):
+                    await self.leases.release(table.id)
+                    if self.bus is not None:
+                        self.bus.publish(LOBBY, Released(table.id, self.proc))
+                # Commands still arriving for it are answered ``Moved``: their
+                # process finds the new owner and sends them there.
+                table.step_down()
+        if self.bus is not None:
+            self.bus.publish(LOBBY, Beat(self.proc, 0, leaving=True))
+
+    async def close(self) -> None:
+        if self.bus is not None:
+            await self.bus.close()
+            self.bus = None
+
+
+def _last_seq(how: Sitting) -> int:
+    """The ``seq`` of the last table message ``conn`` was sent, or -1."""
+    for frame in reversed(how.recent):
+        try:
+            found = _seq_json(frame) if isinstance(frame, str) else _seq_msgpack(frame)
+        except (msgspec.DecodeError, ValueError):
+            continue
+        if found.t in ("table", "tpatch"):
+            return found.seq
+    return -1

@@ -1,0 +1,372 @@
+"""Many server processes on one Redis, one service (server/cluster/, docs/CLUSTER.md).
+
+Real ``redis-server`` (tests/redis_server.py), real server processes
+(tests/cluster_helpers.py), real WebSocket clients.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import signal
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from clients.session import Session
+from protocol.codec import SUBPROTOCOL_JSON, SUBPROTOCOL_MSGPACK
+from protocol.messages import (
+    Bye,
+    CreateTable,
+    Error,
+    GetHistory,
+    History,
+    JoinTable,
+    LobbyPatch,
+    LobbySnapshot,
+    QuickPlay,
+    Seated,
+    StartGame,
+)
+from protocol.views import TableView
+from server.cluster.lease import Leases
+from server.game import replay_record
+from server.store.base import StaleWrite
+from server.store.redis import TABLE, RedisStore
+from tests.cluster_helpers import Proc
+from tests.redis_server import RedisServer
+from tests.server_helpers import autoplay
+from tests.test_server import _check_no_leaks
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
+
+
+@pytest.fixture
+async def store(redis_server: RedisServer) -> AsyncIterator[RedisStore]:
+    s = await RedisStore.connect(redis_server.url)
+    yield s
+    await s.close()
+
+
+@pytest.fixture
+def procs(redis_server: RedisServer, tmp_path: Path) -> Iterator[list[Proc]]:
+    started: list[Proc] = []
+    yield started
+    for p in started:
+        p.stop()
+
+
+async def _epoch(store: RedisStore, table_id: str) -> int:
+    value = await store.pool.hget(TABLE + table_id.encode(), b"e")
+    return int(value or 0)
+
+
+# --- leases and fenced saves ----------------------------------------------------------
+
+
+async def test_a_stale_owners_save_and_record_are_refused(store: RedisStore) -> None:
+    old = Leases(store, "old", lease_s=0.2, expire_s=60)
+    new = Leases(store, "new", lease_s=5, expire_s=60)
+    first = await old.claim("t1", new=True)
+    assert first == 1
+    await store.save("t1", 1, b"one", epoch=first)
+    assert await new.claim("t1") == 0  # held
+    assert await new.holder("t1") is None or await new.holder("t1") == "old"
+    # The old owner is paused past its lease: the lease lapses, the new one claims.
+    for _ in range(100):
+        if await new.holder("t1") is None:
+            break
+        await asyncio.sleep(0.02)
+    second = await new.claim("t1")
+    assert second == 2 and await new.holder("t1") == "new"
+    # The old owner wakes up: its writes are refused, whatever its version.
+    with pytest.raises(StaleWrite) as refused:
+        await store.save("t1", 7, b"stale", epoch=first)
+    assert refused.value.epoch == 2
+    await store.append_record("t1", b'{"stale": 1}', "0/1", epoch=first)
+    assert await store.records("t1") == []
+    assert await store.load("t1") == (1, b"one")
+    # ... and its renewal says it lost the table; the new owner's goes on.
+    assert await old.renew({"t1": first}) == ["t1"]
+    assert await new.renew({"t1": second}) == []
+    await store.save("t1", 2, b"two", epoch=second)
+    await store.append_record("t1", b'{"deal": 1}', "0/1", epoch=second)
+    assert await store.load("t1") == (2, b"two")
+    assert await store.records("t1") == [b'{"deal": 1}']
+    # A takeover claims only stored tables; an unknown id creates nothing.
+    assert await new.claim("nothing-here") == 0
+    assert await store.pool.exists(TABLE + b"nothing-here") is False
+    # Released: another process may claim at once.
+    await new.release("t1")
+    assert await old.claim("t1") == 3
+
+
+async def test_a_lapsed_lease_nobody_claimed_is_renewed(store: RedisStore) -> None:
+    """A slow owner (or a Redis that lost its data) keeps its table if
+    nobody else claimed it: the epoch is still its own."""
+    leases = Leases(store, "slow", lease_s=0.05, expire_s=60)
+    epoch = await leases.claim("t2", new=True)
+    await store.save("t2", 1, b"x", epoch=epoch)
+    await asyncio.sleep(0.1)
+    assert await leases.holder("t2") is None
+    assert await leases.renew({"t2": epoch}) == []
+    assert await leases.holder("t2") == "slow"
+    assert await _epoch(store, "t2") == epoch
+
+
+# --- a paused owner -----------------------------------------------------------------
+
+
+async def test_a_paused_owner_writes_nothing_and_steps_down(
+    redis_server: RedisServer, store: RedisStore, procs: list[Proc], tmp_path: Path
+) -> None:
+    lease = 3.0
+    first = Proc(redis_server.url, "--grace", "0.1", lease=lease).start(tmp_path)
+    procs.append(first)
+    second = Proc(redis_server.url, "--grace", "0.1", lease=lease).start(tmp_path)
+    procs.append(second)
+    s = await Session.open(first.url, "Paused")
+    await s.send(CreateTable(seed="paused", deals=8, bot_level="random"))
+    seated = await s.wait_for(Seated)
+    await s.send(StartGame())
+    await s.wait_view(lambda v: v.status == "playing")
+    await s.close()  # bots play on: the away human's turns after ``grace``
+    table_id = seated.table_id
+    leases = Leases(store, "test", lease_s=lease, expire_s=60)
+    owner = await leases.holder(table_id)
+    assert owner is not None
+    epoch = await _epoch(store, table_id)
+
+    first.signal(signal.SIGSTOP)
+    try:
+        # The lease lapses; the other process takes the table over.
+        for _ in range(200):
+            holder = await leases.holder(table_id)
+            if holder is not None and holder != owner:
+                break
+            await asyncio.sleep(0.05)
+        assert holder is not None and holder != owner
+        second.signal(signal.SIGSTOP)  # freeze the new owner: any write now is the old one's
+        taken = await store.load(table_id)
+        assert taken is not None
+        records = await store.records(table_id)
+        assert await _epoch(store, table_id) == epoch + 1
+        first.signal(signal.SIGCONT)
+        # The old owner wakes with overdue timers (a bot's move, the renewal).
+        for _ in range(100):
+            if first.health()["tables"] == 0:
+                break
+            await asyncio.sleep(0.05)
+        assert first.health()["tables"] == 0  # stepped down
+        await asyncio.sleep(0.3)
+        assert await store.load(table_id) == taken  # wrote nothing
+        assert await store.records(table_id) == records
+        assert await _epoch(store, table_id) == epoch + 1
+        assert await leases.holder(table_id) == holder
+        events = {e.get("event") for e in first.logs()}
+        assert events & {"lease_lost", "stale_table_stepped_down"}
+    finally:
+        first.signal(signal.SIGCONT)
+        second.signal(signal.SIGCONT)
+    # The new owner plays on.
+    for _ in range(100):
+        now = await store.load(table_id)
+        if now is not None and now[0] > taken[0]:
+            break
+        await asyncio.sleep(0.05)
+    assert now is not None and now[0] > taken[0]
+
+
+# --- one service ----------------------------------------------------------------------
+
+
+def _finished(v: TableView) -> bool:
+    return v.status == "finished"
+
+
+async def _three(redis_server: RedisServer, procs: list[Proc], tmp_path: Path) -> list[Proc]:
+    started = [
+        await asyncio.to_thread(Proc(redis_server.url, lease=2.0).start, tmp_path) for _ in range(3)
+    ]
+    procs.extend(started)
+    return started
+
+
+async def test_four_clients_on_three_processes_play_a_whole_game(
+    redis_server: RedisServer, procs: list[Proc], tmp_path: Path
+) -> None:
+    p = await _three(redis_server, procs, tmp_path)
+    on = [p[0], p[1], p[2], p[1]]
+    kinds = [SUBPROTOCOL_MSGPACK, SUBPROTOCOL_JSON, SUBPROTOCOL_MSGPACK, SUBPROTOCOL_JSON]
+    players = [
+        await Session.open(proc.url, f"P{i}", subprotocol=kind, keep=True)
+        for i, (proc, kind) in enumerate(zip(on, kinds, strict=True))
+    ]
+    await players[0].send(CreateTable(name="spread", deals=2, private=True, seed="spread"))
+    seated = await players[0].wait_for(Seated)
+    code = (await players[0].wait_view(lambda v: v.invite_code is not None)).invite_code
+    # By id on one process, by invite code on another.
+    await players[1].send(JoinTable(table_id=seated.table_id))
+    for s in players[2:]:
+        await asyncio.sleep(0.3)  # the listing (and its code) reaches every process
+        await s.send(JoinTable(code=code))
+    for s in players[1:]:
+        got = await s.wait_for(Seated, Error)
+        assert isinstance(got, Seated) and got.table_id == seated.table_id, got
+    await players[0].wait_view(lambda v: all(x.kind == "human" for x in v.seats))
+    await players[0].send(StartGame())
+    views = await asyncio.gather(
+        *(autoplay(s, random.Random(i), _finished, timeout=120) for i, s in enumerate(players))
+    )
+    # Every client's view is the same game, and the deal records say so too.
+    assert len({tuple(v.scores) for v in views}) == 1
+    assert len({repr(v.sheet) for v in views}) == 1
+    await players[2].send(GetHistory())
+    records = (await players[2].wait_for(History)).records
+    assert len(records) == len(views[0].sheet)
+    for record, line in zip(records, views[0].sheet, strict=True):
+        assert replay_record(record)["scores"] == line.scores
+    for s in players:
+        assert s.snapshots_asked == 0  # no gap, no patch that failed
+        _check_no_leaks(s, s.seat, records)
+        await s.close()
+    # The game ran on one process only.
+    assert sorted(proc.health()["tables"] for proc in p) == [0, 0, 1]
+
+
+async def test_one_lobby_and_quick_play_across_processes(
+    redis_server: RedisServer, procs: list[Proc], tmp_path: Path
+) -> None:
+    p = await _three(redis_server, procs, tmp_path)
+    host = await Session.open(p[0].url, "Host")
+    await host.send(CreateTable(name="on zero"))
+    first = await host.wait_for(Seated)
+    other = await Session.open(p[2].url, "Other")
+    await other.send(CreateTable(name="on two", private=True))
+    await other.wait_for(Seated)
+    watcher = await Session.open(p[1].url, "Watcher")
+
+    def listed(s: Session) -> set[str]:
+        return {t.name for t in (s.lobby.tables if s.lobby else [])}
+
+    for _ in range(100):
+        if listed(watcher) == {"on zero"}:
+            break
+        await watcher.wait_for(LobbyPatch, LobbySnapshot, timeout=5)
+    assert listed(watcher) == {"on zero"}  # the private one is not listed
+    for _ in range(50):
+        if watcher.lobby is not None and watcher.lobby.players_online == 3:
+            break
+        await asyncio.sleep(0.1)
+    assert watcher.lobby is not None and watcher.lobby.players_online == 3
+    # Quick play from two other processes fills the waiting table on the first.
+    for proc in (p[1], p[2]):
+        s = await Session.open(proc.url, "Quick")
+        await s.send(QuickPlay())
+        got = await s.wait_for(Seated, Error)
+        assert isinstance(got, Seated) and got.table_id == first.table_id, got
+    view = await host.wait_view(lambda v: sum(x.kind == "human" for x in v.seats) == 3)
+    assert [x.name for x in view.seats][:3] == ["Host", "Quick", "Quick"]
+
+
+# --- failover and drain -----------------------------------------------------------------
+
+
+def _cards_played(v: TableView) -> int:
+    d = v.deal
+    if d is None:
+        return 0
+    return sum(len(t.cards) for t in d.tricks) + (len(d.trick.cards) if d.trick else 0)
+
+
+def _mid_trick(v: TableView) -> bool:
+    return v.status == "playing" and _cards_played(v) >= 22 and _cards_played(v) % 4 == 2
+
+
+async def _owner_goes_away(
+    redis_server: RedisServer, procs: list[Proc], tmp_path: Path, how: signal.Signals
+) -> float:
+    """Four clients on three processes; the owner's process is killed (or
+    drained) mid-trick; the game finishes. Returns the seconds from the
+    signal to the first move the survivors saw after it."""
+    p = await _three(redis_server, procs, tmp_path)
+    on = [p[0], p[1], p[2], p[1]]
+    players = [await Session.open(proc.url, f"P{i}", keep=True) for i, proc in enumerate(on)]
+    await players[0].send(CreateTable(name="failover", deals=2, private=True, seed="failover"))
+    seated = await players[0].wait_for(Seated)
+    for s in players[1:]:
+        await s.send(JoinTable(table_id=seated.table_id))
+        assert isinstance(await s.wait_for(Seated, Error), Seated)
+    assert p[0].health()["tables"] == 1  # the creator's process owns the table
+    await players[0].wait_view(lambda v: all(x.kind == "human" for x in v.seats))
+    await players[0].send(StartGame())
+    survivors = players[1:]
+    rngs = [random.Random(i) for i in range(4)]
+    games = [
+        asyncio.create_task(autoplay(s, rngs[i], _finished, timeout=180))
+        for i, s in enumerate(survivors, start=1)
+    ]
+    # The owner's own client plays into the middle of a trick, then its
+    # process goes: killed, or drained.
+    at_kill = await autoplay(players[0], rngs[0], _mid_trick, timeout=120)
+    seen = max(_cards_played(s.table) for s in players if s.table is not None)
+    signalled = asyncio.get_running_loop().time()
+    if how == signal.SIGKILL:
+        await asyncio.to_thread(p[0].kill9)
+    else:
+        p[0].signal(how)
+        bye = await players[0].wait_for(Bye, timeout=15)
+        assert bye.code == "restarting"
+    await asyncio.wait_for(players[0].closed.wait(), 15)
+
+    async def come_back() -> TableView:
+        # The owner's client reconnects to another process and resumes (its
+        # turn may be next: the others wait for it).
+        players[0].url = p[2].url
+        assert isinstance(await players[0].reconnect(), Seated)
+        return await autoplay(players[0], rngs[0], _finished, timeout=180)
+
+    games.append(asyncio.create_task(come_back()))
+    # The survivors see the game go on (the first move after the signal).
+    # Polled: the session's events are their autoplay's to read.
+    for _ in range(3000):
+        if survivors[0].table is not None and _cards_played(survivors[0].table) > seen:
+            break
+        await asyncio.sleep(0.01)
+    took = asyncio.get_running_loop().time() - signalled
+    assert survivors[0].table is not None
+    assert _cards_played(survivors[0].table) > _cards_played(at_kill)
+    views = await asyncio.gather(*games)
+    assert len({tuple(v.scores) for v in views}) == 1
+    await survivors[0].send(GetHistory())
+    records = (await survivors[0].wait_for(History)).records
+    assert len(records) == len(views[0].sheet) == 2
+    for record, line in zip(records, views[0].sheet, strict=True):
+        assert replay_record(record)["scores"] == line.scores
+    for s in players:
+        # Every view any client was ever sent, before and after the takeover,
+        # is a prefix of the deal records: no acknowledged move was lost.
+        _check_no_leaks(s, s.seat, records)
+    for s in survivors:
+        assert not s.closed.is_set()  # never disconnected
+        assert not [m for m, _ in s.received if isinstance(m, Bye)]
+        await s.close()
+    await players[0].close()
+    return took
+
+
+async def test_kill_9_of_the_owner_mid_trick_costs_nobody_their_game(
+    redis_server: RedisServer, procs: list[Proc], tmp_path: Path
+) -> None:
+    took = await _owner_goes_away(redis_server, procs, tmp_path, signal.SIGKILL)
+    # The lease (2 s) lapses, an orphan scan (every lease / 2, jittered) claims.
+    assert took < 2.0 + 1.25 + 2.0, took
+
+
+async def test_sigterm_drains_the_owners_tables_to_the_others(
+    redis_server: RedisServer, procs: list[Proc], tmp_path: Path
+) -> None:
+    took = await _owner_goes_away(redis_server, procs, tmp_path, signal.SIGTERM)
+    # Released, not lapsed: claimed at once, without waiting for the lease.
+    assert took < 2.0, took
