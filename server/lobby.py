@@ -47,9 +47,11 @@ log = structlog.get_logger()
 
 LOBBY_DEBOUNCE = 0.1
 ONLINE_SENDS_PER_S = 1000
-PUBLISH_SLICE = 500
-"""Watchers sent a lobby patch per turn of the event loop: 10,000 at once held
-the loop ~1 s and every table's moves with it (docs/SECURITY.md)."""
+PUBLISH_SLICE = 100
+PUBLISH_GAP = 0.002
+"""A lobby patch goes to ``PUBLISH_SLICE`` watchers, then the loop is free for
+``PUBLISH_GAP`` seconds: 10,000 watchers sent one patch at once held the loop
+~1 s, and every table's moves with it (docs/SECURITY.md)."""
 """A change of ``players_online`` alone waits until the patch it causes costs
 at most about this many messages a second: 10,000 connections saying hello
 at once made it 100,000 a second, and the hellos time out (docs/SECURITY.md)."""
@@ -341,7 +343,7 @@ class Lobby:
             del self._owed[conn]
         send_to_all([c for c in batch if c in self.watchers], msg)
         if self._owed:
-            asyncio.get_running_loop().call_soon(self._send_slice, msg)
+            asyncio.get_running_loop().call_later(PUBLISH_GAP, self._send_slice, msg)
 
     def online(self, delta: int) -> None:
         self.players_online += delta
