@@ -44,7 +44,8 @@ ramps, ours and bare interleaved, and prints the spread of that ratio (the
 cost of the same work drifts over minutes on a virtual machine, so a ratio is
 only fair between neighbouring runs). ``--idle N`` measures memory:
 the RSS growth of a fresh server for 4N connected clients, then for N idle
-tables (seated, game started). ``--profile FILE`` runs py-spy on the server
+tables (seated, game started). ``--abuse IDLE,STALLED`` measures memory
+and latency under abuse (see ``abuse``). ``--profile FILE`` runs py-spy on the server
 during the measurement of the last step and prints the hot spots.
 
     python bench/load.py --steps 20,50 --measure 10                # small, quick
