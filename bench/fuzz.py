@@ -30,6 +30,12 @@ answer) then ``Front._route`` (lobby, table inbox, table actor):
     (state and every stream's sequence number as before, nothing sent but the
     error). Each step is one input.
 
+``core``
+    The ``tables`` episodes, command mix and checks (``CoreEpisode`` is an
+    ``Episode``) against ``TableCore.handle`` alone, with no server or
+    socket: a driver stands in for the front (codec, ``already_seated``) and
+    the actor (sends through the codec, keyed records, history).
+
 Engines: ``--engine atheris`` (coverage-guided libFuzzer through atheris, when
 installed: ``pip install atheris``) or ``--engine random`` (seeded random
 inputs, no dependency: what CI runs). ``tables`` is driven by a seeded random
@@ -38,6 +44,7 @@ generator only: its inputs are sequences, not bytes.
     python bench/fuzz.py frames --runs 1000000 --engine atheris
     python bench/fuzz.py frames --runs 10000 --engine random --seed 1
     python bench/fuzz.py tables --runs 1000000 --seed 1 --json /tmp/tables.json
+    python bench/fuzz.py core --runs 500000 --seed 1 --max-time 4800
 
 A failure prints the input (hex for frames, seed and step for tables) and is
 counted; ``--stop-on-failure`` stops at the first. A frame nested ~1,000

@@ -44,7 +44,8 @@ ramps, ours and bare interleaved, and prints the spread of that ratio (the
 cost of the same work drifts over minutes on a virtual machine, so a ratio is
 only fair between neighbouring runs). ``--idle N`` measures memory:
 the RSS growth of a fresh server for 4N connected clients, then for N idle
-tables (seated, game started). ``--profile FILE`` runs py-spy on the server
+tables (seated, game started). ``--abuse IDLE,STALLED`` measures memory
+and latency under abuse (see ``abuse``). ``--profile FILE`` runs py-spy on the server
 during the measurement of the last step and prints the hot spots.
 
     python bench/load.py --steps 20,50 --measure 10                # small, quick
@@ -339,6 +340,7 @@ class TableRun:
         self.seated = False
         self.playing = False
         self.broken = False
+        self.stalled = 0  # --abuse: spectators that stopped reading (ever) at this table
 
     async def connect(self) -> None:
         await asyncio.gather(*(c.open() for c in self.clients))
@@ -357,6 +359,9 @@ class TableRun:
                 "deals": 40,  # a game never ends within a run
                 "bot_level": "random",
                 "turn_timer": 0.0,
+                # Nobody here presses Continue: the next deal comes after
+                # the deal pause, not after the server's result wait (60 s).
+                "result_wait": 0.0,
             }
         )
         await host.wait(lambda: host.doc is not None, 30)
@@ -434,7 +439,7 @@ class TableRun:
                 if not m.mask & bit and progress > m.progress:
                     m.mask |= bit
                     if m.mask == 15:
-                        self.worker.record(m, PERF())
+                        self.worker.record(m, PERF(), self.stalled > 0)
                         done = True
             if done:
                 self.pending = [m for m in self.pending if m.mask != 15]
@@ -481,15 +486,25 @@ class Worker:
         self.sent_times: list[float] = []
         self.moves_sent = 0
         self.mark: dict[str, Any] = {}
+        # --abuse: moves of the tables that non-readers watch, apart; the
+        # extra connections (idle ones that read, non-readers that do not).
+        self.busy_latencies: list[float] = []
+        self.idle_open = 0
+        self.stall_open = 0
+        self.stall_asks = 0
+        self.stall_failed: Counter[str] = Counter()
 
     def count(self, what: str) -> None:
         self.errors[what] += 1
 
-    def record(self, move: Move, now: float) -> None:
+    def record(self, move: Move, now: float, busy: bool = False) -> None:
         start = self.window_start
         if start is None or move.t0 < start:
             return
         if self.window_end is not None and move.t0 >= self.window_end:
+            return
+        if busy:
+            self.busy_latencies.append(now - move.t0)
             return
         self.latencies.append(now - move.t0)
         self.sent_times.append(move.t0)
@@ -576,6 +591,7 @@ class Worker:
 
     def measure_start(self) -> dict[str, Any]:
         self.latencies = []
+        self.busy_latencies = []
         self.sent_times = []
         self.moves_sent = 0
         self.window_end = None
@@ -599,6 +615,9 @@ class Worker:
             for m in t.pending:
                 if (self.window_start or 0) <= m.t0 < end:
                     unfinished += 1
+                    if t.stalled:
+                        self.busy_latencies.append(now - m.t0)
+                        continue
                     self.latencies.append(now - m.t0)
                     self.sent_times.append(m.t0)
         before = self.mark
@@ -607,6 +626,7 @@ class Worker:
         slowest = sorted(zip(self.sent_times, self.latencies, strict=True), key=lambda m: -m[1])
         out = {
             "latencies_ms": [round(x * 1e3, 3) for x in self.latencies],
+            "busy_latencies_ms": [round(x * 1e3, 3) for x in self.busy_latencies],
             "slowest": [[t, round(x * 1e3, 2)] for t, x in slowest[:30]],
             "moves_sent": self.moves_sent,
             "unfinished": unfinished,
@@ -627,6 +647,104 @@ class Worker:
     async def other_command(self, cmd: dict[str, Any]) -> dict[str, Any]:
         """A command of a subclass's (bench/scale.py)."""
         return {"error": f"unknown command {cmd['cmd']}"}
+
+    # -- --abuse: connections that do nothing, and connections that stop reading --
+
+    async def _open_raw(self, **kw: Any) -> Any:
+        from websockets.asyncio.client import connect
+
+        async with self.connecting:
+            return await connect(
+                self.url,
+                subprotocols=[SUBPROTOCOL_MSGPACK],  # type: ignore[list-item]
+                compression=None,
+                max_size=2**22,
+                open_timeout=60,
+                ping_interval=None,
+                close_timeout=1,
+                **kw,
+            )
+
+    @staticmethod
+    async def _until(ws: Any, kind: str) -> None:
+        while DECODE(await ws.recv())["t"] != kind:
+            pass
+
+    async def idle(self, n: int) -> dict[str, Any]:
+        """``n`` connections that say hello, then do nothing but read what
+        the lobby sends them (and answer the server's pings)."""
+
+        async def drain(ws: Any) -> None:
+            try:
+                async for _ in ws:
+                    pass
+            finally:
+                self.idle_open -= 1
+
+        async def one(i: int) -> None:
+            ws = await self._open_raw()
+            await ws.send(ENCODE({"t": "hello", "version": PROTOCOL_VERSION, "name": f"idle {i}"}))
+            await asyncio.wait_for(self._until(ws, "welcome"), 60)
+            self.idle_open += 1
+            self.tasks.add(asyncio.get_running_loop().create_task(drain(ws)))
+
+        t0 = PERF()
+        results = await asyncio.gather(*(one(i) for i in range(n)), return_exceptions=True)
+        failed = Counter(type(r).__name__ for r in results if isinstance(r, BaseException))
+        return {"idle_open": self.idle_open, "failed": dict(failed), "seconds": PERF() - t0}
+
+    def busy(self) -> dict[str, Any]:
+        """Mark the first half of this worker's playing tables busy (their moves
+        are counted apart) and give their invite codes to the non-readers."""
+        playing = [t for t in self.tables if t.playing and not t.broken]
+        busy = playing[: max(1, len(playing) // 2)]
+        for t in busy:
+            t.stalled += 1
+        return {"codes": [t.clients[0].doc["invite_code"] for t in busy]}
+
+    async def stall(self, n: int, asks: float, codes: list[str]) -> dict[str, Any]:
+        """``n`` connections that watch this worker's busy tables (the first
+        half of them), then never read again, asking ``asks`` snapshots a
+        second so that their backlog grows faster than a table's moves alone
+        would make it grow. ``max_queue=1``: the client library stops reading
+        the socket after one unread frame, so the kernel's buffers fill and
+        then the server's."""
+
+        async def nag(ws: Any) -> None:
+            try:
+                if asks <= 0:
+                    await ws.wait_closed()
+                while asks > 0:
+                    await asyncio.sleep(1 / asks)
+                    await ws.send(ENCODE({"t": "snapshot", "rid": 0}))
+                    self.stall_asks += 1
+            except Exception as e:
+                # How it ended: the close code the client sent back or saw.
+                rcvd = getattr(e, "rcvd", None)
+                code = rcvd.code if rcvd is not None else getattr(e, "sent", None) and e.sent.code
+                self.stall_failed[f"{type(e).__name__}:{code}"] += 1
+            finally:
+                self.stall_open -= 1
+
+        async def one(i: int) -> None:
+            code = codes[i % len(codes)]
+            ws = await self._open_raw(max_queue=1)
+            await ws.send(ENCODE({"t": "hello", "version": PROTOCOL_VERSION, "name": f"stall {i}"}))
+            await asyncio.wait_for(self._until(ws, "welcome"), 60)
+            await ws.send(ENCODE({"t": "watch", "rid": 1, "code": code}))
+            await asyncio.wait_for(self._until(ws, "table"), 60)
+            self.stall_open += 1
+            self.tasks.add(asyncio.get_running_loop().create_task(nag(ws)))
+
+        t0 = PERF()
+        results = await asyncio.gather(*(one(i) for i in range(n)), return_exceptions=True)
+        failed = Counter(type(r).__name__ for r in results if isinstance(r, BaseException))
+        return {
+            "stall_open": self.stall_open,
+            "busy_tables": len(set(codes)),
+            "failed": dict(failed),
+            "seconds": PERF() - t0,
+        }
 
     async def serve(self) -> None:
         loop = asyncio.get_running_loop()
@@ -650,8 +768,21 @@ class Worker:
                     reply = self.measure_start()
                 case "measure_stop":
                     reply = await self.measure_stop(cmd.get("grace", 5.0))
+                case "idle":
+                    reply = await self.idle(cmd["n"])
+                case "busy":
+                    reply = self.busy()
+                case "stall":
+                    reply = await self.stall(cmd["n"], cmd["asks"], cmd["codes"])
                 case "status":
-                    reply = {"open_conns": self.open_conns, "errors": dict(self.errors)}
+                    reply = {
+                        "open_conns": self.open_conns,
+                        "errors": dict(self.errors),
+                        "idle_open": self.idle_open,
+                        "stall_open": self.stall_open,
+                        "stall_asks": self.stall_asks,
+                        "stall_failed": dict(self.stall_failed),
+                    }
                 case "quit":
                     self.quitting = True
                     reply = {"ok": True}
@@ -861,6 +992,9 @@ class Run:
         self.tmp = tmp
         self.server: asyncio.subprocess.Process | None = None
         self.workers: list[asyncio.subprocess.Process] = []
+        self.table_workers = 0
+        """--abuse: the first this many workers drive tables, the others hold the
+        idle connections and the non-readers (0: every worker drives tables)."""
         self.redis: Any = None
         self.port = free_port()
         self.label = "bare" if target == "bare" else f"ours/{store}"
@@ -891,7 +1025,9 @@ class Run:
                 sys.executable, *launcher, "serve",
                 "--port", str(self.port),
                 "--log-level", "warning",
-                "--rate", "1000", "--burst", "1000",
+                # --abuse keeps the shipped per-connection rate: the
+                # non-readers' snapshot requests meet the real limit.
+                *([] if args.abuse else ["--rate", "1000", "--burst", "1000"]),
                 *shlex.split(args.server_args),
             ]  # fmt: skip
             if self.store == "redis":
@@ -957,9 +1093,12 @@ class Run:
     def redis_cpu(self) -> float:
         return proc_cpu(self.redis._proc.pid) if self.redis else 0.0
 
-    async def ask(self, cmds: list[dict[str, Any]], timeout: float) -> list[dict[str, Any]]:
-        """Send one command to each worker; their replies, in order."""
-        for w, cmd in zip(self.workers, cmds, strict=False):
+    async def ask(
+        self, cmds: list[dict[str, Any]], timeout: float, first: int = 0
+    ) -> list[dict[str, Any]]:
+        """Send one command to each worker (from the ``first``); their replies, in order."""
+        workers = self.workers[first : first + len(cmds)]
+        for w, cmd in zip(workers, cmds, strict=False):
             assert w.stdin is not None
             w.stdin.write((json.dumps(cmd) + "\n").encode())
             await w.stdin.drain()
@@ -973,9 +1112,7 @@ class Run:
 
         try:
             return list(
-                await asyncio.wait_for(
-                    asyncio.gather(*(reply(w) for w in self.workers[: len(cmds)])), timeout
-                )
+                await asyncio.wait_for(asyncio.gather(*(reply(w) for w in workers)), timeout)
             )
         except TimeoutError:
             raise RuntimeError(
@@ -983,10 +1120,10 @@ class Run:
             ) from None
 
     async def ask_all(self, cmd: dict[str, Any], timeout: float) -> list[dict[str, Any]]:
-        return await self.ask([cmd] * len(self.workers), timeout)
+        return await self.ask([cmd] * (self.table_workers or len(self.workers)), timeout)
 
     def shares(self, count: int) -> list[int]:
-        n = len(self.workers)
+        n = self.table_workers or len(self.workers)
         return [count // n + (1 if i < count % n else 0) for i in range(n)]
 
     async def add_tables(self, count: int) -> dict[str, Any]:
@@ -1293,6 +1430,177 @@ async def idle_memory(args: argparse.Namespace, run: Run, results: list[dict[str
     )
 
 
+async def abuse(args: argparse.Namespace, run: Run, results: list[dict[str, Any]]) -> None:
+    """``--abuse IDLE,STALLED``: the server's RSS and the tables' latency while
+    IDLE connections say hello and stay idle (reading what the lobby sends),
+    then while STALLED connections watch busy tables and stop reading.
+
+    The last of ``--steps`` tables play throughout; the non-readers watch half
+    of them (the busy tables), so the others' p99 is the figure of the issue
+    and the busy tables' own p99 comes apart. Windows: tables alone, with the
+    idle connections, with the non-readers too (``--stall-time`` seconds, the
+    server's RSS sampled twice a second); then how the non-readers ended (the
+    server's ``client_too_slow`` drops) and the RSS once they are gone.
+    """
+    idle_n, stall_n = (int(x) for x in args.abuse.split(","))
+    tables = int(args.steps.split(",")[-1])
+    # The idle connections and the non-readers live in workers of their own:
+    # in the table clients' processes, 5,000 lobby patches arriving at once
+    # held the clients' loop and showed as the server's latency.
+    run.table_workers = args.workers
+    await run.start(workers=args.workers + args.abuse_workers)
+    n_abuse = args.abuse_workers
+
+    def split(count: int) -> list[int]:
+        return [count // n_abuse + (1 if i < count % n_abuse else 0) for i in range(n_abuse)]
+
+    added = await run.add_tables(tables)
+    await run.ask_all({"cmd": "play"}, 30)
+    print(
+        f"# abuse: {added['joined']} tables seated ({added['failed']} failed); "
+        f"warming up {args.warmup:.0f}s",
+        file=sys.stderr,
+        flush=True,
+    )
+    await asyncio.sleep(args.warmup)
+    peak = [0]
+
+    async def sample() -> None:
+        while True:
+            peak[0] = max(peak[0], proc_rss(run.pid))
+            await asyncio.sleep(0.5)
+
+    async def window(label: str, seconds: float) -> dict[str, Any]:
+        peak[0] = 0
+        sampler = asyncio.get_running_loop().create_task(sample())
+        cpu0, t0, wait0 = run.cpu(), PERF(), proc_wait(run.pid)
+        await run.ask_all({"cmd": "measure_start"}, 30)
+        await asyncio.sleep(seconds)
+        cpu1, t1, wait1 = run.cpu(), PERF(), proc_wait(run.pid)
+        replies = await run.ask_all({"cmd": "measure_stop", "grace": args.grace}, 60)
+        sampler.cancel()
+        r = summarize(run, tables, replies, cpu1 - cpu0, 0.0, t1 - t0)
+        busy = sorted(x for rep in replies for x in rep["busy_latencies_ms"])
+        r["phase"] = label
+        r["server_cpu_wait_pct"] = round(100 * (wait1 - wait0) / (t1 - t0), 1)
+        r["server_rss_peak_mb"] = round(peak[0] / 2**20, 1)
+        r["busy_moves"] = len(busy)
+        r["busy_p99_ms"] = round(percentile(busy, 0.99), 2) if busy else None
+        r["busy_max_ms"] = round(busy[-1], 2) if busy else None
+        pauses: list[list[float]] = []
+        if run.gc_log is not None:
+            r["gc"] = gc_pauses(run.gc_log, t0, t1 + args.grace)
+            pauses = r["gc"].pop("pauses", [])
+        r["slowest"] = slowest_moves(replies, t0, pauses)
+        results.append(r)
+        print(f"# {label}", flush=True)
+        print(row_text(r), flush=True)
+        if busy:
+            print(
+                f"#   busy tables (watched by non-readers): {len(busy)} moves, "
+                f"p99 {r['busy_p99_ms']} ms, max {r['busy_max_ms']} ms",
+                flush=True,
+            )
+        print(
+            f"#   server RSS peak in the window {r['server_rss_peak_mb']} MB; the server waited"
+            f" for its core {r['server_cpu_wait_pct']}% of the window",
+            flush=True,
+        )
+        if r["errors"]:
+            print(f"#   errors: {r['errors']}", file=sys.stderr, flush=True)
+        if "gc" in r:
+            print(f"#   gc in the window: {r['gc']}", flush=True)
+        print(
+            "#   slowest moves (s into the window: ms [gc pause ending meanwhile]): "
+            + ", ".join(
+                f"{at:.1f}: {ms:.0f}" + (f" [gen{g[0]} {g[1]:.0f}ms]" if g else "")
+                for at, ms, g in r["slowest"][:8]
+            ),
+            flush=True,
+        )
+        return r
+
+    def too_slow() -> int:
+        path = run.tmp / f"server-{run.label.replace('/', '-')}.log"
+        return path.read_text(errors="replace").count("client_too_slow")
+
+    rss_base = proc_rss(run.pid)
+    base = await window(f"{tables} tables playing", args.measure)
+    t0 = PERF()
+    opened = await run.ask(
+        [{"cmd": "idle", "n": k} for k in split(idle_n)], 120 + idle_n, first=args.workers
+    )
+    idle_open = sum(r["idle_open"] for r in opened)
+    print(
+        f"# +{idle_open} idle connections in {PERF() - t0:.1f}s "
+        f"(failed: {[r['failed'] for r in opened]})",
+        file=sys.stderr,
+        flush=True,
+    )
+    await asyncio.sleep(5)
+    rss_idle = proc_rss(run.pid)
+    with_idle = await window(f"+ {idle_open} idle connections", args.measure)
+    t0 = PERF()
+    codes = [c for r in await run.ask_all({"cmd": "busy"}, 30) for c in r["codes"]]
+    stalled = await run.ask(
+        [{"cmd": "stall", "n": k, "asks": args.stall_asks, "codes": codes} for k in split(stall_n)],
+        120 + stall_n,
+        first=args.workers,
+    )
+    stall_open = sum(r["stall_open"] for r in stalled)
+    print(
+        f"# +{stall_open} non-readers at {max(r['busy_tables'] for r in stalled)} busy tables "
+        f"in {PERF() - t0:.1f}s (failed: {[r['failed'] for r in stalled]})",
+        file=sys.stderr,
+        flush=True,
+    )
+    rss_stall0 = proc_rss(run.pid)
+    with_stall = await window(
+        f"+ {stall_open} non-readers ({args.stall_asks} snapshot asks/s each)", args.stall_time
+    )
+    # Gone as the server sees it: a non-reader that asks nothing never
+    # reads the close, so its own side cannot tell.
+    others = 4 * added["joined"] + idle_open
+    left = stall_open
+    deadline = PERF() + 120
+    while PERF() < deadline:
+        with contextlib.suppress(Exception):
+            left = (await http_get_json(run.port, "/healthz"))["connections"] - others
+        if left <= 0:
+            break
+        await asyncio.sleep(2)
+    gone_after = round(PERF() - t0, 1)
+    status = await run.ask([{"cmd": "status"}] * n_abuse, 30, first=args.workers)
+    await asyncio.sleep(3)
+    rss_after = proc_rss(run.pid)
+    failed: Counter[str] = Counter()
+    for r in status:
+        failed.update(r["stall_failed"])
+    r = {
+        "abuse": True,
+        "tables": tables,
+        "idle_connections": idle_open,
+        "non_readers": stall_open,
+        "stall_asks_per_s": args.stall_asks,
+        "rss_base_mb": round(rss_base / 2**20, 1),
+        "rss_idle_mb": round(rss_idle / 2**20, 1),
+        "kib_per_idle_connection": round((rss_idle - rss_base) / max(idle_open, 1) / 1024, 1),
+        "rss_non_readers_start_mb": round(rss_stall0 / 2**20, 1),
+        "rss_non_readers_peak_mb": with_stall["server_rss_peak_mb"],
+        "rss_after_non_readers_gone_mb": round(rss_after / 2**20, 1),
+        "non_readers_still_open": max(left, 0),
+        "non_readers_gone_after_s": gone_after,
+        "non_readers_dropped_too_slow": too_slow(),
+        "non_reader_ends": dict(failed),
+        "snapshot_asks_sent": sum(r["stall_asks"] for r in status),
+        "p99_ms": [base["p99_ms"], with_idle["p99_ms"], with_stall["p99_ms"]],
+        "busy_p99_ms": with_stall["busy_p99_ms"],
+        "load_avg": load_average(),
+    }
+    results.append(r)
+    print("# abuse: " + json.dumps(r), flush=True)
+
+
 async def coordinate(args: argparse.Namespace, results: list[dict[str, Any]]) -> None:
     tmp = Path(tempfile.mkdtemp(prefix="atout-load-"))
     print(
@@ -1316,6 +1624,14 @@ async def coordinate(args: argparse.Namespace, results: list[dict[str, Any]]) ->
     )
     stores = ["memory", "redis"] if args.store == "both" else [args.store]
     plan: list[tuple[str, str, str]] = []
+    if args.abuse:
+        run = Run(args, "ours", stores[0], tmp)
+        try:
+            print(HEADER, flush=True)
+            await abuse(args, run, results)
+        finally:
+            await run.stop()
+        return
     if args.idle:
         plan += [("idle", "ours", s) for s in stores]
     if args.target in ("ours", "both"):
@@ -1413,6 +1729,22 @@ def main() -> None:
     parser.add_argument("--bare", action="store_true", help="same as --target bare")
     parser.add_argument("--idle", type=int, default=0, help="idle tables for the memory figures")
     parser.add_argument("--workers", type=int, default=2, help="client processes")
+    parser.add_argument(
+        "--abuse",
+        default="",
+        metavar="IDLE,STALLED",
+        help="memory under abuse: idle connections, then non-readers at busy tables,"
+        " while the last of --steps tables play (ours only)",
+    )
+    parser.add_argument(
+        "--abuse-workers", type=int, default=2, help="--abuse: processes for the abuse clients"
+    )
+    parser.add_argument(
+        "--stall-asks", type=float, default=1.0, help="--abuse: snapshots a non-reader asks per s"
+    )
+    parser.add_argument(
+        "--stall-time", type=float, default=90.0, help="--abuse: seconds measured with non-readers"
+    )
     parser.add_argument("--server-cores", default="0")
     parser.add_argument("--client-cores", default="", help="default: every other core")
     parser.add_argument(

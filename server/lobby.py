@@ -13,6 +13,7 @@ style fan-out per codec).
 from __future__ import annotations
 
 import asyncio
+import itertools
 import secrets
 from typing import TYPE_CHECKING, Protocol, cast, get_args
 
@@ -75,6 +76,15 @@ class Place(Protocol):
 
 
 LOBBY_DEBOUNCE = 0.1
+ONLINE_SENDS_PER_S = 1000
+PUBLISH_SLICE = 100
+PUBLISH_GAP = 0.002
+"""A lobby patch goes to ``PUBLISH_SLICE`` watchers, then the loop is free for
+``PUBLISH_GAP`` seconds: 10,000 watchers sent one patch at once held the loop
+~1 s, and every table's moves with it (docs/SECURITY.md)."""
+"""A change of ``players_online`` alone waits until the patch it causes costs
+at most about this many messages a second: 10,000 connections saying hello
+at once made it 100,000 a second, and the hellos time out (docs/SECURITY.md)."""
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
 SWEEP_EVERY = 5.0
 
@@ -94,6 +104,8 @@ class Lobby:
         self.seq = 0
         self.view = LobbyView()
         self._pending: asyncio.TimerHandle | None = None
+        self._owed: dict[Conn, None] = {}
+        """Watchers the last patch has not reached yet (sent a slice at a time)."""
         self._sweeper: asyncio.Task[None] | None = None
         self.players_online = 0
         self.online_elsewhere = 0
@@ -367,6 +379,7 @@ class Lobby:
         if conn in self.watchers:
             return
         self.watchers.add(conn)
+        self._owed.pop(conn, None)  # the view below is newer than any patch owed
         if snapshot:
             conn.send(LobbySnapshot(seq=self.seq, view=self.view))
 
@@ -403,8 +416,16 @@ class Lobby:
             self._soon()
 
     def _soon(self) -> None:
-        if self._pending is None:
-            self._pending = asyncio.get_running_loop().call_later(LOBBY_DEBOUNCE, self._publish)
+        self._soon_by(LOBBY_DEBOUNCE)
+
+    def _soon_by(self, delay: float) -> None:
+        loop = asyncio.get_running_loop()
+        due = loop.time() + delay
+        if self._pending is not None:
+            if self._pending.when() <= due:
+                return
+            self._pending.cancel()
+        self._pending = loop.call_at(due, self._publish)
 
     def _build(self) -> LobbyView:
         tables = [
@@ -418,17 +439,29 @@ class Lobby:
 
     def _publish(self) -> None:
         self._pending = None
+        if self._owed:
+            self._soon()  # the last patch is still going out: this one after it
+            return
         view = self._build()
         patch = diff(self.view, view)
         if not patch:
             return
         self.seq += 1
         self.view = view
-        send_to_all(self.watchers, LobbyPatch(seq=self.seq, patch=patch))
+        self._owed = dict.fromkeys(self.watchers)
+        self._send_slice(LobbyPatch(seq=self.seq, patch=patch))
+
+    def _send_slice(self, msg: LobbyPatch) -> None:
+        batch = list(itertools.islice(self._owed, PUBLISH_SLICE))
+        for conn in batch:
+            del self._owed[conn]
+        send_to_all([c for c in batch if c in self.watchers], msg)
+        if self._owed:
+            asyncio.get_running_loop().call_later(PUBLISH_GAP, self._send_slice, msg)
 
     def online(self, delta: int) -> None:
         self.players_online += delta
-        self._soon()
+        self._soon_by(max(LOBBY_DEBOUNCE, len(self.watchers) / ONLINE_SENDS_PER_S))
 
 
 def _bot_level(name: str) -> BotLevel:

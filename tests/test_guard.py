@@ -309,3 +309,32 @@ async def test_players_with_a_key_may_not_take_a_bots_name_either(name: str) -> 
         assert (refused["code"], refused["rid"]) == ("bad_name", 4)
         for w in (ws, guest, ok):
             await w.close()
+
+
+@pytest.mark.asyncio
+async def test_lobby_patches_go_out_a_slice_at_a_time_in_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # 10,000 lobby watchers sent one patch in one go held the event loop ~1 s
+    # (docs/SECURITY.md, memory under abuse): now PUBLISH_SLICE per turn.
+    from server import lobby
+
+    monkeypatch.setattr(lobby, "PUBLISH_SLICE", 2)
+    async with running(FAST) as server:
+        watchers = []
+        for i in range(5):
+            ws = await _open(server.port)
+            await _hello(ws, f"W{i}")  # welcome, then the lobby's snapshot
+            watchers.append(ws)
+        for i in range(3):
+            await _hello(await _open(server.port), f"Late{i}")
+            await asyncio.sleep(0.15)  # one patch per arrival (LOBBY_DEBOUNCE)
+        for ws in watchers[:2]:  # the first two heard of everyone since they came
+            online = None
+            seqs = []
+            while online != 8:
+                msg = await _until(ws, "lpatch")
+                seqs.append(msg["seq"])
+                online = next(op[2] for op in msg["patch"] if op[0] == ["players_online"])
+            assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
+        assert server.lobby._owed == {}
