@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import socket
 from collections import deque
 from importlib.metadata import version
 
@@ -19,8 +20,14 @@ import asyncio_redis
 import pytest
 from asyncio_redis.encoders import BytesEncoder
 
-from server.store.asyncio_redis_fixes import LIBRARY_VERSION, _Connection, _Pool, _Protocol
-from tests.redis_server import RedisServer
+from server.store.asyncio_redis_fixes import (
+    LIBRARY_VERSION,
+    RedisClient,
+    _Connection,
+    _Pool,
+    _Protocol,
+)
+from tests.redis_server import RedisServer, RedisUnavailable
 
 
 def test_the_installed_library_is_the_pinned_one() -> None:
@@ -37,6 +44,12 @@ def test_the_internals_the_fixes_override_are_there() -> None:
         assert callable(getattr(asyncio_redis.Connection, name)), name  # fixes 1 and 2
     assert "_retry_interval" in inspect.getsource(asyncio_redis.Connection)
     assert "_connections" in inspect.getsource(asyncio_redis.Pool)  # _Pool.open fills it
+    # fix 6 takes over the library's re-subscribing on reconnect
+    assert protocol._in_pubsub is False and protocol._subscription is None
+    assert protocol._pubsub_channels == set() and protocol._pubsub_patterns == set()
+    assert "self._in_pubsub:" in inspect.getsource(asyncio_redis.RedisProtocol.connection_made)
+    for name in ("_subscribe", "_psubscribe"):
+        assert callable(getattr(asyncio_redis.RedisProtocol, name)), name
     assert issubclass(_Protocol, asyncio_redis.RedisProtocol)
     assert issubclass(_Connection, asyncio_redis.Connection)
     assert issubclass(_Pool, asyncio_redis.Pool)
@@ -74,3 +87,54 @@ async def test_fix_5_evalsha_reports_noscript_as_a_bare_script_killed_error(
             await connection.evalsha("0" * 40, [], [])  # NOSCRIPT, reported as "killed"
     finally:
         connection.close()
+
+
+def _kill_subscribers(port: int, password: str | None) -> int:
+    """``CLIENT KILL TYPE pubsub`` from a plain socket; how many were killed."""
+    with socket.create_connection(("127.0.0.1", port), timeout=2) as s:
+        commands = [[b"AUTH", password.encode()]] if password else []
+        commands.append([b"CLIENT", b"KILL", b"TYPE", b"pubsub"])
+        for args in commands:
+            s.sendall(
+                b"*%d\r\n" % len(args) + b"".join(b"$%d\r\n%s\r\n" % (len(a), a) for a in args)
+            )
+        reply = b""
+        while reply.count(b"\r\n") < len(commands):
+            reply += s.recv(64)
+    assert not reply.startswith(b"-"), reply
+    return int(reply.split(b"\r\n")[-2].lstrip(b":"))
+
+
+@pytest.mark.redis
+@pytest.mark.parametrize(("password", "db"), [("s3cret", 0), (None, 3), ("s3cret", 3)])
+async def test_fix_6_a_subscriber_subscribes_again_after_auth_and_select(
+    password: str | None, db: int
+) -> None:
+    try:
+        server = RedisServer(*(("--requirepass", password) if password else ()))
+    except RedisUnavailable as exc:
+        pytest.skip(str(exc))
+    with server:
+        secret = password.encode() if password else None
+        publisher = await RedisClient.open("127.0.0.1", server.port, password=secret, db=db, size=1)
+        subscriber = await RedisClient.open(
+            "127.0.0.1", server.port, password=secret, db=db, size=1
+        )
+        try:
+            subscription = await subscriber.subscribe([b"ch"])
+            resubscribed = asyncio.Event()
+            subscription.on_resubscribed = resubscribed.set
+            assert await publisher.publish(b"ch", b"before") == 1
+            assert await subscription.next() == (b"ch", b"before")
+
+            assert _kill_subscribers(server.port, password) == 1
+            async with asyncio.timeout(5):
+                await resubscribed.wait()
+                # SUBSCRIBE is written, not yet confirmed: publish until it counts.
+                while await publisher.publish(b"ch", b"after") == 0:
+                    await asyncio.sleep(0.02)
+                assert await subscription.next() == (b"ch", b"after")
+            assert subscription.subscribed
+        finally:
+            await subscriber.aclose()
+            await publisher.aclose()

@@ -7,8 +7,11 @@ holds), and ``atout:lobby`` for everyone (listings, claims, heartbeats).
 Each message is a msgspec Struct of a tagged union, encoded with msgpack.
 One connection publishes, in the order ``publish`` was called (Redis keeps
 the order per publisher, and every subscriber gets a channel's messages in
-that order); another one subscribes. A publish that reached nobody (the
-process behind the channel is dead) is reported to ``on_unreached``.
+that order); another one subscribes. In order, but with gaps: what is
+published while a subscriber reconnects never reaches it, so
+``on_resubscribed`` says when it is back (time to catch up). A publish that
+reached nobody (the process behind the channel is dead, or its subscriber
+is reconnecting) is reported to ``on_unreached``.
 """
 
 from __future__ import annotations
@@ -201,12 +204,21 @@ class Bus:
         proc: str,
         on_message: Callable[[Message], None],
         on_unreached: Callable[[bytes], None],
+        on_resubscribed: Callable[[], None] | None = None,
     ) -> Bus:
+        """``on_resubscribed``: called each time the subscriber is back after
+        losing its connection (messages published meanwhile are lost)."""
         host, port, db, password = parse_url(url)
         publisher = await RedisClient.open(host, port, password=password, db=db, size=1)
         subscriber = await RedisClient.open(host, port, password=password, db=db, size=1)
         subscription = await subscriber.subscribe([channel_of(proc), LOBBY])
+        subscription.on_resubscribed = on_resubscribed
         return cls(proc, publisher, subscriber, subscription, on_message, on_unreached)
+
+    @property
+    def subscribed(self) -> bool:
+        """Receiving (False while the subscriber reconnects: ``/healthz``)."""
+        return self._subscription.subscribed
 
     @property
     def client(self) -> RedisClient:

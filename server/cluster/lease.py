@@ -14,6 +14,8 @@ server/store/asyncio_redis_fixes.py fix 5).
 
 from __future__ import annotations
 
+import asyncio
+
 from server.store.asyncio_redis_fixes import Script
 from server.store.redis import PREFIX, TABLE, RedisStore
 
@@ -101,6 +103,10 @@ class Leases:
         self.store = store
         self.proc = proc.encode()
         self.lease_ms = str(max(1, round(lease_s * 1000))).encode()
+        self.renew_within_s = lease_s / 4
+        """A renewal's own deadline, below the renewal period (lease / 3) and so
+        well below the lease: the store's (5 s) can equal the lease, and a
+        renewal that answers after the lease lapsed renewed nothing in time."""
         self.expire_ms = str(max(1, round(expire_s * 1000))).encode()
 
     async def claim(self, table_id: str, *, new: bool = False) -> int:
@@ -126,7 +132,7 @@ class Leases:
             tid = table_id.encode()
             keys += (LEASE + tid, TABLE + tid)
             args.append(str(owned[table_id]).encode())
-        async with self.store.request("renew"):
+        async with self.store.request("renew"), asyncio.timeout(self.renew_within_s):
             reply = await self._renew.run(self.store.pool, keys, args)
         if not isinstance(reply, list):
             return []

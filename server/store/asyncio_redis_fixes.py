@@ -21,7 +21,13 @@ no longer shows in the library (then the fix may go). The fixes:
    (``_Protocol._push_answer``);
 5. EVALSHA turns every error reply (NOSCRIPT included) into a bare
    ``ScriptKilledError``, and decoding a script's list reply is broken for
-   strings, so our scripts return integers or nil only (``Script``).
+   strings, so our scripts return integers or nil only (``Script``);
+6. a subscribed connection that reconnects sends SUBSCRIBE before fix 3's
+   AUTH/SELECT (which then fail: "Cannot run command inside pubsub
+   subscription"), so with a password or a db other than 0 it never
+   subscribes again and receives nothing, silently (``_Protocol``); nor does
+   the library say that it subscribed again, while anything published in
+   between is lost (``Subscription.on_resubscribed``).
 
 The library has no type hints: ``RedisClient`` is the one place its calls
 are typed (mypy checks everything else strictly; this module is exempt from
@@ -82,6 +88,8 @@ class Script:
 class _Protocol(asyncio_redis.RedisProtocol):
     """RedisProtocol that is only handed out once authenticated and on its db."""
 
+    _in_pubsub: bool  # the library's: subscribed (fix 6 clears it while it reconnects)
+
     def __init__(
         self, *, password: bytes | None, db: int, connection_lost: Callable[[], None]
     ) -> None:
@@ -99,8 +107,11 @@ class _Protocol(asyncio_redis.RedisProtocol):
         self._auth = password
         self._db = db
         self._ready = False
+        self._resubscribe = False
         self.handshake: asyncio.Task[None] | None = None
         self.lost = asyncio.Event()
+        self.on_resubscribed: Callable[[], None] | None = None
+        """Called each time a subscribed connection subscribed again (fix 6)."""
 
     @property
     def is_connected(self) -> bool:
@@ -111,6 +122,12 @@ class _Protocol(asyncio_redis.RedisProtocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._ready = False
         self.lost.clear()
+        # Fix 6: out of pub/sub mode until ``_handshake`` has run AUTH and
+        # SELECT, or the library's detached re-run subscribes first and the
+        # client side then refuses AUTH/SELECT on a subscribed connection.
+        # (Still due if the last handshake failed before it subscribed.)
+        self._resubscribe = self._resubscribe or self._in_pubsub
+        self._in_pubsub = False
         super().connection_made(transport)
         self.handshake = asyncio.get_running_loop().create_task(self._handshake(transport))
         self.handshake.add_done_callback(_report_handshake)
@@ -121,6 +138,8 @@ class _Protocol(asyncio_redis.RedisProtocol):
                 await self.auth(self._auth)
             if self._db:
                 await self.select(self._db)
+            if self._resubscribe:
+                await self._subscribe_again()
         except BaseException:
             # Wrong password or db: useless connection. Dropping it lets the
             # reconnect loop try again (or ``_Connection.open`` report it).
@@ -131,6 +150,21 @@ class _Protocol(asyncio_redis.RedisProtocol):
             # detached re-run on reconnect, which is exactly the race above.
             self.password, self.db = None, 0
         self._ready = True
+        if self._resubscribe:
+            self._resubscribe = False
+            log.info("redis.resubscribed", channels=len(self._pubsub_channels))
+            if self.on_resubscribed is not None:
+                self.on_resubscribed()
+
+    async def _subscribe_again(self) -> None:
+        # What the library's re-run does, once AUTH and SELECT went through.
+        # SUBSCRIBE gets no reply future (its confirmations arrive as pub/sub
+        # messages), so this only writes it; Redis then answers in order.
+        self._in_pubsub = True
+        if self._pubsub_channels:
+            await self._subscribe(self._subscription, list(self._pubsub_channels))
+        if self._pubsub_patterns:
+            await self._psubscribe(self._subscription, list(self._pubsub_patterns))
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._ready = False
@@ -340,11 +374,13 @@ class RedisClient:
     async def subscribe(self, channels: list[bytes]) -> Subscription:
         """Turn this client (a pool of one) into a subscriber of ``channels``.
 
-        The library subscribes again by itself after a reconnect.
+        It subscribes again by itself after a reconnect, once authenticated
+        and on its db (fix 6); ``Subscription.on_resubscribed`` says when.
         """
         subscription = await self.pool.start_subscribe()
         await subscription.subscribe(channels)
-        return Subscription(subscription)
+        (connection,) = self.pool._connections
+        return Subscription(subscription, connection.protocol)
 
     async def ping(self) -> bool:
         reply = await self.pool.ping()
@@ -355,10 +391,30 @@ class RedisClient:
 
 
 class Subscription:
-    """What a subscribed client receives: ``(channel, message)`` pairs, in order."""
+    """What a subscribed client receives: ``(channel, message)`` pairs, in order.
 
-    def __init__(self, subscription: asyncio_redis.Subscription) -> None:
+    In order, but with gaps: what is published while the connection is down
+    never arrives. ``on_resubscribed`` (set it to a callable) is called each
+    time the connection is back and subscribed again, so that its owner can
+    catch up on what it may have missed.
+    """
+
+    def __init__(self, subscription: asyncio_redis.Subscription, protocol: _Protocol) -> None:
         self._subscription = subscription
+        self._protocol = protocol
+
+    @property
+    def on_resubscribed(self) -> Callable[[], None] | None:
+        return self._protocol.on_resubscribed
+
+    @on_resubscribed.setter
+    def on_resubscribed(self, callback: Callable[[], None] | None) -> None:
+        self._protocol.on_resubscribed = callback
+
+    @property
+    def subscribed(self) -> bool:
+        """Connected and subscribed (False while it reconnects: messages are lost)."""
+        return self._protocol.is_connected and self._protocol.in_pubsub
 
     async def next(self) -> tuple[bytes, bytes]:
         reply = await self._subscription.next_published()

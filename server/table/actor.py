@@ -9,6 +9,14 @@ the effects after it, so nobody hears of a move before it is stored.
 What is here is only I/O: sending, closing, the store (with its retries
 while it is down), the one timer, running a bot's search off the loop, and
 telling the lobby.
+
+While the store is down, a table that no other process may own (epoch 0:
+the memory or sqlite store, or Redis without a cluster) plays on from
+memory and writes its newest state once the store is back. A table with an
+owner epoch (server/cluster/) holds instead: another process may take it
+over from what is stored, so nothing after a failed write is carried out,
+and no message taken, until that write is stored (then the table goes on)
+or refused as stale (then it steps down).
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import time
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Protocol, cast
 
 import msgspec
@@ -53,6 +62,11 @@ if TYPE_CHECKING:
     from server.daily.service import DailyService
 
 log = structlog.get_logger()
+
+HOLD_FIRST_S = 0.05
+HOLD_MAX_S = 1.0
+"""Retry delays of a held write (``Table._hold``): the table is stalled
+meanwhile, so try again soon; a refused connect costs next to nothing."""
 
 
 class Home(Protocol):
@@ -107,6 +121,8 @@ class Table:
         self.records_due: list[tuple[bytes, str]] = []
         """Deal records the store refused while down: written before any later state."""
         self.retry_task: asyncio.Task[None] | None = None
+        self.held = False
+        """A write waits for the store to come back, and the table with it (``_hold``)."""
         self.log = log.bind(table=state.table_id)
 
     @property
@@ -120,7 +136,7 @@ class Table:
     @property
     def unsaved(self) -> bool:
         """The newest state waits for the store to come back (``/healthz``)."""
-        return self.dirty is not None
+        return self.dirty is not None or self.held
 
     @classmethod
     def restore(
@@ -178,10 +194,7 @@ class Table:
                 case Save(version=version, blob=blob, open_=open_):
                     await self._save(version, blob, open_)
                 case Record(blob=blob, key=key):
-                    # Kept until written (keyed: a second write adds nothing);
-                    # the Save that always follows waits for it (``_save``).
-                    self.records_due.append((blob, key))
-                    await self._write_records(quiet=True)
+                    await self._record(blob, key)
                 case SendHistory(peer=peer, rid=rid):
                     _conn(peer).send(History(records=await self._records(), rid=rid))
                 case DailyFinished(tag=tag, scores=scores, to=to):
@@ -242,6 +255,18 @@ class Table:
 
     # -- persistence -------------------------------------------------------------
 
+    async def _record(self, blob: bytes, key: str) -> None:
+        if self.epoch > 0:
+            await self._hold(
+                lambda: self.store.append_record(self.id, blob, key, epoch=self.epoch),
+                self.core.state.version,
+            )
+            return
+        # No owner to fence (memory, a single file): kept until written (keyed:
+        # a second write adds nothing); the Save that always follows waits for it.
+        self.records_due.append((blob, key))
+        await self._write_records(quiet=True)
+
     async def _write_records(self, quiet: bool = False) -> None:
         """Append the deal records due, oldest first; ``StoreError`` if the store
         is down (``quiet``: keep them for the next save or ``_retry``)."""
@@ -255,9 +280,15 @@ class Table:
                 raise
 
     async def _save(self, version: int, blob: bytes, open_: bool) -> None:
+        if self.epoch > 0:
+            await self._hold(
+                lambda: self.store.save(self.id, version, blob, open_=open_, epoch=self.epoch),
+                version,
+            )
+            return
         try:
             await self._write_records()  # a state is never stored ahead of its records
-            await self.store.save(self.id, version, blob, open_=open_, epoch=self.epoch)
+            await self.store.save(self.id, version, blob, open_=open_)
         except StaleWrite:
             self._went_stale(version)
         except StoreError as e:
@@ -271,6 +302,36 @@ class Table:
                 self.retry_task = asyncio.get_running_loop().create_task(self._retry())
         else:
             self.dirty = None
+
+    async def _hold(self, write: Callable[[], Awaitable[None]], version: int) -> None:
+        """Write until stored, or until refused as stale (the table steps down).
+
+        Owner epochs only: returning before it is stored would let the effects
+        after it (the updates to the clients) tell of a move that a process
+        taking the table over from Redis never sees. Holding here keeps the
+        actor from taking any message meanwhile; the lease renewal may make
+        the table step down while it waits.
+        """
+        delay = HOLD_FIRST_S
+        while not self.stale:
+            try:
+                await write()
+            except StaleWrite:
+                self._went_stale(version)
+                return
+            except StoreError as e:
+                if not self.held:  # once per outage, not once per retry
+                    self.log.warning("write_failed_holding", version=version, error=str(e))
+                    self.held = True
+                metrics.ERRORS.labels("store").inc()
+                await self.clock.sleep(delay)
+                delay = min(delay * 2, HOLD_MAX_S)
+                continue
+            if self.held:
+                self.held = False
+                self.log.info("write_recovered", version=version)
+            return
+        self.held = False
 
     def _went_stale(self, version: int) -> None:
         # Another process owns this table now: stop writing and serving it.
