@@ -202,6 +202,19 @@ class Lobby:
         metrics.TABLES.set(len(self.tables))
         self._soon()
 
+    async def _unique_code(self, table_id: str) -> str | None:
+        """A fresh invite code for ``table_id``, unique in the whole service
+        (None: Redis did not answer)."""
+        while True:
+            code = self._new_code()
+            if self.node is None:
+                return code
+            try:
+                if await self.node.reserve_code(code, table_id):
+                    return code
+            except StoreError:
+                return None
+
     def _new_code(self) -> str:
         while True:
             code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(6))
@@ -280,10 +293,15 @@ class Lobby:
             )
             return
         table_id = secrets.token_hex(4)
+        code = await self._unique_code(table_id)
+        if code is None:
+            message = "the store did not answer; try again"
+            conn.send(Error(code="unavailable", message=message, rid=cmd.rid))
+            return
         name = clean_text(cmd.name) or f"{conn.name}'s table"
         state = new_state(
             table_id,
-            self._new_code(),
+            code,
             name,
             now=self.clock.time(),
             private=cmd.private,
@@ -302,10 +320,15 @@ class Lobby:
     async def join(self, conn: Conn, cmd: JoinTable | Watch) -> None:
         """Sit at a table (``JoinTable``) or watch it (``Watch``), by id or invite code."""
         table = self.find(cmd.table_id, cmd.code)
-        if table is None and cmd.table_id and self.node is not None:
-            # Not listed here (yet): ask Redis who serves it.
+        if table is None and self.node is not None:
+            # Not listed here (yet: a table created a moment ago on another
+            # process): ask Redis which table the code opens and who serves it.
             try:
-                table = await self.node.find(cmd.table_id)
+                table_id = cmd.table_id
+                if cmd.code:
+                    table_id = await self.node.table_of_code(cmd.code.strip().upper())
+                if table_id:
+                    table = await self.node.find(table_id)
             except StoreError:
                 table = None
         if table is None:

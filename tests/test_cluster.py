@@ -206,10 +206,11 @@ async def test_four_clients_on_three_processes_play_a_whole_game(
     await players[0].send(CreateTable(name="spread", deals=2, private=True, seed="spread"))
     seated = await players[0].wait_for(Seated)
     code = (await players[0].wait_view(lambda v: v.invite_code is not None)).invite_code
-    # By id on one process, by invite code on another.
+    # By id on one process, by invite code on another: at once, before the
+    # table's listing has reached the other processes (the code is in Redis
+    # before its creator is seated).
     await players[1].send(JoinTable(table_id=seated.table_id))
     for s in players[2:]:
-        await asyncio.sleep(0.3)  # the listing (and its code) reaches every process
         await s.send(JoinTable(code=code))
     for s in players[1:]:
         got = await s.wait_for(Seated, Error)

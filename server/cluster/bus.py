@@ -32,6 +32,10 @@ log = structlog.get_logger()
 LOBBY = PREFIX + b"lobby"
 LISTINGS = PREFIX + b"listings"
 """Hash: table id -> msgpack ``Listed`` (the lobby a starting process loads)."""
+CODES = PREFIX + b"codes"
+"""Hash: invite code -> table id, written before the table's creator is seated,
+so a friend who types the code at once finds the table from any process (the
+listing may not have reached that process yet)."""
 
 
 def channel_of(proc: str) -> bytes:

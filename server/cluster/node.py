@@ -36,6 +36,7 @@ from protocol.codec import codec_for
 from protocol.errors import ErrorCode
 from protocol.messages import Bye, Command
 from server.cluster.bus import (
+    CODES,
     LISTINGS,
     LOBBY,
     Answered,
@@ -76,6 +77,19 @@ if TYPE_CHECKING:
 log = structlog.get_logger()
 
 decode_command = msgspec.msgpack.Decoder(Command).decode
+
+_RESERVE_CODE = Script("""
+-- KEYS: the codes hash.  ARGV: code, table id.  1 if the code was free (now ours).
+return redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
+""")
+
+_DROP_CODE = Script("""
+-- KEYS: the codes hash.  ARGV: code, table id.  Only the table's own code.
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then
+  redis.call('HDEL', KEYS[1], ARGV[1])
+end
+return 0
+""")
 
 _LIST = Script("""
 -- KEYS: the listings hash.  ARGV: table id, listing ("" drops it)
@@ -288,6 +302,28 @@ class Node:
         self.bus.publish(LOBBY, msg)
         blob = b"" if listing.closed else encode(msg)
         self._spawn(self._write_listing(table_id, blob))
+        if listing.closed:
+            self._spawn(self._drop_code(listing.code, table_id))
+
+    async def reserve_code(self, code: str, table_id: str) -> bool:
+        """Make ``code`` the invite code of ``table_id`` in every process; False
+        if another table has it (``StoreError`` if Redis does not answer)."""
+        async with self.store.request("reserve_code"):
+            taken = await _RESERVE_CODE.run(
+                self.store.pool, [CODES], [code.encode(), table_id.encode()]
+            )
+        return taken == 1
+
+    async def table_of_code(self, code: str) -> str | None:
+        """The table an invite code opens, as Redis holds it (StoreError if down)."""
+        async with self.store.request("code"):
+            (found,) = await self.store.pool.hmget(CODES, [code.encode()])
+        return found.decode() if found is not None else None
+
+    async def _drop_code(self, code: str, table_id: str) -> None:
+        with contextlib.suppress(StoreError):
+            async with self.store.request("drop_code"):
+                await _DROP_CODE.run(self.store.pool, [CODES], [code.encode(), table_id.encode()])
 
     async def _write_listing(self, table_id: str, blob: bytes) -> None:
         with contextlib.suppress(StoreError):
