@@ -349,9 +349,20 @@ class Lobby:
 
     async def _ask(self, table: Place, msg: Join | Reclaim) -> ErrorCode | None:
         """Put ``msg`` on the table's inbox; its answer (None: seated, else an error code)."""
-        msg.done = asyncio.get_running_loop().create_future()
+        done: asyncio.Future[ErrorCode | None] = asyncio.get_running_loop().create_future()
+        msg.done = done
         table.inbox.put_nowait(msg)
-        return await msg.done
+        if isinstance(table, Table) and table.task is not None:
+            # A table that stops first (stepped down to another process,
+            # drained) never answers what was left on its inbox.
+            await asyncio.wait((done, table.task), return_when=asyncio.FIRST_COMPLETED)
+            if not done.done():
+                if not (isinstance(msg, Join) and msg.quiet):
+                    message = "the table moved to another server; try again"
+                    conn = cast("Conn", msg.peer)
+                    conn.send(Error(code="unavailable", message=message, rid=msg.rid))
+                done.set_result("unavailable")
+        return await done
 
     async def _sit(self, conn: Conn, table: Place, msg: Join | Reclaim) -> None:
         self.watchers.discard(conn)

@@ -58,7 +58,7 @@ from server.cluster.bus import (
     encode,
 )
 from server.cluster.lease import Leases
-from server.cluster.remote import Outbox, RemotePeer, RemoteTable, Sitting
+from server.cluster.remote import Outbox, RemotePeer, RemoteTable, Sitting, unavailable
 from server.conn import CLOSE_RESTART
 from server.store.asyncio_redis_fixes import Script
 from server.store.base import StoreError
@@ -241,12 +241,24 @@ class Node:
         ask.done = done
 
         def answer(f: asyncio.Future[ErrorCode | None]) -> None:
-            error = None if f.cancelled() else f.result()
+            if table.task is not None:
+                table.task.remove_done_callback(ended)
+            if f.cancelled():
+                # The table stopped first (stepped down, drained): the origin
+                # asks the new owner (it keeps the ask until answered).
+                self.outbox.add(msg.origin, Moved(msg.table))
+                return
+            error = f.result()
             if error is not None and self.peers.get(key) is peer:
                 del self.peers[key]
             self.outbox.add(msg.origin, Answered(msg.conn, msg.table, error))
 
+        def ended(_: object) -> None:
+            done.cancel()
+
         done.add_done_callback(answer)
+        if table.task is not None:
+            table.task.add_done_callback(ended)
         table.inbox.put_nowait(ask)
 
     def _do(self, msg: Do) -> None:
@@ -412,8 +424,11 @@ class Node:
     def _lost(self, remote: RemoteTable) -> None:
         """No owner came: its connections go back to reconnect and resume later."""
         del self.remotes[remote.id]
-        sitting, pending, _ = remote.take_over()
+        sitting, pending, held = remote.take_over()
         remote.closed = True
+        for msg in [*pending, *held]:
+            if isinstance(msg, Join | Reclaim):
+                unavailable(msg, "the table's server did not answer; try again")
         for conn in [*sitting, *(cast("Conn", m.peer) for m in pending)]:
             conn.send(Bye(code="restarting", message="your table is moving; reconnecting"))
             conn.close(CLOSE_RESTART, "table moving")
@@ -431,23 +446,33 @@ class Node:
         else:
             remote.owner = target
             place = remote
+        # The re-attaches first, then what waited: a command held meanwhile
+        # must find its connection seated at the new owner.
+        loop = asyncio.get_running_loop()
         for conn, how in sitting.items():
-            self._spawn(self._reattach(conn, how, place))
+            ask: Join | Reclaim
+            if how.token is None:
+                ask = Join(conn, None, 0, spectator=True)
+            else:
+                ask = Reclaim(conn, how.token, _last_seq(how), 0)
+            ask.done = loop.create_future()
+            place.inbox.put_nowait(ask)
+            self._spawn(self._reattached(conn, ask))
         for msg in pending:
             place.inbox.put_nowait(msg)
         for item in held:
             place.inbox.put_nowait(item)
         self.log.info("table_moved", table=remote.id, conns=len(sitting), to=remote.owner)
 
-    async def _reattach(self, conn: Conn, how: Sitting, place: Place) -> None:
-        ask: Join | Reclaim
-        if how.token is None:
-            ask = Join(conn, None, 0, spectator=True)
-        else:
-            ask = Reclaim(conn, how.token, _last_seq(how), 0)
-        ask.done = asyncio.get_running_loop().create_future()
-        place.inbox.put_nowait(ask)
-        if await ask.done is not None:
+    async def _reattached(self, conn: Conn, ask: Join | Reclaim) -> None:
+        assert ask.done is not None
+        try:
+            async with asyncio.timeout(self.answer_within):
+                error = await asyncio.shield(ask.done)
+        except TimeoutError:
+            unavailable(ask, "your table's new server did not answer; join it again")
+            error = "unavailable"
+        if error is not None:
             # Refused (the seat went to a bot meanwhile): back to the lobby.
             if isinstance(self.lobby.at.get(conn), RemoteTable):
                 del self.lobby.at[conn]
