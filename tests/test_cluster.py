@@ -33,10 +33,11 @@ from protocol.messages import (
 from protocol.views import TableView
 from server.cluster.lease import Leases
 from server.cluster.remote import HELD_MAX
+from server.conn import Conn
 from server.game import replay_record
 from server.store.base import StaleWrite
 from server.store.redis import TABLE, RedisStore
-from server.table import Act
+from server.table import Act, Gone
 from server.table.inbox import Peer
 from tests.cluster_helpers import Member, Proc, Wire
 from tests.redis_server import RedisServer
@@ -448,3 +449,18 @@ async def test_a_join_beyond_what_a_moving_table_holds_is_answered(
     await asyncio.wait_for(b.lobby.join(late, JoinTable(table_id=table_id)), 2.0)
     error = await late.wait_for(lambda e: isinstance(e, Error))
     assert error.code == "unavailable" and error.message
+
+
+async def test_an_owner_that_does_not_know_a_connection_has_it_sit_again(
+    members: list[Member],
+) -> None:
+    a, b = members
+    table_id, guest = await _guest_at_a_remote_table(a, b)
+    # The owner lost track of the guest (its Sit lost on the bus, say).
+    peer = a.node.peers.pop((b.node.proc, guest.id))
+    a.lobby.tables[table_id].inbox.put_nowait(Gone(peer))
+    b.lobby.at[cast(Conn, guest)].inbox.put_nowait(Act(cast(Peer, guest), GetHistory(rid=5)))
+    reply = await guest.wait_for(lambda e: isinstance(e, History | Error) and e.rid == 5)
+    assert isinstance(reply, History), reply  # sat again, then the command went again
+    assert len([e for e in guest.events if isinstance(e, Seated)]) == 2
+    assert not guest.closed

@@ -121,7 +121,17 @@ class Moved(_Msg, tag="moved"):
     table: str
 
 
-Item = Out | Routed | Shut | Answered | Moved
+class Reattach(_Msg, tag="reattach"):
+    """The owner does not know ``conn`` at ``table`` (a ``Sit`` or ``Gone`` lost on
+    the way, or it took the table over since): sit it again with its token, then
+    send ``command`` (the one that met nobody) again."""
+
+    table: str
+    conn: str
+    command: bytes = b""
+
+
+Item = Out | Routed | Shut | Answered | Moved | Reattach
 
 
 class Batch(_Msg, tag="batch"):

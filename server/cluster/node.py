@@ -49,6 +49,7 @@ from server.cluster.bus import (
     Message,
     Moved,
     Out,
+    Reattach,
     Released,
     Routed,
     Shut,
@@ -125,6 +126,8 @@ class Node:
         self.answer_within = settings.lease * 2 + 3.0
         """How long a join waits for the owner's answer (a takeover included)."""
         self._relocating: set[str] = set()
+        self._suspects: set[str] = set()
+        """Processes a publish reached nobody at, until their heartbeat tells."""
 
     # -- the bus -----------------------------------------------------------------------
 
@@ -183,8 +186,34 @@ class Node:
                     self._count_online()
 
     def _on_unreached(self, channel: bytes) -> None:
-        """Nobody listens on ``channel``: that process is gone."""
+        """Nobody listened on ``channel``: that process is gone, or its subscriber
+        was reconnecting. Its heartbeats tell which, within a lease."""
         proc = channel.rsplit(b":", 1)[-1].decode()
+        if proc in self._suspects:
+            return
+        self._suspects.add(proc)
+        self._spawn(self._alive_or_gone(proc, time.monotonic()))
+
+    async def _alive_or_gone(self, proc: str, since: float) -> None:
+        try:
+            # A live process beats every lease / 3; a dead one's tables are
+            # not claimable before its leases lapse anyway (``lease``).
+            await asyncio.sleep(self.settings.lease)
+            beat = self.online_of.get(proc)
+            if beat is not None and beat[1] > since:
+                self.log.warning("bus_unreached_but_alive", to=proc)
+                # What it missed from here is lost: sit our connections at its
+                # tables again (their seats catch up from their last ``seq``).
+                for remote in list(self.remotes.values()):
+                    if remote.owner == proc:
+                        self._resit(remote, list(remote.sitting), b"")
+                return
+            self._gone(proc)
+        finally:
+            self._suspects.discard(proc)
+
+    def _gone(self, proc: str) -> None:
+        """No process ``proc`` any more: forget its connections, find its tables' new owners."""
         self.online_of.pop(proc, None)
         # Its connections at our tables dropped with it.
         for key, peer in list(self.peers.items()):
@@ -268,7 +297,10 @@ class Node:
             return
         peer = self.peers.get((msg.origin, msg.conn))
         if peer is None or peer.table != msg.table:
-            return  # gone meanwhile
+            # Its Sit never came, or we took the table over since: the origin
+            # sits it again, then sends the command again.
+            self.outbox.add(msg.origin, Reattach(msg.table, msg.conn, msg.command))
+            return
         try:
             command = decode_command(msg.command)
         except msgspec.DecodeError:
@@ -340,6 +372,11 @@ class Node:
                     remote = self.remotes.get(table_id)
                     if conn is not None and remote is not None:
                         remote.answered(conn, error)
+                case Reattach(table=table_id, conn=conn_id, command=command):
+                    conn = self.conns.get(conn_id)
+                    remote = self.remotes.get(table_id)
+                    if conn is not None and remote is not None:
+                        self._resit(remote, [conn], command)
                 case Moved(table=table_id):
                     remote = self.remotes.get(table_id)
                     if remote is not None and remote.owner is not None:
@@ -448,21 +485,38 @@ class Node:
             place = remote
         # The re-attaches first, then what waited: a command held meanwhile
         # must find its connection seated at the new owner.
-        loop = asyncio.get_running_loop()
         for conn, how in sitting.items():
-            ask: Join | Reclaim
-            if how.token is None:
-                ask = Join(conn, None, 0, spectator=True)
-            else:
-                ask = Reclaim(conn, how.token, _last_seq(how), 0)
-            ask.done = loop.create_future()
-            place.inbox.put_nowait(ask)
-            self._spawn(self._reattached(conn, ask))
+            self._reattach(conn, how, place)
         for msg in pending:
             place.inbox.put_nowait(msg)
         for item in held:
             place.inbox.put_nowait(item)
         self.log.info("table_moved", table=remote.id, conns=len(sitting), to=remote.owner)
+
+    def _reattach(self, conn: Conn, how: Sitting, place: Place) -> None:
+        """Sit ``conn`` at ``place`` again as it sat (its seat's token, or watching)."""
+        ask: Join | Reclaim
+        if how.token is None:
+            ask = Join(conn, None, 0, spectator=True)
+        else:
+            ask = Reclaim(conn, how.token, _last_seq(how), 0)
+        ask.done = asyncio.get_running_loop().create_future()
+        place.inbox.put_nowait(ask)
+        self._spawn(self._reattached(conn, ask))
+
+    def _resit(self, remote: RemoteTable, conns: list[Conn], command: bytes) -> None:
+        """The owner lost track of ``conns`` (still ours, seated with a token):
+        sit them again, then send ``command`` (of the first) again. A
+        connection already re-sitting, or watching, is left as it is."""
+        for i, conn in enumerate(conns):
+            how = remote.sitting.get(conn)
+            if how is None or how.token is None or remote.owner is None:
+                continue
+            del remote.sitting[conn]
+            self._reattach(conn, how, remote)
+            if i == 0 and command:
+                with contextlib.suppress(msgspec.DecodeError):
+                    remote.inbox.put_nowait(Act(conn, decode_command(command)))
 
     async def _reattached(self, conn: Conn, ask: Join | Reclaim) -> None:
         assert ask.done is not None
