@@ -391,7 +391,7 @@ class Lobby:
         self.listings[table.id] = listing
         self.codes[listing.code] = table.id
         if self.node is not None:
-            self.node.listed(table.id, listing)  # every process's lobby shows it
+            self.node.listed(table.id, listing, table.epoch)  # every process's lobby shows it
         if listing.closed or table.closed:
             self._remove(table)
         self._soon()

@@ -31,6 +31,7 @@ from protocol.messages import (
     StartGame,
 )
 from protocol.views import TableView
+from server.cluster.bus import LOBBY, Claimed
 from server.cluster.lease import Leases
 from server.cluster.remote import HELD_MAX
 from server.conn import Conn
@@ -464,3 +465,27 @@ async def test_an_owner_that_does_not_know_a_connection_has_it_sit_again(
     assert isinstance(reply, History), reply  # sat again, then the command went again
     assert len([e for e in guest.events if isinstance(e, Seated)]) == 2
     assert not guest.closed
+
+
+async def test_only_a_higher_epoch_takes_a_table_away(members: list[Member]) -> None:
+    a, b = members
+    table_id, guest = await _guest_at_a_remote_table(a, b)
+    table = a.lobby.tables[table_id]
+    remote = b.node.remotes[table_id]
+    bus = b.node.bus
+    assert bus is not None
+    # A stale owner's word, late on the lobby channel (no order between processes).
+    bus.publish(LOBBY, Claimed(table_id, "stale", table.epoch))
+    await asyncio.sleep(0.3)  # delivered to both in far less (one local Redis)
+    assert not table.stale and a.lobby.tables[table_id] is table
+    assert remote.owner == a.node.proc
+    # A real takeover (b claims: the epoch goes up) takes it away from a.
+    await a.node.leases.release(table_id)
+    taken = await b.node.take(table_id)
+    assert taken is not None and taken.epoch == table.epoch + 1
+    for _ in range(100):
+        if table.stale:
+            break
+        await asyncio.sleep(0.02)
+    assert table.stale and table_id not in a.lobby.tables
+    await guest.wait_for(lambda e: isinstance(e, Seated) and e is not guest.events[0])

@@ -116,9 +116,10 @@ class Answered(_Msg, tag="answer"):
 
 
 class Moved(_Msg, tag="moved"):
-    """The table is not served by the process asked: find its owner again."""
+    """The table is not served by the process asked (``by``): find its owner again."""
 
     table: str
+    by: str = ""
 
 
 class Reattach(_Msg, tag="reattach"):
@@ -150,13 +151,16 @@ class Listed(_Msg, tag="listed"):
     private: bool
     code: str
     closed: bool = False
+    epoch: int = 0
+    """The owner's epoch: a listing from an older owner (stale) is ignored."""
 
 
 class Claimed(_Msg, tag="claimed"):
-    """``owner`` serves ``table`` from now on (a takeover)."""
+    """``owner`` serves ``table`` from now on (a takeover), with owner ``epoch``."""
 
     table: str
     owner: str
+    epoch: int = 0
 
 
 class Released(_Msg, tag="released"):

@@ -122,6 +122,9 @@ class Node:
         """Connections held here at tables owned elsewhere, by id."""
         self.owner_of: dict[str, str] = {}
         """Each listed table's owner, as the lobby channel tells."""
+        self.epoch_of: dict[str, int] = {}
+        """The highest owner epoch heard of each table: an older owner's word is
+        stale (messages of different processes have no order between them)."""
         self.online_of: dict[str, tuple[int, float]] = {}
         self.answer_within = settings.lease * 2 + 3.0
         """How long a join waits for the owner's answer (a takeover included)."""
@@ -171,9 +174,9 @@ class Node:
             case Listed():
                 if msg.owner != self.proc:
                     self._listed(msg)
-            case Claimed(table=table_id, owner=owner):
-                if owner != self.proc:
-                    self._claimed_elsewhere(table_id, owner)
+            case Claimed(table=table_id, owner=owner, epoch=epoch):
+                if owner != self.proc and self._newer(table_id, owner, epoch):
+                    self._claimed_elsewhere(table_id, owner, epoch)
             case Released(table=table_id, owner=owner):
                 if owner != self.proc and table_id not in self.lobby.tables:
                     self._spawn(self._take_released(table_id))
@@ -243,7 +246,7 @@ class Node:
     def _sit(self, msg: Sit) -> None:
         table = self.lobby.tables.get(msg.table)
         if table is None or table.stale:
-            self.outbox.add(msg.origin, Moved(msg.table))
+            self.outbox.add(msg.origin, Moved(msg.table, self.proc))
             return
         key = (msg.origin, msg.conn)
         peer = self.peers.get(key)
@@ -275,7 +278,7 @@ class Node:
             if f.cancelled():
                 # The table stopped first (stepped down, drained): the origin
                 # asks the new owner (it keeps the ask until answered).
-                self.outbox.add(msg.origin, Moved(msg.table))
+                self.outbox.add(msg.origin, Moved(msg.table, self.proc))
                 return
             error = f.result()
             if error is not None and self.peers.get(key) is peer:
@@ -293,7 +296,7 @@ class Node:
     def _do(self, msg: Do) -> None:
         table = self.lobby.tables.get(msg.table)
         if table is None or table.stale:
-            self.outbox.add(msg.origin, Moved(msg.table))
+            self.outbox.add(msg.origin, Moved(msg.table, self.proc))
             return
         peer = self.peers.get((msg.origin, msg.conn))
         if peer is None or peer.table != msg.table:
@@ -322,10 +325,16 @@ class Node:
             del self.peers[(conn.origin, conn.conn)]
         return True
 
-    def listed(self, table_id: str, listing: Listing) -> None:
+    def listed(self, table_id: str, listing: Listing, epoch: int) -> None:
         """A table of ours lists itself: every process's lobby shows it."""
         msg = Listed(
-            table_id, self.proc, listing.summary, listing.private, listing.code, listing.closed
+            table_id,
+            self.proc,
+            listing.summary,
+            listing.private,
+            listing.code,
+            listing.closed,
+            epoch,
         )
         if self.bus is None:
             return
@@ -377,9 +386,10 @@ class Node:
                     remote = self.remotes.get(table_id)
                     if conn is not None and remote is not None:
                         self._resit(remote, [conn], command)
-                case Moved(table=table_id):
+                case Moved(table=table_id, by=by):
                     remote = self.remotes.get(table_id)
-                    if remote is not None and remote.owner is not None:
+                    # Said by the owner we know (a later one was heard of already).
+                    if remote is not None and remote.owner is not None and by == remote.owner:
                         self.relocate(remote, remote.owner)
 
     def remote(self, table_id: str, owner: str) -> RemoteTable:
@@ -398,9 +408,28 @@ class Node:
             return self.remotes.get(table_id)
         return self.remote(table_id, owner)
 
+    def _newer(self, table_id: str, owner: str, epoch: int) -> bool:
+        """``owner`` at ``epoch`` is ``table_id``'s latest owner heard of (each
+        claim raises the epoch: a lower one, or the same one from another
+        process, is an older owner's word)."""
+        known = self.epoch_of.get(table_id, 0)
+        known_owner = self.owner_of.get(table_id)
+        table = self.lobby.tables.get(table_id)
+        if table is not None and not table.stale and table.epoch >= known:
+            known, known_owner = table.epoch, self.proc
+        if epoch and (epoch < known or (epoch == known and known_owner not in (None, owner))):
+            # 0: a process that does not say (older code): taken as it comes.
+            self.log.info("stale_owner_ignored", table=table_id, owner=owner, epoch=epoch)
+            return False
+        self.epoch_of[table_id] = max(epoch, known)
+        return True
+
     def _listed(self, msg: Listed) -> None:
+        if not self._newer(msg.table, msg.owner, msg.epoch):
+            return
         if msg.closed:
             self.owner_of.pop(msg.table, None)
+            self.epoch_of.pop(msg.table, None)
             self.lobby.listed_elsewhere(msg.table, None)
             return
         known = self.owner_of.get(msg.table)
@@ -411,14 +440,15 @@ class Node:
             msg.table, Listing(msg.summary, msg.private, msg.code, msg.closed)
         )
         if known is not None and known != msg.owner:
-            self._claimed_elsewhere(msg.table, msg.owner)
+            self._claimed_elsewhere(msg.table, msg.owner, msg.epoch)
 
-    def _claimed_elsewhere(self, table_id: str, owner: str) -> None:
+    def _claimed_elsewhere(self, table_id: str, owner: str, epoch: int) -> None:
         self.owner_of[table_id] = owner
         table = self.lobby.tables.get(table_id)
-        if table is not None and not table.stale:
-            # Another process holds the lease we thought ours: we are stale.
-            self.log.warning("claimed_elsewhere", table=table_id, owner=owner)
+        if table is not None and not table.stale and epoch > table.epoch:
+            # Another process claimed it after us (the claim raised the
+            # epoch in Redis): we are stale.
+            self.log.warning("claimed_elsewhere", table=table_id, owner=owner, epoch=epoch)
             table.step_down()
         remote = self.remotes.get(table_id)
         if remote is not None and remote.owner != owner:
@@ -543,11 +573,15 @@ class Node:
         self.lobby.others_online(sum(fresh))
 
     def stepped_down(self, table: Table) -> None:
-        """A table of ours went to another owner: forget who sat there from elsewhere
-        (their processes re-attach them to the new owner when it claims the table)."""
+        """A table of ours went to another owner: forget who sat there from elsewhere,
+        and tell their processes to find the new owner and re-attach them."""
+        origins = set()
         for key, peer in list(self.peers.items()):
             if peer.table == table.id:
                 del self.peers[key]
+                origins.add(peer.origin)
+        for origin in origins:
+            self.outbox.add(origin, Moved(table.id, self.proc))
 
     # -- owning tables --------------------------------------------------------------
 
@@ -594,7 +628,7 @@ class Node:
         self.lobby.add(table)
         self.owner_of[table_id] = self.proc
         if self.bus is not None:
-            self.bus.publish(LOBBY, Claimed(table_id, self.proc))
+            self.bus.publish(LOBBY, Claimed(table_id, self.proc, epoch))
         remote = self.remotes.get(table_id)
         if remote is not None:
             self._move(remote, table)
