@@ -228,6 +228,8 @@ class Lobby:
         table = self.at.pop(conn, None)
         if table is not None:
             table.inbox.put_nowait(Gone(conn))
+        if self.node is not None:
+            self.node.unregister(conn)
 
     def stepped_down(self, table: Table) -> None:
         """Another process owns ``table`` now: forget it here. Its connections

@@ -24,6 +24,7 @@ from protocol.messages import (
     GetHistory,
     History,
     JoinTable,
+    Leave,
     LobbyPatch,
     LobbySnapshot,
     QuickPlay,
@@ -489,3 +490,20 @@ async def test_only_a_higher_epoch_takes_a_table_away(members: list[Member]) -> 
         await asyncio.sleep(0.02)
     assert table.stale and table_id not in a.lobby.tables
     await guest.wait_for(lambda e: isinstance(e, Seated) and e is not guest.events[0])
+
+
+async def test_a_process_forgets_connections_and_tables_it_no_longer_holds(
+    members: list[Member],
+) -> None:
+    a, b = members
+    table_id, guest = await _guest_at_a_remote_table(a, b)
+    # Refused (the host's seat): nothing kept for that one.
+    refused = Wire("Refused")
+    await b.lobby.join(refused, JoinTable(table_id=table_id, seat=0))
+    assert (await refused.wait_for(lambda e: isinstance(e, Error))).code == "seat_taken"
+    assert set(b.node.conns) == {guest.id}
+    # The guest leaves: neither it nor the table is kept here any more.
+    b.lobby.at[cast(Conn, guest)].inbox.put_nowait(Act(cast(Peer, guest), Leave(rid=9)))
+    await guest.wait_for(lambda e: isinstance(e, LobbySnapshot))
+    assert b.node.conns == {}
+    assert table_id not in b.node.remotes

@@ -21,6 +21,7 @@ import msgspec
 import structlog
 
 from protocol.views import TableSummary
+from server import metrics
 from server.store.asyncio_redis_fixes import REDIS_ERRORS, RedisClient, Subscription
 from server.store.redis import PREFIX, parse_url
 
@@ -29,6 +30,11 @@ log = structlog.get_logger()
 LOBBY = PREFIX + b"lobby"
 LISTINGS = PREFIX + b"listings"
 """Hash: table id -> msgpack ``Listed`` (the lobby a starting process loads)."""
+
+
+QUEUE_MAX = 50_000
+"""Most messages waiting to be published (one connection, pipelined); beyond,
+Redis is not answering, and what is published is dropped (and counted)."""
 
 
 def channel_of(proc: str) -> bytes:
@@ -205,6 +211,7 @@ class Bus:
         self._on_message = on_message
         self._on_unreached = on_unreached
         self._queue: list[tuple[bytes, bytes]] = []
+        self._full = False
         self._sender: asyncio.Task[None] | None = None
         self._reader = asyncio.get_running_loop().create_task(self._read(), name="bus-read")
 
@@ -228,7 +235,15 @@ class Bus:
         return self._publisher
 
     def publish(self, channel: bytes, msg: Message) -> None:
-        """Send ``msg`` to ``channel``, after every message published before it."""
+        """Send ``msg`` to ``channel``, after every message published before it
+        (dropped if ``QUEUE_MAX`` wait already: Redis is not answering)."""
+        if len(self._queue) >= QUEUE_MAX:
+            if not self._full:
+                self._full = True
+                log.warning("bus_queue_full", waiting=len(self._queue))
+            metrics.ERRORS.labels("store").inc()
+            return
+        self._full = False
         self._queue.append((channel, encode(msg)))
         if self._sender is None or self._sender.done():
             self._sender = asyncio.get_running_loop().create_task(self._send())

@@ -372,6 +372,8 @@ class Node:
                     if not here:
                         remote.sitting.pop(conn, None)
                     self.lobby.route(conn, remote, here, to_lobby)
+                    if not here:
+                        self.forget(conn, remote)
                 case Shut(conn=conn_id, code=code, reason=reason):
                     conn = self.conns.get(conn_id)
                     if conn is not None:
@@ -381,6 +383,8 @@ class Node:
                     remote = self.remotes.get(table_id)
                     if conn is not None and remote is not None:
                         remote.answered(conn, error)
+                        if error is not None:
+                            self.forget(conn, remote)
                 case Reattach(table=table_id, conn=conn_id, command=command):
                     conn = self.conns.get(conn_id)
                     remote = self.remotes.get(table_id)
@@ -391,6 +395,25 @@ class Node:
                     # Said by the owner we know (a later one was heard of already).
                     if remote is not None and remote.owner is not None and by == remote.owner:
                         self.relocate(remote, remote.owner)
+
+    def forget(self, conn: Conn | None, remote: RemoteTable) -> None:
+        """``conn`` left ``remote`` (or never sat there): drop what this process
+        kept for it, and the table too once nobody here is at it or joining."""
+        if (
+            conn is not None
+            and not isinstance(self.lobby.at.get(conn), RemoteTable)
+            and not any(conn in r.pending for r in self.remotes.values())
+        ):
+            self.unregister(conn)
+        if (
+            not remote.sitting
+            and not remote.pending
+            and not remote.held
+            and remote.owner is not None
+            and self.remotes.get(remote.id) is remote
+            and remote.id not in self._relocating
+        ):
+            del self.remotes[remote.id]
 
     def remote(self, table_id: str, owner: str) -> RemoteTable:
         remote = self.remotes.get(table_id)
@@ -430,6 +453,9 @@ class Node:
         if msg.closed:
             self.owner_of.pop(msg.table, None)
             self.epoch_of.pop(msg.table, None)
+            remote = self.remotes.get(msg.table)
+            if remote is not None:
+                self.forget(None, remote)
             self.lobby.listed_elsewhere(msg.table, None)
             return
         known = self.owner_of.get(msg.table)
@@ -510,6 +536,8 @@ class Node:
                 del self.remotes[remote.id]
             remote.forward = target
             place = target
+            for conn in [*sitting, *(cast("Conn", m.peer) for m in pending)]:
+                self.unregister(conn)  # held here, at a table served here
         else:
             remote.owner = target
             place = remote

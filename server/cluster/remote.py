@@ -153,8 +153,8 @@ class RemoteTable:
                 conn = cast("Conn", peer)
                 self.sitting.pop(conn, None)
                 self.pending.pop(conn, None)
-                self.node.unregister(conn)
                 self._send(Away(self.id, self.node.proc, peer.id))
+                self.node.forget(conn, self)
             case _:
                 pass  # timers and sweeps are the owner's
 
@@ -248,5 +248,7 @@ class RemoteHome(Protocol):
     def register(self, conn: Conn) -> None: ...
 
     def unregister(self, conn: Conn) -> None: ...
+
+    def forget(self, conn: Conn | None, remote: RemoteTable) -> None: ...
 
     def publish(self, proc: str, msg: Message) -> None: ...
