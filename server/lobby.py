@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Protocol, cast, get_args
 
 import structlog
@@ -153,17 +154,23 @@ class Lobby:
     def start(self) -> None:
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
 
-    async def stop(self) -> None:
+    async def stop(self, then: Callable[[Table], Awaitable[None]] | None = None) -> None:
+        """Stop and save every table, all at once (each may wait up to 2 s for a
+        bot's move, then its save); ``then``: what follows each one's save."""
         if self._sweeper:
             self._sweeper.cancel()
-        for table in list(self.tables.values()):
-            table.inbox.put_nowait(Stop())
-            if table.task:
-                try:
-                    await asyncio.wait_for(table.task, 2.0)
-                except (TimeoutError, asyncio.CancelledError):
-                    table.task.cancel()
-            await table.flush()
+        await asyncio.gather(*(self._stop(t, then) for t in list(self.tables.values())))
+
+    async def _stop(self, table: Table, then: Callable[[Table], Awaitable[None]] | None) -> None:
+        table.inbox.put_nowait(Stop())
+        if table.task:
+            try:
+                await asyncio.wait_for(table.task, 2.0)
+            except (TimeoutError, asyncio.CancelledError):
+                table.task.cancel()
+        await table.flush()
+        if then is not None:
+            await then(table)
 
     async def _sweep(self) -> None:
         """Have every table note whether a human is there (idle ones close)."""

@@ -507,3 +507,19 @@ async def test_a_process_forgets_connections_and_tables_it_no_longer_holds(
     await guest.wait_for(lambda e: isinstance(e, LobbySnapshot))
     assert b.node.conns == {}
     assert table_id not in b.node.remotes
+
+
+async def test_a_command_sent_during_a_drain_reaches_the_next_owner(
+    members: list[Member],
+) -> None:
+    a, b = members
+    table_id, guest = await _guest_at_a_remote_table(a, b)
+    draining = asyncio.create_task(a.node.drain())
+    await asyncio.sleep(0)  # a's table is stopping ...
+    b.lobby.at[cast(Conn, guest)].inbox.put_nowait(Act(cast(Peer, guest), GetHistory(rid=11)))
+    await asyncio.wait_for(draining, 5.0)
+    # ... the command, answered ``Moved``, waited at b, which took the table.
+    reply = await guest.wait_for(lambda e: isinstance(e, History | Error) and e.rid == 11)
+    assert isinstance(reply, History), reply
+    assert table_id in b.lobby.tables and not a.lobby.tables
+    assert not guest.closed

@@ -122,10 +122,13 @@ class Answered(_Msg, tag="answer"):
 
 
 class Moved(_Msg, tag="moved"):
-    """The table is not served by the process asked (``by``): find its owner again."""
+    """The table is not served by the process asked (``by``): find its owner
+    again, and send it ``conn``'s ``command`` that came here (if any)."""
 
     table: str
     by: str = ""
+    conn: str = ""
+    command: bytes = b""
 
 
 class Reattach(_Msg, tag="reattach"):

@@ -130,6 +130,10 @@ class Node:
         """How long a join waits for the owner's answer (a takeover included)."""
         self._relocating: set[str] = set()
         self._suspects: set[str] = set()
+        self._leaving: set[str] = set()
+        """Tables being handed over (drain): what comes for them is answered ``Moved``."""
+        self._released: set[str] = set()
+        self._renewing_lock = asyncio.Lock()
         """Processes a publish reached nobody at, until their heartbeat tells."""
 
     # -- the bus -----------------------------------------------------------------------
@@ -245,7 +249,7 @@ class Node:
 
     def _sit(self, msg: Sit) -> None:
         table = self.lobby.tables.get(msg.table)
-        if table is None or table.stale:
+        if table is None or table.stale or table.id in self._leaving:
             self.outbox.add(msg.origin, Moved(msg.table, self.proc))
             return
         key = (msg.origin, msg.conn)
@@ -295,8 +299,8 @@ class Node:
 
     def _do(self, msg: Do) -> None:
         table = self.lobby.tables.get(msg.table)
-        if table is None or table.stale:
-            self.outbox.add(msg.origin, Moved(msg.table, self.proc))
+        if table is None or table.stale or table.id in self._leaving:
+            self.outbox.add(msg.origin, Moved(msg.table, self.proc, msg.conn, msg.command))
             return
         peer = self.peers.get((msg.origin, msg.conn))
         if peer is None or peer.table != msg.table:
@@ -390,11 +394,17 @@ class Node:
                     remote = self.remotes.get(table_id)
                     if conn is not None and remote is not None:
                         self._resit(remote, [conn], command)
-                case Moved(table=table_id, by=by):
+                case Moved(table=table_id, by=by, conn=conn_id, command=command):
                     remote = self.remotes.get(table_id)
                     # Said by the owner we know (a later one was heard of already).
                     if remote is not None and remote.owner is not None and by == remote.owner:
                         self.relocate(remote, remote.owner)
+                    conn = self.conns.get(conn_id)
+                    place = remote or self.lobby.tables.get(table_id)  # taken over here
+                    if conn is not None and place is not None and command:
+                        # Held until the new owner is found, then sent there.
+                        with contextlib.suppress(msgspec.DecodeError):
+                            place.inbox.put_nowait(Act(conn, decode_command(command)))
 
     def forget(self, conn: Conn | None, remote: RemoteTable) -> None:
         """``conn`` left ``remote`` (or never sat there): drop what this process
@@ -716,8 +726,13 @@ class Node:
 
     async def renew(self) -> list[str]:
         """Renew every lease of ours; tables whose lease was lost step down."""
-        owned = {t.id: t.epoch for t in self.lobby.tables.values() if t.epoch and not t.stale}
-        lost = await self.leases.renew(owned)
+        async with self._renewing_lock:
+            owned = {
+                t.id: t.epoch
+                for t in self.lobby.tables.values()
+                if t.epoch and not t.stale and t.id not in self._released
+            }
+            lost = await self.leases.renew(owned)
         for table_id in lost:
             table = self.lobby.tables.get(table_id)
             if table is not None and table.epoch == owned[table_id]:
@@ -747,19 +762,31 @@ class Node:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
 
-    async def release_all(self) -> None:
-        """After the tables' last saves: let other processes take them at once."""
-        for table in list(self.lobby.tables.values()):
-            if table.epoch and not table.stale:
-                with contextlib.suppress(StoreError):
-                    await self.leases.release(table.id)
-                    if self.bus is not None:
-                        self.bus.publish(LOBBY, Released(table.id, self.proc))
-                # Commands still arriving for it are answered ``Moved``: their
-                # process finds the new owner and sends them there.
-                table.step_down()
+    async def drain(self) -> None:
+        """Hand every table over to the other processes: stop, save and release
+        each (all at once, each released right after its own save), renewing
+        the leases not released yet; then stop renewing."""
+        for task in self._tasks:
+            if task.get_name() == "cluster-scan":
+                task.cancel()  # take nothing more
+        # From now on, commands and joins from elsewhere are answered
+        # ``Moved``: their process holds them and sends them to the new owner.
+        self._leaving.update(self.lobby.tables)
+        await self.lobby.stop(self._hand_over)
+        await self.stop()
         if self.bus is not None:
             self.bus.publish(LOBBY, Beat(self.proc, 0, leaving=True))
+
+    async def _hand_over(self, table: Table) -> None:
+        """``table`` is stopped and saved: let another process take it at once."""
+        if table.epoch and not table.stale:
+            with contextlib.suppress(StoreError):
+                async with self._renewing_lock:  # a renewal must not bring it back
+                    self._released.add(table.id)
+                    await self.leases.release(table.id)
+                if self.bus is not None:
+                    self.bus.publish(LOBBY, Released(table.id, self.proc))
+            table.step_down()
 
     async def close(self) -> None:
         if self.bus is not None:
