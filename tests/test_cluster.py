@@ -32,7 +32,7 @@ from protocol.messages import (
     StartGame,
 )
 from protocol.views import TableView
-from server.cluster.bus import LOBBY, Claimed
+from server.cluster.bus import LOBBY, Claimed, channel_of
 from server.cluster.lease import Leases
 from server.cluster.remote import HELD_MAX
 from server.conn import Conn
@@ -523,3 +523,25 @@ async def test_a_command_sent_during_a_drain_reaches_the_next_owner(
     assert isinstance(reply, History), reply
     assert table_id in b.lobby.tables and not a.lobby.tables
     assert not guest.closed
+
+
+async def test_a_publish_that_reached_nobody_does_not_make_a_live_process_dead(
+    redis_server: RedisServer,
+) -> None:
+    lease = 0.6
+    a = await Member.start(redis_server.url, lease=lease)
+    b = await Member.start(redis_server.url, lease=lease)
+    try:
+        a.node.start()  # renews its leases and beats every lease / 3
+        table_id, guest = await _guest_at_a_remote_table(a, b)
+        # One publish to a met nobody (its subscriber was reconnecting, say).
+        b.node._on_unreached(channel_of(a.node.proc))
+        await asyncio.sleep(lease * 1.5)  # a's heartbeats came meanwhile
+        assert b.node.remotes[table_id].owner == a.node.proc  # still a's
+        assert table_id in a.lobby.tables
+        # What it missed from b is lost: b's guest sat again (from its last seq).
+        assert len([e for e in guest.events if isinstance(e, Seated)]) == 2
+        assert not guest.closed
+    finally:
+        await a.stop()
+        await b.stop()
