@@ -142,10 +142,9 @@ class Server:
         self._health_task.cancel()
         self._gc_task.cancel()
         if self.node is not None:
-            await self.node.stop()
-        await self.lobby.stop()
-        if self.node is not None:
-            await self.node.release_all()
+            await self.node.drain()  # the tables go to the other processes
+        else:
+            await self.lobby.stop()
         await self.front.goodbye()
         self._ws.close()
         with contextlib.suppress(Exception):

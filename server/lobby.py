@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import secrets
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Protocol, cast, get_args
 
 import structlog
@@ -165,17 +166,23 @@ class Lobby:
     def start(self) -> None:
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
 
-    async def stop(self) -> None:
+    async def stop(self, then: Callable[[Table], Awaitable[None]] | None = None) -> None:
+        """Stop and save every table, all at once (each may wait up to 2 s for a
+        bot's move, then its save); ``then``: what follows each one's save."""
         if self._sweeper:
             self._sweeper.cancel()
-        for table in list(self.tables.values()):
-            table.inbox.put_nowait(Stop())
-            if table.task:
-                try:
-                    await asyncio.wait_for(table.task, 2.0)
-                except (TimeoutError, asyncio.CancelledError):
-                    table.task.cancel()
-            await table.flush()
+        await asyncio.gather(*(self._stop(t, then) for t in list(self.tables.values())))
+
+    async def _stop(self, table: Table, then: Callable[[Table], Awaitable[None]] | None) -> None:
+        table.inbox.put_nowait(Stop())
+        if table.task:
+            try:
+                await asyncio.wait_for(table.task, 2.0)
+            except (TimeoutError, asyncio.CancelledError):
+                table.task.cancel()
+        await table.flush()
+        if then is not None:
+            await then(table)
 
     async def _sweep(self) -> None:
         """Have every table note whether a human is there (idle ones close)."""
@@ -253,6 +260,8 @@ class Lobby:
         table = self.at.pop(conn, None)
         if table is not None:
             table.inbox.put_nowait(Gone(conn))
+        if self.node is not None:
+            self.node.unregister(conn)
 
     def stepped_down(self, table: Table) -> None:
         """Another process owns ``table`` now: forget it here. Its connections
@@ -384,9 +393,20 @@ class Lobby:
 
     async def _ask(self, table: Place, msg: Join | Reclaim) -> ErrorCode | None:
         """Put ``msg`` on the table's inbox; its answer (None: seated, else an error code)."""
-        msg.done = asyncio.get_running_loop().create_future()
+        done: asyncio.Future[ErrorCode | None] = asyncio.get_running_loop().create_future()
+        msg.done = done
         table.inbox.put_nowait(msg)
-        return await msg.done
+        if isinstance(table, Table) and table.task is not None:
+            # A table that stops first (stepped down to another process,
+            # drained) never answers what was left on its inbox.
+            await asyncio.wait((done, table.task), return_when=asyncio.FIRST_COMPLETED)
+            if not done.done():
+                if not (isinstance(msg, Join) and msg.quiet):
+                    message = "the table moved to another server; try again"
+                    conn = cast("Conn", msg.peer)
+                    conn.send(Error(code="unavailable", message=message, rid=msg.rid))
+                done.set_result("unavailable")
+        return await done
 
     async def _sit(self, conn: Conn, table: Place, msg: Join | Reclaim) -> None:
         self.watchers.discard(conn)
@@ -416,7 +436,7 @@ class Lobby:
         self.listings[table.id] = listing
         self.codes[listing.code] = table.id
         if self.node is not None:
-            self.node.listed(table.id, listing)  # every process's lobby shows it
+            self.node.listed(table.id, listing, table.epoch)  # every process's lobby shows it
         if listing.closed or table.closed:
             self._remove(table)
         self._soon()

@@ -6,6 +6,8 @@ them (SIGKILL, SIGTERM, SIGSTOP/SIGCONT) and read ``/healthz``.
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import json
 import signal
 import socket
@@ -14,8 +16,18 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import msgspec
+
+from protocol.codec import SUBPROTOCOL_JSON, codec_for
+from protocol.messages import Command, Event
+from server.cluster.node import Node
+from server.config import Settings
+from server.lobby import Lobby
+from server.store.redis import RedisStore
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -115,3 +127,77 @@ class Proc:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+
+
+# -- several nodes in this process (for the cluster's corners, seconds not minutes) --------
+
+
+class Wire:
+    """The client's end of a connection held by an in-process node: the front's
+    ``Conn`` face (what the lobby, the tables and the node use of it), and the
+    events the server sent it, decoded as a client would."""
+
+    _ids = itertools.count(1)
+
+    def __init__(self, name: str) -> None:
+        self.id = f"w{next(self._ids)}"
+        self.name = name
+        self.codec = codec_for(SUBPROTOCOL_JSON, Command)
+        self.player = None
+        self.closed = False
+        self.close_code: int | None = None
+        self.events: list[Any] = []
+        self.arrived = asyncio.Event()
+
+    def send(self, msg: Any) -> None:
+        self.send_raw(self.codec.encode(msg))
+
+    def send_raw(self, data: bytes | str) -> None:
+        if self.closed:
+            return
+        self.events.append(msgspec.json.decode(data, type=Event))
+        self.arrived.set()
+
+    def close(self, code: int, reason: str) -> None:
+        if not self.closed:
+            self.closed = True
+            self.close_code = code
+            self.arrived.set()
+
+    async def wait_for(self, test: Callable[[Any], bool], timeout: float = 5.0) -> Any:
+        """The first event so far (or to come) that passes ``test``."""
+        async with asyncio.timeout(timeout):
+            while True:
+                for event in self.events:
+                    if test(event):
+                        return event
+                self.arrived.clear()
+                await self.arrived.wait()
+
+
+class Member:
+    """One process of a service, in this one: a lobby and its node on a real Redis
+    and its bus. Its renewer and orphan scanner do not run: the test says when a
+    table changes hands (``node.take``, ``table.step_down``)."""
+
+    def __init__(self, lobby: Lobby, node: Node, store: RedisStore) -> None:
+        self.lobby = lobby
+        self.node = node
+        self.store = store
+
+    @classmethod
+    async def start(cls, redis_url: str, lease: float = 5.0) -> Member:
+        settings = Settings(redis_url=redis_url, lease=lease, bot_think=0.0)
+        store = await RedisStore.connect(redis_url)
+        lobby = Lobby(store, settings)
+        node = Node(store, settings, lobby, lobby.clock)
+        lobby.node = node
+        await node.open()
+        return cls(lobby, node, store)
+
+    async def stop(self) -> None:
+        for table in list(self.lobby.tables.values()):
+            table.step_down()  # no save, no release: as if the process died
+        await self.node.stop()
+        await self.node.close()
+        await self.store.close()

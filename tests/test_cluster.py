@@ -11,6 +11,7 @@ import random
 import signal
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -23,6 +24,7 @@ from protocol.messages import (
     GetHistory,
     History,
     JoinTable,
+    Leave,
     LobbyPatch,
     LobbySnapshot,
     QuickPlay,
@@ -30,11 +32,16 @@ from protocol.messages import (
     StartGame,
 )
 from protocol.views import TableView
+from server.cluster.bus import LOBBY, Claimed, channel_of
 from server.cluster.lease import Leases
+from server.cluster.remote import HELD_MAX
+from server.conn import Conn
 from server.game import replay_record
 from server.store.base import StaleWrite
 from server.store.redis import TABLE, RedisStore
-from tests.cluster_helpers import Proc
+from server.table import Act, Gone
+from server.table.inbox import Peer
+from tests.cluster_helpers import Member, Proc, Wire
 from tests.redis_server import RedisServer
 from tests.server_helpers import autoplay
 from tests.test_server import _check_no_leaks
@@ -165,7 +172,9 @@ async def test_a_paused_owner_writes_nothing_and_steps_down(
         assert await _epoch(store, table_id) == epoch + 1
         assert await leases.holder(table_id) == holder
         events = {e.get("event") for e in first.logs()}
-        assert events & {"lease_lost", "stale_table_stepped_down"}
+        # Whichever told it first: its renewal, its save, or the new owner's
+        # ``Claimed`` (with the higher epoch) waiting on its bus.
+        assert events & {"lease_lost", "stale_table_stepped_down", "claimed_elsewhere"}
     finally:
         first.signal(signal.SIGCONT)
         second.signal(signal.SIGCONT)
@@ -371,3 +380,169 @@ async def test_sigterm_drains_the_owners_tables_to_the_others(
     took = await _owner_goes_away(redis_server, procs, tmp_path, signal.SIGTERM)
     # Released, not lapsed: claimed at once, without waiting for the lease.
     assert took < 2.0, took
+
+
+# --- the hand-over's corners, with in-process nodes (tests/cluster_helpers.Member) ------
+
+
+@pytest.fixture
+async def members(redis_server: RedisServer) -> AsyncIterator[list[Member]]:
+    started = [await Member.start(redis_server.url) for _ in range(2)]
+    yield started
+    for m in started:
+        await m.stop()
+
+
+async def _guest_at_a_remote_table(a: Member, b: Member) -> tuple[str, Wire]:
+    """A table owned by ``a``, created by a client of ``a``; a client of ``b`` seated there."""
+    host, guest = Wire("Host"), Wire("Guest")
+    await a.lobby.create(host, CreateTable(name="corner", private=True))
+    table_id = (await host.wait_for(lambda e: isinstance(e, Seated))).table_id
+    await b.lobby.join(guest, JoinTable(table_id=table_id))
+    assert isinstance(await guest.wait_for(lambda e: isinstance(e, Seated | Error)), Seated)
+    return table_id, guest
+
+
+async def _owner_lets_go(a: Member, table_id: str) -> None:
+    """``a`` stops serving the table and frees its lease (as a drain does)."""
+    a.lobby.tables[table_id].step_down()
+    await a.node.leases.release(table_id)
+
+
+async def test_a_command_held_during_a_takeover_reaches_the_new_owner_after_the_reattach(
+    members: list[Member],
+) -> None:
+    a, b = members
+    table_id, guest = await _guest_at_a_remote_table(a, b)
+    remote = b.node.remotes[table_id]
+    await _owner_lets_go(a, table_id)
+    # b has no owner for the table yet: the guest's command waits ...
+    remote.owner = None
+    remote.inbox.put_nowait(Act(cast(Peer, guest), GetHistory(rid=77)))
+    # ... until a new owner claims it (a new epoch, a new actor).
+    assert await a.node.take(table_id) is not None
+    reply = await guest.wait_for(lambda e: isinstance(e, History | Error) and e.rid == 77)
+    assert isinstance(reply, History), reply  # not "not_at_table", not dropped
+    seated = [i for i, e in enumerate(guest.events) if isinstance(e, Seated)]
+    assert len(seated) == 2 and seated[1] < guest.events.index(reply)
+
+
+async def test_a_join_queued_behind_a_step_down_is_answered(members: list[Member]) -> None:
+    a, b = members
+    table_id, _ = await _guest_at_a_remote_table(a, b)
+    late = Wire("Late")
+    joining = asyncio.create_task(a.lobby.join(late, JoinTable(table_id=table_id)))
+    await asyncio.sleep(0)  # the Join is on the inbox ...
+    a.lobby.tables[table_id].step_down()  # ... when another process takes the table
+    await asyncio.wait_for(joining, 2.0)  # answered, not left waiting forever
+    error = await late.wait_for(lambda e: isinstance(e, Error))
+    assert error.code == "unavailable" and error.message
+
+
+async def test_a_join_beyond_what_a_moving_table_holds_is_answered(
+    members: list[Member],
+) -> None:
+    a, b = members
+    table_id, guest = await _guest_at_a_remote_table(a, b)
+    remote = b.node.remotes[table_id]
+    remote.owner = None  # its owner is being looked for: messages wait
+    for i in range(HELD_MAX):
+        remote.inbox.put_nowait(Act(cast(Peer, guest), GetHistory(rid=i)))
+    late = Wire("Late")
+    await asyncio.wait_for(b.lobby.join(late, JoinTable(table_id=table_id)), 2.0)
+    error = await late.wait_for(lambda e: isinstance(e, Error))
+    assert error.code == "unavailable" and error.message
+
+
+async def test_an_owner_that_does_not_know_a_connection_has_it_sit_again(
+    members: list[Member],
+) -> None:
+    a, b = members
+    table_id, guest = await _guest_at_a_remote_table(a, b)
+    # The owner lost track of the guest (its Sit lost on the bus, say).
+    peer = a.node.peers.pop((b.node.proc, guest.id))
+    a.lobby.tables[table_id].inbox.put_nowait(Gone(peer))
+    b.lobby.at[cast(Conn, guest)].inbox.put_nowait(Act(cast(Peer, guest), GetHistory(rid=5)))
+    reply = await guest.wait_for(lambda e: isinstance(e, History | Error) and e.rid == 5)
+    assert isinstance(reply, History), reply  # sat again, then the command went again
+    assert len([e for e in guest.events if isinstance(e, Seated)]) == 2
+    assert not guest.closed
+
+
+async def test_only_a_higher_epoch_takes_a_table_away(members: list[Member]) -> None:
+    a, b = members
+    table_id, guest = await _guest_at_a_remote_table(a, b)
+    table = a.lobby.tables[table_id]
+    remote = b.node.remotes[table_id]
+    bus = b.node.bus
+    assert bus is not None
+    # A stale owner's word, late on the lobby channel (no order between processes).
+    bus.publish(LOBBY, Claimed(table_id, "stale", table.epoch))
+    await asyncio.sleep(0.3)  # delivered to both in far less (one local Redis)
+    assert not table.stale and a.lobby.tables[table_id] is table
+    assert remote.owner == a.node.proc
+    # A real takeover (b claims: the epoch goes up) takes it away from a.
+    await a.node.leases.release(table_id)
+    taken = await b.node.take(table_id)
+    assert taken is not None and taken.epoch == table.epoch + 1
+    for _ in range(100):
+        if table.stale:
+            break
+        await asyncio.sleep(0.02)
+    assert table.stale and table_id not in a.lobby.tables
+    await guest.wait_for(lambda e: isinstance(e, Seated) and e is not guest.events[0])
+
+
+async def test_a_process_forgets_connections_and_tables_it_no_longer_holds(
+    members: list[Member],
+) -> None:
+    a, b = members
+    table_id, guest = await _guest_at_a_remote_table(a, b)
+    # Refused (the host's seat): nothing kept for that one.
+    refused = Wire("Refused")
+    await b.lobby.join(refused, JoinTable(table_id=table_id, seat=0))
+    assert (await refused.wait_for(lambda e: isinstance(e, Error))).code == "seat_taken"
+    assert set(b.node.conns) == {guest.id}
+    # The guest leaves: neither it nor the table is kept here any more.
+    b.lobby.at[cast(Conn, guest)].inbox.put_nowait(Act(cast(Peer, guest), Leave(rid=9)))
+    await guest.wait_for(lambda e: isinstance(e, LobbySnapshot))
+    assert b.node.conns == {}
+    assert table_id not in b.node.remotes
+
+
+async def test_a_command_sent_during_a_drain_reaches_the_next_owner(
+    members: list[Member],
+) -> None:
+    a, b = members
+    table_id, guest = await _guest_at_a_remote_table(a, b)
+    draining = asyncio.create_task(a.node.drain())
+    await asyncio.sleep(0)  # a's table is stopping ...
+    b.lobby.at[cast(Conn, guest)].inbox.put_nowait(Act(cast(Peer, guest), GetHistory(rid=11)))
+    await asyncio.wait_for(draining, 5.0)
+    # ... the command, answered ``Moved``, waited at b, which took the table.
+    reply = await guest.wait_for(lambda e: isinstance(e, History | Error) and e.rid == 11)
+    assert isinstance(reply, History), reply
+    assert table_id in b.lobby.tables and not a.lobby.tables
+    assert not guest.closed
+
+
+async def test_a_publish_that_reached_nobody_does_not_make_a_live_process_dead(
+    redis_server: RedisServer,
+) -> None:
+    lease = 0.6
+    a = await Member.start(redis_server.url, lease=lease)
+    b = await Member.start(redis_server.url, lease=lease)
+    try:
+        a.node.start()  # renews its leases and beats every lease / 3
+        table_id, guest = await _guest_at_a_remote_table(a, b)
+        # One publish to a met nobody (its subscriber was reconnecting, say).
+        b.node._on_unreached(channel_of(a.node.proc))
+        await asyncio.sleep(lease * 1.5)  # a's heartbeats came meanwhile
+        assert b.node.remotes[table_id].owner == a.node.proc  # still a's
+        assert table_id in a.lobby.tables
+        # What it missed from b is lost: b's guest sat again (from its last seq).
+        assert len([e for e in guest.events if isinstance(e, Seated)]) == 2
+        assert not guest.closed
+    finally:
+        await a.stop()
+        await b.stop()

@@ -24,6 +24,7 @@ import msgspec
 import structlog
 
 from protocol.views import TableSummary
+from server import metrics
 from server.store.asyncio_redis_fixes import REDIS_ERRORS, RedisClient, Subscription
 from server.store.redis import PREFIX, parse_url
 
@@ -36,6 +37,11 @@ CODES = PREFIX + b"codes"
 """Hash: invite code -> table id, written before the table's creator is seated,
 so a friend who types the code at once finds the table from any process (the
 listing may not have reached that process yet)."""
+
+
+QUEUE_MAX = 50_000
+"""Most messages waiting to be published (one connection, pipelined); beyond,
+Redis is not answering, and what is published is dropped (and counted)."""
 
 
 def channel_of(proc: str) -> bytes:
@@ -123,12 +129,26 @@ class Answered(_Msg, tag="answer"):
 
 
 class Moved(_Msg, tag="moved"):
-    """The table is not served by the process asked: find its owner again."""
+    """The table is not served by the process asked (``by``): find its owner
+    again, and send it ``conn``'s ``command`` that came here (if any)."""
 
     table: str
+    by: str = ""
+    conn: str = ""
+    command: bytes = b""
 
 
-Item = Out | Routed | Shut | Answered | Moved
+class Reattach(_Msg, tag="reattach"):
+    """The owner does not know ``conn`` at ``table`` (a ``Sit`` or ``Gone`` lost on
+    the way, or it took the table over since): sit it again with its token, then
+    send ``command`` (the one that met nobody) again."""
+
+    table: str
+    conn: str
+    command: bytes = b""
+
+
+Item = Out | Routed | Shut | Answered | Moved | Reattach
 
 
 class Batch(_Msg, tag="batch"):
@@ -147,13 +167,16 @@ class Listed(_Msg, tag="listed"):
     private: bool
     code: str
     closed: bool = False
+    epoch: int = 0
+    """The owner's epoch: a listing from an older owner (stale) is ignored."""
 
 
 class Claimed(_Msg, tag="claimed"):
-    """``owner`` serves ``table`` from now on (a takeover)."""
+    """``owner`` serves ``table`` from now on (a takeover), with owner ``epoch``."""
 
     table: str
     owner: str
+    epoch: int = 0
 
 
 class Released(_Msg, tag="released"):
@@ -198,6 +221,7 @@ class Bus:
         self._on_message = on_message
         self._on_unreached = on_unreached
         self._queue: list[tuple[bytes, bytes]] = []
+        self._full = False
         self._sender: asyncio.Task[None] | None = None
         self._reader = asyncio.get_running_loop().create_task(self._read(), name="bus-read")
 
@@ -230,7 +254,15 @@ class Bus:
         return self._publisher
 
     def publish(self, channel: bytes, msg: Message) -> None:
-        """Send ``msg`` to ``channel``, after every message published before it."""
+        """Send ``msg`` to ``channel``, after every message published before it
+        (dropped if ``QUEUE_MAX`` wait already: Redis is not answering)."""
+        if len(self._queue) >= QUEUE_MAX:
+            if not self._full:
+                self._full = True
+                log.warning("bus_queue_full", waiting=len(self._queue))
+            metrics.ERRORS.labels("store").inc()
+            return
+        self._full = False
         self._queue.append((channel, encode(msg)))
         if self._sender is None or self._sender.done():
             self._sender = asyncio.get_running_loop().create_task(self._send())

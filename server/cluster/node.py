@@ -50,6 +50,7 @@ from server.cluster.bus import (
     Message,
     Moved,
     Out,
+    Reattach,
     Released,
     Routed,
     Shut,
@@ -59,7 +60,7 @@ from server.cluster.bus import (
     encode,
 )
 from server.cluster.lease import Leases
-from server.cluster.remote import Outbox, RemotePeer, RemoteTable, Sitting
+from server.cluster.remote import Outbox, RemotePeer, RemoteTable, Sitting, unavailable
 from server.conn import CLOSE_RESTART
 from server.store.asyncio_redis_fixes import Script
 from server.store.base import StoreError
@@ -135,10 +136,19 @@ class Node:
         """Connections held here at tables owned elsewhere, by id."""
         self.owner_of: dict[str, str] = {}
         """Each listed table's owner, as the lobby channel tells."""
+        self.epoch_of: dict[str, int] = {}
+        """The highest owner epoch heard of each table: an older owner's word is
+        stale (messages of different processes have no order between them)."""
         self.online_of: dict[str, tuple[int, float]] = {}
         self.answer_within = settings.lease * 2 + 3.0
         """How long a join waits for the owner's answer (a takeover included)."""
         self._relocating: set[str] = set()
+        self._suspects: set[str] = set()
+        self._leaving: set[str] = set()
+        """Tables being handed over (drain): what comes for them is answered ``Moved``."""
+        self._released: set[str] = set()
+        self._renewing_lock = asyncio.Lock()
+        """Processes a publish reached nobody at, until their heartbeat tells."""
 
     # -- the bus -----------------------------------------------------------------------
 
@@ -182,9 +192,9 @@ class Node:
             case Listed():
                 if msg.owner != self.proc:
                     self._listed(msg)
-            case Claimed(table=table_id, owner=owner):
-                if owner != self.proc:
-                    self._claimed_elsewhere(table_id, owner)
+            case Claimed(table=table_id, owner=owner, epoch=epoch):
+                if owner != self.proc and self._newer(table_id, owner, epoch):
+                    self._claimed_elsewhere(table_id, owner, epoch)
             case Released(table=table_id, owner=owner):
                 if owner != self.proc and table_id not in self.lobby.tables:
                     self._spawn(self._take_released(table_id))
@@ -197,8 +207,34 @@ class Node:
                     self._count_online()
 
     def _on_unreached(self, channel: bytes) -> None:
-        """Nobody listens on ``channel``: that process is gone."""
+        """Nobody listened on ``channel``: that process is gone, or its subscriber
+        was reconnecting. Its heartbeats tell which, within a lease."""
         proc = channel.rsplit(b":", 1)[-1].decode()
+        if proc in self._suspects:
+            return
+        self._suspects.add(proc)
+        self._spawn(self._alive_or_gone(proc, time.monotonic()))
+
+    async def _alive_or_gone(self, proc: str, since: float) -> None:
+        try:
+            # A live process beats every lease / 3; a dead one's tables are
+            # not claimable before its leases lapse anyway (``lease``).
+            await asyncio.sleep(self.settings.lease)
+            beat = self.online_of.get(proc)
+            if beat is not None and beat[1] > since:
+                self.log.warning("bus_unreached_but_alive", to=proc)
+                # What it missed from here is lost: sit our connections at its
+                # tables again (their seats catch up from their last ``seq``).
+                for remote in list(self.remotes.values()):
+                    if remote.owner == proc:
+                        self._resit(remote, list(remote.sitting), b"")
+                return
+            self._gone(proc)
+        finally:
+            self._suspects.discard(proc)
+
+    def _gone(self, proc: str) -> None:
+        """No process ``proc`` any more: forget its connections, find its tables' new owners."""
         self.online_of.pop(proc, None)
         # Its connections at our tables dropped with it.
         for key, peer in list(self.peers.items()):
@@ -227,8 +263,8 @@ class Node:
 
     def _sit(self, msg: Sit) -> None:
         table = self.lobby.tables.get(msg.table)
-        if table is None or table.stale:
-            self.outbox.add(msg.origin, Moved(msg.table))
+        if table is None or table.stale or table.id in self._leaving:
+            self.outbox.add(msg.origin, Moved(msg.table, self.proc))
             return
         key = (msg.origin, msg.conn)
         peer = self.peers.get(key)
@@ -255,22 +291,37 @@ class Node:
         ask.done = done
 
         def answer(f: asyncio.Future[ErrorCode | None]) -> None:
-            error = None if f.cancelled() else f.result()
+            if table.task is not None:
+                table.task.remove_done_callback(ended)
+            if f.cancelled():
+                # The table stopped first (stepped down, drained): the origin
+                # asks the new owner (it keeps the ask until answered).
+                self.outbox.add(msg.origin, Moved(msg.table, self.proc))
+                return
+            error = f.result()
             if error is not None and self.peers.get(key) is peer:
                 del self.peers[key]
             self.outbox.add(msg.origin, Answered(msg.conn, msg.table, error))
 
+        def ended(_: object) -> None:
+            done.cancel()
+
         done.add_done_callback(answer)
+        if table.task is not None:
+            table.task.add_done_callback(ended)
         table.inbox.put_nowait(ask)
 
     def _do(self, msg: Do) -> None:
         table = self.lobby.tables.get(msg.table)
-        if table is None or table.stale:
-            self.outbox.add(msg.origin, Moved(msg.table))
+        if table is None or table.stale or table.id in self._leaving:
+            self.outbox.add(msg.origin, Moved(msg.table, self.proc, msg.conn, msg.command))
             return
         peer = self.peers.get((msg.origin, msg.conn))
         if peer is None or peer.table != msg.table:
-            return  # gone meanwhile
+            # Its Sit never came, or we took the table over since: the origin
+            # sits it again, then sends the command again.
+            self.outbox.add(msg.origin, Reattach(msg.table, msg.conn, msg.command))
+            return
         try:
             command = decode_command(msg.command)
         except msgspec.DecodeError:
@@ -292,10 +343,16 @@ class Node:
             del self.peers[(conn.origin, conn.conn)]
         return True
 
-    def listed(self, table_id: str, listing: Listing) -> None:
+    def listed(self, table_id: str, listing: Listing, epoch: int) -> None:
         """A table of ours lists itself: every process's lobby shows it."""
         msg = Listed(
-            table_id, self.proc, listing.summary, listing.private, listing.code, listing.closed
+            table_id,
+            self.proc,
+            listing.summary,
+            listing.private,
+            listing.code,
+            listing.closed,
+            epoch,
         )
         if self.bus is None:
             return
@@ -355,6 +412,8 @@ class Node:
                     if not here:
                         remote.sitting.pop(conn, None)
                     self.lobby.route(conn, remote, here, to_lobby)
+                    if not here:
+                        self.forget(conn, remote)
                 case Shut(conn=conn_id, code=code, reason=reason):
                     conn = self.conns.get(conn_id)
                     if conn is not None:
@@ -364,10 +423,43 @@ class Node:
                     remote = self.remotes.get(table_id)
                     if conn is not None and remote is not None:
                         remote.answered(conn, error)
-                case Moved(table=table_id):
+                        if error is not None:
+                            self.forget(conn, remote)
+                case Reattach(table=table_id, conn=conn_id, command=command):
+                    conn = self.conns.get(conn_id)
                     remote = self.remotes.get(table_id)
-                    if remote is not None and remote.owner is not None:
+                    if conn is not None and remote is not None:
+                        self._resit(remote, [conn], command)
+                case Moved(table=table_id, by=by, conn=conn_id, command=command):
+                    remote = self.remotes.get(table_id)
+                    # Said by the owner we know (a later one was heard of already).
+                    if remote is not None and remote.owner is not None and by == remote.owner:
                         self.relocate(remote, remote.owner)
+                    conn = self.conns.get(conn_id)
+                    place = remote or self.lobby.tables.get(table_id)  # taken over here
+                    if conn is not None and place is not None and command:
+                        # Held until the new owner is found, then sent there.
+                        with contextlib.suppress(msgspec.DecodeError):
+                            place.inbox.put_nowait(Act(conn, decode_command(command)))
+
+    def forget(self, conn: Conn | None, remote: RemoteTable) -> None:
+        """``conn`` left ``remote`` (or never sat there): drop what this process
+        kept for it, and the table too once nobody here is at it or joining."""
+        if (
+            conn is not None
+            and not isinstance(self.lobby.at.get(conn), RemoteTable)
+            and not any(conn in r.pending for r in self.remotes.values())
+        ):
+            self.unregister(conn)
+        if (
+            not remote.sitting
+            and not remote.pending
+            and not remote.held
+            and remote.owner is not None
+            and self.remotes.get(remote.id) is remote
+            and remote.id not in self._relocating
+        ):
+            del self.remotes[remote.id]
 
     def remote(self, table_id: str, owner: str) -> RemoteTable:
         remote = self.remotes.get(table_id)
@@ -385,9 +477,31 @@ class Node:
             return self.remotes.get(table_id)
         return self.remote(table_id, owner)
 
+    def _newer(self, table_id: str, owner: str, epoch: int) -> bool:
+        """``owner`` at ``epoch`` is ``table_id``'s latest owner heard of (each
+        claim raises the epoch: a lower one, or the same one from another
+        process, is an older owner's word)."""
+        known = self.epoch_of.get(table_id, 0)
+        known_owner = self.owner_of.get(table_id)
+        table = self.lobby.tables.get(table_id)
+        if table is not None and not table.stale and table.epoch >= known:
+            known, known_owner = table.epoch, self.proc
+        if epoch and (epoch < known or (epoch == known and known_owner not in (None, owner))):
+            # 0: a process that does not say (older code): taken as it comes.
+            self.log.info("stale_owner_ignored", table=table_id, owner=owner, epoch=epoch)
+            return False
+        self.epoch_of[table_id] = max(epoch, known)
+        return True
+
     def _listed(self, msg: Listed) -> None:
+        if not self._newer(msg.table, msg.owner, msg.epoch):
+            return
         if msg.closed:
             self.owner_of.pop(msg.table, None)
+            self.epoch_of.pop(msg.table, None)
+            remote = self.remotes.get(msg.table)
+            if remote is not None:
+                self.forget(None, remote)
             self.lobby.listed_elsewhere(msg.table, None)
             return
         known = self.owner_of.get(msg.table)
@@ -398,14 +512,15 @@ class Node:
             msg.table, Listing(msg.summary, msg.private, msg.code, msg.closed)
         )
         if known is not None and known != msg.owner:
-            self._claimed_elsewhere(msg.table, msg.owner)
+            self._claimed_elsewhere(msg.table, msg.owner, msg.epoch)
 
-    def _claimed_elsewhere(self, table_id: str, owner: str) -> None:
+    def _claimed_elsewhere(self, table_id: str, owner: str, epoch: int) -> None:
         self.owner_of[table_id] = owner
         table = self.lobby.tables.get(table_id)
-        if table is not None and not table.stale:
-            # Another process holds the lease we thought ours: we are stale.
-            self.log.warning("claimed_elsewhere", table=table_id, owner=owner)
+        if table is not None and not table.stale and epoch > table.epoch:
+            # Another process claimed it after us (the claim raised the
+            # epoch in Redis): we are stale.
+            self.log.warning("claimed_elsewhere", table=table_id, owner=owner, epoch=epoch)
             table.step_down()
         remote = self.remotes.get(table_id)
         if remote is not None and remote.owner != owner:
@@ -448,8 +563,11 @@ class Node:
     def _lost(self, remote: RemoteTable) -> None:
         """No owner came: its connections go back to reconnect and resume later."""
         del self.remotes[remote.id]
-        sitting, pending, _ = remote.take_over()
+        sitting, pending, held = remote.take_over()
         remote.closed = True
+        for msg in [*pending, *held]:
+            if isinstance(msg, Join | Reclaim):
+                unavailable(msg, "the table's server did not answer; try again")
         for conn in [*sitting, *(cast("Conn", m.peer) for m in pending)]:
             conn.send(Bye(code="restarting", message="your table is moving; reconnecting"))
             conn.close(CLOSE_RESTART, "table moving")
@@ -464,18 +582,23 @@ class Node:
                 del self.remotes[remote.id]
             remote.forward = target
             place = target
+            for conn in [*sitting, *(cast("Conn", m.peer) for m in pending)]:
+                self.unregister(conn)  # held here, at a table served here
         else:
             remote.owner = target
             place = remote
+        # The re-attaches first, then what waited: a command held meanwhile
+        # must find its connection seated at the new owner.
         for conn, how in sitting.items():
-            self._spawn(self._reattach(conn, how, place))
+            self._reattach(conn, how, place)
         for msg in pending:
             place.inbox.put_nowait(msg)
         for item in held:
             place.inbox.put_nowait(item)
         self.log.info("table_moved", table=remote.id, conns=len(sitting), to=remote.owner)
 
-    async def _reattach(self, conn: Conn, how: Sitting, place: Place) -> None:
+    def _reattach(self, conn: Conn, how: Sitting, place: Place) -> None:
+        """Sit ``conn`` at ``place`` again as it sat (its seat's token, or watching)."""
         ask: Join | Reclaim
         if how.token is None:
             ask = Join(conn, None, 0, spectator=True)
@@ -483,7 +606,31 @@ class Node:
             ask = Reclaim(conn, how.token, _last_seq(how), 0)
         ask.done = asyncio.get_running_loop().create_future()
         place.inbox.put_nowait(ask)
-        if await ask.done is not None:
+        self._spawn(self._reattached(conn, ask))
+
+    def _resit(self, remote: RemoteTable, conns: list[Conn], command: bytes) -> None:
+        """The owner lost track of ``conns`` (still ours, seated with a token):
+        sit them again, then send ``command`` (of the first) again. A
+        connection already re-sitting, or watching, is left as it is."""
+        for i, conn in enumerate(conns):
+            how = remote.sitting.get(conn)
+            if how is None or how.token is None or remote.owner is None:
+                continue
+            del remote.sitting[conn]
+            self._reattach(conn, how, remote)
+            if i == 0 and command:
+                with contextlib.suppress(msgspec.DecodeError):
+                    remote.inbox.put_nowait(Act(conn, decode_command(command)))
+
+    async def _reattached(self, conn: Conn, ask: Join | Reclaim) -> None:
+        assert ask.done is not None
+        try:
+            async with asyncio.timeout(self.answer_within):
+                error = await asyncio.shield(ask.done)
+        except TimeoutError:
+            unavailable(ask, "your table's new server did not answer; join it again")
+            error = "unavailable"
+        if error is not None:
             # Refused (the seat went to a bot meanwhile): back to the lobby.
             if isinstance(self.lobby.at.get(conn), RemoteTable):
                 del self.lobby.at[conn]
@@ -500,11 +647,15 @@ class Node:
         self.lobby.others_online(sum(fresh))
 
     def stepped_down(self, table: Table) -> None:
-        """A table of ours went to another owner: forget who sat there from elsewhere
-        (their processes re-attach them to the new owner when it claims the table)."""
+        """A table of ours went to another owner: forget who sat there from elsewhere,
+        and tell their processes to find the new owner and re-attach them."""
+        origins = set()
         for key, peer in list(self.peers.items()):
             if peer.table == table.id:
                 del self.peers[key]
+                origins.add(peer.origin)
+        for origin in origins:
+            self.outbox.add(origin, Moved(table.id, self.proc))
 
     # -- owning tables --------------------------------------------------------------
 
@@ -551,7 +702,7 @@ class Node:
         self.lobby.add(table)
         self.owner_of[table_id] = self.proc
         if self.bus is not None:
-            self.bus.publish(LOBBY, Claimed(table_id, self.proc))
+            self.bus.publish(LOBBY, Claimed(table_id, self.proc, epoch))
         remote = self.remotes.get(table_id)
         if remote is not None:
             self._move(remote, table)
@@ -611,8 +762,13 @@ class Node:
 
     async def renew(self) -> list[str]:
         """Renew every lease of ours; tables whose lease was lost step down."""
-        owned = {t.id: t.epoch for t in self.lobby.tables.values() if t.epoch and not t.stale}
-        lost = await self.leases.renew(owned)
+        async with self._renewing_lock:
+            owned = {
+                t.id: t.epoch
+                for t in self.lobby.tables.values()
+                if t.epoch and not t.stale and t.id not in self._released
+            }
+            lost = await self.leases.renew(owned)
         for table_id in lost:
             table = self.lobby.tables.get(table_id)
             if table is not None and table.epoch == owned[table_id]:
@@ -642,19 +798,31 @@ class Node:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
 
-    async def release_all(self) -> None:
-        """After the tables' last saves: let other processes take them at once."""
-        for table in list(self.lobby.tables.values()):
-            if table.epoch and not table.stale:
-                with contextlib.suppress(StoreError):
-                    await self.leases.release(table.id)
-                    if self.bus is not None:
-                        self.bus.publish(LOBBY, Released(table.id, self.proc))
-                # Commands still arriving for it are answered ``Moved``: their
-                # process finds the new owner and sends them there.
-                table.step_down()
+    async def drain(self) -> None:
+        """Hand every table over to the other processes: stop, save and release
+        each (all at once, each released right after its own save), renewing
+        the leases not released yet; then stop renewing."""
+        for task in self._tasks:
+            if task.get_name() == "cluster-scan":
+                task.cancel()  # take nothing more
+        # From now on, commands and joins from elsewhere are answered
+        # ``Moved``: their process holds them and sends them to the new owner.
+        self._leaving.update(self.lobby.tables)
+        await self.lobby.stop(self._hand_over)
+        await self.stop()
         if self.bus is not None:
             self.bus.publish(LOBBY, Beat(self.proc, 0, leaving=True))
+
+    async def _hand_over(self, table: Table) -> None:
+        """``table`` is stopped and saved: let another process take it at once."""
+        if table.epoch and not table.stale:
+            with contextlib.suppress(StoreError):
+                async with self._renewing_lock:  # a renewal must not bring it back
+                    self._released.add(table.id)
+                    await self.leases.release(table.id)
+                if self.bus is not None:
+                    self.bus.publish(LOBBY, Released(table.id, self.proc))
+            table.step_down()
 
     async def close(self) -> None:
         if self.bus is not None:

@@ -140,6 +140,9 @@ class RemoteTable:
         if self.owner is None:
             if len(self.held) < HELD_MAX:
                 self.held.append(msg)
+            elif isinstance(msg, Join | Reclaim):
+                # Never dropped: its connection's handler waits for the answer.
+                unavailable(msg, "the table is moving to another server; try again")
             return
         match msg:
             case Join() | Reclaim():
@@ -150,8 +153,8 @@ class RemoteTable:
                 conn = cast("Conn", peer)
                 self.sitting.pop(conn, None)
                 self.pending.pop(conn, None)
-                self.node.unregister(conn)
                 self._send(Away(self.id, self.node.proc, peer.id))
+                self.node.forget(conn, self)
             case _:
                 pass  # timers and sweeps are the owner's
 
@@ -197,19 +200,10 @@ class RemoteTable:
         loop.call_later(self.node.answer_within, self._unanswered, conn, msg)
 
     def _unanswered(self, conn: Conn, msg: Join | Reclaim) -> None:
-        if self.pending.get(conn) is not msg or msg.done is None or msg.done.done():
+        if self.pending.get(conn) is not msg:
             return
         del self.pending[conn]
-        if not getattr(msg, "quiet", False):
-            conn.send(
-                Error(
-                    code="unavailable",
-                    message="the table's server did not answer; try again",
-                    rid=msg.rid,
-                )
-            )
-        metrics.ERRORS.labels("store").inc()
-        msg.done.set_result("unavailable")
+        unavailable(msg, "the table's server did not answer; try again")
 
     def answered(self, conn: Conn, error: str | None) -> None:
         msg = self.pending.pop(conn, None)
@@ -231,6 +225,17 @@ class RemoteTable:
         return out
 
 
+def unavailable(msg: Join | Reclaim, why: str) -> None:
+    """Answer a join or resume nobody else will: ``unavailable``, with ``why``
+    for the person (a quick play's tries say nothing: it goes on to the next)."""
+    if msg.done is None or msg.done.done():
+        return
+    if not (isinstance(msg, Join) and msg.quiet):
+        cast("Conn", msg.peer).send(Error(code="unavailable", message=why, rid=msg.rid))
+    metrics.ERRORS.labels("store").inc()
+    msg.done.set_result("unavailable")
+
+
 class RemoteHome(Protocol):
     """What a ``RemoteTable`` needs of its node (``server.cluster.node.Node``)."""
 
@@ -243,5 +248,7 @@ class RemoteHome(Protocol):
     def register(self, conn: Conn) -> None: ...
 
     def unregister(self, conn: Conn) -> None: ...
+
+    def forget(self, conn: Conn | None, remote: RemoteTable) -> None: ...
 
     def publish(self, proc: str, msg: Message) -> None: ...
