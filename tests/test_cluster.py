@@ -44,6 +44,7 @@ from server.table.inbox import Peer
 from tests.cluster_helpers import Member, Proc, Wire
 from tests.redis_server import RedisServer
 from tests.server_helpers import autoplay
+from tests.test_asyncio_redis_fixes import _kill_subscribers
 from tests.test_server import _check_no_leaks
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
@@ -546,3 +547,19 @@ async def test_a_publish_that_reached_nobody_does_not_make_a_live_process_dead(
     finally:
         await a.stop()
         await b.stop()
+
+
+async def test_a_subscriber_that_reconnects_sits_its_connections_again(
+    members: list[Member], redis_server: RedisServer
+) -> None:
+    a, b = members
+    _, guest = await _guest_at_a_remote_table(a, b)
+    # Every subscriber loses its connection: whatever the owners publish
+    # until they are back is lost, so ``b`` sits its guest again.
+    assert _kill_subscribers(redis_server.port, None) >= 2
+    await guest.wait_for(lambda e: isinstance(e, Seated) and e is not guest.events[0], timeout=10)
+    assert b.node.bus is not None and b.node.bus.subscribed
+    b.lobby.at[cast(Conn, guest)].inbox.put_nowait(Act(cast(Peer, guest), GetHistory(rid=7)))
+    reply = await guest.wait_for(lambda e: isinstance(e, History | Error) and e.rid == 7)
+    assert isinstance(reply, History), reply
+    assert not guest.closed

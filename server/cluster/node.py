@@ -155,7 +155,11 @@ class Node:
     async def open(self) -> None:
         """Join the service: subscribe, and load every process's listings."""
         self.bus = await Bus.open(
-            self.settings.redis_url, self.proc, self._on_message, self._on_unreached
+            self.settings.redis_url,
+            self.proc,
+            self._on_message,
+            self._on_unreached,
+            self._on_resubscribed,
         )
         async with self.store.request("listings"):
             listed = await self.store.pool.hgetall(LISTINGS)
@@ -205,6 +209,14 @@ class Node:
                     else:
                         self.online_of[proc] = (online, time.monotonic())
                     self._count_online()
+
+    def _on_resubscribed(self) -> None:
+        """Our subscriber lost its connection and is back: what the owners sent
+        meanwhile is lost. Sit our connections at their tables again (their
+        seats catch up from their last ``seq``), as after an unreached publish."""
+        self.log.warning("bus_resubscribed", remotes=len(self.remotes))
+        for remote in list(self.remotes.values()):
+            self._resit(remote, list(remote.sitting), b"")
 
     def _on_unreached(self, channel: bytes) -> None:
         """Nobody listened on ``channel``: that process is gone, or its subscriber
