@@ -416,6 +416,7 @@ class Node:
                         sitting = place.sitting.get(conn)
                         if sitting is not None:
                             sitting.recent.append(frame)
+                            sitting.unanswered = None
                 case Routed(conn=conn_id, table=table_id, here=here, to_lobby=to_lobby):
                     conn = self.conns.get(conn_id)
                     remote = self.remotes.get(table_id)
@@ -603,6 +604,8 @@ class Node:
         # must find its connection seated at the new owner.
         for conn, how in sitting.items():
             self._reattach(conn, how, place)
+            if how.unanswered is not None:
+                place.inbox.put_nowait(Act(conn, how.unanswered))
         for msg in pending:
             place.inbox.put_nowait(msg)
         for item in held:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 import msgspec
 
 from protocol.codec import Codec
-from protocol.messages import Error
+from protocol.messages import Command, Error
 from server import metrics
 from server.cluster.bus import Away, Batch, Do, Item, Message, Out, Routed, Shut, Sit
 from server.table.inbox import Act, Gone, InboxItem, Join, Reclaim
@@ -112,6 +112,11 @@ class Sitting:
     """The seat's whole resume token; None: watching."""
     recent: deque[bytes | str]
     """The last frames it was sent (to find the last ``seq`` it saw)."""
+    unanswered: Command | None = None
+    """Its last command, while nothing came back from the owner since it was
+    sent: an owner that dies may have taken it off the bus and never played
+    it, so a re-attach sends it again (a command played already is refused,
+    changing nothing)."""
 
 
 class RemoteTable:
@@ -148,6 +153,9 @@ class RemoteTable:
             case Join() | Reclaim():
                 self._sit(msg)
             case Act(peer=peer, command=command):
+                how = self.sitting.get(cast("Conn", peer))
+                if how is not None:
+                    how.unanswered = command
                 self._send(Do(self.id, self.node.proc, peer.id, encode_command(command)))
             case Gone(peer=peer):
                 conn = cast("Conn", peer)
