@@ -15,6 +15,8 @@ MAX_TURN_TIMER: Final = 600.0
 """Seconds of the turn timer (``CreateTable.turn_timer`` is 0, off, to this)."""
 MAX_RESULT_WAIT: Final = 600.0
 """Seconds a deal's result may wait for the players (``CreateTable.result_wait``)."""
+NAME_MAX: Final = 24
+"""Characters in a display name (a guest's longer name is cut; a player's refused)."""
 TABLE_NAME_MAX: Final = 40
 """Characters in a table's name."""
 SEED_MAX: Final = 64

@@ -17,6 +17,7 @@ from typing import Any
 import msgspec
 
 from protocol.diff import Patch
+from protocol.errors import ByeCode
 from protocol.views import (
     BotLevel,
     DailyResultView,
@@ -294,10 +295,20 @@ class DailyResult(_Event, tag="daily_result"):
 
 
 class Bye(_Event, tag="bye"):
-    """The server is closing this connection (restart, replaced, too slow...)."""
+    """The server is closing this connection (restart, replaced, too slow...).
+
+    ``code`` is a plain string on the wire (a client must not fail on a code a
+    newer server adds); the server builds its byes with ``bye``, which the
+    type checker holds to the documented codes.
+    """
 
     code: str
     message: str
+
+
+def bye(code: ByeCode, message: str) -> Bye:
+    """A ``Bye`` with one of the codes docs/PROTOCOL.md lists (``ByeCode``)."""
+    return Bye(code=code, message=message)
 
 
 Event = (

@@ -30,13 +30,13 @@ from protocol.limits import (
     TABLE_NAME_MAX,
 )
 from protocol.messages import (
-    Bye,
     CreateTable,
     Error,
     JoinTable,
     LobbyPatch,
     LobbySnapshot,
     Watch,
+    bye,
 )
 from protocol.views import BotLevel, LobbyView
 from server import metrics
@@ -279,7 +279,7 @@ class Lobby:
         for conn, at in list(self.at.items()):
             if at is table:
                 del self.at[conn]
-                conn.send(Bye(code="restarting", message="your table moved; reconnecting"))
+                conn.send(bye("restarting", "your table moved; reconnecting"))
                 conn.close(CLOSE_RESTART, "table moved")
 
     def unsaved_tables(self) -> int:

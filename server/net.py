@@ -28,8 +28,8 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
 from protocol.codec import PROTOCOL_VERSION, SUBPROTOCOLS, DecodeError, codec_for
+from protocol.limits import NAME_MAX
 from protocol.messages import (
-    Bye,
     Command,
     CreateTable,
     Daily,
@@ -46,6 +46,7 @@ from protocol.messages import (
     SnapshotRequest,
     Watch,
     Welcome,
+    bye,
 )
 from server import metrics
 from server.conn import (
@@ -79,7 +80,6 @@ class Host(Protocol):
 
 log = structlog.get_logger()
 
-NAME_MAX = 24
 ABUSE_LIMIT = 50  # refused-for-rate messages before we hang up
 
 
@@ -195,7 +195,7 @@ class Front:
         try:
             data = await asyncio.wait_for(conn.ws.recv(), self.settings.hello_timeout)
         except TimeoutError:
-            conn.send(Bye(code="no_hello", message="say hello first"))
+            conn.send(bye("no_hello", "say hello first"))
             conn.close(CLOSE_NO_HELLO, "no hello")
             return False
         try:
@@ -262,7 +262,7 @@ class Front:
                 conn.refused += 1
                 metrics.ERRORS.labels("rate").inc()
                 if conn.refused > ABUSE_LIMIT:
-                    conn.send(Bye(code="flooding", message="too many messages"))
+                    conn.send(bye("flooding", "too many messages"))
                     conn.close(CLOSE_ABUSE, "too many messages")
                     return
                 conn.send(
@@ -373,7 +373,7 @@ class Front:
                     and self.lobby.table_of(conn) is None
                     and self.guard.idle(conn.bucket.stamp)
                 ):
-                    conn.send(Bye(code="idle", message="closed after a long silence in the lobby"))
+                    conn.send(bye("idle", "closed after a long silence in the lobby"))
                     conn.close(CLOSE_IDLE, "idle")
 
     async def goodbye(self) -> None:
@@ -383,7 +383,7 @@ class Front:
         if self._sweeper is not None:
             self._sweeper.cancel()
         for conn in list(self.conns):
-            conn.send(Bye(code="restarting", message="the server is restarting; reconnecting"))
+            conn.send(bye("restarting", "the server is restarting; reconnecting"))
             conn.close(CLOSE_RESTART, "server restarting")
         await asyncio.sleep(0.2)
 

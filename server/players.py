@@ -23,13 +23,13 @@ import unicodedata
 
 import msgspec
 
+from protocol.limits import NAME_MAX
 from server.text import BOT_NAME_REFUSED, bot_like
 
 KEY_HEX = 32
 """A player key is 128 bits written as 32 lowercase hex digits."""
 
 NAME_MIN = 1
-NAME_MAX = 24
 
 _KEY = re.compile(r"[0-9a-f]{32}")
 

@@ -37,3 +37,17 @@ def test_the_codec_and_seat_codes_are_error_codes() -> None:
     codes = set(typing.get_args(ErrorCode))
     assert set(typing.get_args(DecodeErrorCode)) <= codes
     assert set(SEAT_ERRORS) <= codes
+
+
+def test_the_server_builds_every_bye_through_the_typed_helper() -> None:
+    # ``Bye.code`` is a plain string on the wire; ``protocol.messages.bye``
+    # takes a ``ByeCode``, so mypy checks each code the server sends.
+    root = Path(__file__).resolve().parent.parent / "server"
+    direct = [
+        f"{path.relative_to(root.parent)}:{n}"
+        for path in sorted(root.rglob("*.py"))
+        for n, line in enumerate(path.read_text("utf-8").splitlines(), 1)
+        if re.search(r"\bBye\(", line)
+    ]
+    assert len(list(root.rglob("*.py"))) > 20  # found the server's files
+    assert direct == []

@@ -28,10 +28,10 @@ from urllib.parse import urlsplit
 
 from clients.cli import argparse_words, i18n, key_command, wording
 from clients.cli.i18n import _
+from protocol.limits import NAME_MAX
 
 DEFAULT_URL = "ws://127.0.0.1:8765"
 BOT_LEVELS = ("random", "easy", "normal", "strong")
-NAME_MAX = 24  # what a server keeps of a display name
 USAGE_ERROR = 2  # the exit status of a usage mistake, like argparse's
 COMMANDS = ("play", "connect", "daily", "key")
 

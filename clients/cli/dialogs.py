@@ -384,8 +384,6 @@ def sheet_table(view: TableView, width: int) -> Table:
     return table
 
 
-NAME_MAX = 24
-"""The longest display name a server accepts."""
 GAP = 3
 
 

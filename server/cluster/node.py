@@ -34,7 +34,7 @@ import structlog
 
 from protocol.codec import codec_for
 from protocol.errors import ErrorCode
-from protocol.messages import Bye, Command
+from protocol.messages import Command, bye
 from server.cluster.bus import (
     CODES,
     LISTINGS,
@@ -582,7 +582,7 @@ class Node:
             if isinstance(msg, Join | Reclaim):
                 unavailable(msg, "the table's server did not answer; try again")
         for conn in [*sitting, *(cast("Conn", m.peer) for m in pending)]:
-            conn.send(Bye(code="restarting", message="your table is moving; reconnecting"))
+            conn.send(bye("restarting", "your table is moving; reconnecting"))
             conn.close(CLOSE_RESTART, "table moving")
 
     def _move(self, remote: RemoteTable, target: str | Table) -> None:

@@ -30,7 +30,6 @@ import msgspec
 from protocol.errors import ErrorCode
 from protocol.messages import (
     Bid,
-    Bye,
     Chat,
     Chelem,
     Ecart,
@@ -46,6 +45,7 @@ from protocol.messages import (
     SnapshotRequest,
     StartGame,
     TablePatch,
+    bye,
 )
 from protocol.views import ChatLine, TableSummary, TableView
 from server.bots import RandomBot
@@ -283,9 +283,7 @@ class TableCore:
             out.append(
                 Send(
                     (old,),
-                    Bye(
-                        code="replaced", message="your seat was taken back from another connection"
-                    ),
+                    bye("replaced", "your seat was taken back from another connection"),
                 )
             )
             self.seat_of.pop(old, None)
