@@ -101,7 +101,7 @@ def _error_codes() -> set[str]:
     """Every literal error/bye code in server/ and protocol/ sources."""
     codes: set[str] = set(typing.get_args(DecodeErrorCode))
     codes |= set(table._SEAT_ERRORS)
-    pattern = re.compile(r'\bcode="([a-z_]+)"|\bRuleError\(\s*"([a-z_]+)"')
+    pattern = re.compile(r'\bcode="([a-z_]+)"|\b(?:RuleError|bye)\(\s*"([a-z_]+)"')
     for folder in ("server", "protocol"):
         for path in (ROOT / folder).rglob("*.py"):
             for match in pattern.finditer(path.read_text(encoding="utf-8")):
