@@ -1214,6 +1214,22 @@ def slowest_moves(
     return out
 
 
+def print_window_notes(r: dict[str, Any], slowest: int) -> None:
+    """A window's errors, collector pauses and slowest moves, under its row."""
+    if r["errors"]:
+        print(f"#   errors: {r['errors']}", file=sys.stderr, flush=True)
+    if "gc" in r:
+        print(f"#   gc in the window: {r['gc']}", flush=True)
+    print(
+        "#   slowest moves (s into the window: ms [gc pause ending meanwhile]): "
+        + ", ".join(
+            f"{at:.1f}: {ms:.0f}" + (f" [gen{g[0]} {g[1]:.0f}ms]" if g else "")
+            for at, ms, g in r["slowest"][:slowest]
+        ),
+        flush=True,
+    )
+
+
 HEADER = (
     f"{'target':<12} {'tables':>6} {'clients':>7} {'moves/s':>8} {'p50ms':>7} {'p99ms':>8} "
     f"{'maxms':>8} {'srvCPU%':>7} {'us/move':>8} {'RSS_MB':>7} {'B/move':>7} "
@@ -1357,18 +1373,7 @@ async def ramp(args: argparse.Namespace, run: Run, results: list[dict[str, Any]]
                 r["server_tables"] = health["tables"]
         results.append(r)
         print(row_text(r), flush=True)
-        if r["errors"]:
-            print(f"#   errors: {r['errors']}", file=sys.stderr, flush=True)
-        if "gc" in r:
-            print(f"#   gc in the window: {r['gc']}", flush=True)
-        print(
-            "#   slowest moves (s into the window: ms [gc pause ending meanwhile]): "
-            + ", ".join(
-                f"{at:.1f}: {ms:.0f}" + (f" [gen{g[0]} {g[1]:.0f}ms]" if g else "")
-                for at, ms, g in r["slowest"][:12]
-            ),
-            flush=True,
-        )
+        print_window_notes(r, 12)
         print(
             f"#   server waited for its core {r['server_cpu_wait_pct']}% of the window"
             " (other processes on it)",
@@ -1506,18 +1511,7 @@ async def abuse(args: argparse.Namespace, run: Run, results: list[dict[str, Any]
             f" for its core {r['server_cpu_wait_pct']}% of the window",
             flush=True,
         )
-        if r["errors"]:
-            print(f"#   errors: {r['errors']}", file=sys.stderr, flush=True)
-        if "gc" in r:
-            print(f"#   gc in the window: {r['gc']}", flush=True)
-        print(
-            "#   slowest moves (s into the window: ms [gc pause ending meanwhile]): "
-            + ", ".join(
-                f"{at:.1f}: {ms:.0f}" + (f" [gen{g[0]} {g[1]:.0f}ms]" if g else "")
-                for at, ms, g in r["slowest"][:8]
-            ),
-            flush=True,
-        )
+        print_window_notes(r, 8)
         return r
 
     def too_slow() -> int:

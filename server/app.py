@@ -12,6 +12,7 @@ import contextlib
 import gc
 import signal
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -169,12 +170,20 @@ class CannotStart(Exception):
     """The server could not listen or reach its store; ``__cause__`` says why."""
 
 
-async def run(settings: Settings) -> None:
-    server = Server(settings)
+async def run(
+    settings: Settings,
+    server: Server | None = None,
+    serving: Callable[[], object] | None = None,
+) -> None:
+    """Serve until SIGTERM/SIGINT, then stop gracefully. A worker of
+    ``--workers`` passes its own ``server`` and hears when it is ``serving``."""
+    server = server or Server(settings)
     try:
         await server.start()
     except (OSError, StoreError) as exc:
         raise CannotStart from exc
+    if serving is not None:
+        serving()
     done = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

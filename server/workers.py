@@ -40,7 +40,6 @@ import structlog
 
 from server import app, logs
 from server.config import Settings
-from server.store.base import StoreError
 
 log = structlog.get_logger()
 
@@ -97,21 +96,7 @@ def _stamp_logs(number: int) -> None:
 
 
 async def _serve(settings: Settings, number: int, report: Connection) -> None:
-    # server.app.run, with a Worker and a report to the supervisor once serving.
-    server = Worker(settings, number)
-    try:
-        await server.start()
-    except (OSError, StoreError) as exc:
-        raise app.CannotStart from exc
-    report.send(("serving",))
-    log = structlog.get_logger()  # not the module's: the supervisor used that one first
-    done = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, done.set)
-    await done.wait()
-    log.info("shutting_down")
-    await server.stop()
+    await app.run(settings, Worker(settings, number), lambda: report.send(("serving",)))
 
 
 def _work(settings: Settings, number: int, report: Connection, explain: Explain) -> None:
