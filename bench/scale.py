@@ -124,6 +124,8 @@ class TimedTable(load.TableRun):
         self.progress_times: list[float] = []
         self.best: Any = None  # the furthest progress any client saw
         self.went_back = 0
+        self.back: list[list[Any]] = []
+        """Each view that went back: when, which client, from where to where."""
 
     async def on_update(self, client: load.Client) -> None:
         # load.Client counts a view that goes back as a new game; a game of
@@ -131,6 +133,9 @@ class TimedTable(load.TableRun):
         progress = client.progress
         if client.game > 0:
             self.went_back += client.game
+            self.back.append(
+                [PERF(), client.idx, list(self.best or ()), list(progress[1:]), client.seq]
+            )
             client.game = 0
             progress = client.progress = (0, *progress[1:])
         if self.best is None or progress > self.best:
@@ -155,7 +160,14 @@ class FailoverWorker(load.Worker):
                     continue
                 first = next((x for x in t.progress_times if x > at), None)
                 out.append([host.doc["table_id"], first, t.went_back])
-            return {"tables": out}
+            back = [
+                [t.clients[0].doc["table_id"], *b]
+                for t in self.tables
+                if isinstance(t, TimedTable) and t.clients[0].doc is not None
+                for b in t.back
+                if b[0] > at
+            ]
+            return {"tables": out, "back": back, "errors": dict(self.errors)}
         return await super().other_command(cmd)
 
 
@@ -404,6 +416,18 @@ async def failover(args: argparse.Namespace, tmp: Path, results: list[dict[str, 
             moved = {t for t, owner in before.items() if after.get(t) != owner}
             replies = await run.ask_all({"cmd": "since", "at": at}, 30)
             seen = {tid: (first, back) for r in replies for tid, first, back in r["tables"]}
+            for r in replies:
+                for tid, when, idx, best, now, seq in r.get("back", []):
+                    print(
+                        f"#   view went back: table {tid} client {idx} at +{when - at:.2f} s:"
+                        f" best seen {best} -> {now} (seq {seq})",
+                        flush=True,
+                    )
+            errors: dict[str, int] = {}
+            for r in replies:
+                for code, n in r.get("errors", {}).items():
+                    errors[code] = errors.get(code, 0) + n
+            print(f"#   client errors so far: {errors}", flush=True)
             times = [seen[t][0] - at for t in moved if t in seen and seen[t][0] is not None]
             stuck_now = sum(1 for t in moved if t in seen and seen[t][0] is None)
             lost = sum(back for _, back in seen.values())
