@@ -83,6 +83,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+from websockets.exceptions import ConnectionClosed
 
 # Runnable as a plain script: the project and its tests folder from the root.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -139,15 +140,19 @@ def view_progress(doc: Any) -> tuple[int, int, int, int]:
     Every move makes it strictly greater within a game: a bid adds a bid, the
     écart and the chelem decision move the phase on, a card adds a card to the
     trick or completes one (four cards each). A finished deal ranks after all
-    its moves (phase 4) and before the next deal, whose sheet is one line
-    longer. A new game starts again from zero: ``Client`` counts games.
+    its moves (phase 4) and before the next deal. The sheet counts the lines
+    before the deal shown: a finished deal is shown already scored, its own
+    line on the sheet, and the next deal starts with that same sheet. A new
+    game starts again from zero: ``Client`` counts games.
     """
     deal = doc.get("deal")
     if deal is None:
         return (-1, 0, 0, 0)
     trick = deal.get("trick")
     played = 4 * len(deal["tricks"]) + (len(trick["cards"]) if trick else 0)
-    return (len(doc["sheet"]), PHASE_RANK.get(deal["phase"], 5), len(deal["bids"]), played)
+    rank = PHASE_RANK.get(deal["phase"], 5)
+    before = len(doc["sheet"]) - (1 if rank == 4 else 0)
+    return (before, rank, len(deal["bids"]), played)
 
 
 def can_act(doc: Any) -> bool:
@@ -194,6 +199,7 @@ class Client:
         "game",
         "idx",
         "progress",
+        "resuming",
         "run",
         "seat",
         "seq",
@@ -216,6 +222,7 @@ class Client:
         self.progress: Any = 0 if run.worker.kind == "bare" else (0, -1, 0, 0, 0)
         self.changed = asyncio.Event()
         self.closed = False
+        self.resuming = False  # bench/scale.py: back on a server, not seated yet
 
     async def open(self) -> None:
         w = self.run.worker
@@ -397,7 +404,7 @@ class TableRun:
             c = self.clients[(self.moves + 1) % 4]
             return c if c.progress >= self.moves else None
         for c in self.clients:
-            if c.closed:  # its server went away (bench/scale.py kills some)
+            if c.closed or c.resuming:  # its server went away (bench/scale.py kills some)
                 continue
             if c.doc is not None and (self.sent_at is None or c.progress > self.sent_at):
                 if can_act(c.doc):
@@ -424,11 +431,18 @@ class TableRun:
         else:
             data = ENCODE(choose(c.doc, w.rng, w.rid))
             before = self.sent_at = c.progress
-        t0 = PERF()
-        self.pending.append(Move(before, t0, w.rid))
+        t0, rid = PERF(), w.rid
+        self.pending.append(Move(before, t0, rid))
         if w.window_start is not None and t0 >= w.window_start and w.window_end is None:
             w.moves_sent += 1
-        await c.ws.send(data)
+        try:
+            await c.ws.send(data)
+        except ConnectionClosed:
+            # Its server went away between the choice and the send (bench/scale.py):
+            # the move was never made; another client, or this one once back, makes it.
+            self.pending = [m for m in self.pending if m.rid != rid]
+            self.sent_at = None
+            self.owed = True
 
     async def on_update(self, client: Client) -> None:
         if self.pending:

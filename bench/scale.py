@@ -75,6 +75,9 @@ class NoCluster(Exception):
 # =============================================================================
 
 
+RESUME_RID = 4
+
+
 class ResumingClient(load.Client):
     """A client that takes its seat back on another server when its own dies."""
 
@@ -88,9 +91,31 @@ class ResumingClient(load.Client):
         return urls[(self.run.number + self.idx + self.moved) % len(urls)]
 
     async def take(self, msg: Any) -> None:
-        if msg.get("t") == "seated" and msg.get("token"):
-            self.token = msg["token"]
+        t = msg.get("t")
+        if t == "seated":
+            self.token = msg.get("token") or self.token
+            if self.resuming:
+                # Back in the seat. A move this client sent to the dead server
+                # was never made (nobody saw it): forget it, the view decides.
+                self.resuming = False
+                self.run.pending.clear()
+                self.run.sent_at = None
+                self.run.owed = True
+        elif t == "error" and msg.get("rid") == RESUME_RID and self.resuming:
+            # Not yet (the table's old owner still holds its lease): ask again.
+            self.run.worker.count(f"resume_again:{msg.get('code')}")
+            loop = asyncio.get_running_loop()
+            self.run.worker.tasks.add(loop.create_task(self.ask_seat(delay=0.25)))
+            return
         await super().take(msg)
+
+    async def ask_seat(self, delay: float = 0.0) -> None:
+        if delay:
+            await asyncio.sleep(delay)
+        if not self.closed:
+            await self.send(
+                {"t": "resume", "rid": RESUME_RID, "token": self.token, "last_seq": self.seq}
+            )
 
     async def read(self) -> None:
         await super().read()
@@ -100,14 +125,15 @@ class ResumingClient(load.Client):
 
     async def reconnect(self) -> None:
         w = self.run.worker
+        # Not asked to move until the resume is answered: a move sent before
+        # would be refused (not_at_table), as the terminal client never does.
+        self.resuming = True
         for attempt in range(50):
             self.moved += 1
             self.closed, self.welcomed = False, False
             try:
                 await self.open()
-                await self.send(
-                    {"t": "resume", "rid": 4, "token": self.token, "last_seq": self.seq}
-                )
+                await self.ask_seat()
                 w.count("resumed")
                 return
             except Exception:
