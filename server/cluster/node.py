@@ -184,6 +184,12 @@ class Node:
             if msg.table in open_ids and msg.owner != self.proc:
                 self._listed(msg)
 
+    @property
+    def subscribed(self) -> bool:
+        """Our bus subscriber is connected and subscribed: what the other
+        processes send this one arrives (False while it reconnects)."""
+        return self.bus is not None and self.bus.subscribed
+
     def publish(self, proc: str, msg: Message) -> None:
         if self.bus is not None:
             self.bus.publish(channel_of(proc), msg)
