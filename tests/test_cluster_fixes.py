@@ -16,7 +16,7 @@ import pytest
 
 from protocol.messages import CreateTable, Error, JoinTable, Seated, StartGame
 from server.cluster import node as node_module
-from server.cluster.lease import Leases
+from server.cluster.lease import RENEW_BATCH, Leases
 from server.store.base import StoreError
 from server.store.redis import LEASE, LEASES, OPEN, RedisStore
 from server.table import Act
@@ -206,3 +206,21 @@ async def test_the_orphan_scan_reads_only_the_leases_that_lapsed(
     finally:
         await a.stop()
         await b.stop()
+
+
+async def test_a_renewal_goes_in_batches_and_names_the_tables_lost(store: RedisStore) -> None:
+    leases = Leases(store, "p", lease_s=5, expire_s=60)
+    ids = [f"r{i}" for i in range(RENEW_BATCH + 3)]
+    owned = {t: await leases.claim(t, new=True) for t in ids}
+    first, last = await _score(store, ids[0]), await _score(store, ids[-1])
+    # One table of the second batch went to another process.
+    taken = ids[-2]
+    await leases.release(taken)
+    assert await Leases(store, "q", lease_s=5, expire_s=60).claim(taken) == 0  # not stored
+    assert await Leases(store, "q", lease_s=5, expire_s=60).claim(taken, new=True) == 2
+    await asyncio.sleep(0.01)
+    assert await leases.renew(owned) == [taken]
+    renewed_first, renewed_last = await _score(store, ids[0]), await _score(store, ids[-1])
+    assert first is not None and renewed_first is not None and renewed_first > first
+    assert last is not None and renewed_last is not None and renewed_last > last
+    assert await leases.holder(taken) == "q"
