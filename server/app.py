@@ -123,12 +123,16 @@ class Server:
 
     def health(self) -> dict[str, Any]:
         dirty = self.lobby.unsaved_tables()
-        degraded = not self._healthy or dirty > 0
+        # None: no bus (one process, no Redis). False: commands and updates
+        # from the other processes are lost until the subscriber is back.
+        bus = None if self.node is None else self.node.subscribed
+        degraded = not self._healthy or dirty > 0 or bus is False
         return {
             # down: shutting down, send no new players here.
             "status": "down" if self.stopping else "degraded" if degraded else "ok",
             "store": "redis" if self.settings.redis_url else "memory",
             "store_reachable": self._healthy,
+            "bus_subscribed": bus,
             "unsaved_tables": dirty,
             "tables": len(self.lobby.tables),
             "connections": len(self.front.conns),

@@ -405,8 +405,10 @@ async def _guest_at_a_remote_table(a: Member, b: Member) -> tuple[str, Wire]:
 
 
 async def _owner_lets_go(a: Member, table_id: str) -> None:
-    """``a`` stops serving the table and frees its lease (as a drain does)."""
+    """``a`` stops serving the table and frees its lease (as a drain does: once
+    its saves are answered, or one on its way would set the lease again)."""
     a.lobby.tables[table_id].step_down()
+    await a.store.settled()
     await a.node.leases.release(table_id)
 
 
@@ -483,6 +485,7 @@ async def test_only_a_higher_epoch_takes_a_table_away(members: list[Member]) -> 
     assert not table.stale and a.lobby.tables[table_id] is table
     assert remote.owner == a.node.proc
     # A real takeover (b claims: the epoch goes up) takes it away from a.
+    await a.store.settled()
     await a.node.leases.release(table_id)
     taken = await b.node.take(table_id)
     assert taken is not None and taken.epoch == table.epoch + 1

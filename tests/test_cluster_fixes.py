@@ -8,15 +8,32 @@ from __future__ import annotations
 import asyncio
 import socket
 import time
+from collections.abc import AsyncIterator
+from typing import cast
 
+import msgspec
 import pytest
 
-from server.cluster.lease import Leases
+from protocol.messages import CreateTable, Error, JoinTable, Seated, StartGame
+from server.cluster import node as node_module
+from server.cluster.lease import RENEW_BATCH, Leases
 from server.store.base import StoreError
-from server.store.redis import RedisStore
+from server.store.redis import LEASE, LEASES, OPEN, RedisStore
+from server.table import Act
+from server.table.inbox import Peer
+from tests.cluster_helpers import Member, Wire
 from tests.redis_server import RedisServer
+from tests.test_cluster import _epoch, _owner_lets_go
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
+
+
+@pytest.fixture
+async def store(redis_server: RedisServer) -> AsyncIterator[RedisStore]:
+    s = await RedisStore.connect(redis_server.url)
+    yield s
+    await s.close()
+
 
 # Keeps Redis busy (it runs one script at a time) for about a second.
 _BUSY = b"""
@@ -47,3 +64,163 @@ async def test_a_renewal_gives_up_within_a_quarter_lease(redis_server: RedisServ
         assert await leases.renew({"t1": epoch}) == []  # and renews again after it
     finally:
         await store.close()
+
+
+# --- review 9: Redis restarted without its data; a takeover that does not load ----------
+
+
+async def _create(member: Member, name: str) -> tuple[str, Wire]:
+    host = Wire(f"Host {name}")
+    await member.lobby.create(host, CreateTable(name=name, private=True, bot_level="random"))
+    seated = await host.wait_for(lambda e: isinstance(e, Seated | Error))
+    assert isinstance(seated, Seated), seated
+    return seated.table_id, host
+
+
+async def test_a_redis_restarted_empty_leaves_a_live_owner_its_table(
+    redis_server: RedisServer,
+) -> None:
+    """The owner's first save after the restart puts the table back in the open
+    set; it sets its lease again at once, so another process's scan finds the
+    table held (review 9): no needless failover, the epoch stays."""
+    a = await Member.start(redis_server.url)
+    b = await Member.start(redis_server.url)
+    try:
+        table_id, host = await _create(a, "restart")
+        table = a.lobby.tables[table_id]
+        epoch = table.epoch
+        redis_server.stop()
+        redis_server.start()  # empty: persistence is off
+        # A guest sits down: the owner's save waits for Redis, then goes in.
+        guest = Wire("Guest")
+        await a.lobby.join(guest, JoinTable(table_id=table_id))
+        assert isinstance(await guest.wait_for(lambda e: isinstance(e, Seated | Error)), Seated)
+        for _ in range(200):
+            if await b.store.load(table_id) is not None:
+                break
+            await asyncio.sleep(0.05)
+        assert await b.store.open_tables() == [table_id]
+        # Another process scans, fully and quickly: nothing to take.
+        assert await b.node.restore(full=True) == 0
+        assert await b.node.restore(full=False) == 0
+        assert await b.node.leases.holder(table_id) == a.node.proc
+        assert await _epoch(b.store, table_id) == epoch
+        assert a.lobby.tables.get(table_id) is table and not table.stale
+        # The game goes on at the same owner: dealt, bots bid, all saved.
+        saved = await b.store.load(table_id)
+        assert saved is not None
+        table.inbox.put_nowait(Act(cast(Peer, host), StartGame(rid=1)))
+        for _ in range(200):
+            now = await b.store.load(table_id)
+            if now is not None and now[0] > saved[0]:
+                break
+            await asyncio.sleep(0.05)
+        assert now is not None and now[0] > saved[0]
+        assert not table.stale and await _epoch(b.store, table_id) == epoch
+        assert await a.node.renew() == []
+    finally:
+        await a.stop()
+        await b.stop()
+
+
+async def test_a_takeover_that_does_not_load_frees_its_lease(
+    redis_server: RedisServer, store: RedisStore
+) -> None:
+    a = await Member.start(redis_server.url)
+    b = await Member.start(redis_server.url)
+    try:
+        good, _ = await _create(a, "good")
+        await _owner_lets_go(a, good)
+        await store.save("broken", 1, b"not a table state")
+        with pytest.raises(msgspec.DecodeError):
+            await b.node.take("broken")
+        assert await b.node.leases.holder("broken") is None  # not held for a lease
+        assert "broken" not in b.lobby.tables
+        # A scan that meets it takes the others all the same.
+        assert await b.node.restore() == 1
+        assert good in b.lobby.tables
+        assert await b.node.leases.holder("broken") is None
+    finally:
+        await a.stop()
+        await b.stop()
+
+
+# --- review 10: the orphan scan reads the lapsed leases, not every open table -----------
+
+
+async def _score(store: RedisStore, table_id: str) -> float | None:
+    return await store.pool.zscore(LEASES, table_id.encode())
+
+
+async def test_the_orphan_scan_reads_only_the_leases_that_lapsed(
+    redis_server: RedisServer, store: RedisStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(node_module, "SCAN_PAGE", 2)  # pages of two: the scan pages on
+    lease = 0.5
+    a = await Member.start(redis_server.url, lease=lease)
+    b = await Member.start(redis_server.url, lease=lease)
+    try:
+        before = await b.node.leases.now_ms()
+        ids = [(await _create(a, f"t{i}"))[0] for i in range(5)]
+        after = await b.node.leases.now_ms()
+        # Each claim noted its lease's expiry, on Redis's clock.
+        for table_id in ids:
+            score = await _score(store, table_id)
+            assert score is not None and before + 500 <= score <= after + 500
+        lapsed, never, closed = ids[:3], ids[3], ids[4]
+        # One lease vanished (as with Redis's data, or saved by an older server):
+        await store.pool.pool.delete([LEASE + never.encode()])
+        await store.pool.pool.zrem(LEASES, [never.encode()])
+        # one table closed (its save took it out of the open set).
+        await store.pool.pool.srem(OPEN, [closed.encode()])
+        for table in list(a.lobby.tables.values()):
+            table.step_down()  # a dies: no release, its leases lapse
+        for _ in range(100):
+            if all([await a.node.leases.holder(t) is None for t in ids]):
+                break
+            await asyncio.sleep(0.05)
+        # The quick scan takes the lapsed ones, page after page, and drops the
+        # closed one from the set; the table with no lease at all it does not see.
+        assert await b.node.restore(full=False) == 3
+        assert set(b.lobby.tables) == set(lapsed)
+        assert await _score(store, closed) is None
+        assert await _score(store, never) is None
+        assert await b.node.restore(full=False) == 0
+        # The full pass (at start, then one scan in ten) finds it.
+        assert await b.node.restore(full=True) == 1
+        assert set(b.lobby.tables) == {*lapsed, never}
+        held = await _score(store, never)
+        assert held is not None and held > after + 500
+        # A renewal moves the expiries on; a release drops the table from the set.
+        await asyncio.sleep(0.05)
+        assert await b.node.renew() == []
+        renewed = await _score(store, never)
+        assert renewed is not None and renewed > held
+        await b.node.leases.release(never)
+        assert await _score(store, never) is None
+        # A lease held by someone the set is behind on is put right, not taken.
+        await store.pool.pool.zadd(LEASES, {lapsed[0].encode(): 1.0})
+        assert await b.node.restore(full=False) == 0
+        fixed = await _score(store, lapsed[0])
+        assert fixed is not None and fixed > after
+    finally:
+        await a.stop()
+        await b.stop()
+
+
+async def test_a_renewal_goes_in_batches_and_names_the_tables_lost(store: RedisStore) -> None:
+    leases = Leases(store, "p", lease_s=5, expire_s=60)
+    ids = [f"r{i}" for i in range(RENEW_BATCH + 3)]
+    owned = {t: await leases.claim(t, new=True) for t in ids}
+    first, last = await _score(store, ids[0]), await _score(store, ids[-1])
+    # One table of the second batch went to another process.
+    taken = ids[-2]
+    await leases.release(taken)
+    assert await Leases(store, "q", lease_s=5, expire_s=60).claim(taken) == 0  # not stored
+    assert await Leases(store, "q", lease_s=5, expire_s=60).claim(taken, new=True) == 2
+    await asyncio.sleep(0.01)
+    assert await leases.renew(owned) == [taken]
+    renewed_first, renewed_last = await _score(store, ids[0]), await _score(store, ids[-1])
+    assert first is not None and renewed_first is not None and renewed_first > first
+    assert last is not None and renewed_last is not None and renewed_last > last
+    assert await leases.holder(taken) == "q"

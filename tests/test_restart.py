@@ -208,10 +208,14 @@ async def test_redis_outage_holds_a_claimed_table_until_its_move_is_stored() -> 
             assert table.held and table.core.state.version > stored  # played, in memory only
             health = await asyncio.to_thread(_health, server.port)
             assert health["status"] == "degraded" and health["unsaved_tables"] >= 1
+            assert health["store_reachable"] is False and health["bus_subscribed"] is False
 
             redis.start()  # with its data: the held write goes in, the game goes on
             await s.wait_view(lambda v: _cards_played(v) > cards, timeout=10)
             assert not table.held and not table.stale
+            async with asyncio.timeout(5):  # the bus subscriber is back too
+                while not (await asyncio.to_thread(_health, server.port))["bus_subscribed"]:
+                    await asyncio.sleep(0.05)
             final = await _play(s, lambda v: v.status == "finished")
             assert final.ranking is not None
             # Nothing lost: the newest state and the deal's record are stored.

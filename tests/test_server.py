@@ -571,6 +571,7 @@ async def test_healthz_and_metrics() -> None:
         health = json.loads(body)
         assert status == 200 and ctype == "application/json"
         assert health["status"] == "ok" and health["tables"] == 1 and health["connections"] == 1
+        assert health["bus_subscribed"] is None  # no Redis: no other processes
         status, ctype, body = await asyncio.to_thread(get, "/metrics")
         assert status == 200 and "text/plain" in ctype
         for name in (

@@ -8,8 +8,16 @@ a process that was paused past its lease and wakes up cannot write: its next
 save is refused (``StaleWrite``) or its next renewal reports the table lost,
 whichever comes first, and it steps down.
 
-Scripts return integers only (asyncio-redis decodes nothing else reliably,
-server/store/asyncio_redis_fixes.py fix 5).
+``atout:leases`` (table id -> expiry in ms, Redis's clock) follows every
+claim, renewal and release, so the orphan scan reads only the leases that
+lapsed (``lapsed``) instead of every open table; it is checked against the
+lease keys, which stay the truth. Tables it does not know (saved before
+leases existed, or whose lease vanished with Redis's data) are found by the
+rarer full pass (``unleased`` over every open table).
+
+Scripts take the time from Redis (``TIME``), never from a process: the
+processes' clocks need not agree. They return integers only (asyncio-redis
+decodes nothing else reliably, server/store/asyncio_redis_fixes.py fix 5).
 """
 
 from __future__ import annotations
@@ -17,13 +25,21 @@ from __future__ import annotations
 import asyncio
 
 from server.store.asyncio_redis_fixes import Script
-from server.store.redis import PREFIX, TABLE, RedisStore
+from server.store.redis import LEASE, LEASES, OPEN, TABLE, RedisStore
 
-LEASE = PREFIX + b"lease:"
+RENEW_BATCH = 500
+"""Most leases renewed by one script run: a script blocks Redis while it runs."""
 
-_CLAIM = """
--- KEYS: lease, table hash.  ARGV: process id, lease ms, table expiry ms,
--- "1" for a table that must already be stored (a takeover, not a creation).
+_NOW_MS = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+"""
+
+_CLAIM = (
+    """
+-- KEYS: lease, table hash, leases set.  ARGV: process id, lease ms, table
+-- expiry ms, "1" for a table that must already be stored (a takeover, not a
+-- creation), table id.
 -- Returns the new owner epoch, or 0 when another process holds the lease
 -- (or there is no such table to take over).
 local holder = redis.call('GET', KEYS[1])
@@ -33,7 +49,11 @@ end
 if ARGV[4] == '1' and redis.call('HEXISTS', KEYS[2], 'v') == 0 then
   return 0
 end
+"""
+    + _NOW_MS
+    + """
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('ZADD', KEYS[3], now + tonumber(ARGV[2]), ARGV[5])
 local epoch = tonumber(redis.call('HGET', KEYS[2], 'e') or '0')
 if holder and epoch > 0 then
   return epoch -- already ours: the same owner, the same epoch
@@ -45,20 +65,27 @@ if redis.call('PTTL', KEYS[2]) < 0 then
 end
 return epoch
 """
+)
 
-_RENEW = """
--- KEYS: per table its lease, its hash.  ARGV: process id, lease ms, then per
--- table our epoch.  Returns 0 when every lease is renewed, else the 1-based
--- positions of the tables lost. A lease that lapsed while nobody claimed the
--- table (we were slow, or Redis lost its data) is taken again: no other owner
--- exists as long as the epoch is still ours.
-local lost = {}
-for i = 1, #KEYS / 2 do
-  local lease, hash = KEYS[2 * i - 1], KEYS[2 * i]
+_RENEW = (
+    """
+-- KEYS: the leases set, then per table its lease, its hash.  ARGV: process
+-- id, lease ms, then per table our epoch, its id.  Returns 0 when every lease
+-- is renewed, else the 1-based positions of the tables lost. A lease that
+-- lapsed while nobody claimed the table (we were slow, or Redis lost its
+-- data) is taken again: no other owner exists as long as the epoch is still
+-- ours.
+"""
+    + _NOW_MS
+    + """
+local lost, expiry = {}, now + tonumber(ARGV[2])
+for i = 1, (#KEYS - 1) / 2 do
+  local lease, hash = KEYS[2 * i], KEYS[2 * i + 1]
   local holder = redis.call('GET', lease)
   local epoch = tonumber(redis.call('HGET', hash, 'e') or '0')
-  if (not holder or holder == ARGV[1]) and epoch <= tonumber(ARGV[i + 2]) then
+  if (not holder or holder == ARGV[1]) and epoch <= tonumber(ARGV[2 * i + 1]) then
     redis.call('SET', lease, ARGV[1], 'PX', ARGV[2])
+    redis.call('ZADD', KEYS[1], expiry, ARGV[2 * i + 2])
   else
     lost[#lost + 1] = i
   end
@@ -68,11 +95,14 @@ if #lost == 0 then
 end
 return lost
 """
+)
 
 _RELEASE = """
--- KEYS: lease.  ARGV: process id.  Drops the lease if it is still ours.
+-- KEYS: lease, leases set.  ARGV: process id, table id.  Drops the lease if
+-- it is still ours.
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('DEL', KEYS[1])
+  redis.call('ZREM', KEYS[2], ARGV[2])
 end
 return 0
 """
@@ -86,6 +116,44 @@ end
 return out
 """
 
+_TIME = (
+    _NOW_MS
+    + """
+-- Redis's clock in ms: the leases' expiries are on it.
+return now
+"""
+)
+
+# Touches keys it was not given in KEYS (the tables named in ARGV), as
+# server/store/redis.py's _PRUNE_OPEN does; Atout runs one Redis.
+_ORPHANS = (
+    """
+-- KEYS: leases set, open set.  ARGV: lease key prefix, table key prefix, then
+-- the ids of leases the set says lapsed.  Returns per id 1 for an orphan (open,
+-- stored, and nobody holds its lease), else 0, after putting the set right:
+-- a lease held after all gets its expiry, a table closed or gone leaves the
+-- set.
+"""
+    + _NOW_MS
+    + """
+local out = {}
+for i = 3, #ARGV do
+  local id = ARGV[i]
+  local ttl = redis.call('PTTL', ARGV[1] .. id)
+  out[i - 2] = 0
+  if ttl ~= -2 then
+    redis.call('ZADD', KEYS[1], now + math.max(ttl, 1), id)
+  elseif redis.call('SISMEMBER', KEYS[2], id) == 0
+      or redis.call('HEXISTS', ARGV[2] .. id, 'v') == 0 then
+    redis.call('ZREM', KEYS[1], id)
+  else
+    out[i - 2] = 1
+  end
+end
+return out
+"""
+)
+
 
 def lease_key(table_id: str) -> bytes:
     return LEASE + table_id.encode()
@@ -98,6 +166,8 @@ class Leases:
     _renew = Script(_RENEW)
     _release = Script(_RELEASE)
     _unleased = Script(_UNLEASED)
+    _time = Script(_TIME)
+    _orphans = Script(_ORPHANS)
 
     def __init__(self, store: RedisStore, proc: str, lease_s: float, expire_s: float) -> None:
         self.store = store
@@ -108,6 +178,7 @@ class Leases:
         well below the lease: the store's (5 s) can equal the lease, and a
         renewal that answers after the lease lapsed renewed nothing in time."""
         self.expire_ms = str(max(1, round(expire_s * 1000))).encode()
+        store.lease_as(self.proc, self.lease_ms)
 
     async def claim(self, table_id: str, *, new: bool = False) -> int:
         """Own ``table_id``: its new owner epoch, or 0 if another process holds
@@ -116,32 +187,39 @@ class Leases:
         async with self.store.request("claim"):
             reply = await self._claim.run(
                 self.store.pool,
-                [LEASE + tid, TABLE + tid],
-                [self.proc, self.lease_ms, self.expire_ms, b"0" if new else b"1"],
+                [LEASE + tid, TABLE + tid, LEASES],
+                [self.proc, self.lease_ms, self.expire_ms, b"0" if new else b"1", tid],
             )
         return int(reply) if isinstance(reply, int) else 0
 
     async def renew(self, owned: dict[str, int]) -> list[str]:
-        """Renew the leases of ``owned`` (table id -> our epoch); the ids lost."""
+        """Renew the leases of ``owned`` (table id -> our epoch); the ids lost.
+
+        ``RENEW_BATCH`` tables a script run, all within ``renew_within_s``."""
         if not owned:
             return []
         ids = list(owned)
-        keys: list[bytes] = []
-        args = [self.proc, self.lease_ms]
-        for table_id in ids:
-            tid = table_id.encode()
-            keys += (LEASE + tid, TABLE + tid)
-            args.append(str(owned[table_id]).encode())
+        lost: list[str] = []
         async with self.store.request("renew"), asyncio.timeout(self.renew_within_s):
-            reply = await self._renew.run(self.store.pool, keys, args)
-        if not isinstance(reply, list):
-            return []
-        return [ids[i - 1] for i in reply]
+            for start in range(0, len(ids), RENEW_BATCH):
+                batch = ids[start : start + RENEW_BATCH]
+                keys = [LEASES]
+                args = [self.proc, self.lease_ms]
+                for table_id in batch:
+                    tid = table_id.encode()
+                    keys += (LEASE + tid, TABLE + tid)
+                    args += (str(owned[table_id]).encode(), tid)
+                reply = await self._renew.run(self.store.pool, keys, args)
+                if isinstance(reply, list):
+                    lost += [batch[i - 1] for i in reply]
+        return lost
 
     async def release(self, table_id: str) -> None:
         """Give the table up at once (drain): another process may claim it now."""
         async with self.store.request("release"):
-            await self._release.run(self.store.pool, [lease_key(table_id)], [self.proc])
+            await self._release.run(
+                self.store.pool, [lease_key(table_id), LEASES], [self.proc, table_id.encode()]
+            )
 
     async def holder(self, table_id: str) -> str | None:
         """The process holding ``table_id``'s lease, if any."""
@@ -157,3 +235,26 @@ class Leases:
             reply = await self._unleased.run(self.store.pool, [lease_key(t) for t in table_ids], [])
         flags = reply if isinstance(reply, list) else []
         return [t for t, free in zip(table_ids, flags, strict=False) if free]
+
+    async def now_ms(self) -> int:
+        """Redis's clock, in ms: the one the leases' expiries are on."""
+        async with self.store.request("time"):
+            now = await self._time.run(self.store.pool, [], [])
+        assert isinstance(now, int)
+        return now
+
+    async def lapsed(self, most: int) -> tuple[list[str], list[str]]:
+        """The leases ``atout:leases`` says lapsed, at most ``most`` of them
+        (the longest lapsed first), checked against the lease keys: ``(orphans,
+        looked at)``. Those looked at that were not orphans are put right in the
+        set (a lease held gets its expiry, a table closed or gone leaves it),
+        so asking again goes on to the next ones."""
+        now = await self.now_ms()
+        async with self.store.request("lapsed"):
+            page = await self.store.pool.zrangebyscore_upto(LEASES, now, most)
+            if not page:
+                return [], []
+            reply = await self._orphans.run(self.store.pool, [LEASES, OPEN], [LEASE, TABLE, *page])
+        flags = reply if isinstance(reply, list) else []
+        ids = [t.decode() for t in page]
+        return [t for t, orphan in zip(ids, flags, strict=False) if orphan], ids

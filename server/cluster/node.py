@@ -8,7 +8,9 @@ A ``Node`` exists only with the Redis store. It
   has those it lost step down at once (``Table.step_down``);
 * scans for orphans every ``lease / 2``: open tables nobody holds a lease on
   (their owner died, or released them on drain) are claimed, loaded and
-  served here; the claim is atomic, so exactly one process wins each;
+  served here; the claim is atomic, so exactly one process wins each. A scan
+  reads only the leases that lapsed (``atout:leases``); one in
+  ``FULL_SCAN_EVERY`` reads every open table, for those never leased;
 * releases its tables' leases when the process stops, after their last save;
 * carries the bus (server/cluster/bus.py): commands and joins for tables it
   owns arrive from other processes and are put on the tables' inboxes with a
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import random
 import secrets
 import time
@@ -76,6 +79,15 @@ if TYPE_CHECKING:
     from server.store.redis import RedisStore
 
 log = structlog.get_logger()
+
+SCAN_PAGE = 200
+"""Lapsed leases looked at per request of the orphan scan."""
+SCAN_PAGES = 50
+"""Most pages per scan (10,000 orphans); the next scan goes on."""
+FULL_SCAN_EVERY = 10
+"""One scan in this many (and the one at start) reads every open table:
+those with no lease at all are not in ``atout:leases``. It also prunes
+``atout:open`` of expired tables."""
 
 decode_command = msgspec.msgpack.Decoder(Command).decode
 
@@ -171,6 +183,12 @@ class Node:
                 continue
             if msg.table in open_ids and msg.owner != self.proc:
                 self._listed(msg)
+
+    @property
+    def subscribed(self) -> bool:
+        """Our bus subscriber is connected and subscribed: what the other
+        processes send this one arrives (False while it reconnects)."""
+        return self.bus is not None and self.bus.subscribed
 
     def publish(self, proc: str, msg: Message) -> None:
         if self.bus is not None:
@@ -705,11 +723,19 @@ class Node:
         epoch = await self.leases.claim(table_id)
         if not epoch:
             return None
-        # Loaded after the claim: the old owner can no longer write.
-        stored = await self.store.load(table_id)
-        table = None
-        if stored is not None:
-            table = Table.restore(stored[1], self.store, self.settings, self.lobby, self.clock)
+        try:
+            # Loaded after the claim: the old owner can no longer write.
+            stored = await self.store.load(table_id)
+            table = None
+            if stored is not None:
+                table = Table.restore(stored[1], self.store, self.settings, self.lobby, self.clock)
+        except Exception:
+            # Claimed but not served (Redis failed, or the state does not
+            # load): free the lease at once, or the table would wait a whole
+            # lease for an owner that never serves it.
+            with contextlib.suppress(StoreError):
+                await self.leases.release(table_id)
+            raise
         if table is None:
             await self.leases.release(table_id)
             return None
@@ -725,16 +751,44 @@ class Node:
         self.log.info("table_taken_over", table=table_id, epoch=epoch, version=version)
         return table
 
-    async def restore(self) -> int:
-        """Serve every open table nobody owns (at start, then every scan)."""
-        open_ids = await self.store.open_tables()
-        candidates = [t for t in open_ids if t not in self.lobby.tables]
-        orphans = await self.leases.unleased(candidates)
+    async def restore(self, *, full: bool = True) -> int:
+        """Serve open tables nobody owns: the tables taken.
+
+        ``full`` (at start, then every ``FULL_SCAN_EVERY`` scans) looks at every
+        open table, for those that have no lease at all: saved before leases
+        existed, or whose lease vanished with Redis's data. Otherwise only the
+        leases ``atout:leases`` says lapsed, a page at a time: what a dead or
+        drained process left, without reading every open table (docs/CLUSTER.md,
+        "The orphan scan")."""
+        if full:
+            open_ids = await self.store.open_tables()
+            candidates = [t for t in open_ids if t not in self.lobby.tables]
+            return await self._take_all(await self.leases.unleased(candidates))
+        taken = 0
+        seen: list[str] = []
+        for _ in range(SCAN_PAGES):
+            orphans, page = await self.leases.lapsed(SCAN_PAGE)
+            taken += await self._take_all([t for t in orphans if t not in self.lobby.tables])
+            # A short page was the last; the same page again means nothing
+            # moved (our own lapsed leases, which the renewal takes again).
+            if len(page) < SCAN_PAGE or page == seen:
+                break
+            seen = page
+        return taken
+
+    async def _take_all(self, orphans: list[str]) -> int:
         random.shuffle(orphans)  # processes scanning at once share the claims
         taken = 0
         for table_id in orphans:
-            if await self.take(table_id) is not None:
-                taken += 1
+            try:
+                if await self.take(table_id) is not None:
+                    taken += 1
+            except StoreError:
+                raise
+            except Exception:
+                # One table that does not load (its lease is released) must
+                # not keep the others waiting.
+                self.log.exception("take_over_failed", table=table_id)
         return taken
 
     async def find(self, table_id: str) -> Place | None:
@@ -793,12 +847,12 @@ class Node:
 
     async def _scanning(self) -> None:
         every = self.settings.lease / 2
-        while True:
+        for scan in itertools.count(1):
             # Jitter: processes that scan at the same moment would race for
             # every orphan; spread out, each tends to take its share.
             await asyncio.sleep(every * random.uniform(0.75, 1.25))
             try:
-                await self.restore()
+                await self.restore(full=scan % FULL_SCAN_EVERY == 0)
             except StoreError as exc:
                 self.log.warning("orphan_scan_failed", error=str(exc))
             except Exception:

@@ -352,6 +352,18 @@ class RedisClient:
         reply = await self.pool.zrevrange(key, start, stop)
         return {bytes(k): float(v) for k, v in (await reply.asdict()).items()}
 
+    async def zrangebyscore_upto(self, key: bytes, score: float, limit: int) -> list[bytes]:
+        """At most ``limit`` members with a score up to ``score``, lowest first."""
+        reply = await self.pool.zrangebyscore(
+            key,
+            asyncio_redis.ZScoreBoundary("-inf"),
+            asyncio_redis.ZScoreBoundary(float(score)),
+            offset=0,
+            limit=limit,
+        )
+        # asdict keeps the order (a dict keeps insertion order).
+        return [bytes(k) for k in await reply.asdict()]
+
     async def zcard(self, key: bytes) -> int:
         return int(await self.pool.zcard(key))
 

@@ -10,6 +10,11 @@ Key layout, all under ``atout:``:
   (``append_record``); ``e`` fences out older owners (server/cluster/lease.py)
 - ``atout:records:{id}`` list of deal records, oldest first
 - ``atout:open``         set of open table ids: the lobby index
+- ``atout:lease:{id}``   the owning process's id, expiring ``lease`` after its
+  last renewal (server/cluster/lease.py)
+- ``atout:leases``       sorted set: table id -> when its lease expires (ms,
+  Redis's clock), kept by the lease scripts; it only narrows the orphan scan
+  to the leases that lapsed, the lease key stays the truth
 
 Every write sets both per-table keys to expire ``expire_s`` after it, so a
 table nobody has played at for that long disappears by itself, open or not.
@@ -36,6 +41,8 @@ PREFIX = b"atout:"
 TABLE = PREFIX + b"table:"
 RECORDS = PREFIX + b"records:"
 OPEN = PREFIX + b"open"
+LEASE = PREFIX + b"lease:"
+LEASES = PREFIX + b"leases"
 
 SAVE_BATCH = 200
 """Most saves in one request: a script blocks Redis while it runs (~10 µs a table)."""
@@ -47,12 +54,20 @@ SAVE_BATCH = 200
 # field ``e``, is above the saver's: server/cluster/lease.py). Returns 0 when
 # all were saved, else per table in order 0 when saved, the newer stored
 # version that refused it, or minus the newer epoch that did.
+#
+# An owner's save (epoch above 0) of an open table whose lease is missing
+# sets the lease again: Redis restarted without its data, and this save puts
+# the table back in the open set, where another process's orphan scan would
+# find it unleased and take it from its live owner. Nobody else claimed it
+# since (a claim raises the epoch): it is still ours.
 _SAVE = """
--- KEYS: the open set, then per table: its hash, its records list
--- ARGV: ttl in ms, then per table: version, blob, "1" if open else "0", id, epoch
-local out, stale = {}, 0
-for i = 1, (#KEYS - 1) / 2 do
-  local hash, records, a = KEYS[2 * i], KEYS[2 * i + 1], 5 * i - 3
+-- KEYS: the open set, the leases set, then per table: its hash, its records
+-- list, its lease
+-- ARGV: ttl in ms, the saver's process id, lease in ms ("0": none), then per
+-- table: version, blob, "1" if open else "0", id, epoch
+local out, stale, now = {}, 0, nil
+for i = 1, (#KEYS - 2) / 3 do
+  local hash, records, lease, a = KEYS[3 * i], KEYS[3 * i + 1], KEYS[3 * i + 2], 5 * i - 1
   local epoch = tonumber(ARGV[a + 4])
   local owner = tonumber(redis.call('HGET', hash, 'e') or '0')
   local stored = redis.call('HGET', hash, 'v')
@@ -72,6 +87,14 @@ for i = 1, (#KEYS - 1) / 2 do
     redis.call('PEXPIRE', records, ARGV[1])
     if ARGV[a + 2] == '1' then
       redis.call('SADD', KEYS[1], ARGV[a + 3])
+      if epoch > 0 and ARGV[3] ~= '0' and redis.call('EXISTS', lease) == 0 then
+        if not now then
+          local t = redis.call('TIME')
+          now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+        end
+        redis.call('SET', lease, ARGV[2], 'PX', ARGV[3])
+        redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), ARGV[a + 3])
+      end
     else
       redis.call('SREM', KEYS[1], ARGV[a + 3])
     end
@@ -102,9 +125,10 @@ return false
 """
 
 _DELETE = """
--- KEYS: table hash, records list, open set.  ARGV: table id
+-- KEYS: table hash, records list, open set, leases set.  ARGV: table id
 redis.call('DEL', KEYS[1], KEYS[2])
 redis.call('SREM', KEYS[3], ARGV[1])
+redis.call('ZREM', KEYS[4], ARGV[1])
 return false
 """
 
@@ -167,6 +191,13 @@ class RedisStore:
         self._pending: list[tuple[bytes, int, bytes, bool, int, asyncio.Future[int]]] = []
         self._saver: asyncio.Task[None] | None = None
         self._last_request = 0.0  # loop time the last save request was sent
+        self._owner = [b"", b"0"]  # the process id and lease (ms) of ``lease_as``
+
+    def lease_as(self, proc: bytes, lease_ms: bytes) -> None:
+        """Saves with an owner epoch are this process's (``proc``, holding
+        ``lease_ms`` leases): one that finds its table's lease gone sets it
+        again (see ``_SAVE``)."""
+        self._owner = [proc, lease_ms]
 
     @classmethod
     async def connect(
@@ -230,6 +261,12 @@ class RedisStore:
         if stored < 0:
             raise StaleWrite(table_id, version, 0, epoch=-stored)
 
+    async def settled(self) -> None:
+        """Return once every save asked for so far has had its answer (stored
+        or refused): none is on its way to Redis any more."""
+        while self._saver is not None and not self._saver.done():
+            await asyncio.wait([self._saver])
+
     async def _save_pending(self) -> None:
         batch: list[tuple[bytes, int, bytes, bool, int, asyncio.Future[int]]] = []
         loop = asyncio.get_running_loop()
@@ -241,10 +278,10 @@ class RedisStore:
                 self._last_request = loop.time()
                 batch = self._pending[:SAVE_BATCH]
                 del self._pending[:SAVE_BATCH]
-                keys = [OPEN]
-                args = [self._ttl_ms]
+                keys = [OPEN, LEASES]
+                args = [self._ttl_ms, *self._owner]
                 for tid, version, blob, open_, epoch, _ in batch:
-                    keys += (TABLE + tid, RECORDS + tid)
+                    keys += (TABLE + tid, RECORDS + tid, LEASE + tid)
                     args += (
                         str(int(version)).encode(),
                         blob,
@@ -293,7 +330,7 @@ class RedisStore:
     async def delete(self, table_id: str) -> None:
         tid = table_id.encode()
         async with self._request("delete"):
-            await self._delete.run(self._pool, [TABLE + tid, RECORDS + tid, OPEN], [tid])
+            await self._delete.run(self._pool, [TABLE + tid, RECORDS + tid, OPEN, LEASES], [tid])
 
     async def append_record(
         self, table_id: str, record: bytes, key: str, *, epoch: int = 0
