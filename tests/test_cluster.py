@@ -34,7 +34,7 @@ from protocol.messages import (
 from protocol.views import TableView
 from server.cluster.bus import LOBBY, Claimed, channel_of
 from server.cluster.lease import Leases
-from server.cluster.remote import HELD_MAX
+from server.cluster.remote import HELD_MAX, HELD_PER_CONN
 from server.conn import Conn
 from server.game import replay_record
 from server.store.base import StaleWrite
@@ -452,12 +452,46 @@ async def test_a_join_beyond_what_a_moving_table_holds_is_answered(
     table_id, guest = await _guest_at_a_remote_table(a, b)
     remote = b.node.remotes[table_id]
     remote.owner = None  # its owner is being looked for: messages wait
-    for i in range(HELD_MAX):
-        remote.inbox.put_nowait(Act(cast(Peer, guest), GetHistory(rid=i)))
+    for i in range(HELD_MAX):  # as many as it holds, from many connections
+        peer = guest if i < HELD_PER_CONN else Wire(f"Other {i // HELD_PER_CONN}")
+        remote.inbox.put_nowait(Act(cast(Peer, peer), GetHistory(rid=i)))
+    assert len(remote.held) == HELD_MAX
     late = Wire("Late")
     await asyncio.wait_for(b.lobby.join(late, JoinTable(table_id=table_id)), 2.0)
     error = await late.wait_for(lambda e: isinstance(e, Error))
     assert error.code == "unavailable" and error.message
+
+
+async def test_a_flooding_connection_loses_only_its_own_commands_while_a_table_moves(
+    members: list[Member],
+) -> None:
+    a, b = members
+    table_id, flooder = await _guest_at_a_remote_table(a, b)
+    other, leaver = Wire("Other"), Wire("Leaver")
+    seats = {}
+    for wire in (other, leaver):
+        await b.lobby.join(wire, JoinTable(table_id=table_id))
+        seated = await wire.wait_for(lambda e: isinstance(e, Seated | Error))
+        assert isinstance(seated, Seated) and seated.seat is not None
+        seats[wire] = seated.seat
+    remote = b.node.remotes[table_id]
+    await _owner_lets_go(a, table_id)
+    remote.owner = None  # its owner is being looked for: messages wait
+    for i in range(100):  # a client flooding the moving table
+        remote.inbox.put_nowait(Act(cast(Peer, flooder), GetHistory(rid=1000 + i)))
+    remote.inbox.put_nowait(Act(cast(Peer, other), GetHistory(rid=77)))
+    remote.inbox.put_nowait(Gone(cast(Peer, leaver)))  # settled at once, never dropped
+    assert leaver not in remote.sitting and len(remote.held) == HELD_PER_CONN + 1
+    await a.node.take(table_id)  # (or b's own search for an owner wins the claim)
+    reply = await other.wait_for(lambda e: isinstance(e, History | Error) and e.rid == 77)
+    assert isinstance(reply, History), reply  # the other player's command went through
+    # Held in order: the flooder's answers all came before the other's.
+    answered = {e.rid for e in flooder.events if isinstance(e, History | Error)}
+    assert answered & set(range(1000, 1100)) == set(range(1000, 1000 + HELD_PER_CONN))
+    table = a.lobby.tables.get(table_id) or b.lobby.tables[table_id]
+    away = table.core.fan.away_seats(table.core.state)
+    assert seats[leaver] in away  # not re-attached: it had left
+    assert seats[other] not in away
 
 
 async def test_an_owner_that_does_not_know_a_connection_has_it_sit_again(

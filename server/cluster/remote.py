@@ -35,8 +35,12 @@ if TYPE_CHECKING:
     from server.conn import Conn
     from server.players import Player
 
-HELD_MAX = 256
+HELD_MAX = 1024
 """Most messages a moving table keeps for its new owner (beyond: dropped)."""
+HELD_PER_CONN = 16
+"""Most commands it keeps per connection: a connection that floods a moving
+table (20 frames a second for the seconds a takeover takes) loses its own
+extra commands, never another player's move."""
 
 encode_command = msgspec.msgpack.Encoder().encode
 
@@ -143,11 +147,7 @@ class RemoteTable:
             self.forward.inbox.put_nowait(msg)
             return
         if self.owner is None:
-            if len(self.held) < HELD_MAX:
-                self.held.append(msg)
-            elif isinstance(msg, Join | Reclaim):
-                # Never dropped: its connection's handler waits for the answer.
-                unavailable(msg, "the table is moving to another server; try again")
+            self._hold(msg)
             return
         match msg:
             case Join() | Reclaim():
@@ -165,6 +165,33 @@ class RemoteTable:
                 self.node.forget(conn, self)
             case _:
                 pass  # timers and sweeps are the owner's
+
+    def _hold(self, msg: InboxItem) -> None:
+        """Keep ``msg`` for the owner being looked for."""
+        if isinstance(msg, Gone):
+            # Settled here, never dropped: the new owner re-attaches only the
+            # connections still sitting, so one that left is simply not among
+            # them (and what it said meanwhile goes nowhere).
+            conn = cast("Conn", msg.peer)
+            self.sitting.pop(conn, None)
+            joining = self.pending.pop(conn, None)
+            if joining is not None and joining.done is not None and not joining.done.done():
+                joining.done.set_result("unavailable")  # nobody left to tell
+            self.held = [m for m in self.held if getattr(m, "peer", None) is not msg.peer]
+            self.node.forget(conn, self)
+            return
+        if isinstance(msg, Join | Reclaim):
+            if len(self.held) < HELD_MAX:
+                self.held.append(msg)
+            else:
+                # Never dropped: its connection's handler waits for the answer.
+                unavailable(msg, "the table is moving to another server; try again")
+            return
+        if isinstance(msg, Act):
+            mine = sum(1 for m in self.held if isinstance(m, Act) and m.peer is msg.peer)
+            if mine >= HELD_PER_CONN or len(self.held) >= HELD_MAX:
+                return  # the sender's own excess (its client is flooding)
+        self.held.append(msg)
 
     def _send(self, msg: Message) -> None:
         assert self.owner is not None
