@@ -16,7 +16,7 @@ import pytest
 
 from protocol.messages import CreateTable, Error, JoinTable, Seated, StartGame
 from server.cluster import node as node_module
-from server.cluster.lease import RENEW_BATCH, Leases
+from server.cluster.lease import RENEW_BATCH, Leases, RenewalFailed
 from server.store.base import StoreError
 from server.store.redis import LEASE, LEASES, OPEN, RedisStore
 from server.table import Act
@@ -191,13 +191,22 @@ async def test_the_orphan_scan_reads_only_the_leases_that_lapsed(
         assert set(b.lobby.tables) == {*lapsed, never}
         held = await _score(store, never)
         assert held is not None and held > after + 500
-        # A renewal moves the expiries on; a release drops the table from the set.
+        # A renewal moves the expiries on; a release marks the lease lapsed
+        # (score 0), so the next quick scan finds the table (a drain whose
+        # Released message went astray, a takeover that could not load).
         await asyncio.sleep(0.05)
         assert await b.node.renew() == []
         renewed = await _score(store, never)
         assert renewed is not None and renewed > held
+        b.lobby.tables[never].step_down()
+        await b.store.settled()
         await b.node.leases.release(never)
-        assert await _score(store, never) is None
+        assert await _score(store, never) == 0.0
+        for _ in range(100):
+            if never not in b.lobby.tables:
+                break
+            await asyncio.sleep(0.01)
+        assert await b.node.restore(full=False) == 1 and never in b.lobby.tables
         # A lease held by someone the set is behind on is put right, not taken.
         await store.pool.pool.zadd(LEASES, {lapsed[0].encode(): 1.0})
         assert await b.node.restore(full=False) == 0
@@ -206,6 +215,55 @@ async def test_the_orphan_scan_reads_only_the_leases_that_lapsed(
     finally:
         await a.stop()
         await b.stop()
+
+
+async def test_the_orphan_scan_pages_past_this_process_own_lapsed_leases(
+    redis_server: RedisServer, store: RedisStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(node_module, "SCAN_PAGE", 2)
+    a = await Member.start(redis_server.url, lease=5.0)  # long: no timer runs meanwhile
+    b = await Member.start(redis_server.url, lease=5.0)
+    try:
+        mine = [(await _create(b, f"m{i}"))[0] for i in range(2)]
+        orphan = (await _create(a, "o"))[0]
+        a.lobby.tables[orphan].step_down()  # a dies: no release
+        await a.store.settled()
+        # b's own two leases lapsed first (its renewal was late), then a's:
+        # a whole page of b's own comes before the orphan.
+        for score, table_id in enumerate([*mine, orphan], start=1):
+            await store.pool.pool.delete([LEASE + table_id.encode()])
+            await store.pool.pool.zadd(LEASES, {table_id.encode(): float(score)})
+        assert await b.node.restore(full=False) == 1
+        assert orphan in b.lobby.tables and await b.node.leases.holder(orphan) == b.node.proc
+    finally:
+        await a.stop()
+        await b.stop()
+
+
+async def test_a_renewal_that_fails_still_steps_down_what_the_other_runs_found_lost(
+    store: RedisStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    leases = Leases(store, "p", lease_s=5, expire_s=60)
+    ids = [f"f{i}" for i in range(RENEW_BATCH + 3)]
+    owned = {t: await leases.claim(t, new=True) for t in ids}
+    taken = ids[1]  # in the first batch
+    await leases.release(taken)
+    assert await Leases(store, "q", lease_s=5, expire_s=60).claim(taken, new=True) == 2
+    real_run = leases._renew.run
+    runs = 0
+
+    async def second_run_fails(*args: object) -> object:
+        nonlocal runs
+        runs += 1
+        if runs == 2:
+            raise StoreError("redis renew: the second run did not answer")
+        return await real_run(*args)  # type: ignore[arg-type]  # the same arguments
+
+    monkeypatch.setattr(leases._renew, "run", second_run_fails)
+    leases._renewals = -1  # the next renewal starts with the first batch
+    with pytest.raises(RenewalFailed) as failed:
+        await leases.renew(owned)
+    assert failed.value.lost == [taken] and runs == 2
 
 
 async def test_a_renewal_goes_in_batches_and_names_the_tables_lost(store: RedisStore) -> None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 
 from server.store.asyncio_redis_fixes import Script
+from server.store.base import StoreError
 from server.store.redis import LEASE, LEASES, OPEN, TABLE, RedisStore
 
 RENEW_BATCH = 500
@@ -99,10 +100,12 @@ return lost
 
 _RELEASE = """
 -- KEYS: lease, leases set.  ARGV: process id, table id.  Drops the lease if
--- it is still ours.
+-- it is still ours, and marks it lapsed (score 0) in the leases set: the next
+-- lapsed-lease scan of any process finds the table (a drain whose Released
+-- message went astray, a takeover that could not load).
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('DEL', KEYS[1])
-  redis.call('ZREM', KEYS[2], ARGV[2])
+  redis.call('ZADD', KEYS[2], 0, ARGV[2])
 end
 return 0
 """
@@ -155,6 +158,15 @@ return out
 )
 
 
+class RenewalFailed(StoreError):
+    """A renewal run failed or did not answer in time; ``lost`` holds the
+    tables the other runs found lost, to step down all the same."""
+
+    def __init__(self, why: str, lost: list[str]) -> None:
+        super().__init__(why)
+        self.lost = lost
+
+
 def lease_key(table_id: str) -> bytes:
     return LEASE + table_id.encode()
 
@@ -178,6 +190,7 @@ class Leases:
         well below the lease: the store's (5 s) can equal the lease, and a
         renewal that answers after the lease lapsed renewed nothing in time."""
         self.expire_ms = str(max(1, round(expire_s * 1000))).encode()
+        self._renewals = 0
         store.lease_as(self.proc, self.lease_ms)
 
     async def claim(self, table_id: str, *, new: bool = False) -> int:
@@ -195,23 +208,36 @@ class Leases:
     async def renew(self, owned: dict[str, int]) -> list[str]:
         """Renew the leases of ``owned`` (table id -> our epoch); the ids lost.
 
-        ``RENEW_BATCH`` tables a script run, all within ``renew_within_s``."""
+        ``RENEW_BATCH`` tables a script run, each run within ``renew_within_s``.
+        A run that fails or times out does not hide what the runs before it
+        found lost (those step down all the same); it raises after the others
+        ran, and the batches start one further along each time, so one slow
+        batch is not always the last reached."""
         if not owned:
             return []
         ids = list(owned)
+        batches = [ids[i : i + RENEW_BATCH] for i in range(0, len(ids), RENEW_BATCH)]
+        self._renewals += 1
+        turn = self._renewals % len(batches)
         lost: list[str] = []
-        async with self.store.request("renew"), asyncio.timeout(self.renew_within_s):
-            for start in range(0, len(ids), RENEW_BATCH):
-                batch = ids[start : start + RENEW_BATCH]
-                keys = [LEASES]
-                args = [self.proc, self.lease_ms]
-                for table_id in batch:
-                    tid = table_id.encode()
-                    keys += (LEASE + tid, TABLE + tid)
-                    args += (str(owned[table_id]).encode(), tid)
-                reply = await self._renew.run(self.store.pool, keys, args)
-                if isinstance(reply, list):
-                    lost += [batch[i - 1] for i in reply]
+        failed: BaseException | None = None
+        for batch in batches[turn:] + batches[:turn]:
+            keys = [LEASES]
+            args = [self.proc, self.lease_ms]
+            for table_id in batch:
+                tid = table_id.encode()
+                keys += (LEASE + tid, TABLE + tid)
+                args += (str(owned[table_id]).encode(), tid)
+            try:
+                async with self.store.request("renew"), asyncio.timeout(self.renew_within_s):
+                    reply = await self._renew.run(self.store.pool, keys, args)
+            except (StoreError, TimeoutError) as exc:
+                failed = exc
+                continue
+            if isinstance(reply, list):
+                lost += [batch[i - 1] for i in reply]
+        if failed is not None:
+            raise RenewalFailed(str(failed), lost) from failed
         return lost
 
     async def release(self, table_id: str) -> None:
@@ -243,15 +269,15 @@ class Leases:
         assert isinstance(now, int)
         return now
 
-    async def lapsed(self, most: int) -> tuple[list[str], list[str]]:
+    async def lapsed(self, most: int, skip: int = 0) -> tuple[list[str], list[str]]:
         """The leases ``atout:leases`` says lapsed, at most ``most`` of them
-        (the longest lapsed first), checked against the lease keys: ``(orphans,
+        (the longest lapsed first, after ``skip``), checked against the lease keys: ``(orphans,
         looked at)``. Those looked at that were not orphans are put right in the
         set (a lease held gets its expiry, a table closed or gone leaves it),
         so asking again goes on to the next ones."""
         now = await self.now_ms()
         async with self.store.request("lapsed"):
-            page = await self.store.pool.zrangebyscore_upto(LEASES, now, most)
+            page = await self.store.pool.zrangebyscore_upto(LEASES, now, most, skip)
             if not page:
                 return [], []
             reply = await self._orphans.run(self.store.pool, [LEASES, OPEN], [LEASE, TABLE, *page])

@@ -4,7 +4,7 @@ A ``Node`` exists only with the Redis store. It
 
 * claims each table this process creates (before its first save) or takes
   over (before loading it), and keeps the owner epoch on the table;
-* renews the leases of all its tables in one script every ``lease / 3`` and
+* renews the leases of all its tables (500 to a script run) every ``lease / 3`` and
   has those it lost step down at once (``Table.step_down``);
 * scans for orphans every ``lease / 2``: open tables nobody holds a lease on
   (their owner died, or released them on drain) are claimed, loaded and
@@ -62,7 +62,7 @@ from server.cluster.bus import (
     decode_listed,
     encode,
 )
-from server.cluster.lease import Leases
+from server.cluster.lease import Leases, RenewalFailed
 from server.cluster.remote import Outbox, RemotePeer, RemoteTable, Sitting, unavailable
 from server.conn import CLOSE_RESTART
 from server.store.asyncio_redis_fixes import Script
@@ -729,10 +729,10 @@ class Node:
             table = None
             if stored is not None:
                 table = Table.restore(stored[1], self.store, self.settings, self.lobby, self.clock)
-        except Exception:
-            # Claimed but not served (Redis failed, or the state does not
-            # load): free the lease at once, or the table would wait a whole
-            # lease for an owner that never serves it.
+        except BaseException:
+            # Claimed but not served (Redis failed, the state does not load,
+            # or a drain cancelled the scan): free the lease at once, or the
+            # table would wait a whole lease for an owner that never serves it.
             with contextlib.suppress(StoreError):
                 await self.leases.release(table_id)
             raise
@@ -764,16 +764,18 @@ class Node:
             open_ids = await self.store.open_tables()
             candidates = [t for t in open_ids if t not in self.lobby.tables]
             return await self._take_all(await self.leases.unleased(candidates))
-        taken = 0
-        seen: list[str] = []
+        taken = skip = 0
         for _ in range(SCAN_PAGES):
-            orphans, page = await self.leases.lapsed(SCAN_PAGE)
-            taken += await self._take_all([t for t in orphans if t not in self.lobby.tables])
-            # A short page was the last; the same page again means nothing
-            # moved (our own lapsed leases, which the renewal takes again).
-            if len(page) < SCAN_PAGE or page == seen:
-                break
-            seen = page
+            orphans, page = await self.leases.lapsed(SCAN_PAGE, skip)
+            took = await self._take_all([t for t in orphans if t not in self.lobby.tables])
+            taken += took
+            if len(page) < SCAN_PAGE:
+                break  # a short page was the last
+            # The page's entries that stay lapsed in the set (our own tables,
+            # which the renewal takes again; tables that did not load) come
+            # first again: skip them. The others left it (claimed, held after
+            # all, or closed).
+            skip += len(orphans) - took
         return taken
 
     async def _take_all(self, orphans: list[str]) -> int:
@@ -837,12 +839,18 @@ class Node:
                 for t in self.lobby.tables.values()
                 if t.epoch and not t.stale and t.id not in self._released
             }
-            lost = await self.leases.renew(owned)
+            failed: RenewalFailed | None = None
+            try:
+                lost = await self.leases.renew(owned)
+            except RenewalFailed as exc:
+                lost, failed = exc.lost, exc
         for table_id in lost:
             table = self.lobby.tables.get(table_id)
             if table is not None and table.epoch == owned[table_id]:
                 self.log.warning("lease_lost", table=table_id, epoch=table.epoch)
                 table.step_down()
+        if failed is not None:
+            raise failed  # logged by the renewer; the next renewal tries again
         return lost
 
     async def _scanning(self) -> None:

@@ -352,13 +352,16 @@ class RedisClient:
         reply = await self.pool.zrevrange(key, start, stop)
         return {bytes(k): float(v) for k, v in (await reply.asdict()).items()}
 
-    async def zrangebyscore_upto(self, key: bytes, score: float, limit: int) -> list[bytes]:
-        """At most ``limit`` members with a score up to ``score``, lowest first."""
+    async def zrangebyscore_upto(
+        self, key: bytes, score: float, limit: int, offset: int = 0
+    ) -> list[bytes]:
+        """At most ``limit`` members with a score up to ``score``, lowest first,
+        after skipping ``offset`` of them."""
         reply = await self.pool.zrangebyscore(
             key,
             asyncio_redis.ZScoreBoundary("-inf"),
             asyncio_redis.ZScoreBoundary(float(score)),
-            offset=0,
+            offset=offset,
             limit=limit,
         )
         # asdict keeps the order (a dict keeps insertion order).
