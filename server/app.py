@@ -62,6 +62,10 @@ class Server:
         self.port = settings.port
         self._healthy = True
         self.node: Node | None = None
+        self.proc: str | None = None
+        """This process's id in the service (None: drawn by its ``Node``)."""
+        self.reaped: tuple[str, ...] = ()
+        """Processes known dead whose leases to free (server/workers.py)."""
 
     async def start(self) -> None:
         # Listen first, accepting nobody yet: a port in use or a host that is
@@ -88,7 +92,7 @@ class Server:
             self.store = self._store
             self.lobby = Lobby(self.store, self.settings, self.clock)
             if self.settings.redis_url:
-                self.node = _node(self.store, self.settings, self.lobby, self.clock)
+                self.node = _node(self, self.store, self.lobby)
                 self.lobby.node = self.node
             # Players and the daily game, before tables are restored (a
             # restored daily table needs them).
@@ -160,14 +164,14 @@ class Server:
         log.info("stopped")
 
 
-def _node(store: TableStore, settings: Settings, lobby: Lobby, clock: Clock) -> Node | None:
+def _node(server: Server, store: TableStore, lobby: Lobby) -> Node | None:
     """This process's part in a service of several on one Redis (server/cluster/)."""
     from server.cluster.node import Node
     from server.store.redis import RedisStore
 
     if not isinstance(store, RedisStore):
         return None  # a test's own store: one process
-    return Node(store, settings, lobby, clock)
+    return Node(store, server.settings, lobby, server.clock, server.proc, server.reaped)
 
 
 class CannotStart(Exception):

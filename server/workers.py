@@ -10,6 +10,11 @@ event loop exists and then only watches:
   for them: each saves its tables and says goodbye as a lone server does.
 - A worker that dies unexpectedly is started again after a pause that
   doubles while it keeps dying young (``BACKOFF_S``), each death logged.
+- Each start of a worker gets its id in the service (``Node.proc``), drawn
+  here; a worker started again is told the ids of those it replaces, which
+  the supervisor saw die (reaped): it frees their leases as it joins, and
+  its scan at start claims their tables at once, instead of a lease later
+  (docs/CLUSTER.md, "A reaped worker").
 - A mistake that stops the first workers from starting (the port is taken,
   Redis does not answer) is the same one line a lone server prints, once,
   with its exit status. A worker that keeps dying young (once more after the
@@ -27,6 +32,7 @@ import contextlib
 import ctypes
 import multiprocessing
 import os
+import secrets
 import signal
 import sys
 import time
@@ -69,12 +75,13 @@ class GaveUp(Exception):
 class Worker(app.Server):
     """A server that says which worker it is in ``/healthz``."""
 
-    def __init__(self, settings: Settings, number: int) -> None:
+    def __init__(self, settings: Settings, number: int, proc: str, reaped: tuple[str, ...]) -> None:
         super().__init__(settings)
         self.number = number
+        self.proc, self.reaped = proc, reaped
 
     def health(self) -> dict[str, Any]:
-        return {**super().health(), "worker": self.number, "pid": os.getpid()}
+        return {**super().health(), "worker": self.number, "pid": os.getpid(), "proc": self.proc}
 
 
 def _stamp_logs(number: int) -> None:
@@ -95,12 +102,22 @@ def _stamp_logs(number: int) -> None:
     )
 
 
-async def _serve(settings: Settings, number: int, report: Connection) -> None:
-    await app.run(settings, Worker(settings, number), lambda: report.send(("serving",)))
+async def _serve(worker: Worker, report: Connection) -> None:
+    await app.run(worker.settings, worker, lambda: report.send(("serving",)))
 
 
-def _work(settings: Settings, number: int, report: Connection, explain: Explain) -> None:
-    """A worker process's life (the target of its ``multiprocessing.Process``)."""
+def _work(
+    settings: Settings,
+    number: int,
+    report: Connection,
+    explain: Explain,
+    proc: str,
+    reaped: tuple[str, ...],
+) -> None:
+    """A worker process's life (the target of its ``multiprocessing.Process``).
+
+    ``proc`` is its id in the service; ``reaped`` the ids of the workers it
+    replaces, dead for sure: their leases are freed as it joins."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the supervisor's handlers
     signal.signal(signal.SIGINT, signal.default_int_handler)
     # If the supervisor is killed outright, its workers stop cleanly rather
@@ -115,7 +132,7 @@ def _work(settings: Settings, number: int, report: Connection, explain: Explain)
 
         uvloop.install()
     try:
-        asyncio.run(_serve(settings, number, report))
+        asyncio.run(_serve(Worker(settings, number, proc, reaped), report))
     except app.CannotStart as exc:
         # Told to the supervisor, not printed: N workers failing alike make
         # one line, as a lone server's would.
@@ -134,6 +151,11 @@ class _Slot:
 
     number: int
     process: BaseProcess | None = None
+    proc: str = ""
+    """The id in the service (``Node.proc``) of the worker in it now."""
+    reaped: list[str] = field(default_factory=list)
+    """Ids of its workers that died since one last served: the next start
+    frees their leases (a start that fails before serving passes them on)."""
     report: Connection | None = None
     started: float = 0.0
     serving: bool = False
@@ -165,9 +187,12 @@ class Supervisor:
 
     def start(self, slot: _Slot) -> None:
         receive, send = self.context.Pipe(duplex=False)
+        # Drawn anew for each start: a worker started again is a new process
+        # in the service, and the old id stays the dead one's.
+        slot.proc = secrets.token_hex(4)
         process = self.context.Process(
             target=_work,
-            args=(self.settings, slot.number, send, self.explain),
+            args=(self.settings, slot.number, send, self.explain, slot.proc, tuple(slot.reaped)),
             name=f"atout-worker-{slot.number}",
         )
         process.start()
@@ -176,7 +201,13 @@ class Supervisor:
         slot.started, slot.serving = time.monotonic(), False
         slot.failure, slot.restart_at = None, None
         if slot.exits:  # the first start says nothing: the worker logs "serving" (or fails)
-            log.info("worker_started", worker=slot.number, pid=process.pid)
+            log.info(
+                "worker_started",
+                worker=slot.number,
+                pid=process.pid,
+                proc=slot.proc,
+                reaped=slot.reaped,
+            )
 
     def signal_all(self, sig: int) -> None:
         for slot in self.slots:
@@ -201,6 +232,7 @@ class Supervisor:
                 message = slot.report.recv()
                 if message[0] == "serving":
                     slot.serving = slot.ever_served = True
+                    slot.reaped = []  # it freed their leases before serving
                 elif message[0] == "failed":
                     slot.failure = (message[1], message[2])
 
@@ -212,6 +244,9 @@ class Supervisor:
         slot.report.close()
         slot.process, slot.report = None, None
         slot.exits.append(exitcode)
+        # Joined (reaped): it sends nothing more, to Redis or anyone. Only a
+        # child seen to exit is ever declared dead; never one that is slow.
+        slot.reaped.append(slot.proc)
         if self.stopping:
             if exitcode != 0:
                 log.warning(
@@ -228,6 +263,7 @@ class Supervisor:
             "worker_died",
             worker=slot.number,
             pid=process.pid,
+            proc=slot.proc,
             how=_death(exitcode),
             after_s=round(lived, 1),
             deaths_in_a_row=slot.young_deaths,

@@ -30,6 +30,8 @@ from server.store.redis import LEASE, LEASES, OPEN, TABLE, RedisStore
 
 RENEW_BATCH = 500
 """Most leases renewed by one script run: a script blocks Redis while it runs."""
+FREE_STEP = 500
+"""Leases looked at per step of freeing a dead process's (a ``ZSCAN`` hint)."""
 
 _NOW_MS = """
 local t = redis.call('TIME')
@@ -158,6 +160,29 @@ return out
 )
 
 
+# Touches the lease keys of the ids ZSCAN returns, not given in KEYS, as
+# _ORPHANS does; Atout runs one Redis.
+_FREE_DEAD = """
+-- KEYS: leases set.  ARGV: a dead process's id, lease key prefix, ZSCAN cursor,
+-- count.  One ZSCAN step over the leases: each lease still held by exactly
+-- that process is dropped, and its entry put at 0 (lapsed long ago), so the
+-- next lapsed-lease scan of any process looks at it first. ZSCAN returns
+-- every entry present for the whole walk; a score changed on the way does not
+-- hide one. Returns {next cursor, leases freed}.
+local step = redis.call('ZSCAN', KEYS[1], ARGV[3], 'COUNT', ARGV[4])
+local found, freed = step[2], 0
+for i = 1, #found, 2 do
+  local id = found[i]
+  if redis.call('GET', ARGV[2] .. id) == ARGV[1] then
+    redis.call('DEL', ARGV[2] .. id)
+    redis.call('ZADD', KEYS[1], 0, id)
+    freed = freed + 1
+  end
+end
+return {tonumber(step[1]), freed}
+"""
+
+
 class RenewalFailed(StoreError):
     """A renewal run failed or did not answer in time; ``lost`` holds the
     tables the other runs found lost, to step down all the same."""
@@ -180,6 +205,7 @@ class Leases:
     _unleased = Script(_UNLEASED)
     _time = Script(_TIME)
     _orphans = Script(_ORPHANS)
+    _free_dead = Script(_FREE_DEAD)
 
     def __init__(self, store: RedisStore, proc: str, lease_s: float, expire_s: float) -> None:
         self.store = store
@@ -246,6 +272,28 @@ class Leases:
             await self._release.run(
                 self.store.pool, [lease_key(table_id), LEASES], [self.proc, table_id.encode()]
             )
+
+    async def free_dead(self, dead: str) -> int:
+        """Drop every lease still held by process ``dead``: how many.
+
+        Only for a process known to be gone, never guessed: one its supervisor
+        reaped (server/workers.py, docs/CLUSTER.md "A reaped worker"). Its
+        tables become orphans at once instead of a lease later; the claim
+        that follows bumps their epochs, as any takeover does."""
+        assert dead.encode() != self.proc, "a process does not bury itself"
+        cursor, freed = b"0", 0
+        while True:
+            async with self.store.request("free_dead"):
+                reply = await self._free_dead.run(
+                    self.store.pool,
+                    [LEASES],
+                    [dead.encode(), LEASE, cursor, str(FREE_STEP).encode()],
+                )
+            assert isinstance(reply, list)
+            freed += reply[1]
+            if reply[0] == 0:
+                return freed
+            cursor = str(reply[0]).encode()
 
     async def holder(self, table_id: str) -> str | None:
         """The process holding ``table_id``'s lease, if any."""

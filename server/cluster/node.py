@@ -19,7 +19,11 @@ A ``Node`` exists only with the Redis store. It
   claims and heartbeats of every process keep one lobby.
 
 A restarted process is a new process (a new id): the leases of the one that
-died must lapse before its tables are served again, here or elsewhere.
+died lapse before its tables are served again, here or elsewhere; unless
+this process is a worker restarted by ``--workers``'s supervisor, which knows
+its predecessor is dead (it reaped it) and says so (``reaped``): then this
+process frees the dead one's leases when it joins, and its scan at start
+claims their tables at once (docs/CLUSTER.md, "A reaped worker").
 """
 
 from __future__ import annotations
@@ -127,9 +131,21 @@ _seq_json = msgspec.json.Decoder(_Seq).decode
 
 
 class Node:
-    def __init__(self, store: RedisStore, settings: Settings, lobby: Lobby, clock: Clock) -> None:
-        self.proc = secrets.token_hex(4)
-        """This process's id in the service (a restarted process is a new one)."""
+    def __init__(
+        self,
+        store: RedisStore,
+        settings: Settings,
+        lobby: Lobby,
+        clock: Clock,
+        proc: str | None = None,
+        reaped: tuple[str, ...] = (),
+    ) -> None:
+        self.proc = proc or secrets.token_hex(4)
+        """This process's id in the service, drawn anew at each start (a
+        restarted process is a new one); a worker's is drawn by its supervisor."""
+        self.reaped = reaped
+        """Ids of processes known to be dead, whose leases to free on joining:
+        the supervisor's word on the workers it reaped, never a guess."""
         self.store = store
         self.settings = settings
         self.lobby = lobby
@@ -165,7 +181,8 @@ class Node:
     # -- the bus -----------------------------------------------------------------------
 
     async def open(self) -> None:
-        """Join the service: subscribe, and load every process's listings."""
+        """Join the service: subscribe, load every process's listings, and
+        free the leases of the dead processes we were told of."""
         self.bus = await Bus.open(
             self.settings.redis_url,
             self.proc,
@@ -183,6 +200,11 @@ class Node:
                 continue
             if msg.table in open_ids and msg.owner != self.proc:
                 self._listed(msg)
+        # Before the scan at start (``restore``), which then finds their
+        # tables unleased and claims them.
+        for dead in self.reaped:
+            freed = await self.leases.free_dead(dead)
+            self.log.info("reaped_leases_freed", dead=dead, leases=freed)
 
     @property
     def subscribed(self) -> bool:
