@@ -35,10 +35,11 @@ the takeover, not the reconnection; ``--server-args`` may say otherwise.
 ``--profile PATH`` (owner and spread) py-spy-records the first server process
 of each run for the measured window (bench/load.py's ``profile_window``):
 ``PATH`` with ``-Nproc`` / ``-1proc`` before its suffix. Raw stacks (a .txt)
-are summed per component and function, in µs of samples per move that
-process served, side by side for the two runs; .svg or .json are written
-for a viewer. The profiled runs' CPU figures carry py-spy's own cost (it
-stops the process 100 times a second): compare them with each other only.
+are compared side by side: that process's CPU per move it served, split as
+its busy samples are (per component, per task the loop ran, per function);
+.svg or .json are written for a viewer. The profiled runs' CPU figures carry
+py-spy's own cost (it stops the process 100 times a second): compare them
+with each other only.
 
 Loopback only, bounded (``--max-time``), every child killed at the end.
 ``--client`` is the client process's entry point, not for people.
@@ -397,12 +398,12 @@ def served_by_first(run: ScaleRun, replies: list[dict[str, Any]]) -> int:
     return sum(len(r["latencies_ms"]) for i, r in enumerate(replies) if i % run.processes == 0)
 
 
-def profile_sums(path: str) -> tuple[int, dict[str, int], dict[str, int]]:
+def profile_sums(path: str) -> tuple[int, dict[str, dict[str, int]]]:
     """A raw py-spy file (load.profile_window's): busy samples, and busy samples
-    per component (load.COMPONENTS) and per function (inclusive)."""
+    per component (load.COMPONENTS), per task or callback the loop ran (the
+    first Python frame under it) and per function (inclusive)."""
     busy = 0
-    parts: dict[str, int] = {}
-    incl: dict[str, int] = {}
+    sums: dict[str, dict[str, int]] = {"component": {}, "entry": {}, "function": {}}
     with open(path) as f:
         for line in f:
             stack, _, count = line.rstrip("\n").rpartition(" ")
@@ -415,39 +416,51 @@ def profile_sums(path: str) -> tuple[int, dict[str, int], dict[str, int]]:
                 (name for name, keys in load.COMPONENTS if any(k in stack for k in keys)),
                 "other (event loop, tasks, timers)",
             )
-            parts[part] = parts.get(part, 0) + n
-            for fr in set(frames):
-                if ".c:" not in fr and ".h:" not in fr:
-                    incl[fr] = incl.get(fr, 0) + n
-    return busy, parts, incl
+            below = next((i for i, fr in enumerate(frames) if fr.startswith("Runner.run")), 0)
+            entry = next(
+                (fr.split(" (")[0] for fr in frames[below + 1 :] if ".py:" in fr),
+                "(C: the loop, the kernel) " + frames[-1].split(" (")[0],
+            )
+            keys = [("component", part), ("entry", entry)] + [
+                ("function", fr)
+                for fr in set(frames)
+                if ".c:" not in fr and ".h:" not in fr and not fr.startswith("0x")
+            ]
+            for kind, key in keys:
+                sums[kind][key] = sums[kind].get(key, 0) + n
+    return busy, sums
 
 
 def compare_profiles(
-    many: tuple[str, int], one: tuple[str, int], rate: int = 100, top: int = 40
+    many: tuple[str, int, float], one: tuple[str, int, float], top: int = 30
 ) -> str:
-    """Side by side, in µs of busy samples per move served: the components, and
-    the functions whose share differs most between the two runs."""
-    (path_n, moves_n), (path_1, moves_1) = many, one
-    busy_n, parts_n, incl_n = profile_sums(path_n)
-    busy_1, parts_1, incl_1 = profile_sums(path_1)
-    us_n, us_1 = 1e6 / rate / max(moves_n, 1), 1e6 / rate / max(moves_1, 1)
+    """Side by side, in µs of CPU per move served: each profiled process's CPU
+    in the window, split as its busy samples are. py-spy samples wall time: a
+    process waiting for a core is sampled where it was preempted, so on a
+    loaded machine it has far more busy samples than CPU time; shares of the
+    samples are what it tells."""
+    (path_n, moves_n, cpu_n), (path_1, moves_1, cpu_1) = many, one
+    busy_n, sums_n = profile_sums(path_n)
+    busy_1, sums_1 = profile_sums(path_1)
+    us_n = 1e6 * cpu_n / max(moves_n, 1) / max(busy_n, 1)
+    us_1 = 1e6 * cpu_1 / max(moves_1, 1) / max(busy_1, 1)
     lines = [
-        f"# profile, us of busy samples per move served: N processes (first one,"
-        f" {moves_n} moves) vs 1 process ({moves_1} moves)",
+        f"# profile, us of CPU per move served: N processes (the first: {moves_n} moves,"
+        f" {cpu_n:.2f} s, {busy_n} busy samples) vs 1 process ({moves_1} moves,"
+        f" {cpu_1:.2f} s, {busy_1} busy samples), then the difference",
+        f"{busy_n * us_n:8.0f} {busy_1 * us_1:8.0f} {busy_n * us_n - busy_1 * us_1:+8.0f}  all",
     ]
-    a, b = busy_n * us_n, busy_1 * us_1
-    lines.append(f"{a:8.0f} {b:8.0f} {a - b:+8.0f}  all busy")
-    for name in sorted(set(parts_n) | set(parts_1), key=lambda k: -parts_n.get(k, 0)):
-        a, b = parts_n.get(name, 0) * us_n, parts_1.get(name, 0) * us_1
-        lines.append(f"{a:8.0f} {b:8.0f} {a - b:+8.0f}  {name}")
-    lines.append("# functions (inclusive), largest difference first")
-    diffs = sorted(
-        set(incl_n) | set(incl_1),
-        key=lambda k: -abs(incl_n.get(k, 0) * us_n - incl_1.get(k, 0) * us_1),
-    )
-    for fn in diffs[:top]:
-        a, b = incl_n.get(fn, 0) * us_n, incl_1.get(fn, 0) * us_1
-        lines.append(f"{a:8.0f} {b:8.0f} {a - b:+8.0f}  {fn}")
+    for kind in ("component", "entry", "function"):
+        lines.append(f"# by {kind}, largest difference first")
+        a_of, b_of = sums_n[kind], sums_1[kind]
+        names = sorted(
+            set(a_of) | set(b_of), key=lambda k: -abs(a_of.get(k, 0) * us_n - b_of.get(k, 0) * us_1)
+        )
+        if kind == "function":  # not the frames under everything (main, Runner.run...)
+            names = [k for k in names if a_of.get(k, 0) < 0.95 * busy_n]
+        for name in names[: top if kind == "function" else 12]:
+            a, b = a_of.get(name, 0) * us_n, b_of.get(name, 0) * us_1
+            lines.append(f"{a:8.0f} {b:8.0f} {a - b:+8.0f}  {name}")
     return "\n".join(lines)
 
 
@@ -545,8 +558,8 @@ async def compare(args: argparse.Namespace, tmp: Path, results: list[dict[str, A
     if "profile" in many and "profile" in one and not args.profile.endswith((".svg", ".json")):
         print(
             compare_profiles(
-                (many["profile"], many["moves_first_server"]),
-                (one["profile"], one["moves_first_server"]),
+                (many["profile"], many["moves_first_server"], many["server_cpu_s_each"][0]),
+                (one["profile"], one["moves_first_server"], one["server_cpu_s_each"][0]),
             ),
             flush=True,
         )
