@@ -32,6 +32,15 @@ the takeover, not the reconnection; ``--server-args`` may say otherwise.
     python bench/scale.py --mode spread --processes 3 --tables 1000
     python bench/scale.py --mode failover --processes 3 --tables 300 --kills 10
 
+``--profile PATH`` (owner and spread) py-spy-records the first server process
+of each run for the measured window (bench/load.py's ``profile_window``):
+``PATH`` with ``-Nproc`` / ``-1proc`` before its suffix. Raw stacks (a .txt)
+are compared side by side: that process's CPU per move it served, split as
+its busy samples are (per component, per task the loop ran, per function);
+.svg or .json are written for a viewer. The profiled runs' CPU figures carry
+py-spy's own cost (it stops the process 100 times a second): compare them
+with each other only.
+
 Loopback only, bounded (``--max-time``), every child killed at the end.
 ``--client`` is the client process's entry point, not for people.
 """
@@ -345,6 +354,116 @@ async def probe_cluster(run: ScaleRun) -> None:
         await guest.close()
 
 
+def profile_path(path: str, processes: int) -> str:
+    """``/tmp/p.txt`` -> ``/tmp/p-3proc.txt``: one file per run."""
+    p = Path(path)
+    return str(p.with_name(f"{p.stem}-{processes}proc{p.suffix}"))
+
+
+def proc_counts(pid: int) -> tuple[float, float, int, int]:
+    """User and system CPU seconds, voluntary and involuntary context switches."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    switches = {}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if "ctxt_switches" in line:
+                name, _, value = line.partition(":")
+                switches[name] = int(value)
+    return (
+        int(fields[11]) / load.CLK_TCK,
+        int(fields[12]) / load.CLK_TCK,
+        switches.get("voluntary_ctxt_switches", 0),
+        switches.get("nonvoluntary_ctxt_switches", 0),
+    )
+
+
+def redis_calls(url: str) -> dict[str, int]:
+    """Redis's command counts so far (INFO commandstats): calls per command."""
+    import redis
+
+    client = redis.Redis.from_url(url)
+    try:
+        stats = client.info("commandstats")
+        return {k.removeprefix("cmdstat_"): int(v["calls"]) for k, v in stats.items()}
+    finally:
+        client.close()
+
+
+def served_by_first(run: ScaleRun, replies: list[dict[str, Any]]) -> int:
+    """Moves whose table the first server runs: in (a) client process i talks
+    to server i mod N, so those of client processes 0, N, 2N..."""
+    if run.processes == 1:
+        return sum(len(r["latencies_ms"]) for r in replies)
+    return sum(len(r["latencies_ms"]) for i, r in enumerate(replies) if i % run.processes == 0)
+
+
+def profile_sums(path: str) -> tuple[int, dict[str, dict[str, int]]]:
+    """A raw py-spy file (load.profile_window's): busy samples, and busy samples
+    per component (load.COMPONENTS), per task or callback the loop ran (the
+    first Python frame under it) and per function (inclusive)."""
+    busy = 0
+    sums: dict[str, dict[str, int]] = {"component": {}, "entry": {}, "function": {}}
+    with open(path) as f:
+        for line in f:
+            stack, _, count = line.rstrip("\n").rpartition(" ")
+            frames = stack.split(";")
+            if not stack or frames[-1].split(" ", 1)[0] in load.IDLE_LEAVES:
+                continue
+            n = int(count)
+            busy += n
+            part = next(
+                (name for name, keys in load.COMPONENTS if any(k in stack for k in keys)),
+                "other (event loop, tasks, timers)",
+            )
+            below = next((i for i, fr in enumerate(frames) if fr.startswith("Runner.run")), 0)
+            entry = next(
+                (fr.split(" (")[0] for fr in frames[below + 1 :] if ".py:" in fr),
+                "(C: the loop, the kernel) " + frames[-1].split(" (")[0],
+            )
+            keys = [("component", part), ("entry", entry)] + [
+                ("function", fr)
+                for fr in set(frames)
+                if ".c:" not in fr and ".h:" not in fr and not fr.startswith("0x")
+            ]
+            for kind, key in keys:
+                sums[kind][key] = sums[kind].get(key, 0) + n
+    return busy, sums
+
+
+def compare_profiles(
+    many: tuple[str, int, float], one: tuple[str, int, float], top: int = 30
+) -> str:
+    """Side by side, in µs of CPU per move served: each profiled process's CPU
+    in the window, split as its busy samples are. py-spy samples wall time: a
+    process waiting for a core is sampled where it was preempted, so on a
+    loaded machine it has far more busy samples than CPU time; shares of the
+    samples are what it tells."""
+    (path_n, moves_n, cpu_n), (path_1, moves_1, cpu_1) = many, one
+    busy_n, sums_n = profile_sums(path_n)
+    busy_1, sums_1 = profile_sums(path_1)
+    us_n = 1e6 * cpu_n / max(moves_n, 1) / max(busy_n, 1)
+    us_1 = 1e6 * cpu_1 / max(moves_1, 1) / max(busy_1, 1)
+    lines = [
+        f"# profile, us of CPU per move served: N processes (the first: {moves_n} moves,"
+        f" {cpu_n:.2f} s, {busy_n} busy samples) vs 1 process ({moves_1} moves,"
+        f" {cpu_1:.2f} s, {busy_1} busy samples), then the difference",
+        f"{busy_n * us_n:8.0f} {busy_1 * us_1:8.0f} {busy_n * us_n - busy_1 * us_1:+8.0f}  all",
+    ]
+    for kind in ("component", "entry", "function"):
+        lines.append(f"# by {kind}, largest difference first")
+        a_of, b_of = sums_n[kind], sums_1[kind]
+        names = sorted(
+            set(a_of) | set(b_of), key=lambda k: -abs(a_of.get(k, 0) * us_n - b_of.get(k, 0) * us_1)
+        )
+        if kind == "function":  # not the frames under everything (main, Runner.run...)
+            names = [k for k in names if a_of.get(k, 0) < 0.95 * busy_n]
+        for name in names[: top if kind == "function" else 12]:
+            a, b = a_of.get(name, 0) * us_n, b_of.get(name, 0) * us_1
+            lines.append(f"{a:8.0f} {b:8.0f} {a - b:+8.0f}  {name}")
+    return "\n".join(lines)
+
+
 async def measure(args: argparse.Namespace, run: ScaleRun) -> dict[str, Any]:
     """Seat ``--tables`` tables, play, measure one window: load.py's figures."""
     added = await run.add_tables(args.tables)
@@ -356,16 +475,57 @@ async def measure(args: argparse.Namespace, run: ScaleRun) -> dict[str, Any]:
         flush=True,
     )
     await asyncio.sleep(args.warmup)
+    profiler = None
+    if getattr(args, "profile", "") and args.mode != "failover":
+        profiler = await load.profile_window(
+            run, args.measure, profile_path(args.profile, run.processes)
+        )
+    each0 = [load.proc_cpu(pid) for pid in run.pids()]
+    counts0 = [proc_counts(pid) for pid in run.pids()]
+    assert run.redis is not None
+    calls0 = redis_calls(run.redis.url)
     cpu0, rcpu0, t0 = run.cpu(), run.redis_cpu(), PERF()
     await run.ask_all({"cmd": "measure_start"}, 30)
     await asyncio.sleep(args.measure)
     cpu1, rcpu1, t1 = run.cpu(), run.redis_cpu(), PERF()
+    each1 = [load.proc_cpu(pid) for pid in run.pids()]
+    counts1 = [proc_counts(pid) for pid in run.pids()]
+    calls1 = redis_calls(run.redis.url)
     replies = await run.ask_all({"cmd": "measure_stop", "grace": args.grace}, 60)
     r = load.summarize(run, args.tables, replies, cpu1 - cpu0, rcpu1 - rcpu0, t1 - t0)
     r["processes"] = run.processes
     r["placement"] = run.placement
     r["server_rss_mb"] = round(sum(load.proc_rss(pid) for pid in run.pids()) / 2**20, 1)
+    r["server_cpu_s_each"] = [round(b - a, 2) for a, b in zip(each0, each1, strict=False)]
+    r["moves_first_server"] = served_by_first(run, replies)
     print(load.row_text(r), flush=True)
+    print(f"#   server CPU s per process: {r['server_cpu_s_each']}", flush=True)
+    if r["moves"]:
+        per_move = [
+            sum(b[k] - a[k] for a, b in zip(counts0, counts1, strict=False)) / r["moves"]
+            for k in range(4)
+        ]
+        r["server_user_us_per_move"] = round(1e6 * per_move[0], 1)
+        r["server_sys_us_per_move"] = round(1e6 * per_move[1], 1)
+        r["server_switches_per_move"] = round(per_move[2] + per_move[3], 2)
+        r["server_involuntary_per_move"] = round(per_move[3], 2)
+        r["redis_calls_per_move"] = {
+            k: round((n - calls0.get(k, 0)) / r["moves"], 3)
+            for k, n in sorted(calls1.items())
+            if (n - calls0.get(k, 0)) / r["moves"] >= 0.001
+        }
+        print(
+            f"#   per move, all servers: user {r['server_user_us_per_move']} us,"
+            f" system {r['server_sys_us_per_move']} us, context switches"
+            f" {r['server_switches_per_move']} ({r['server_involuntary_per_move']} involuntary);"
+            f" redis calls {r['redis_calls_per_move']}",
+            flush=True,
+        )
+    if profiler is not None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(profiler.wait(), 30)
+        r["profile"] = profile_path(args.profile, run.processes)
+        print(f"# profile of the first server written to {r['profile']}", file=sys.stderr)
     if r["errors"]:
         print(f"#   errors: {r['errors']}", file=sys.stderr, flush=True)
     print(f"#   redis-server CPU: {r['redis_cpu_pct']}% of a core", flush=True)
@@ -395,6 +555,14 @@ async def compare(args: argparse.Namespace, tmp: Path, results: list[dict[str, A
         flush=True,
     )
     results.append({"mode": placement, "cpu_ratio": round(ratio, 2)})
+    if "profile" in many and "profile" in one and not args.profile.endswith((".svg", ".json")):
+        print(
+            compare_profiles(
+                (many["profile"], many["moves_first_server"], many["server_cpu_s_each"][0]),
+                (one["profile"], one["moves_first_server"], one["server_cpu_s_each"][0]),
+            ),
+            flush=True,
+        )
 
 
 def leases(url: str) -> dict[str, str]:
@@ -523,6 +691,9 @@ def main() -> None:
         "--settle", type=float, default=15.0, help="failover: seconds after each kill"
     )
     parser.add_argument("--json", default="")
+    parser.add_argument(
+        "--profile", default="", help="py-spy the first server of each run: .txt, .svg or .json"
+    )
     parser.add_argument("--seed", default="1")
     parser.add_argument("--max-time", type=float, default=1800.0, help="hard stop (s)")
     parser.add_argument("--client", action="store_true", help=argparse.SUPPRESS)
