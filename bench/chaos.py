@@ -235,6 +235,7 @@ class Seat:
         self.rng = random.Random()
         self.history: asyncio.Future[Any] | None = None
         self.resumed = asyncio.Event()
+        self.back = False  # reconnected after a kill, no view acted on since
 
     async def send(self, msg: dict[str, Any]) -> None:
         self.rid += 1
@@ -281,6 +282,7 @@ class Seat:
                 self.doc, self.seq = None, -1
                 await self.reconnect()
                 self.table.fresh_after_restart.add(self.seat)
+                self.back = True
                 continue
             msg = msgspec.msgpack.decode(data)
             t = msg["t"]
@@ -302,6 +304,15 @@ class Seat:
 
     async def act(self) -> None:
         doc = self.doc
+        if doc is not None and doc["status"] == "waiting" and self.seat == 0:
+            if self.table.start_sent and self.back:
+                self.back = False
+                # The server died before it took our `start` (the table is
+                # back waiting, both of us seated): press Start again, as a
+                # player would.
+                with contextlib.suppress(ConnectionClosed):
+                    await self.send({"t": "start"})
+            return
         if doc is None or doc["status"] != "playing":
             finished = doc is not None and doc["status"] == "finished"
             if finished and self.seat == 0 and not self.table.finishing:
@@ -344,6 +355,7 @@ class TableRun:
         self.fresh_after_restart: set[int] = set()
         self.playing_again_at: float | None = None
         self.done = False
+        self.start_sent = False
         self.finishing = False
         self.loss_counted = False
         self.redis_outage = False  # Redis was killed while this game was played
@@ -422,6 +434,7 @@ class TableRun:
                 other.doc, other.seq = msg["view"], msg["seq"]
                 break
         await creator.send({"t": "start"})
+        self.start_sent = True
 
     async def finish(self, seat: Seat) -> None:
         """The game is over: its scores must be the sum of its deal records."""
