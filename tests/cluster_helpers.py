@@ -38,6 +38,21 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+QUICK_GAME_FLAGS = (
+    "--bot-think", "0.02",
+    "--deal-pause", "0.05",
+    "--result-wait", "0",
+    "--grace", "60",
+    "--rate", "1000",
+    "--burst", "1000",
+    "--max-per-ip", "0",
+    "--connect-rate", "0",
+    "--create-rate", "0",
+)  # fmt: skip
+"""Server flags of the multi-process tests: quick bots and deals, a seat kept
+a minute, and the per-address limits off (every client is 127.0.0.1)."""
+
+
 class Proc:
     """One ``atout-server serve --redis ...`` process."""
 
@@ -59,15 +74,7 @@ class Proc:
             "--port", str(self.port),
             "--redis", self.redis_url,
             "--lease", str(self.lease),
-            "--bot-think", "0.02",
-            "--deal-pause", "0.05",
-            "--result-wait", "0",
-            "--grace", "60",
-            "--rate", "1000",
-            "--burst", "1000",
-            "--max-per-ip", "0",
-            "--connect-rate", "0",
-            "--create-rate", "0",
+            *QUICK_GAME_FLAGS,
             "--guess-rate", "0",
             "--log-level", "info",
             "--log-format", "json",

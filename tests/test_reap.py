@@ -29,6 +29,7 @@ from server.cluster import lease
 from server.cluster.lease import Leases
 from server.game import replay_record
 from server.store.redis import LEASES, TABLE, RedisStore
+from tests.cluster_helpers import QUICK_GAME_FLAGS
 from tests.redis_server import RedisServer
 from tests.server_helpers import autoplay
 from tests.test_server import _check_no_leaks
@@ -150,15 +151,7 @@ async def _kill_the_owner(redis_server: RedisServer, store: RedisStore, tmp_path
         "--port", str(port),
         "--redis", redis_server.url,
         "--lease", str(LEASE_S),
-        "--bot-think", "0.02",
-        "--deal-pause", "0.05",
-        "--result-wait", "0",
-        "--grace", "60",
-        "--rate", "1000",
-        "--burst", "1000",
-        "--max-per-ip", "0",
-        "--connect-rate", "0",
-        "--create-rate", "0",
+        *QUICK_GAME_FLAGS,
         "--log-format", "json",
     ]  # fmt: skip
     with open(log_path, "wb") as log:  # a pipe could fill up and stall the workers
