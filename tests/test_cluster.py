@@ -482,6 +482,17 @@ async def test_a_flooding_connection_loses_only_its_own_commands_while_a_table_m
     remote.inbox.put_nowait(Act(cast(Peer, other), GetHistory(rid=77)))
     remote.inbox.put_nowait(Gone(cast(Peer, leaver)))  # settled at once, never dropped
     assert leaver not in remote.sitting and len(remote.held) == HELD_PER_CONN + 1
+    # A join held meanwhile whose connection goes: its wait ends (nobody to tell).
+    late = Wire("Late")
+    joining = asyncio.create_task(b.lobby.join(late, JoinTable(table_id=table_id)))
+    for _ in range(100):
+        if len(remote.held) == HELD_PER_CONN + 2:
+            break
+        await asyncio.sleep(0.01)
+    assert len(remote.held) == HELD_PER_CONN + 2
+    remote.inbox.put_nowait(Gone(cast(Peer, late)))
+    await asyncio.wait_for(joining, 2.0)
+    assert len(remote.held) == HELD_PER_CONN + 1
     await a.node.take(table_id)  # (or b's own search for an owner wins the claim)
     reply = await other.wait_for(lambda e: isinstance(e, History | Error) and e.rid == 77)
     assert isinstance(reply, History), reply  # the other player's command went through

@@ -174,10 +174,11 @@ class RemoteTable:
             # them (and what it said meanwhile goes nowhere).
             conn = cast("Conn", msg.peer)
             self.sitting.pop(conn, None)
-            joining = self.pending.pop(conn, None)
-            if joining is not None and joining.done is not None and not joining.done.done():
-                joining.done.set_result("unavailable")  # nobody left to tell
+            said = [m for m in self.held if getattr(m, "peer", None) is msg.peer]
             self.held = [m for m in self.held if getattr(m, "peer", None) is not msg.peer]
+            for joining in [self.pending.pop(conn, None), *said]:
+                if isinstance(joining, Join | Reclaim):
+                    _answer(joining)  # nobody left to tell; its handler must not wait
             self.node.forget(conn, self)
             return
         if isinstance(msg, Join | Reclaim):
@@ -258,6 +259,12 @@ class RemoteTable:
         out = (self.sitting, list(self.pending.values()), self.held)
         self.sitting, self.pending, self.held = {}, {}, []
         return out
+
+
+def _answer(msg: Join | Reclaim) -> None:
+    """End the wait of a join or resume whose connection is gone."""
+    if msg.done is not None and not msg.done.done():
+        msg.done.set_result("unavailable")
 
 
 def unavailable(msg: Join | Reclaim, why: str) -> None:
