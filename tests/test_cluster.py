@@ -17,6 +17,7 @@ import pytest
 
 from clients.session import Session
 from protocol.codec import SUBPROTOCOL_JSON, SUBPROTOCOL_MSGPACK
+from protocol.errors import ErrorCode
 from protocol.messages import (
     Bye,
     CreateTable,
@@ -40,7 +41,7 @@ from server.game import replay_record
 from server.store.base import StaleWrite
 from server.store.redis import TABLE, RedisStore
 from server.table import Act, Gone
-from server.table.inbox import Peer
+from server.table.inbox import Join, Peer
 from tests.cluster_helpers import Member, Proc, Wire
 from tests.redis_server import RedisServer
 from tests.server_helpers import autoplay
@@ -484,14 +485,11 @@ async def test_a_flooding_connection_loses_only_its_own_commands_while_a_table_m
     assert leaver not in remote.sitting and len(remote.held) == HELD_PER_CONN + 1
     # A join held meanwhile whose connection goes: its wait ends (nobody to tell).
     late = Wire("Late")
-    joining = asyncio.create_task(b.lobby.join(late, JoinTable(table_id=table_id)))
-    for _ in range(100):
-        if len(remote.held) == HELD_PER_CONN + 2:
-            break
-        await asyncio.sleep(0.01)
+    done: asyncio.Future[ErrorCode | None] = asyncio.get_running_loop().create_future()
+    remote.inbox.put_nowait(Join(cast(Peer, late), None, rid=3, done=done))
     assert len(remote.held) == HELD_PER_CONN + 2
     remote.inbox.put_nowait(Gone(cast(Peer, late)))
-    await asyncio.wait_for(joining, 2.0)
+    assert done.done() and done.result() == "unavailable"
     assert len(remote.held) == HELD_PER_CONN + 1
     await a.node.take(table_id)  # (or b's own search for an owner wins the claim)
     reply = await other.wait_for(lambda e: isinstance(e, History | Error) and e.rid == 77)
