@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from hypothesis import settings
 
+from server.store.redis import RedisStore
 from tests.redis_server import RedisServer, RedisUnavailable
 
 # Hypothesis's per-example deadline (200 ms) measures the machine's load as
@@ -30,3 +31,11 @@ def redis_server() -> Iterator[RedisServer]:
         pytest.skip(str(exc))
     with server:
         yield server
+
+
+@pytest.fixture
+async def store(redis_server: RedisServer) -> AsyncIterator[RedisStore]:
+    """A ``RedisStore`` on ``redis_server`` (a test file may define its own)."""
+    s = await RedisStore.connect(redis_server.url)
+    yield s
+    await s.close()

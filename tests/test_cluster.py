@@ -52,13 +52,6 @@ pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
 
 
 @pytest.fixture
-async def store(redis_server: RedisServer) -> AsyncIterator[RedisStore]:
-    s = await RedisStore.connect(redis_server.url)
-    yield s
-    await s.close()
-
-
-@pytest.fixture
 def procs(redis_server: RedisServer, tmp_path: Path) -> Iterator[list[Proc]]:
     started: list[Proc] = []
     yield started

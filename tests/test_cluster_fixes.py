@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import socket
 import time
-from collections.abc import AsyncIterator
 from typing import cast
 
 import msgspec
@@ -26,13 +25,6 @@ from tests.redis_server import RedisServer
 from tests.test_cluster import _epoch, _owner_lets_go
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
-
-
-@pytest.fixture
-async def store(redis_server: RedisServer) -> AsyncIterator[RedisStore]:
-    s = await RedisStore.connect(redis_server.url)
-    yield s
-    await s.close()
 
 
 # Keeps Redis busy (it runs one script at a time) for about a second.

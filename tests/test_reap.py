@@ -15,7 +15,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +27,11 @@ from protocol.views import TableView
 from server.cluster import lease
 from server.cluster.lease import Leases
 from server.game import replay_record
-from server.store.redis import LEASES, TABLE, RedisStore
+from server.store.redis import LEASES, RedisStore
 from tests.cluster_helpers import QUICK_GAME_FLAGS
 from tests.redis_server import RedisServer
 from tests.server_helpers import autoplay
+from tests.test_cluster import _epoch
 from tests.test_server import _check_no_leaks
 from tests.test_server_cli import free_port
 from tests.test_workers import healthz
@@ -40,17 +40,6 @@ pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
 
 ROOT = Path(__file__).resolve().parents[1]
 LEASE_S = 10.0
-
-
-@pytest.fixture
-async def store(redis_server: RedisServer) -> AsyncIterator[RedisStore]:
-    s = await RedisStore.connect(redis_server.url)
-    yield s
-    await s.close()
-
-
-async def _epoch(store: RedisStore, table_id: str) -> int:
-    return int(await store.pool.hget(TABLE + table_id.encode(), b"e") or 0)
 
 
 # --- the script ---------------------------------------------------------------------
