@@ -153,6 +153,8 @@ class Lobby:
                 table.epoch = 0
             if not table.epoch:
                 message = "the store did not answer; try again"
+                if self.node.draining:
+                    message = "this server is restarting; try again"
                 conn.send(Error(code="unavailable", message=message, rid=rid))
                 return False
         self.add(table)

@@ -274,3 +274,60 @@ async def test_a_renewal_goes_in_batches_and_names_the_tables_lost(store: RedisS
     assert first is not None and renewed_first is not None and renewed_first > first
     assert last is not None and renewed_last is not None and renewed_last > last
     assert await leases.holder(taken) == "q"
+
+
+# --- F6: a draining process claims nothing new, and drains what it was taking --------------
+
+
+async def test_a_draining_process_claims_nothing_new_and_hands_over_what_it_was_taking(
+    redis_server: RedisServer, store: RedisStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a = await Member.start(redis_server.url)
+    b = await Member.start(redis_server.url)
+    try:
+        mine, _ = await _create(a, "mine")
+        theirs, _ = await _create(b, "theirs")
+        late, _ = await _create(b, "late")
+        for table_id in (theirs, late):
+            await _owner_lets_go(b, table_id)  # b drains them: anyone may claim them now
+        # a is taking ``late`` over (claimed, loading) when its drain starts.
+        loading = asyncio.Event()
+        go_on = asyncio.Event()
+        real_load = a.store.load
+
+        async def slow_load(table_id: str) -> tuple[int, bytes] | None:
+            if table_id == late:
+                loading.set()
+                await go_on.wait()
+            return await real_load(table_id)
+
+        monkeypatch.setattr(a.store, "load", slow_load)
+        taking = asyncio.create_task(a.node.take(late))
+        await asyncio.wait_for(loading.wait(), 5)
+        assert await a.node.leases.holder(late) == a.node.proc
+        async with a.node._renewing_lock:  # its hand-overs wait here: the drain is under way
+            draining = asyncio.create_task(a.node.drain())
+            table = a.lobby.tables[mine]
+            assert table.task is not None
+            await asyncio.wait_for(asyncio.shield(table.task), 5)  # stopped, not handed over yet
+            # What would claim a table during the drain claims nothing: the
+            # scan, a ``Released`` of another draining process, a relocation,
+            # a join.
+            assert await a.node.take(theirs) is None
+            assert await a.node.restore(full=True) == 0
+            assert await a.node.restore(full=False) == 0
+            guest = Wire("Guest")
+            await a.lobby.create(guest, CreateTable(name="new", private=True))
+            assert (await guest.wait_for(lambda e: isinstance(e, Error))).code == "unavailable"
+            go_on.set()
+            assert await taking is None  # claimed before the drain: handed over too
+        await asyncio.wait_for(draining, 5)
+        assert not a.lobby.tables
+        # Nobody holds any of them: the other processes claim them at once.
+        for table_id in (mine, theirs, late):
+            assert await a.node.leases.holder(table_id) is None, table_id
+        assert await b.node.restore(full=False) == 3
+        assert {mine, theirs, late} <= set(b.lobby.tables)
+    finally:
+        await a.stop()
+        await b.stop()

@@ -172,11 +172,14 @@ class Node:
         """How long a join waits for the owner's answer (a takeover included)."""
         self._relocating: set[str] = set()
         self._suspects: set[str] = set()
+        """Processes a publish reached nobody at, until their heartbeat tells."""
         self._leaving: set[str] = set()
         """Tables being handed over (drain): what comes for them is answered ``Moved``."""
         self._released: set[str] = set()
         self._renewing_lock = asyncio.Lock()
-        """Processes a publish reached nobody at, until their heartbeat tells."""
+        self.draining = False
+        """SIGTERM: the tables go to the other processes, and this one claims
+        nothing new (no scan, ``Released`` ignored, no takeover, no creation)."""
 
     # -- the bus -----------------------------------------------------------------------
 
@@ -240,7 +243,7 @@ class Node:
                 if owner != self.proc and self._newer(table_id, owner, epoch):
                     self._claimed_elsewhere(table_id, owner, epoch)
             case Released(table=table_id, owner=owner):
-                if owner != self.proc and table_id not in self.lobby.tables:
+                if owner != self.proc and table_id not in self.lobby.tables and not self.draining:
                     self._spawn(self._take_released(table_id))
             case Beat(proc=proc, online=online, leaving=leaving):
                 if proc != self.proc:
@@ -715,14 +718,22 @@ class Node:
     # -- owning tables --------------------------------------------------------------
 
     async def claim_new(self, table_id: str) -> int:
-        """Own a table being created (before its first save): its epoch, 0 if refused."""
-        return await self.leases.claim(table_id, new=True)
+        """Own a table being created (before its first save): its epoch, 0 if
+        refused (or this process is draining: it would not be handed over)."""
+        if self.draining:
+            return 0
+        epoch = await self.leases.claim(table_id, new=True)
+        if epoch and self.draining:  # began meanwhile
+            await self.leases.release(table_id)
+            return 0
+        return epoch
 
     async def take(self, table_id: str) -> Table | None:
         """Claim, load and serve a stored table nobody owns; None if another
-        process owns it, or it is not stored (or closed)."""
+        process owns it, or it is not stored (or closed), or this process is
+        draining (it claims nothing new)."""
         table = self.lobby.tables.get(table_id)
-        if table is not None:
+        if table is not None or self.draining:
             return table
         pending = self._taking.get(table_id)
         if pending is not None:
@@ -760,6 +771,15 @@ class Node:
             raise
         if table is None:
             await self.leases.release(table_id)
+            return None
+        if self.draining:
+            # The drain began while we loaded it: it was not among the tables
+            # the drain hands over, so hand it over now, unserved (nothing
+            # changed since its last save). The others claim it at once.
+            await self.leases.release(table_id)
+            if self.bus is not None:
+                self.bus.publish(LOBBY, Released(table_id, self.proc))
+            self.log.info("take_over_dropped_draining", table=table_id, epoch=epoch)
             return None
         table.epoch = epoch
         self.lobby.add(table)
@@ -822,8 +842,14 @@ class Node:
         if table is not None:
             return table
         holder = await self.leases.holder(table_id)
-        if holder is None or holder == self.proc:
+        if (holder is None or holder == self.proc) and not self.draining:
             return await self.take(table_id)
+        if holder is None or holder == self.proc:
+            # Draining: we claim nothing, so the join waits for the process
+            # that takes the table (it is handed to it, or times out).
+            remote = self.remote(table_id, self.proc)
+            self.relocate(remote, self.proc)
+            return remote
         self.owner_of.setdefault(table_id, holder)
         remote = self.remotes.get(table_id)
         if remote is not None:
@@ -901,9 +927,13 @@ class Node:
         """Hand every table over to the other processes: stop, save and release
         each (all at once, each released right after its own save), renewing
         the leases not released yet; then stop renewing."""
+        # Take nothing more: no scan, no ``Released``, no takeover (``take``),
+        # no creation (``claim_new``). A takeover that claimed before this
+        # hands its table over as soon as it has loaded it (``_take``).
+        self.draining = True
         for task in self._tasks:
             if task.get_name() == "cluster-scan":
-                task.cancel()  # take nothing more
+                task.cancel()
         # From now on, commands and joins from elsewhere are answered
         # ``Moved``: their process holds them and sends them to the new owner.
         self._leaving.update(self.lobby.tables)
