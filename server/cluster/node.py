@@ -847,9 +847,9 @@ class Node:
         if holder is None or holder == self.proc:
             # Draining: we claim nothing, so the join waits for the process
             # that takes the table (it is handed to it, or times out).
-            remote = self.remote(table_id, self.proc)
-            self.relocate(remote, self.proc)
-            return remote
+            moving = self.remote(table_id, self.proc)
+            self.relocate(moving, self.proc)
+            return moving
         self.owner_of.setdefault(table_id, holder)
         remote = self.remotes.get(table_id)
         if remote is not None:
