@@ -8,7 +8,8 @@ from __future__ import annotations
 import asyncio
 import socket
 import time
-from typing import cast
+from collections.abc import Awaitable, Callable
+from typing import TypeVar, cast
 
 import msgspec
 import pytest
@@ -16,7 +17,7 @@ import pytest
 from protocol.messages import CreateTable, Error, JoinTable, Seated, StartGame
 from server.cluster import node as node_module
 from server.cluster.lease import RENEW_BATCH, Leases, RenewalFailed
-from server.store.base import StoreError
+from server.store.base import StaleWrite, StoreError
 from server.store.redis import LEASE, LEASES, OPEN, RedisStore
 from server.table import Act
 from server.table.inbox import Peer
@@ -25,6 +26,8 @@ from tests.redis_server import RedisServer
 from tests.test_cluster import _epoch, _owner_lets_go
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
+
+T = TypeVar("T")
 
 
 # Keeps Redis busy (it runs one script at a time) for about a second.
@@ -331,3 +334,74 @@ async def test_a_draining_process_claims_nothing_new_and_hands_over_what_it_was_
     finally:
         await a.stop()
         await b.stop()
+
+
+# --- F4: Redis restarted empty while an older owner was paused ------------------------------
+
+
+async def _retrying(what: Callable[[], Awaitable[T]]) -> T:
+    """``what()`` once Redis answers again (it is restarting)."""
+    for _ in range(100):
+        try:
+            return await what()
+        except StoreError:
+            await asyncio.sleep(0.05)
+    return await what()
+
+
+@pytest.mark.parametrize("new_first", ["save", "renew"])
+@pytest.mark.parametrize("old_first", ["renew", "save", "save_further"])
+async def test_redis_restarted_empty_under_a_paused_older_owner_leaves_the_table_to_the_newer(
+    redis_server: RedisServer, store: RedisStore, old_first: str, new_first: str
+) -> None:
+    """The older owner wakes first and writes what Redis lost: the lease in its
+    name, maybe its stale state and its epoch. The newer owner's next write
+    (a save or a renewal) carries the higher epoch: it keeps the table, and
+    the older one is fenced. Before, the newer one stepped down on its
+    renewal (the lease was the other's), or had its save refused (the older
+    one's stale state had a higher version): the older one served on from
+    its stale state, or nobody did until the lease lapsed."""
+    old_store = await RedisStore.connect(redis_server.url)
+    new_store = await RedisStore.connect(redis_server.url)
+    try:
+        old = Leases(old_store, "old", lease_s=30, expire_s=600)
+        new = Leases(new_store, "new", lease_s=30, expire_s=600)
+        e1 = await old.claim("t", new=True)
+        await old_store.save("t", 1, b"v1 by old", epoch=e1)
+        # ``old`` is paused past its lease (with moves 2 to 5 it could not
+        # save): the lease lapses, ``new`` takes the table over and plays on.
+        await store.pool.pool.delete([LEASE + b"t"])
+        e2 = await new.claim("t")
+        assert e2 == e1 + 1
+        await new_store.save("t", 2, b"v2 by new", epoch=e2)
+        redis_server.stop()
+        redis_server.start()  # empty: persistence is off
+        # ``old`` wakes first: Redis knows no epoch, no lease.
+        if old_first == "renew":
+            assert await _retrying(lambda: old.renew({"t": e1})) == []
+        else:
+            # Its stale state; further on than the newer owner's, even (its
+            # bots played on as it woke).
+            version = 2 if old_first == "save" else 5
+            await _retrying(lambda: old_store.save("t", version, b"stale", epoch=e1))
+        assert await old.holder("t") == "old"
+        # The newer owner's next writes: a save then a renewal, or the other way.
+        if new_first == "renew":
+            assert await _retrying(lambda: new.renew({"t": e2})) == []
+            await new_store.save("t", 3, b"v3 by new", epoch=e2)
+        else:
+            await _retrying(lambda: new_store.save("t", 3, b"v3 by new", epoch=e2))
+            assert await new.renew({"t": e2}) == []
+        assert await new.holder("t") == "new"
+        assert await _epoch(store, "t") == e2
+        # The older one is fenced out, whichever it tries next.
+        assert await old.renew({"t": e1}) == ["t"]
+        with pytest.raises(StaleWrite):
+            await old_store.save("t", 6, b"stale again", epoch=e1)
+        assert await store.load("t") == (3, b"v3 by new")
+        assert await new.renew({"t": e2}) == []
+        # Nobody scanning finds an orphan: the newer owner holds it.
+        assert await new.lapsed(10) == ([], [])
+    finally:
+        await old_store.close()
+        await new_store.close()

@@ -73,22 +73,32 @@ return epoch
 _RENEW = (
     """
 -- KEYS: the leases set, then per table its lease, its hash.  ARGV: process
--- id, lease ms, then per table our epoch, its id.  Returns 0 when every lease
--- is renewed, else the 1-based positions of the tables lost. A lease that
--- lapsed while nobody claimed the table (we were slow, or Redis lost its
--- data) is taken again: no other owner exists as long as the epoch is still
--- ours.
+-- id, lease ms, table expiry ms, then per table our epoch, its id.  Returns 0
+-- when every lease is renewed, else the 1-based positions of the tables lost.
+-- A lease that lapsed while nobody claimed the table (we were slow, or Redis
+-- lost its data) is taken again: no other owner exists as long as the epoch
+-- is still ours. A stored epoch below ours means Redis lost its data since our
+-- claim: we are the newest owner it can know of, so we write our epoch back
+-- and take the lease even from another process, which can only be an older
+-- owner that woke up first (whoever sets a lease writes its epoch with it).
 """
     + _NOW_MS
     + """
 local lost, expiry = {}, now + tonumber(ARGV[2])
 for i = 1, (#KEYS - 1) / 2 do
   local lease, hash = KEYS[2 * i], KEYS[2 * i + 1]
+  local ours = tonumber(ARGV[2 * i + 2])
   local holder = redis.call('GET', lease)
   local epoch = tonumber(redis.call('HGET', hash, 'e') or '0')
-  if (not holder or holder == ARGV[1]) and epoch <= tonumber(ARGV[2 * i + 1]) then
+  if epoch < ours or (epoch == ours and (not holder or holder == ARGV[1])) then
+    if epoch < ours then
+      redis.call('HSET', hash, 'e', ours)
+      if redis.call('PTTL', hash) < 0 then
+        redis.call('PEXPIRE', hash, ARGV[3]) -- as a new table's, until a save
+      end
+    end
     redis.call('SET', lease, ARGV[1], 'PX', ARGV[2])
-    redis.call('ZADD', KEYS[1], expiry, ARGV[2 * i + 2])
+    redis.call('ZADD', KEYS[1], expiry, ARGV[2 * i + 3])
   else
     lost[#lost + 1] = i
   end
@@ -249,7 +259,7 @@ class Leases:
         failed: BaseException | None = None
         for batch in batches[turn:] + batches[:turn]:
             keys = [LEASES]
-            args = [self.proc, self.lease_ms]
+            args = [self.proc, self.lease_ms, self.expire_ms]
             for table_id in batch:
                 tid = table_id.encode()
                 keys += (LEASE + tid, TABLE + tid)

@@ -6,8 +6,9 @@ connection to Redis (through asyncio-redis, with the fixes below).
 Key layout, all under ``atout:``:
 
 - ``atout:table:{id}``   hash ``{v: version, blob: state, e: owner epoch,
-  r:{key}: 1}``: the ``r:`` fields name the deal records already appended
-  (``append_record``); ``e`` fences out older owners (server/cluster/lease.py)
+  w: epoch of the owner that wrote v and blob, r:{key}: 1}``: the ``r:``
+  fields name the deal records already appended (``append_record``); ``e``
+  fences out older owners (server/cluster/lease.py)
 - ``atout:records:{id}`` list of deal records, oldest first
 - ``atout:open``         set of open table ids: the lobby index
 - ``atout:lease:{id}``   the owning process's id, expiring ``lease`` after its
@@ -60,6 +61,16 @@ SAVE_BATCH = 200
 # the table back in the open set, where another process's orphan scan would
 # find it unleased and take it from its live owner. Nobody else claimed it
 # since (a claim raises the epoch): it is still ours.
+#
+# A saver whose epoch is above the stored one is the newest owner Redis can
+# know of (Redis lost its data since its claim: normally the stored epoch is
+# the current owner's). It writes its epoch back and takes the lease, fencing
+# out the older owner that may hold it (a paused one that woke up first:
+# whoever sets a lease writes its epoch with it, so its holder is older).
+# Versions are compared only with a state written at the saver's epoch or a
+# later one (``w``): one an older owner wrote is replaced whatever its
+# version (after a data loss, an older owner that woke first may have played
+# further on its stale state than the newer one on the real one).
 _SAVE = """
 -- KEYS: the open set, the leases set, then per table: its hash, its records
 -- list, its lease
@@ -69,16 +80,18 @@ local out, stale, now = {}, 0, nil
 for i = 1, (#KEYS - 2) / 3 do
   local hash, records, lease, a = KEYS[3 * i], KEYS[3 * i + 1], KEYS[3 * i + 2], 5 * i - 1
   local epoch = tonumber(ARGV[a + 4])
-  local owner = tonumber(redis.call('HGET', hash, 'e') or '0')
-  local stored = redis.call('HGET', hash, 'v')
+  local found = redis.call('HMGET', hash, 'e', 'v', 'w')
+  local owner = tonumber(found[1] or '0')
+  local stored = found[2]
+  local writer = tonumber(found[3] or found[1] or '0')
   if epoch > 0 and owner > epoch then
     out[i] = -owner
     stale = stale + 1
-  elseif stored and tonumber(stored) > tonumber(ARGV[a]) then
+  elseif stored and tonumber(stored) > tonumber(ARGV[a]) and epoch <= writer then
     out[i] = tonumber(stored)
     stale = stale + 1
   else
-    redis.call('HSET', hash, 'v', ARGV[a], 'blob', ARGV[a + 1])
+    redis.call('HSET', hash, 'v', ARGV[a], 'blob', ARGV[a + 1], 'w', ARGV[a + 4])
     if epoch > owner then
       -- A Redis that lost its data comes back fenced by the saver's epoch.
       redis.call('HSET', hash, 'e', epoch)
@@ -87,7 +100,8 @@ for i = 1, (#KEYS - 2) / 3 do
     redis.call('PEXPIRE', records, ARGV[1])
     if ARGV[a + 2] == '1' then
       redis.call('SADD', KEYS[1], ARGV[a + 3])
-      if epoch > 0 and ARGV[3] ~= '0' and redis.call('EXISTS', lease) == 0 then
+      if epoch > 0 and ARGV[3] ~= '0'
+          and (epoch > owner or redis.call('EXISTS', lease) == 0) then
         if not now then
           local t = redis.call('TIME')
           now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
