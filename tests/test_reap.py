@@ -22,7 +22,17 @@ import pytest
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from clients.session import Session
-from protocol.messages import CreateTable, Error, GetHistory, History, JoinTable, Seated, StartGame
+from protocol.messages import (
+    CreateTable,
+    Error,
+    GetHistory,
+    History,
+    JoinTable,
+    Leave,
+    LobbySnapshot,
+    Seated,
+    StartGame,
+)
 from protocol.views import TableView
 from server.cluster import lease
 from server.cluster.lease import Leases
@@ -127,12 +137,11 @@ async def _play_on(s: Session, rng: random.Random) -> TableView:
             raise AssertionError("could not resume the seat")
 
 
-async def _kill_the_owner(redis_server: RedisServer, store: RedisStore, tmp_path: Path) -> float:
-    """Four players on ``--workers 2`` (lease 10 s); the worker owning their
-    table is killed with SIGKILL mid-deal; the game finishes. Returns the
-    seconds from the kill to the first move any client saw after it."""
+def _two_workers(
+    redis_server: RedisServer, log_path: Path, *extra: str
+) -> tuple[int, subprocess.Popen[bytes]]:
+    """``atout-server --workers 2`` (lease 10 s) logging JSON to ``log_path``: its port."""
     port = free_port()
-    log_path = tmp_path / "workers.log"
     clean = {k: v for k, v in os.environ.items() if not k.startswith("ATOUT_")}
     args = [
         sys.executable, "-m", "server",
@@ -141,19 +150,39 @@ async def _kill_the_owner(redis_server: RedisServer, store: RedisStore, tmp_path
         "--redis", redis_server.url,
         "--lease", str(LEASE_S),
         *QUICK_GAME_FLAGS,
+        *extra,
         "--log-format", "json",
     ]  # fmt: skip
     with open(log_path, "wb") as log:  # a pipe could fill up and stall the workers
-        proc = subprocess.Popen(args, cwd=ROOT, env=clean, stderr=log)
+        return port, subprocess.Popen(args, cwd=ROOT, env=clean, stderr=log)
+
+
+async def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM to the supervisor: every worker drains and exits 0."""
     try:
-        took = await _game_with_a_kill(port, proc, store)
         proc.send_signal(signal.SIGTERM)
         assert await asyncio.to_thread(proc.wait, 30) == 0
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    logged = [json.loads(x) for x in log_path.read_text().splitlines() if x.startswith("{")]
+
+
+def _logged(log_path: Path) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in log_path.read_text().splitlines() if x.startswith("{")]
+
+
+async def _kill_the_owner(redis_server: RedisServer, store: RedisStore, tmp_path: Path) -> float:
+    """Four players on ``--workers 2`` (lease 10 s); the worker owning their
+    table is killed with SIGKILL mid-deal; the game finishes. Returns the
+    seconds from the kill to the first move any client saw after it."""
+    log_path = tmp_path / "workers.log"
+    port, proc = _two_workers(redis_server, log_path)
+    try:
+        took = await _game_with_a_kill(port, proc, store)
+    finally:
+        await _stop(proc)
+    logged = _logged(log_path)
     died = [e for e in logged if e["event"] == "worker_died"]
     freed = [e for e in logged if e["event"] == "reaped_leases_freed"]
     assert len(died) == 1 and died[0]["how"] == "killed by signal SIGKILL", died
@@ -224,3 +253,117 @@ async def test_a_killed_workers_table_plays_again_well_before_its_lease(
     # worker frees the lease and claims the table as it starts: about a
     # second, where the lease would have cost 10 to 15.
     assert took < 5.0, took
+
+
+# --- the surviving workers are told ---------------------------------------------------
+
+
+async def _on_worker(url: str, name: str, store: RedisStore, proc: str) -> tuple[Session, str]:
+    """A session that the kernel gave to the worker whose id is ``proc``, and
+    the private table it created there (its creator's worker owns a table)."""
+    for _ in range(40):
+        s = await Session.open(url, name, keep=True)
+        await s.send(CreateTable(name=name, private=True, deals=1, bot_level="random"))
+        table_id = (await s.wait_for(Seated)).table_id
+        holder = await store.pool.get(b"atout:lease:" + table_id.encode())
+        if holder is not None and holder.decode() == proc:
+            return s, table_id
+        await s.close()
+    raise AssertionError(f"no connection reached worker {proc}")
+
+
+async def _sit_at(s: Session, table_id: str) -> int:
+    """``s`` leaves its own table and sits at ``table_id``: its seat."""
+    await s.send(Leave())
+    await s.wait_for(LobbySnapshot)
+    await s.send(JoinTable(table_id=table_id))
+    seated = await s.wait_for(Seated, Error, timeout=15)
+    assert isinstance(seated, Seated) and seated.seat is not None, seated
+    return seated.seat
+
+
+def _progress(v: TableView | None) -> tuple[int, int, int]:
+    """How far the game went: the deal, its bids, its cards played."""
+    if v is None or v.deal is None:
+        return (0, 0, 0)
+    return (v.deal.number, len(v.deal.bids), _cards_played(v))
+
+
+async def _goes_on(s: Session, since: tuple[int, int, int], within: float) -> float:
+    """Seconds until ``s`` sees the game go further than ``since`` (at most ``within``)."""
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    while _progress(s.table) <= since:
+        assert loop.time() - started < within, f"{s.name}: no move for {within} s"
+        await asyncio.sleep(0.01)
+    return loop.time() - started
+
+
+async def test_a_reaped_workers_players_are_gone_for_the_survivors_at_once(
+    redis_server: RedisServer, store: RedisStore, tmp_path: Path
+) -> None:
+    """A worker is killed while its player must bid at a table of the other
+    worker (and never comes back). The worker started in its place says the
+    dead one is gone: the survivor treats it as a missed heartbeat, so the
+    player's seat is away at once (a bot bids for it after ``grace``) and the
+    game goes on, instead of waiting a lease after something was sent to the
+    dead worker (here nothing is: the table waits for that player). A table
+    of the dead worker, taken over by the new one, goes on too for a client
+    of the survivor sitting there (the new owner's ``Claimed`` moves it)."""
+    log_path = tmp_path / "workers.log"
+    port, proc = _two_workers(redis_server, log_path, "--grace", "0.2")
+    try:
+        workers = await asyncio.to_thread(_workers, port, proc)
+        doomed, survivor = workers[0], workers[1]
+        url = f"ws://127.0.0.1:{port}"
+        # At the survivor's table: its own host, and a player of the doomed worker.
+        host, kept = await _on_worker(url, "Host", store, survivor["proc"])
+        guest, _ = await _on_worker(url, "Guest", store, doomed["proc"])
+        guest_seat = await _sit_at(guest, kept)
+        # At the doomed worker's table: its own host, and a watcher... a
+        # player of the survivor.
+        owner, lost = await _on_worker(url, "Owner", store, doomed["proc"])
+        visitor, _ = await _on_worker(url, "Visitor", store, survivor["proc"])
+        await _sit_at(visitor, lost)
+        for creator in (host, owner):
+            await creator.wait_view(lambda v: sum(x.kind == "human" for x in v.seats) == 2)
+            await creator.send(StartGame())
+        # Everyone plays but the guest and the doomed worker's host: their
+        # turns wait (no turn timer) until their seats are away.
+        games = [
+            asyncio.create_task(autoplay(s, random.Random(i), _finished, timeout=60))
+            for i, s in enumerate((host, visitor))
+        ]
+        # Polled: the sessions' events are their autoplay's to read.
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 30
+        while not (
+            host.table is not None
+            and host.table.deal is not None
+            and host.table.deal.turn == guest_seat
+        ):
+            assert loop.time() < deadline, "the guest's turn did not come"
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.3)  # what is in flight lands: the tables wait now
+        at_kill = _progress(host.table), _progress(visitor.table)
+        os.kill(doomed["pid"], signal.SIGKILL)
+        # The supervisor's pause (0.5 s), the new worker's start, ``grace``
+        # (0.2 s): seconds, where the lease is 10.
+        took, moved = await asyncio.gather(
+            _goes_on(host, at_kill[0], within=6.0), _goes_on(visitor, at_kill[1], within=6.0)
+        )
+        print(
+            f"\nkill -9 to the next move: survivor's table {took:.2f} s, dead one's {moved:.2f} s"
+        )
+        views = await asyncio.gather(*games)
+        assert all(v.status == "finished" for v in views)
+        for s in (host, visitor):
+            assert not s.closed.is_set()  # never disconnected
+            await s.close()
+    finally:
+        await _stop(proc)
+    logged = _logged(log_path)
+    died = [e for e in logged if e["event"] == "worker_died"]
+    assert len(died) == 1 and died[0]["proc"] == doomed["proc"], died
+    told = [e for e in logged if e["event"] == "process_reaped"]
+    assert [(e["dead"], e["worker"]) for e in told] == [(doomed["proc"], 1)], told

@@ -194,7 +194,17 @@ class Beat(_Msg, tag="beat"):
     leaving: bool = False
 
 
-Message = Sit | Do | Away | Batch | Listed | Claimed | Released | Beat
+class Reaped(_Msg, tag="reaped"):
+    """Process ``proc`` is dead for sure: its supervisor saw it exit. Said by
+    the worker started in its place (``by``), after freeing its leases and
+    claiming its tables: the others drop its connections at once, as when
+    its heartbeat stops, instead of a lease after a message met nobody."""
+
+    proc: str
+    by: str
+
+
+Message = Sit | Do | Away | Batch | Listed | Claimed | Released | Beat | Reaped
 
 encode = msgspec.msgpack.Encoder().encode
 decode = msgspec.msgpack.Decoder(Message).decode

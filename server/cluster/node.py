@@ -57,6 +57,7 @@ from server.cluster.bus import (
     Message,
     Moved,
     Out,
+    Reaped,
     Reattach,
     Released,
     Routed,
@@ -245,6 +246,11 @@ class Node:
             case Released(table=table_id, owner=owner):
                 if owner != self.proc and table_id not in self.lobby.tables and not self.draining:
                     self._spawn(self._take_released(table_id))
+            case Reaped(proc=proc, by=by):
+                if by != self.proc:
+                    self.log.info("process_reaped", dead=proc, by=by)
+                    self._gone(proc)
+                    self._count_online()
             case Beat(proc=proc, online=online, leaving=leaving):
                 if proc != self.proc:
                     if leaving:
@@ -859,11 +865,18 @@ class Node:
     # -- the lease renewer and the orphan scanner --------------------------------------
 
     def start(self) -> None:
+        """Renew and scan from now on; and tell the others of the dead
+        processes we replace, once our scan at start claimed their tables
+        (their ``Claimed`` go first: the others' connections at those tables
+        follow them here rather than look for an owner)."""
         loop = asyncio.get_running_loop()
         self._tasks = [
             loop.create_task(self._renewing(), name="cluster-renew"),
             loop.create_task(self._scanning(), name="cluster-scan"),
         ]
+        if self.bus is not None:
+            for dead in self.reaped:
+                self.bus.publish(LOBBY, Reaped(dead, self.proc))
 
     async def _renewing(self) -> None:
         every = self.settings.lease / 3
