@@ -377,6 +377,58 @@ async def test_sigterm_drains_the_owners_tables_to_the_others(
     assert took < 2.0, took
 
 
+async def test_a_table_waiting_for_a_player_of_a_killed_process_goes_on(
+    redis_server: RedisServer, procs: list[Proc], tmp_path: Path
+) -> None:
+    """The killed process's player must bid at a table of a survivor, and never
+    comes back: nothing the table sends reaches that process then (it waits
+    for the player). Its heartbeats stop: the survivor asks its channel,
+    nobody listens, and a lease later its connections leave (``Gone``): the
+    seat is away, a bot bids for it after ``grace``."""
+    lease = 2.0
+    survivor, doomed = [
+        await asyncio.to_thread(
+            Proc(redis_server.url, "--grace", "0.2", lease=lease).start, tmp_path
+        )
+        for _ in range(2)
+    ]
+    procs.extend([survivor, doomed])
+    host = await Session.open(survivor.url, "Host", keep=True)
+    await host.send(CreateTable(name="waits", deals=1, private=True, bot_level="random"))
+    table_id = (await host.wait_for(Seated)).table_id
+    guest = await Session.open(doomed.url, "Guest", keep=True)
+    await guest.send(JoinTable(table_id=table_id))
+    seated = await guest.wait_for(Seated, Error)
+    assert isinstance(seated, Seated) and seated.seat is not None
+    await host.wait_view(lambda v: sum(x.kind == "human" for x in v.seats) == 2)
+    await host.send(StartGame())
+    game = asyncio.create_task(autoplay(host, random.Random(1), _finished, timeout=60))
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 30
+    # Polled: the session's events are its autoplay's to read.
+    while not (host.table and host.table.deal and host.table.deal.turn == seated.seat):
+        assert loop.time() < deadline, "the guest's turn did not come"
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.3)  # what is in flight lands: the table waits now
+    bids = len(host.table.deal.bids)
+    killed = loop.time()
+    await asyncio.to_thread(doomed.kill9)
+
+    def went_on() -> bool:
+        deal = host.table.deal if host.table else None
+        return deal is None or len(deal.bids) > bids or deal.phase != "bidding"
+
+    while not went_on():
+        # No heartbeat for a lease (checked every lease / 3), nobody at its
+        # channel, then a lease more without one; ``grace``.
+        assert loop.time() - killed < 3 * lease + 2.0, "the table still waits for the dead"
+        await asyncio.sleep(0.01)
+    print(f"\nkill -9 to the next bid: {loop.time() - killed:.2f} s (lease {lease:.0f} s)")
+    assert (await game).status == "finished"
+    assert not host.closed.is_set()
+    await host.close()
+
+
 # --- the hand-over's corners, with in-process nodes (tests/cluster_helpers.Member) ------
 
 

@@ -294,20 +294,42 @@ class Node:
         finally:
             self._suspects.discard(proc)
 
+    def _missed_beats(self) -> None:
+        """A process we hold something of (its connections at our tables, ours
+        at its tables) whose heartbeat we have not had for a lease (or ever:
+        it may die before its first) may be dead: ask its channel. Nobody
+        listening makes it a suspect (``_on_unreached``): gone if no
+        heartbeat comes a lease more. Without this, a table waiting for a
+        player of a dead process, sending it nothing, would wait until the
+        player came back."""
+        now = time.monotonic()
+        held = {peer.origin for peer in self.peers.values()}
+        held.update(r.owner for r in self.remotes.values() if r.owner is not None)
+        held -= self._suspects
+        held.discard(self.proc)
+        for proc in held:
+            beat = self.online_of.get(proc)
+            if beat is None or now - beat[1] > self.settings.lease:
+                self.publish(proc, Batch([]))
+
     def _gone(self, proc: str) -> None:
         """No process ``proc`` any more: forget its connections, find its tables' new owners."""
         self.online_of.pop(proc, None)
+        conns = tables = 0
         # Its connections at our tables dropped with it.
         for key, peer in list(self.peers.items()):
             if peer.origin == proc:
                 del self.peers[key]
+                conns += 1
                 table = self.lobby.tables.get(peer.table)
                 if table is not None:
                     table.inbox.put_nowait(Gone(peer))
         # Its tables: wait for their new owner.
         for remote in list(self.remotes.values()):
             if remote.owner == proc:
+                tables += 1
                 self.relocate(remote, proc)
+        self.log.warning("process_gone", gone=proc, conns=conns, tables=tables)
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)
@@ -885,6 +907,7 @@ class Node:
             if self.bus is not None:
                 self.bus.publish(LOBBY, Beat(self.proc, self.lobby.players_online))
                 self._count_online()
+                self._missed_beats()
             try:
                 await self.renew()
             except StoreError as exc:
