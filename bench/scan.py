@@ -4,7 +4,9 @@ Every process of a service scans for orphans every ``lease / 2``. Before
 ``atout:leases`` a scan read every open table: ``_PRUNE_OPEN`` (an EXISTS per
 open table), SMEMBERS of ``atout:open``, and an EXISTS per lease of every
 table it did not own. Now a scan reads only the leases that lapsed
-(``Leases.lapsed``), and one in ten is the old full pass.
+(``Leases.lapsed``), and one in ten is the full pass (``Leases.orphans`` over
+every open table: a ZSCORE in ``atout:leases`` per table where the EXISTS
+of the lease was, the lease itself read only for an entry missing or lapsed).
 
 Here ``--tables`` open tables are created through the real code (a claim and
 a save each, by another process id), their leases held as live owners hold
@@ -94,7 +96,7 @@ async def main() -> None:
             async def full() -> int:
                 # The scan before atout:leases, and now the full pass.
                 open_ids = await store.open_tables()
-                return len(await scanner.unleased(open_ids))
+                return len(await scanner.orphans(open_ids))
 
             async def lapsed() -> int:
                 orphans, _ = await scanner.lapsed(SCAN_PAGE)

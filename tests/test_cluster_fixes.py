@@ -405,3 +405,40 @@ async def test_redis_restarted_empty_under_a_paused_older_owner_leaves_the_table
     finally:
         await old_store.close()
         await new_store.close()
+
+
+# --- one scan script: the full pass puts the leases set right too ---------------------------
+
+
+async def test_the_full_pass_enters_tables_the_leases_set_lacks_so_quick_scans_see_them_lapse(
+    redis_server: RedisServer, store: RedisStore
+) -> None:
+    """A table held by a process of a version before ``atout:leases`` (during a
+    rolling upgrade) has no entry in the set: the full pass, finding its lease
+    held, enters its expiry, so the quick scan finds it once the lease lapses,
+    instead of the next full pass (ten scans later)."""
+    a = await Member.start(redis_server.url, lease=2.0)  # no renewer: it lapses
+    b = await Member.start(redis_server.url)
+    try:
+        table_id, _ = await _create(a, "older")
+        for _ in range(100):  # saved: in the open set
+            if table_id in await store.open_tables():
+                break
+            await asyncio.sleep(0.02)
+        await a.store.settled()
+        await store.pool.pool.zrem(LEASES, [table_id.encode()])  # as an older version's
+        assert await b.node.restore(full=True) == 0  # held
+        entered = await _score(store, table_id)
+        assert entered is not None and entered > await b.node.leases.now_ms()
+        a.lobby.tables[table_id].step_down()  # a dies: no release
+        await a.store.settled()
+        for _ in range(100):
+            if await b.node.leases.holder(table_id) is None:
+                break
+            await asyncio.sleep(0.05)
+        assert await b.node.leases.holder(table_id) is None
+        assert await b.node.restore(full=False) == 1
+        assert table_id in b.lobby.tables
+    finally:
+        await a.stop()
+        await b.stop()

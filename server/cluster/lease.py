@@ -12,8 +12,9 @@ whichever comes first, and it steps down.
 claim, renewal and release, so the orphan scan reads only the leases that
 lapsed (``lapsed``) instead of every open table; it is checked against the
 lease keys, which stay the truth. Tables it does not know (saved before
-leases existed, or whose lease vanished with Redis's data) are found by the
-rarer full pass (``unleased`` over every open table).
+leases existed, held by a process of a version before it, or whose lease
+vanished with Redis's data) are found by the rarer full pass (``orphans``
+over every open table), which enters those that are held in the set.
 
 Scripts take the time from Redis (``TIME``), never from a process: the
 processes' clocks need not agree. They return integers only (asyncio-redis
@@ -122,15 +123,6 @@ end
 return 0
 """
 
-_UNLEASED = """
--- KEYS: leases.  Returns per key 1 when nobody holds it, else 0.
-local out = {}
-for i = 1, #KEYS do
-  out[i] = redis.call('EXISTS', KEYS[i]) == 1 and 0 or 1
-end
-return out
-"""
-
 _TIME = (
     _NOW_MS
     + """
@@ -141,28 +133,41 @@ return now
 
 # Touches keys it was not given in KEYS (the tables named in ARGV), as
 # server/store/redis.py's _PRUNE_OPEN does; Atout runs one Redis.
+#
+# One script for both scans: the quick one passes the ids the set says lapsed,
+# the full pass every open table. Per id it reads the set first: an entry that
+# says the lease still runs is taken at its word (one read, as the EXISTS of
+# before: the full pass costs Redis what it did). Only an entry missing or
+# lapsed sends it to the lease key, and to putting the set right, so the full
+# pass also enters the tables the set lacks (held by a process of a version
+# before ``atout:leases``, during a rolling upgrade): the quick scans see them
+# lapse. The quick scan, each lease / 2, still reads only the lapsed entries.
 _ORPHANS = (
     """
 -- KEYS: leases set, open set.  ARGV: lease key prefix, table key prefix, then
--- the ids of leases the set says lapsed.  Returns per id 1 for an orphan (open,
--- stored, and nobody holds its lease), else 0, after putting the set right:
--- a lease held after all gets its expiry, a table closed or gone leaves the
--- set.
+-- table ids (the lapsed ones of the set, or every open table).  Returns per
+-- id 1 for an orphan (open, stored, and nobody holds its lease), else 0.
+-- An id whose entry says its lease runs is not looked at further; for the
+-- others the set is put right: a lease held gets its expiry, a table closed
+-- or gone leaves the set.
 """
     + _NOW_MS
     + """
 local out = {}
 for i = 3, #ARGV do
   local id = ARGV[i]
-  local ttl = redis.call('PTTL', ARGV[1] .. id)
+  local expiry = redis.call('ZSCORE', KEYS[1], id)
   out[i - 2] = 0
-  if ttl ~= -2 then
-    redis.call('ZADD', KEYS[1], now + math.max(ttl, 1), id)
-  elseif redis.call('SISMEMBER', KEYS[2], id) == 0
-      or redis.call('HEXISTS', ARGV[2] .. id, 'v') == 0 then
-    redis.call('ZREM', KEYS[1], id)
-  else
-    out[i - 2] = 1
+  if not expiry or tonumber(expiry) <= now then
+    local ttl = redis.call('PTTL', ARGV[1] .. id)
+    if ttl ~= -2 then
+      redis.call('ZADD', KEYS[1], now + math.max(ttl, 1), id)
+    elseif redis.call('SISMEMBER', KEYS[2], id) == 0
+        or redis.call('HEXISTS', ARGV[2] .. id, 'v') == 0 then
+      redis.call('ZREM', KEYS[1], id)
+    else
+      out[i - 2] = 1
+    end
   end
 end
 return out
@@ -212,7 +217,6 @@ class Leases:
     _claim = Script(_CLAIM)
     _renew = Script(_RENEW)
     _release = Script(_RELEASE)
-    _unleased = Script(_UNLEASED)
     _time = Script(_TIME)
     _orphans = Script(_ORPHANS)
     _free_dead = Script(_FREE_DEAD)
@@ -311,14 +315,18 @@ class Leases:
             value = await self.store.pool.get(lease_key(table_id))
         return value.decode() if value is not None else None
 
-    async def unleased(self, table_ids: list[str]) -> list[str]:
-        """Those of ``table_ids`` that nobody holds (orphans, or never claimed)."""
+    async def orphans(self, table_ids: list[str]) -> list[str]:
+        """Those of ``table_ids`` that are orphans: open, stored, and nobody
+        holds their lease (the full pass gives every open table). Those whose
+        entry in ``atout:leases`` is missing or lapsed are put right in it."""
         if not table_ids:
             return []
-        async with self.store.request("unleased"):
-            reply = await self._unleased.run(self.store.pool, [lease_key(t) for t in table_ids], [])
+        async with self.store.request("orphans"):
+            reply = await self._orphans.run(
+                self.store.pool, [LEASES, OPEN], [LEASE, TABLE, *(t.encode() for t in table_ids)]
+            )
         flags = reply if isinstance(reply, list) else []
-        return [t for t, free in zip(table_ids, flags, strict=False) if free]
+        return [t for t, orphan in zip(table_ids, flags, strict=False) if orphan]
 
     async def now_ms(self) -> int:
         """Redis's clock, in ms: the one the leases' expiries are on."""
@@ -336,9 +344,5 @@ class Leases:
         now = await self.now_ms()
         async with self.store.request("lapsed"):
             page = await self.store.pool.zrangebyscore_upto(LEASES, now, most, skip)
-            if not page:
-                return [], []
-            reply = await self._orphans.run(self.store.pool, [LEASES, OPEN], [LEASE, TABLE, *page])
-        flags = reply if isinstance(reply, list) else []
         ids = [t.decode() for t in page]
-        return [t for t, orphan in zip(ids, flags, strict=False) if orphan], ids
+        return await self.orphans(ids), ids

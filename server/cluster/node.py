@@ -833,7 +833,7 @@ class Node:
         if full:
             open_ids = await self.store.open_tables()
             candidates = [t for t in open_ids if t not in self.lobby.tables]
-            return await self._take_all(await self.leases.unleased(candidates))
+            return await self._take_all(await self.leases.orphans(candidates))
         taken = skip = 0
         for _ in range(SCAN_PAGES):
             orphans, page = await self.leases.lapsed(SCAN_PAGE, skip)
