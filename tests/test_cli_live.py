@@ -62,7 +62,9 @@ def client(url: str, folder: Path, name: str = "Alice") -> AtoutApp:
     return AtoutApp(url=url, name=name, tokens=FileTokens(folder / name), base_delay=0.05)
 
 
-async def until(pilot: Any, pred: Callable[[], Any], timeout: float = 10.0, what: str = "") -> None:
+async def until(pilot: Any, pred: Callable[[], Any], timeout: float = 30.0, what: str = "") -> None:
+    # Generous: a passing wait returns at once, and a 2-core machine running
+    # other suites beside this one has taken over 10 s to show a first deal.
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         if pred():
