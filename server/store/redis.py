@@ -6,7 +6,8 @@ connection to Redis (through asyncio-redis, with the fixes below).
 Key layout, all under ``atout:``:
 
 - ``atout:table:{id}``   hash ``{v: version, blob: state, e: owner epoch,
-  w: epoch of the owner that wrote v and blob, r:{key}: 1}``: the ``r:``
+  w: epoch of the owner that last wrote v and blob (a save without an epoch
+  leaves it; none: ``e``), r:{key}: 1}``: the ``r:``
   fields name the deal records already appended (``append_record``); ``e``
   fences out older owners (server/cluster/lease.py)
 - ``atout:records:{id}`` list of deal records, oldest first
