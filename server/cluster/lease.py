@@ -136,29 +136,35 @@ return now
 #
 # One script for both scans: the quick one passes the ids the set says lapsed,
 # the full pass every open table. Per id it reads the set first: an entry that
-# says the lease still runs is taken at its word (one read, as the EXISTS of
-# before: the full pass costs Redis what it did). Only an entry missing or
-# lapsed sends it to the lease key, and to putting the set right, so the full
-# pass also enters the tables the set lacks (held by a process of a version
-# before ``atout:leases``, during a rolling upgrade): the quick scans see them
-# lapse. The quick scan, each lease / 2, still reads only the lapsed entries.
+# says the lease runs for at most one lease more is taken at its word (one
+# read, as the EXISTS of before: the full pass costs Redis what it did). An
+# entry missing, lapsed, or further ahead than a lease sends it to the lease
+# key, and to putting the set right, so the full pass also enters the tables
+# the set lacks (held by a process of a version before ``atout:leases``,
+# during a rolling upgrade): the quick scans see them lapse. No writer puts an
+# entry further ahead than a lease (claim, renewal and save write now + lease,
+# this script now + the lease's PTTL), so one further ahead was written before
+# Redis's clock stepped back (a failover to a replica whose clock lags, a VM's
+# clock step): trusted, it would hide a dead process's table from every scan
+# for as long as the step. The quick scan, each lease / 2, still reads only
+# the lapsed entries.
 _ORPHANS = (
     """
--- KEYS: leases set, open set.  ARGV: lease key prefix, table key prefix, then
--- table ids (the lapsed ones of the set, or every open table).  Returns per
--- id 1 for an orphan (open, stored, and nobody holds its lease), else 0.
--- An id whose entry says its lease runs is not looked at further; for the
--- others the set is put right: a lease held gets its expiry, a table closed
--- or gone leaves the set.
+-- KEYS: leases set, open set.  ARGV: lease key prefix, table key prefix,
+-- lease ms, then table ids (the lapsed ones of the set, or every open table).
+-- Returns per id 1 for an orphan (open, stored, and nobody holds its lease),
+-- else 0. An id whose entry says its lease runs, and for no more than a
+-- lease, is not looked at further; for the others the set is put right: a
+-- lease held gets its expiry, a table closed or gone leaves the set.
 """
     + _NOW_MS
     + """
-local out = {}
-for i = 3, #ARGV do
+local out, latest = {}, now + tonumber(ARGV[3])
+for i = 4, #ARGV do
   local id = ARGV[i]
-  local expiry = redis.call('ZSCORE', KEYS[1], id)
-  out[i - 2] = 0
-  if not expiry or tonumber(expiry) <= now then
+  local expiry = tonumber(redis.call('ZSCORE', KEYS[1], id) or '0')
+  out[i - 3] = 0
+  if expiry <= now or expiry > latest then
     local ttl = redis.call('PTTL', ARGV[1] .. id)
     if ttl ~= -2 then
       redis.call('ZADD', KEYS[1], now + math.max(ttl, 1), id)
@@ -166,7 +172,7 @@ for i = 3, #ARGV do
         or redis.call('HEXISTS', ARGV[2] .. id, 'v') == 0 then
       redis.call('ZREM', KEYS[1], id)
     else
-      out[i - 2] = 1
+      out[i - 3] = 1
     end
   end
 end
@@ -318,12 +324,15 @@ class Leases:
     async def orphans(self, table_ids: list[str]) -> list[str]:
         """Those of ``table_ids`` that are orphans: open, stored, and nobody
         holds their lease (the full pass gives every open table). Those whose
-        entry in ``atout:leases`` is missing or lapsed are put right in it."""
+        entry in ``atout:leases`` is missing, lapsed, or further ahead than
+        a lease (Redis's clock stepped back) are put right in it."""
         if not table_ids:
             return []
         async with self.store.request("orphans"):
             reply = await self._orphans.run(
-                self.store.pool, [LEASES, OPEN], [LEASE, TABLE, *(t.encode() for t in table_ids)]
+                self.store.pool,
+                [LEASES, OPEN],
+                [LEASE, TABLE, self.lease_ms, *(t.encode() for t in table_ids)],
             )
         flags = reply if isinstance(reply, list) else []
         return [t for t, orphan in zip(table_ids, flags, strict=False) if orphan]

@@ -6,7 +6,8 @@ connection to Redis (through asyncio-redis, with the fixes below).
 Key layout, all under ``atout:``:
 
 - ``atout:table:{id}``   hash ``{v: version, blob: state, e: owner epoch,
-  w: epoch of the owner that wrote v and blob, r:{key}: 1}``: the ``r:``
+  w: epoch of the owner that last wrote v and blob (a save without an epoch
+  leaves it; none: ``e``), r:{key}: 1}``: the ``r:``
   fields name the deal records already appended (``append_record``); ``e``
   fences out older owners (server/cluster/lease.py)
 - ``atout:records:{id}`` list of deal records, oldest first
@@ -70,7 +71,9 @@ SAVE_BATCH = 200
 # Versions are compared only with a state written at the saver's epoch or a
 # later one (``w``): one an older owner wrote is replaced whatever its
 # version (after a data loss, an older owner that woke first may have played
-# further on its stale state than the newer one on the real one).
+# further on its stale state than the newer one on the real one). A save
+# without an epoch (0) leaves ``w`` as it was: were it 0, the owner's next
+# save would skip the version check, and an older version of it would pass.
 _SAVE = """
 -- KEYS: the open set, the leases set, then per table: its hash, its records
 -- list, its lease
@@ -91,7 +94,13 @@ for i = 1, (#KEYS - 2) / 3 do
     out[i] = tonumber(stored)
     stale = stale + 1
   else
-    redis.call('HSET', hash, 'v', ARGV[a], 'blob', ARGV[a + 1], 'w', ARGV[a + 4])
+    if epoch > 0 then
+      redis.call('HSET', hash, 'v', ARGV[a], 'blob', ARGV[a + 1], 'w', ARGV[a + 4])
+    else
+      -- No owner (a tool, a lone server): the writer's epoch stays the one
+      -- before, so its owner's saves are still fenced by this version.
+      redis.call('HSET', hash, 'v', ARGV[a], 'blob', ARGV[a + 1])
+    end
     if epoch > owner then
       -- A Redis that lost its data comes back fenced by the saver's epoch.
       redis.call('HSET', hash, 'e', epoch)
