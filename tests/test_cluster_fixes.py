@@ -336,6 +336,61 @@ async def test_a_draining_process_claims_nothing_new_and_hands_over_what_it_was_
         await b.stop()
 
 
+# --- M1: a resume whose takeover the drain caught follows the table, not "gone" -------------
+
+
+async def test_a_resume_whose_takeover_a_drain_catches_follows_the_table_to_its_next_owner(
+    redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rolling restart: ``a`` takes over a table ``b`` released, for a client
+    resuming there, when SIGTERM reaches ``a``. The takeover hands the table
+    over unserved; the resume (and one waiting on the same takeover) waits for
+    the process that takes it, as any join during a drain does. Before, they
+    were told "that table is gone" (``bad_token``: the client's seat gone)."""
+    a = await Member.start(redis_server.url)
+    b = await Member.start(redis_server.url)
+    try:
+        table_id, host = await _create(b, "resumed")
+        token = next(e.token for e in host.events if isinstance(e, Seated))
+        assert token is not None
+        await _owner_lets_go(b, table_id)  # b released it (it drained; it runs on here)
+        loading = asyncio.Event()
+        go_on = asyncio.Event()
+        real_load = a.store.load
+
+        async def slow_load(wanted: str) -> tuple[int, bytes] | None:
+            if wanted == table_id:
+                loading.set()
+                await go_on.wait()
+            return await real_load(wanted)
+
+        monkeypatch.setattr(a.store, "load", slow_load)
+        # The client reconnects to a twice (a second tab, say): one takeover.
+        first, second = Wire("Host again"), Wire("Host once more")
+        resumes = [
+            asyncio.create_task(a.lobby.resume(first, token, -1, 5)),
+            asyncio.create_task(a.lobby.resume(second, token, -1, 6)),
+        ]
+        await asyncio.wait_for(loading.wait(), 5)
+        await asyncio.sleep(0.05)  # the second one waits on the first one's takeover
+        draining = asyncio.create_task(a.node.drain())
+        await asyncio.sleep(0)
+        assert a.node.draining
+        go_on.set()
+        await asyncio.wait_for(asyncio.gather(*resumes), 15)
+        for wire in (first, second):
+            reply = await wire.wait_for(lambda e: isinstance(e, Seated | Error))
+            assert not (isinstance(reply, Error) and reply.code == "bad_token"), reply
+        # b took it on a's Released; the resumes followed it there.
+        assert table_id in b.lobby.tables
+        # Both sat down again (the later one keeps the seat: one connection a seat).
+        assert all(isinstance(w.events[0], Seated) for w in (first, second))
+        await asyncio.wait_for(draining, 10)
+    finally:
+        await a.stop()
+        await b.stop()
+
+
 # --- F4: Redis restarted empty while an older owner was paused ------------------------------
 
 

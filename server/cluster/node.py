@@ -871,7 +871,11 @@ class Node:
             return table
         holder = await self.leases.holder(table_id)
         if (holder is None or holder == self.proc) and not self.draining:
-            return await self.take(table_id)
+            table = await self.take(table_id)
+            if table is not None or not self.draining:
+                return table
+            # The drain began during the takeover (ours, or the one we waited
+            # on): the table was handed over unserved, not gone. Below.
         if holder is None or holder == self.proc:
             # Draining: we claim nothing, so the join waits for the process
             # that takes the table (it is handed to it, or times out).
