@@ -326,11 +326,19 @@ async def test_a_draining_process_claims_nothing_new_and_hands_over_what_it_was_
             assert await taking is None  # claimed before the drain: handed over too
         await asyncio.wait_for(draining, 5)
         assert not a.lobby.tables
-        # Nobody holds any of them: the other processes claim them at once.
+        # a holds none of them: the other processes claim them at once. b
+        # (listening) may have taken ``mine`` and ``late`` already, on a's
+        # ``Released`` (after 0-50 ms of jitter); its scan takes the rest.
         for table_id in (mine, theirs, late):
-            assert await a.node.leases.holder(table_id) is None, table_id
-        assert await b.node.restore(full=False) == 3
+            assert await a.node.leases.holder(table_id) in (None, b.node.proc), table_id
+        await b.node.restore(full=False)
+        for _ in range(100):
+            if {mine, theirs, late} <= set(b.lobby.tables):
+                break
+            await asyncio.sleep(0.02)
         assert {mine, theirs, late} <= set(b.lobby.tables)
+        for table_id in (mine, theirs, late):
+            assert await a.node.leases.holder(table_id) == b.node.proc, table_id
     finally:
         await a.stop()
         await b.stop()
