@@ -16,14 +16,16 @@ import pytest
 
 from protocol.messages import CreateTable, Error, JoinTable, Seated, StartGame
 from server.cluster import node as node_module
+from server.cluster.bus import PROBE, Batch, Beat, Message, channel_of
 from server.cluster.lease import RENEW_BATCH, Leases, RenewalFailed
 from server.store.base import StaleWrite, StoreError
 from server.store.redis import LEASE, LEASES, OPEN, RedisStore
 from server.table import Act
 from server.table.inbox import Peer
 from tests.cluster_helpers import Member, Wire
+from tests.manual_clock import ManualClock, until
 from tests.redis_server import RedisServer
-from tests.test_cluster import _epoch, _owner_lets_go
+from tests.test_cluster import _epoch, _guest_at_a_remote_table, _owner_lets_go
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
 
@@ -502,6 +504,115 @@ async def test_the_full_pass_enters_tables_the_leases_set_lacks_so_quick_scans_s
         assert await b.node.leases.holder(table_id) is None
         assert await b.node.restore(full=False) == 1
         assert table_id in b.lobby.tables
+    finally:
+        await a.stop()
+        await b.stop()
+
+
+# --- L2: the heartbeat check judges nobody by the beats our own subscriber lost ------------
+
+
+def _deaf_while(monkeypatch: pytest.MonkeyPatch, node: node_module.Node, up: list[bool]) -> None:
+    """``node``'s subscriber is subscribed while ``up[0]`` (the others' as they are)."""
+    real = node_module.Node.subscribed
+
+    def subscribed(self: node_module.Node) -> bool:
+        return up[0] if self is node else bool(real.fget(self))  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(node_module.Node, "subscribed", property(subscribed))
+
+
+async def test_a_live_process_is_not_judged_gone_while_our_own_subscriber_reconnects(
+    redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a Redis restart: a send to ``a`` met nobody (its subscriber was
+    reconnecting), and ``b``'s own subscriber is away for the lease after, so
+    it hears none of ``a``'s heartbeats. Before, ``b`` judged ``a`` gone: its
+    players at ``b``'s tables went away, ``b``'s at ``a``'s were closed. Now no
+    verdict until ``b`` has listened a whole lease."""
+    lease = 0.5
+    a = await Member.start(redis_server.url, lease=lease)
+    b = await Member.start(redis_server.url, lease=lease)
+    clock = ManualClock()
+    b.node.clock = clock
+    up = [True]
+    _deaf_while(monkeypatch, b.node, up)
+    try:
+        table_id, guest = await _guest_at_a_remote_table(a, b)
+        b.node._on_message(Beat(a.node.proc, 1))
+        up[0] = False  # b's subscriber lost its connection
+        b.node._on_unreached(channel_of(a.node.proc))  # a's too: a send met nobody
+        await asyncio.sleep(0.01)  # its check is waiting a lease (of ``clock``)
+        clock.advance(lease)  # a lease without a beat: b heard nothing
+        await asyncio.sleep(lease + 0.3)  # (time enough for code sleeping on the loop)
+        assert b.node.remotes[table_id].owner == a.node.proc  # not judged gone
+        assert a.node.proc in b.node._suspects  # no verdict yet
+        # b's subscriber is back (it sits its guest again); a's next beat is
+        # late. Back less than a lease before this look: still no verdict.
+        clock.advance(0.1)
+        up[0] = True
+        b.node._on_resubscribed()
+        clock.advance(lease)
+        await asyncio.sleep(0.05)
+        assert a.node.proc in b.node._suspects
+        assert b.node.remotes[table_id].owner == a.node.proc
+        clock.advance(0.1)
+        b.node._on_message(Beat(a.node.proc, 1))
+        clock.advance(lease)
+        await until(lambda: a.node.proc not in b.node._suspects)
+        assert b.node.remotes[table_id].owner == a.node.proc
+        assert (b.node.proc, guest.id) in a.node.peers  # not Gone at a's table
+        assert table_id in a.lobby.tables and not guest.closed
+    finally:
+        await a.stop()
+        await b.stop()
+
+
+async def test_the_heartbeat_probe_waits_for_our_subscriber_and_an_unheard_probe_loses_nothing(
+    redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lease = 0.5
+    a = await Member.start(redis_server.url, lease=lease)
+    b = await Member.start(redis_server.url, lease=lease)
+    clock = ManualClock()
+    b.node.clock = clock
+    up = [True]
+    _deaf_while(monkeypatch, b.node, up)
+    sent: list[tuple[str, Message]] = []
+    real_publish = b.node.publish
+
+    def publish(proc: str, msg: Message) -> None:
+        sent.append((proc, msg))
+        real_publish(proc, msg)
+
+    monkeypatch.setattr(b.node, "publish", publish)
+    try:
+        table_id, guest = await _guest_at_a_remote_table(a, b)
+        b.node._on_message(Beat(a.node.proc, 1))
+        clock.advance(lease + 0.1)  # no beat from a for more than a lease
+        up[0] = False
+        b.node._missed_beats()  # b's subscriber is away: its beats may be what is lost
+        b.node._on_resubscribed()  # it sits its guest again
+        up[0] = True
+        await guest.wait_for(lambda e: isinstance(e, Seated) and e is not guest.events[0])
+        clock.advance(lease / 2)
+        b.node._missed_beats()  # back less than a lease ago: the same
+        assert not [m for _, m in sent if m == PROBE]
+        clock.advance(lease / 2 + 0.01)
+        b.node._missed_beats()
+        assert (a.node.proc, PROBE) in sent and isinstance(PROBE, Batch)
+        # The probe went unheard (a's subscriber reconnecting, say), a is alive:
+        # nothing was lost, so b's guest does not sit again (a fresh snapshot).
+        seated = len([e for e in guest.events if isinstance(e, Seated)])
+        b.node._on_unreached(channel_of(a.node.proc), True)
+        await asyncio.sleep(0.01)  # its check is waiting a lease (of ``clock``)
+        clock.advance(0.1)
+        b.node._on_message(Beat(a.node.proc, 1))
+        clock.advance(lease)
+        await until(lambda: a.node.proc not in b.node._suspects)
+        await asyncio.sleep(0.1)
+        assert len([e for e in guest.events if isinstance(e, Seated)]) == seated
+        assert b.node.remotes[table_id].owner == a.node.proc and not guest.closed
     finally:
         await a.stop()
         await b.stop()
