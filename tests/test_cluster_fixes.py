@@ -16,7 +16,7 @@ import pytest
 
 from protocol.messages import CreateTable, Error, JoinTable, Seated, StartGame
 from server.cluster import node as node_module
-from server.cluster.bus import PROBE, Batch, Beat, Message, channel_of
+from server.cluster.bus import PROBE, Batch, Beat, Message, Released, channel_of
 from server.cluster.lease import RENEW_BATCH, Leases, RenewalFailed
 from server.store.base import StaleWrite, StoreError
 from server.store.redis import LEASE, LEASES, OPEN, RedisStore
@@ -613,6 +613,80 @@ async def test_the_heartbeat_probe_waits_for_our_subscriber_and_an_unheard_probe
         await asyncio.sleep(0.1)
         assert len([e for e in guest.events if isinstance(e, Seated)]) == seated
         assert b.node.remotes[table_id].owner == a.node.proc and not guest.closed
+    finally:
+        await a.stop()
+        await b.stop()
+
+
+# --- L3: a drain lets the takeovers under way hand their tables over -----------------------
+
+
+async def test_a_drain_waits_for_a_takeover_under_way_which_hands_its_table_over(
+    redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``a`` is loading a table it claimed on another process's ``Released``
+    when its drain begins. The drain waits for it (half a lease), and the
+    takeover hands the table over, telling the others: ``b`` takes it at once.
+    Before, the drain cancelled it: the lease was freed, but nobody was told
+    (the table waited for the next quick scan)."""
+    a = await Member.start(redis_server.url, lease=2.0)
+    b = await Member.start(redis_server.url, lease=2.0)
+    try:
+        table_id, _ = await _create(b, "taking")
+        await _owner_lets_go(b, table_id)
+        loading, go_on = asyncio.Event(), asyncio.Event()
+        real_load = a.store.load
+
+        async def slow_load(wanted: str) -> tuple[int, bytes] | None:
+            if wanted == table_id:
+                loading.set()
+                await go_on.wait()
+            return await real_load(wanted)
+
+        monkeypatch.setattr(a.store, "load", slow_load)
+        a.node._on_message(Released(table_id, "elsewhere"))  # a drained process's table
+        await asyncio.wait_for(loading.wait(), 5)
+        draining = asyncio.create_task(a.node.drain())
+        await asyncio.sleep(0.2)  # a has no table of its own: only the takeover is left
+        assert not draining.done()
+        go_on.set()
+        await asyncio.wait_for(draining, 5)
+        await until(lambda: table_id in b.lobby.tables, timeout=3)
+        assert await b.node.leases.holder(table_id) == b.node.proc
+    finally:
+        await a.stop()
+        await b.stop()
+
+
+async def test_a_claim_a_drain_cuts_short_frees_its_lease_and_says_so(
+    redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The drain waits half a lease for a takeover, then cancels it: here
+    after Redis ran its claim. The lease is freed and the others told, not
+    held a whole lease by the exiting process."""
+    a = await Member.start(redis_server.url, lease=2.0)
+    b = await Member.start(redis_server.url, lease=2.0)
+    try:
+        table_id, _ = await _create(b, "cut")
+        await _owner_lets_go(b, table_id)
+        claimed = asyncio.Event()
+        real_claim = a.node.leases.claim
+
+        async def claim_then_hang(wanted: str, new: bool = False) -> int:
+            epoch = await real_claim(wanted, new=new)
+            claimed.set()
+            await asyncio.Event().wait()  # its answer is slow in coming
+            return epoch
+
+        monkeypatch.setattr(a.node.leases, "claim", claim_then_hang)
+        a.node._on_message(Released(table_id, "elsewhere"))
+        await asyncio.wait_for(claimed.wait(), 5)
+        assert await b.node.leases.holder(table_id) == a.node.proc
+        started = time.monotonic()
+        await asyncio.wait_for(a.node.drain(), 5)
+        assert time.monotonic() - started >= 0.9  # it waited half a lease first
+        await until(lambda: table_id in b.lobby.tables, timeout=3)
+        assert await b.node.leases.holder(table_id) == b.node.proc
     finally:
         await a.stop()
         await b.stop()

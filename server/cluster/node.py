@@ -809,7 +809,13 @@ class Node:
         return table
 
     async def _take(self, table_id: str) -> Table | None:
-        epoch = await self.leases.claim(table_id)
+        try:
+            epoch = await self.leases.claim(table_id)
+        except asyncio.CancelledError:
+            # Cancelled (a drain that could not wait for it) perhaps after
+            # Redis ran the claim: the lease may be ours, for a whole lease.
+            await self._give_up(table_id, tell=True)
+            raise
         if not epoch:
             return None
         try:
@@ -818,12 +824,13 @@ class Node:
             table = None
             if stored is not None:
                 table = Table.restore(stored[1], self.store, self.settings, self.lobby, self.clock)
-        except BaseException:
+        except BaseException as exc:
             # Claimed but not served (Redis failed, the state does not load,
             # or a drain cancelled the scan): free the lease at once, or the
             # table would wait a whole lease for an owner that never serves it.
-            with contextlib.suppress(StoreError):
-                await self.leases.release(table_id)
+            # Cancelled (our drain), the others are told, to claim it at once;
+            # not a state that does not load: each would fail it, and tell.
+            await self._give_up(table_id, tell=isinstance(exc, asyncio.CancelledError))
             raise
         if table is None:
             await self.leases.release(table_id)
@@ -832,9 +839,7 @@ class Node:
             # The drain began while we loaded it: it was not among the tables
             # the drain hands over, so hand it over now, unserved (nothing
             # changed since its last save). The others claim it at once.
-            await self.leases.release(table_id)
-            if self.bus is not None:
-                self.bus.publish(LOBBY, Released(table_id, self.proc))
+            await self._give_up(table_id, tell=True)
             self.log.info("take_over_dropped_draining", table=table_id, epoch=epoch)
             return None
         table.epoch = epoch
@@ -848,6 +853,17 @@ class Node:
         version = table.core.state.version
         self.log.info("table_taken_over", table=table_id, epoch=epoch, version=version)
         return table
+
+    async def _give_up(self, table_id: str, *, tell: bool) -> None:
+        """Free a lease claimed (or perhaps claimed) for a table not served
+        here; ``tell``: say so, and the others claim it at once (else the
+        lapsed-lease scan finds it). A lease that is not ours is left alone
+        (the release checks), and a ``Released`` for a table someone holds
+        costs each listener one failed claim."""
+        with contextlib.suppress(StoreError):
+            await self.leases.release(table_id)
+        if tell and self.bus is not None:
+            self.bus.publish(LOBBY, Released(table_id, self.proc))
 
     async def restore(self, *, full: bool = True) -> int:
         """Serve open tables nobody owns: the tables taken.
@@ -1006,6 +1022,15 @@ class Node:
         # ``Moved``: their process holds them and sends them to the new owner.
         self._leaving.update(self.lobby.tables)
         await self.lobby.stop(self._hand_over)
+        # Takeovers under way (a join's or a resume's, a ``Released``'s, a
+        # relocation's) hand their table over themselves once loaded
+        # (``_take``): let them, for half a lease. Cancelled (``stop``), one
+        # frees what it claimed all the same, but a claim cut short after
+        # Redis ran it, or a join's takeover still running as the store
+        # closes, could leave the table held by this exiting process.
+        taking = list(self._taking.values())
+        if taking:
+            await asyncio.wait(taking, timeout=self.settings.lease / 2)
         await self.stop()
         if self.bus is not None:
             self.bus.publish(LOBBY, Beat(self.proc, 0, leaving=True))
