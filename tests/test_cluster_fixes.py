@@ -16,14 +16,16 @@ import pytest
 
 from protocol.messages import CreateTable, Error, JoinTable, Seated, StartGame
 from server.cluster import node as node_module
+from server.cluster.bus import PROBE, Batch, Beat, Message, Released, channel_of
 from server.cluster.lease import RENEW_BATCH, Leases, RenewalFailed
 from server.store.base import StaleWrite, StoreError
 from server.store.redis import LEASE, LEASES, OPEN, RedisStore
 from server.table import Act
 from server.table.inbox import Peer
 from tests.cluster_helpers import Member, Wire
+from tests.manual_clock import ManualClock, until
 from tests.redis_server import RedisServer
-from tests.test_cluster import _epoch, _owner_lets_go
+from tests.test_cluster import _epoch, _guest_at_a_remote_table, _owner_lets_go
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
 
@@ -326,11 +328,74 @@ async def test_a_draining_process_claims_nothing_new_and_hands_over_what_it_was_
             assert await taking is None  # claimed before the drain: handed over too
         await asyncio.wait_for(draining, 5)
         assert not a.lobby.tables
-        # Nobody holds any of them: the other processes claim them at once.
+        # a holds none of them: the other processes claim them at once. b
+        # (listening) may have taken ``mine`` and ``late`` already, on a's
+        # ``Released`` (after 0-50 ms of jitter); its scan takes the rest.
         for table_id in (mine, theirs, late):
-            assert await a.node.leases.holder(table_id) is None, table_id
-        assert await b.node.restore(full=False) == 3
+            assert await a.node.leases.holder(table_id) in (None, b.node.proc), table_id
+        await b.node.restore(full=False)
+        for _ in range(100):
+            if {mine, theirs, late} <= set(b.lobby.tables):
+                break
+            await asyncio.sleep(0.02)
         assert {mine, theirs, late} <= set(b.lobby.tables)
+        for table_id in (mine, theirs, late):
+            assert await a.node.leases.holder(table_id) == b.node.proc, table_id
+    finally:
+        await a.stop()
+        await b.stop()
+
+
+# --- M1: a resume whose takeover the drain caught follows the table, not "gone" -------------
+
+
+async def test_a_resume_whose_takeover_a_drain_catches_follows_the_table_to_its_next_owner(
+    redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rolling restart: ``a`` takes over a table ``b`` released, for a client
+    resuming there, when SIGTERM reaches ``a``. The takeover hands the table
+    over unserved; the resume (and one waiting on the same takeover) waits for
+    the process that takes it, as any join during a drain does. Before, they
+    were told "that table is gone" (``bad_token``: the client's seat gone)."""
+    a = await Member.start(redis_server.url)
+    b = await Member.start(redis_server.url)
+    try:
+        table_id, host = await _create(b, "resumed")
+        token = next(e.token for e in host.events if isinstance(e, Seated))
+        assert token is not None
+        await _owner_lets_go(b, table_id)  # b released it (it drained; it runs on here)
+        loading = asyncio.Event()
+        go_on = asyncio.Event()
+        real_load = a.store.load
+
+        async def slow_load(wanted: str) -> tuple[int, bytes] | None:
+            if wanted == table_id:
+                loading.set()
+                await go_on.wait()
+            return await real_load(wanted)
+
+        monkeypatch.setattr(a.store, "load", slow_load)
+        # The client reconnects to a twice (a second tab, say): one takeover.
+        first, second = Wire("Host again"), Wire("Host once more")
+        resumes = [
+            asyncio.create_task(a.lobby.resume(first, token, -1, 5)),
+            asyncio.create_task(a.lobby.resume(second, token, -1, 6)),
+        ]
+        await asyncio.wait_for(loading.wait(), 5)
+        await asyncio.sleep(0.05)  # the second one waits on the first one's takeover
+        draining = asyncio.create_task(a.node.drain())
+        await asyncio.sleep(0)
+        assert a.node.draining
+        go_on.set()
+        await asyncio.wait_for(asyncio.gather(*resumes), 15)
+        for wire in (first, second):
+            reply = await wire.wait_for(lambda e: isinstance(e, Seated | Error))
+            assert not (isinstance(reply, Error) and reply.code == "bad_token"), reply
+        # b took it on a's Released; the resumes followed it there.
+        assert table_id in b.lobby.tables
+        # Both sat down again (the later one keeps the seat: one connection a seat).
+        assert all(isinstance(w.events[0], Seated) for w in (first, second))
+        await asyncio.wait_for(draining, 10)
     finally:
         await a.stop()
         await b.stop()
@@ -439,6 +504,189 @@ async def test_the_full_pass_enters_tables_the_leases_set_lacks_so_quick_scans_s
         assert await b.node.leases.holder(table_id) is None
         assert await b.node.restore(full=False) == 1
         assert table_id in b.lobby.tables
+    finally:
+        await a.stop()
+        await b.stop()
+
+
+# --- L2: the heartbeat check judges nobody by the beats our own subscriber lost ------------
+
+
+def _deaf_while(monkeypatch: pytest.MonkeyPatch, node: node_module.Node, up: list[bool]) -> None:
+    """``node``'s subscriber is subscribed while ``up[0]`` (the others' as they are)."""
+    real = node_module.Node.subscribed
+
+    def subscribed(self: node_module.Node) -> bool:
+        return up[0] if self is node else bool(real.fget(self))  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(node_module.Node, "subscribed", property(subscribed))
+
+
+async def test_a_live_process_is_not_judged_gone_while_our_own_subscriber_reconnects(
+    redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a Redis restart: a send to ``a`` met nobody (its subscriber was
+    reconnecting), and ``b``'s own subscriber is away for the lease after, so
+    it hears none of ``a``'s heartbeats. Before, ``b`` judged ``a`` gone: its
+    players at ``b``'s tables went away, ``b``'s at ``a``'s were closed. Now no
+    verdict until ``b`` has listened a whole lease."""
+    lease = 0.5
+    a = await Member.start(redis_server.url, lease=lease)
+    b = await Member.start(redis_server.url, lease=lease)
+    clock = ManualClock()
+    b.node.clock = clock
+    up = [True]
+    _deaf_while(monkeypatch, b.node, up)
+    try:
+        table_id, guest = await _guest_at_a_remote_table(a, b)
+        b.node._on_message(Beat(a.node.proc, 1))
+        up[0] = False  # b's subscriber lost its connection
+        b.node._on_unreached(channel_of(a.node.proc))  # a's too: a send met nobody
+        await asyncio.sleep(0.01)  # its check is waiting a lease (of ``clock``)
+        clock.advance(lease)  # a lease without a beat: b heard nothing
+        await asyncio.sleep(lease + 0.3)  # (time enough for code sleeping on the loop)
+        assert b.node.remotes[table_id].owner == a.node.proc  # not judged gone
+        assert a.node.proc in b.node._suspects  # no verdict yet
+        # b's subscriber is back (it sits its guest again); a's next beat is
+        # late. Back less than a lease before this look: still no verdict.
+        clock.advance(0.1)
+        up[0] = True
+        b.node._on_resubscribed()
+        clock.advance(lease)
+        await asyncio.sleep(0.05)
+        assert a.node.proc in b.node._suspects
+        assert b.node.remotes[table_id].owner == a.node.proc
+        clock.advance(0.1)
+        b.node._on_message(Beat(a.node.proc, 1))
+        clock.advance(lease)
+        await until(lambda: a.node.proc not in b.node._suspects)
+        assert b.node.remotes[table_id].owner == a.node.proc
+        assert (b.node.proc, guest.id) in a.node.peers  # not Gone at a's table
+        assert table_id in a.lobby.tables and not guest.closed
+    finally:
+        await a.stop()
+        await b.stop()
+
+
+async def test_the_heartbeat_probe_waits_for_our_subscriber_and_an_unheard_probe_loses_nothing(
+    redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lease = 0.5
+    a = await Member.start(redis_server.url, lease=lease)
+    b = await Member.start(redis_server.url, lease=lease)
+    clock = ManualClock()
+    b.node.clock = clock
+    up = [True]
+    _deaf_while(monkeypatch, b.node, up)
+    sent: list[tuple[str, Message]] = []
+    real_publish = b.node.publish
+
+    def publish(proc: str, msg: Message) -> None:
+        sent.append((proc, msg))
+        real_publish(proc, msg)
+
+    monkeypatch.setattr(b.node, "publish", publish)
+    try:
+        table_id, guest = await _guest_at_a_remote_table(a, b)
+        b.node._on_message(Beat(a.node.proc, 1))
+        clock.advance(lease + 0.1)  # no beat from a for more than a lease
+        up[0] = False
+        b.node._missed_beats()  # b's subscriber is away: its beats may be what is lost
+        b.node._on_resubscribed()  # it sits its guest again
+        up[0] = True
+        await guest.wait_for(lambda e: isinstance(e, Seated) and e is not guest.events[0])
+        clock.advance(lease / 2)
+        b.node._missed_beats()  # back less than a lease ago: the same
+        assert not [m for _, m in sent if m == PROBE]
+        clock.advance(lease / 2 + 0.01)
+        b.node._missed_beats()
+        assert (a.node.proc, PROBE) in sent and isinstance(PROBE, Batch)
+        # The probe went unheard (a's subscriber reconnecting, say), a is alive:
+        # nothing was lost, so b's guest does not sit again (a fresh snapshot).
+        seated = len([e for e in guest.events if isinstance(e, Seated)])
+        b.node._on_unreached(channel_of(a.node.proc), True)
+        await asyncio.sleep(0.01)  # its check is waiting a lease (of ``clock``)
+        clock.advance(0.1)
+        b.node._on_message(Beat(a.node.proc, 1))
+        clock.advance(lease)
+        await until(lambda: a.node.proc not in b.node._suspects)
+        await asyncio.sleep(0.1)
+        assert len([e for e in guest.events if isinstance(e, Seated)]) == seated
+        assert b.node.remotes[table_id].owner == a.node.proc and not guest.closed
+    finally:
+        await a.stop()
+        await b.stop()
+
+
+# --- L3: a drain lets the takeovers under way hand their tables over -----------------------
+
+
+async def test_a_drain_waits_for_a_takeover_under_way_which_hands_its_table_over(
+    redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``a`` is loading a table it claimed on another process's ``Released``
+    when its drain begins. The drain waits for it (half a lease), and the
+    takeover hands the table over, telling the others: ``b`` takes it at once.
+    Before, the drain cancelled it: the lease was freed, but nobody was told
+    (the table waited for the next quick scan)."""
+    a = await Member.start(redis_server.url, lease=2.0)
+    b = await Member.start(redis_server.url, lease=2.0)
+    try:
+        table_id, _ = await _create(b, "taking")
+        await _owner_lets_go(b, table_id)
+        loading, go_on = asyncio.Event(), asyncio.Event()
+        real_load = a.store.load
+
+        async def slow_load(wanted: str) -> tuple[int, bytes] | None:
+            if wanted == table_id:
+                loading.set()
+                await go_on.wait()
+            return await real_load(wanted)
+
+        monkeypatch.setattr(a.store, "load", slow_load)
+        a.node._on_message(Released(table_id, "elsewhere"))  # a drained process's table
+        await asyncio.wait_for(loading.wait(), 5)
+        draining = asyncio.create_task(a.node.drain())
+        await asyncio.sleep(0.2)  # a has no table of its own: only the takeover is left
+        assert not draining.done()
+        go_on.set()
+        await asyncio.wait_for(draining, 5)
+        await until(lambda: table_id in b.lobby.tables, timeout=3)
+        assert await b.node.leases.holder(table_id) == b.node.proc
+    finally:
+        await a.stop()
+        await b.stop()
+
+
+async def test_a_claim_a_drain_cuts_short_frees_its_lease_and_says_so(
+    redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The drain waits half a lease for a takeover, then cancels it: here
+    after Redis ran its claim. The lease is freed and the others told, not
+    held a whole lease by the exiting process."""
+    a = await Member.start(redis_server.url, lease=2.0)
+    b = await Member.start(redis_server.url, lease=2.0)
+    try:
+        table_id, _ = await _create(b, "cut")
+        await _owner_lets_go(b, table_id)
+        claimed = asyncio.Event()
+        real_claim = a.node.leases.claim
+
+        async def claim_then_hang(wanted: str, new: bool = False) -> int:
+            epoch = await real_claim(wanted, new=new)
+            claimed.set()
+            await asyncio.Event().wait()  # its answer is slow in coming
+            return epoch
+
+        monkeypatch.setattr(a.node.leases, "claim", claim_then_hang)
+        a.node._on_message(Released(table_id, "elsewhere"))
+        await asyncio.wait_for(claimed.wait(), 5)
+        assert await b.node.leases.holder(table_id) == a.node.proc
+        started = time.monotonic()
+        await asyncio.wait_for(a.node.drain(), 5)
+        assert time.monotonic() - started >= 0.9  # it waited half a lease first
+        await until(lambda: table_id in b.lobby.tables, timeout=3)
+        assert await b.node.leases.holder(table_id) == b.node.proc
     finally:
         await a.stop()
         await b.stop()

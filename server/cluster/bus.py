@@ -11,7 +11,8 @@ that order); another one subscribes. In order, but with gaps: what is
 published while a subscriber reconnects never reaches it, so
 ``on_resubscribed`` says when it is back (time to catch up). A publish that
 reached nobody (the process behind the channel is dead, or its subscriber
-is reconnecting) is reported to ``on_unreached``.
+is reconnecting) is reported to ``on_unreached``, saying whether it was a
+heartbeat probe (an empty ``Batch``: nothing was lost) or a real message.
 """
 
 from __future__ import annotations
@@ -210,6 +211,10 @@ encode = msgspec.msgpack.Encoder().encode
 decode = msgspec.msgpack.Decoder(Message).decode
 decode_listed = msgspec.msgpack.Decoder(Listed).decode
 
+PROBE = Batch([])
+"""What the missed-heartbeat check sends: an empty ``Batch``, nothing to lose."""
+_PROBE_BYTES = encode(PROBE)
+
 
 class Bus:
     """Publish and receive ``Message``s; open with ``await Bus.open(...)``."""
@@ -221,7 +226,7 @@ class Bus:
         subscriber: RedisClient,
         subscription: Subscription,
         on_message: Callable[[Message], None],
-        on_unreached: Callable[[bytes], None],
+        on_unreached: Callable[[bytes, bool], None],
     ) -> None:
         self.proc = proc
         self.channel = channel_of(proc)
@@ -241,7 +246,7 @@ class Bus:
         url: str,
         proc: str,
         on_message: Callable[[Message], None],
-        on_unreached: Callable[[bytes], None],
+        on_unreached: Callable[[bytes, bool], None],
         on_resubscribed: Callable[[], None] | None = None,
     ) -> Bus:
         """``on_resubscribed``: called each time the subscriber is back after
@@ -285,11 +290,11 @@ class Bus:
             # its task first runs, and tasks first run in creation order.
             tasks = [loop.create_task(self._publisher.publish(ch, data)) for ch, data in batch]
             results = await asyncio.gather(*tasks, return_exceptions=True)
-            for (ch, _), result in zip(batch, results, strict=True):
+            for (ch, data), result in zip(batch, results, strict=True):
                 if isinstance(result, BaseException):
                     log.warning("bus_publish_failed", error=repr(result))
                 elif result == 0 and ch != LOBBY:
-                    self._on_unreached(ch)
+                    self._on_unreached(ch, data == _PROBE_BYTES)
 
     async def _read(self) -> None:
         while True:

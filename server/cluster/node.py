@@ -33,7 +33,6 @@ import contextlib
 import itertools
 import random
 import secrets
-import time
 from typing import TYPE_CHECKING, Any, cast
 
 import msgspec
@@ -46,6 +45,7 @@ from server.cluster.bus import (
     CODES,
     LISTINGS,
     LOBBY,
+    PROBE,
     Answered,
     Away,
     Batch,
@@ -174,6 +174,12 @@ class Node:
         self._relocating: set[str] = set()
         self._suspects: set[str] = set()
         """Processes a publish reached nobody at, until their heartbeat tells."""
+        self._missed: set[str] = set()
+        """Suspects a real message (not just a heartbeat probe) missed: if
+        alive after all, our connections at their tables sit again."""
+        self._resubscribed_at = -float("inf")
+        """When (``clock`` time) our subscriber last came back: the heartbeats
+        sent to us before then may be lost, so nobody is judged by them."""
         self._leaving: set[str] = set()
         """Tables being handed over (drain): what comes for them is answered ``Moved``."""
         self._released: set[str] = set()
@@ -256,7 +262,7 @@ class Node:
                     if leaving:
                         self.online_of.pop(proc, None)
                     else:
-                        self.online_of[proc] = (online, time.monotonic())
+                        self.online_of[proc] = (online, self.clock.time())
                     self._count_online()
 
     def _on_resubscribed(self) -> None:
@@ -264,35 +270,54 @@ class Node:
         meanwhile is lost. Sit our connections at their tables again (their
         seats catch up from their last ``seq``), as after an unreached publish."""
         self.log.warning("bus_resubscribed", remotes=len(self.remotes))
+        self._resubscribed_at = self.clock.time()
         for remote in list(self.remotes.values()):
             self._resit(remote, list(remote.sitting), b"")
 
-    def _on_unreached(self, channel: bytes) -> None:
+    def _on_unreached(self, channel: bytes, probe: bool = False) -> None:
         """Nobody listened on ``channel``: that process is gone, or its subscriber
-        was reconnecting. Its heartbeats tell which, within a lease."""
+        was reconnecting. Its heartbeats tell which, within a lease. ``probe``:
+        what went unheard was the missed-heartbeat check's empty ``Batch``."""
         proc = channel.rsplit(b":", 1)[-1].decode()
+        if not probe:
+            self._missed.add(proc)
         if proc in self._suspects:
             return
         self._suspects.add(proc)
-        self._spawn(self._alive_or_gone(proc, time.monotonic()))
+        self._spawn(self._alive_or_gone(proc, self.clock.time()))
+
+    def _hearing_since(self, since: float) -> bool:
+        """Our subscriber has been subscribed from ``since`` until now: every
+        heartbeat sent to us meanwhile arrived (none lost to a reconnect)."""
+        return self.subscribed and self._resubscribed_at <= since
 
     async def _alive_or_gone(self, proc: str, since: float) -> None:
         try:
-            # A live process beats every lease / 3; a dead one's tables are
-            # not claimable before its leases lapse anyway (``lease``).
-            await asyncio.sleep(self.settings.lease)
-            beat = self.online_of.get(proc)
-            if beat is not None and beat[1] > since:
-                self.log.warning("bus_unreached_but_alive", to=proc)
-                # What it missed from here is lost: sit our connections at its
-                # tables again (their seats catch up from their last ``seq``).
-                for remote in list(self.remotes.values()):
-                    if remote.owner == proc:
-                        self._resit(remote, list(remote.sitting), b"")
-                return
+            while True:
+                # A live process beats every lease / 3; a dead one's tables are
+                # not claimable before its leases lapse anyway (``lease``).
+                await self.clock.sleep(self.settings.lease)
+                beat = self.online_of.get(proc)
+                if beat is not None and beat[1] > since:
+                    self.log.warning("bus_unreached_but_alive", to=proc)
+                    if proc in self._missed:
+                        # What it missed from here is lost: sit our connections
+                        # at its tables again (their seats catch up from their
+                        # last ``seq``). A probe alone lost nothing.
+                        for remote in list(self.remotes.values()):
+                            if remote.owner == proc:
+                                self._resit(remote, list(remote.sitting), b"")
+                    return
+                if self._hearing_since(since):
+                    break
+                # Our own subscriber was away meanwhile (a Redis restart or
+                # failover: its beats may be what we lost): no verdict; listen
+                # a lease more.
+                since = self.clock.time()
             self._gone(proc)
         finally:
             self._suspects.discard(proc)
+            self._missed.discard(proc)
 
     def _missed_beats(self) -> None:
         """A process we hold something of (its connections at our tables, ours
@@ -301,8 +326,11 @@ class Node:
         listening makes it a suspect (``_on_unreached``): gone if no
         heartbeat comes a lease more. Without this, a table waiting for a
         player of a dead process, sending it nothing, would wait until the
-        player came back."""
-        now = time.monotonic()
+        player came back. Not while our own subscriber is away or was back
+        less than a lease ago: the heartbeats missing may be the ones it lost."""
+        now = self.clock.time()
+        if not self._hearing_since(now - self.settings.lease):
+            return
         held = {peer.origin for peer in self.peers.values()}
         held.update(r.owner for r in self.remotes.values() if r.owner is not None)
         held -= self._suspects
@@ -310,7 +338,7 @@ class Node:
         for proc in held:
             beat = self.online_of.get(proc)
             if beat is None or now - beat[1] > self.settings.lease:
-                self.publish(proc, Batch([]))
+                self.publish(proc, PROBE)
 
     def _gone(self, proc: str) -> None:
         """No process ``proc`` any more: forget its connections, find its tables' new owners."""
@@ -728,7 +756,7 @@ class Node:
             await self.take(table_id)
 
     def _count_online(self) -> None:
-        now = time.monotonic()
+        now = self.clock.time()
         fresh = [n for n, at in self.online_of.values() if now - at < self.settings.lease * 2]
         self.lobby.others_online(sum(fresh))
 
@@ -781,7 +809,13 @@ class Node:
         return table
 
     async def _take(self, table_id: str) -> Table | None:
-        epoch = await self.leases.claim(table_id)
+        try:
+            epoch = await self.leases.claim(table_id)
+        except asyncio.CancelledError:
+            # Cancelled (a drain that could not wait for it) perhaps after
+            # Redis ran the claim: the lease may be ours, for a whole lease.
+            await self._give_up(table_id, tell=True)
+            raise
         if not epoch:
             return None
         try:
@@ -790,12 +824,13 @@ class Node:
             table = None
             if stored is not None:
                 table = Table.restore(stored[1], self.store, self.settings, self.lobby, self.clock)
-        except BaseException:
+        except BaseException as exc:
             # Claimed but not served (Redis failed, the state does not load,
             # or a drain cancelled the scan): free the lease at once, or the
             # table would wait a whole lease for an owner that never serves it.
-            with contextlib.suppress(StoreError):
-                await self.leases.release(table_id)
+            # Cancelled (our drain), the others are told, to claim it at once;
+            # not a state that does not load: each would fail it, and tell.
+            await self._give_up(table_id, tell=isinstance(exc, asyncio.CancelledError))
             raise
         if table is None:
             await self.leases.release(table_id)
@@ -804,9 +839,7 @@ class Node:
             # The drain began while we loaded it: it was not among the tables
             # the drain hands over, so hand it over now, unserved (nothing
             # changed since its last save). The others claim it at once.
-            await self.leases.release(table_id)
-            if self.bus is not None:
-                self.bus.publish(LOBBY, Released(table_id, self.proc))
+            await self._give_up(table_id, tell=True)
             self.log.info("take_over_dropped_draining", table=table_id, epoch=epoch)
             return None
         table.epoch = epoch
@@ -820,6 +853,17 @@ class Node:
         version = table.core.state.version
         self.log.info("table_taken_over", table=table_id, epoch=epoch, version=version)
         return table
+
+    async def _give_up(self, table_id: str, *, tell: bool) -> None:
+        """Free a lease claimed (or perhaps claimed) for a table not served
+        here; ``tell``: say so, and the others claim it at once (else the
+        lapsed-lease scan finds it). A lease that is not ours is left alone
+        (the release checks), and a ``Released`` for a table someone holds
+        costs each listener one failed claim."""
+        with contextlib.suppress(StoreError):
+            await self.leases.release(table_id)
+        if tell and self.bus is not None:
+            self.bus.publish(LOBBY, Released(table_id, self.proc))
 
     async def restore(self, *, full: bool = True) -> int:
         """Serve open tables nobody owns: the tables taken.
@@ -871,7 +915,11 @@ class Node:
             return table
         holder = await self.leases.holder(table_id)
         if (holder is None or holder == self.proc) and not self.draining:
-            return await self.take(table_id)
+            table = await self.take(table_id)
+            if table is not None or not self.draining:
+                return table
+            # The drain began during the takeover (ours, or the one we waited
+            # on): the table was handed over unserved, not gone. Below.
         if holder is None or holder == self.proc:
             # Draining: we claim nothing, so the join waits for the process
             # that takes the table (it is handed to it, or times out).
@@ -974,6 +1022,15 @@ class Node:
         # ``Moved``: their process holds them and sends them to the new owner.
         self._leaving.update(self.lobby.tables)
         await self.lobby.stop(self._hand_over)
+        # Takeovers under way (a join's or a resume's, a ``Released``'s, a
+        # relocation's) hand their table over themselves once loaded
+        # (``_take``): let them, for half a lease. Cancelled (``stop``), one
+        # frees what it claimed all the same, but a claim cut short after
+        # Redis ran it, or a join's takeover still running as the store
+        # closes, could leave the table held by this exiting process.
+        taking = list(self._taking.values())
+        if taking:
+            await asyncio.wait(taking, timeout=self.settings.lease / 2)
         await self.stop()
         if self.bus is not None:
             self.bus.publish(LOBBY, Beat(self.proc, 0, leaving=True))
