@@ -284,6 +284,24 @@ async def test_a_renewal_goes_in_batches_and_names_the_tables_lost(store: RedisS
 # --- F6: a draining process claims nothing new, and drains what it was taking --------------
 
 
+def _hold_load(
+    monkeypatch: pytest.MonkeyPatch, member: Member, table_id: str
+) -> tuple[asyncio.Event, asyncio.Event]:
+    """Make ``member``'s load of ``table_id`` wait: the first event is set
+    when the load starts, and it goes on once the second one is set."""
+    loading, go_on = asyncio.Event(), asyncio.Event()
+    real_load = member.store.load
+
+    async def slow_load(wanted: str) -> tuple[int, bytes] | None:
+        if wanted == table_id:
+            loading.set()
+            await go_on.wait()
+        return await real_load(wanted)
+
+    monkeypatch.setattr(member.store, "load", slow_load)
+    return loading, go_on
+
+
 async def test_a_draining_process_claims_nothing_new_and_hands_over_what_it_was_taking(
     redis_server: RedisServer, store: RedisStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -296,17 +314,7 @@ async def test_a_draining_process_claims_nothing_new_and_hands_over_what_it_was_
         for table_id in (theirs, late):
             await _owner_lets_go(b, table_id)  # b drains them: anyone may claim them now
         # a is taking ``late`` over (claimed, loading) when its drain starts.
-        loading = asyncio.Event()
-        go_on = asyncio.Event()
-        real_load = a.store.load
-
-        async def slow_load(table_id: str) -> tuple[int, bytes] | None:
-            if table_id == late:
-                loading.set()
-                await go_on.wait()
-            return await real_load(table_id)
-
-        monkeypatch.setattr(a.store, "load", slow_load)
+        loading, go_on = _hold_load(monkeypatch, a, late)
         taking = asyncio.create_task(a.node.take(late))
         await asyncio.wait_for(loading.wait(), 5)
         assert await a.node.leases.holder(late) == a.node.proc
@@ -364,17 +372,7 @@ async def test_a_resume_whose_takeover_a_drain_catches_follows_the_table_to_its_
         token = next(e.token for e in host.events if isinstance(e, Seated))
         assert token is not None
         await _owner_lets_go(b, table_id)  # b released it (it drained; it runs on here)
-        loading = asyncio.Event()
-        go_on = asyncio.Event()
-        real_load = a.store.load
-
-        async def slow_load(wanted: str) -> tuple[int, bytes] | None:
-            if wanted == table_id:
-                loading.set()
-                await go_on.wait()
-            return await real_load(wanted)
-
-        monkeypatch.setattr(a.store, "load", slow_load)
+        loading, go_on = _hold_load(monkeypatch, a, table_id)
         # The client reconnects to a twice (a second tab, say): one takeover.
         first, second = Wire("Host again"), Wire("Host once more")
         resumes = [
@@ -634,16 +632,7 @@ async def test_a_drain_waits_for_a_takeover_under_way_which_hands_its_table_over
     try:
         table_id, _ = await _create(b, "taking")
         await _owner_lets_go(b, table_id)
-        loading, go_on = asyncio.Event(), asyncio.Event()
-        real_load = a.store.load
-
-        async def slow_load(wanted: str) -> tuple[int, bytes] | None:
-            if wanted == table_id:
-                loading.set()
-                await go_on.wait()
-            return await real_load(wanted)
-
-        monkeypatch.setattr(a.store, "load", slow_load)
+        loading, go_on = _hold_load(monkeypatch, a, table_id)
         a.node._on_message(Released(table_id, "elsewhere"))  # a drained process's table
         await asyncio.wait_for(loading.wait(), 5)
         draining = asyncio.create_task(a.node.drain())
