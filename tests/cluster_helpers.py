@@ -7,6 +7,7 @@ them (SIGKILL, SIGTERM, SIGSTOP/SIGCONT) and read ``/healthz``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import signal
@@ -16,7 +17,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -208,3 +209,20 @@ class Member:
         await self.node.stop()
         await self.node.close()
         await self.store.close()
+
+
+@contextlib.asynccontextmanager
+async def two_members(
+    redis_url: str, lease: float = 5.0, *, lease_b: float | None = None
+) -> AsyncIterator[tuple[Member, Member]]:
+    """Two processes of one service (``lease_b``: the second's lease, if not
+    ``lease``), both stopped as if they died when the block ends."""
+    a = await Member.start(redis_url, lease=lease)
+    try:
+        b = await Member.start(redis_url, lease=lease if lease_b is None else lease_b)
+        try:
+            yield a, b
+        finally:
+            await b.stop()
+    finally:
+        await a.stop()

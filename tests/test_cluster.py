@@ -42,7 +42,7 @@ from server.store.base import StaleWrite
 from server.store.redis import TABLE, RedisStore
 from server.table import Act, Gone
 from server.table.inbox import Join, Peer
-from tests.cluster_helpers import Member, Proc, Wire
+from tests.cluster_helpers import Member, Proc, Wire, two_members
 from tests.redis_server import RedisServer
 from tests.server_helpers import autoplay
 from tests.test_asyncio_redis_fixes import _kill_subscribers
@@ -625,9 +625,7 @@ async def test_a_publish_that_reached_nobody_does_not_make_a_live_process_dead(
     redis_server: RedisServer,
 ) -> None:
     lease = 0.6
-    a = await Member.start(redis_server.url, lease=lease)
-    b = await Member.start(redis_server.url, lease=lease)
-    try:
+    async with two_members(redis_server.url, lease) as (a, b):
         a.node.start()  # renews its leases and beats every lease / 3
         table_id, guest = await _guest_at_a_remote_table(a, b)
         # One publish to a met nobody (its subscriber was reconnecting, say).
@@ -638,9 +636,6 @@ async def test_a_publish_that_reached_nobody_does_not_make_a_live_process_dead(
         # What it missed from b is lost: b's guest sat again (from its last seq).
         assert len([e for e in guest.events if isinstance(e, Seated)]) == 2
         assert not guest.closed
-    finally:
-        await a.stop()
-        await b.stop()
 
 
 async def test_a_subscriber_that_reconnects_sits_its_connections_again(

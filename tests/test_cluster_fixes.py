@@ -22,7 +22,7 @@ from server.store.base import StaleWrite, StoreError
 from server.store.redis import LEASE, LEASES, OPEN, RedisStore
 from server.table import Act
 from server.table.inbox import Peer
-from tests.cluster_helpers import Member, Wire
+from tests.cluster_helpers import Member, Wire, two_members
 from tests.manual_clock import ManualClock, until
 from tests.redis_server import RedisServer
 from tests.test_cluster import _epoch, _guest_at_a_remote_table, _owner_lets_go
@@ -80,9 +80,7 @@ async def test_a_redis_restarted_empty_leaves_a_live_owner_its_table(
     """The owner's first save after the restart puts the table back in the open
     set; it sets its lease again at once, so another process's scan finds the
     table held (review 9): no needless failover, the epoch stays."""
-    a = await Member.start(redis_server.url)
-    b = await Member.start(redis_server.url)
-    try:
+    async with two_members(redis_server.url) as (a, b):
         table_id, host = await _create(a, "restart")
         table = a.lobby.tables[table_id]
         epoch = table.epoch
@@ -115,17 +113,12 @@ async def test_a_redis_restarted_empty_leaves_a_live_owner_its_table(
         assert now is not None and now[0] > saved[0]
         assert not table.stale and await _epoch(b.store, table_id) == epoch
         assert await a.node.renew() == []
-    finally:
-        await a.stop()
-        await b.stop()
 
 
 async def test_a_takeover_that_does_not_load_frees_its_lease(
     redis_server: RedisServer, store: RedisStore
 ) -> None:
-    a = await Member.start(redis_server.url)
-    b = await Member.start(redis_server.url)
-    try:
+    async with two_members(redis_server.url) as (a, b):
         good, _ = await _create(a, "good")
         await _owner_lets_go(a, good)
         await store.save("broken", 1, b"not a table state")
@@ -137,9 +130,6 @@ async def test_a_takeover_that_does_not_load_frees_its_lease(
         assert await b.node.restore() == 1
         assert good in b.lobby.tables
         assert await b.node.leases.holder("broken") is None
-    finally:
-        await a.stop()
-        await b.stop()
 
 
 # --- review 10: the orphan scan reads the lapsed leases, not every open table -----------
@@ -154,9 +144,7 @@ async def test_the_orphan_scan_reads_only_the_leases_that_lapsed(
 ) -> None:
     monkeypatch.setattr(node_module, "SCAN_PAGE", 2)  # pages of two: the scan pages on
     lease = 0.5
-    a = await Member.start(redis_server.url, lease=lease)
-    b = await Member.start(redis_server.url, lease=lease)
-    try:
+    async with two_members(redis_server.url, lease) as (a, b):
         before = await b.node.leases.now_ms()
         ids = [(await _create(a, f"t{i}"))[0] for i in range(5)]
         after = await b.node.leases.now_ms()
@@ -209,18 +197,13 @@ async def test_the_orphan_scan_reads_only_the_leases_that_lapsed(
         assert await b.node.restore(full=False) == 0
         fixed = await _score(store, lapsed[0])
         assert fixed is not None and fixed > after
-    finally:
-        await a.stop()
-        await b.stop()
 
 
 async def test_the_orphan_scan_pages_past_this_process_own_lapsed_leases(
     redis_server: RedisServer, store: RedisStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(node_module, "SCAN_PAGE", 2)
-    a = await Member.start(redis_server.url, lease=5.0)  # long: no timer runs meanwhile
-    b = await Member.start(redis_server.url, lease=5.0)
-    try:
+    async with two_members(redis_server.url) as (a, b):  # long: no timer runs meanwhile
         mine = [(await _create(b, f"m{i}"))[0] for i in range(2)]
         orphan = (await _create(a, "o"))[0]
         a.lobby.tables[orphan].step_down()  # a dies: no release
@@ -232,9 +215,6 @@ async def test_the_orphan_scan_pages_past_this_process_own_lapsed_leases(
             await store.pool.pool.zadd(LEASES, {table_id.encode(): float(score)})
         assert await b.node.restore(full=False) == 1
         assert orphan in b.lobby.tables and await b.node.leases.holder(orphan) == b.node.proc
-    finally:
-        await a.stop()
-        await b.stop()
 
 
 async def test_a_renewal_that_fails_still_steps_down_what_the_other_runs_found_lost(
@@ -305,9 +285,7 @@ def _hold_load(
 async def test_a_draining_process_claims_nothing_new_and_hands_over_what_it_was_taking(
     redis_server: RedisServer, store: RedisStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    a = await Member.start(redis_server.url)
-    b = await Member.start(redis_server.url)
-    try:
+    async with two_members(redis_server.url) as (a, b):
         mine, _ = await _create(a, "mine")
         theirs, _ = await _create(b, "theirs")
         late, _ = await _create(b, "late")
@@ -349,9 +327,6 @@ async def test_a_draining_process_claims_nothing_new_and_hands_over_what_it_was_
         assert {mine, theirs, late} <= set(b.lobby.tables)
         for table_id in (mine, theirs, late):
             assert await a.node.leases.holder(table_id) == b.node.proc, table_id
-    finally:
-        await a.stop()
-        await b.stop()
 
 
 # --- M1: a resume whose takeover the drain caught follows the table, not "gone" -------------
@@ -365,9 +340,7 @@ async def test_a_resume_whose_takeover_a_drain_catches_follows_the_table_to_its_
     over unserved; the resume (and one waiting on the same takeover) waits for
     the process that takes it, as any join during a drain does. Before, they
     were told "that table is gone" (``bad_token``: the client's seat gone)."""
-    a = await Member.start(redis_server.url)
-    b = await Member.start(redis_server.url)
-    try:
+    async with two_members(redis_server.url) as (a, b):
         table_id, host = await _create(b, "resumed")
         token = next(e.token for e in host.events if isinstance(e, Seated))
         assert token is not None
@@ -394,9 +367,6 @@ async def test_a_resume_whose_takeover_a_drain_catches_follows_the_table_to_its_
         # Both sat down again (the later one keeps the seat: one connection a seat).
         assert all(isinstance(w.events[0], Seated) for w in (first, second))
         await asyncio.wait_for(draining, 10)
-    finally:
-        await a.stop()
-        await b.stop()
 
 
 # --- F4: Redis restarted empty while an older owner was paused ------------------------------
@@ -480,9 +450,7 @@ async def test_the_full_pass_enters_tables_the_leases_set_lacks_so_quick_scans_s
     rolling upgrade) has no entry in the set: the full pass, finding its lease
     held, enters its expiry, so the quick scan finds it once the lease lapses,
     instead of the next full pass (ten scans later)."""
-    a = await Member.start(redis_server.url, lease=2.0)  # no renewer: it lapses
-    b = await Member.start(redis_server.url)
-    try:
+    async with two_members(redis_server.url, 2.0, lease_b=5.0) as (a, b):  # no renewer: it lapses
         table_id, _ = await _create(a, "older")
         for _ in range(100):  # saved: in the open set
             if table_id in await store.open_tables():
@@ -502,22 +470,26 @@ async def test_the_full_pass_enters_tables_the_leases_set_lacks_so_quick_scans_s
         assert await b.node.leases.holder(table_id) is None
         assert await b.node.restore(full=False) == 1
         assert table_id in b.lobby.tables
-    finally:
-        await a.stop()
-        await b.stop()
 
 
 # --- L2: the heartbeat check judges nobody by the beats our own subscriber lost ------------
 
 
-def _deaf_while(monkeypatch: pytest.MonkeyPatch, node: node_module.Node, up: list[bool]) -> None:
-    """``node``'s subscriber is subscribed while ``up[0]`` (the others' as they are)."""
+def _deafenable(
+    monkeypatch: pytest.MonkeyPatch, node: node_module.Node
+) -> tuple[ManualClock, list[bool]]:
+    """``node`` on a manual clock (returned), its subscriber subscribed while
+    ``up[0]`` (returned, True to begin with; the others' as they are)."""
+    clock = ManualClock()
+    node.clock = clock
+    up = [True]
     real = node_module.Node.subscribed
 
     def subscribed(self: node_module.Node) -> bool:
         return up[0] if self is node else bool(real.fget(self))  # type: ignore[attr-defined]
 
     monkeypatch.setattr(node_module.Node, "subscribed", property(subscribed))
+    return clock, up
 
 
 async def test_a_live_process_is_not_judged_gone_while_our_own_subscriber_reconnects(
@@ -529,13 +501,8 @@ async def test_a_live_process_is_not_judged_gone_while_our_own_subscriber_reconn
     players at ``b``'s tables went away, ``b``'s at ``a``'s were closed. Now no
     verdict until ``b`` has listened a whole lease."""
     lease = 0.5
-    a = await Member.start(redis_server.url, lease=lease)
-    b = await Member.start(redis_server.url, lease=lease)
-    clock = ManualClock()
-    b.node.clock = clock
-    up = [True]
-    _deaf_while(monkeypatch, b.node, up)
-    try:
+    async with two_members(redis_server.url, lease) as (a, b):
+        clock, up = _deafenable(monkeypatch, b.node)
         table_id, guest = await _guest_at_a_remote_table(a, b)
         b.node._on_message(Beat(a.node.proc, 1))
         up[0] = False  # b's subscriber lost its connection
@@ -561,30 +528,22 @@ async def test_a_live_process_is_not_judged_gone_while_our_own_subscriber_reconn
         assert b.node.remotes[table_id].owner == a.node.proc
         assert (b.node.proc, guest.id) in a.node.peers  # not Gone at a's table
         assert table_id in a.lobby.tables and not guest.closed
-    finally:
-        await a.stop()
-        await b.stop()
 
 
 async def test_the_heartbeat_probe_waits_for_our_subscriber_and_an_unheard_probe_loses_nothing(
     redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     lease = 0.5
-    a = await Member.start(redis_server.url, lease=lease)
-    b = await Member.start(redis_server.url, lease=lease)
-    clock = ManualClock()
-    b.node.clock = clock
-    up = [True]
-    _deaf_while(monkeypatch, b.node, up)
-    sent: list[tuple[str, Message]] = []
-    real_publish = b.node.publish
+    async with two_members(redis_server.url, lease) as (a, b):
+        clock, up = _deafenable(monkeypatch, b.node)
+        sent: list[tuple[str, Message]] = []
+        real_publish = b.node.publish
 
-    def publish(proc: str, msg: Message) -> None:
-        sent.append((proc, msg))
-        real_publish(proc, msg)
+        def publish(proc: str, msg: Message) -> None:
+            sent.append((proc, msg))
+            real_publish(proc, msg)
 
-    monkeypatch.setattr(b.node, "publish", publish)
-    try:
+        monkeypatch.setattr(b.node, "publish", publish)
         table_id, guest = await _guest_at_a_remote_table(a, b)
         b.node._on_message(Beat(a.node.proc, 1))
         clock.advance(lease + 0.1)  # no beat from a for more than a lease
@@ -611,9 +570,6 @@ async def test_the_heartbeat_probe_waits_for_our_subscriber_and_an_unheard_probe
         await asyncio.sleep(0.1)
         assert len([e for e in guest.events if isinstance(e, Seated)]) == seated
         assert b.node.remotes[table_id].owner == a.node.proc and not guest.closed
-    finally:
-        await a.stop()
-        await b.stop()
 
 
 # --- L3: a drain lets the takeovers under way hand their tables over -----------------------
@@ -627,9 +583,7 @@ async def test_a_drain_waits_for_a_takeover_under_way_which_hands_its_table_over
     takeover hands the table over, telling the others: ``b`` takes it at once.
     Before, the drain cancelled it: the lease was freed, but nobody was told
     (the table waited for the next quick scan)."""
-    a = await Member.start(redis_server.url, lease=2.0)
-    b = await Member.start(redis_server.url, lease=2.0)
-    try:
+    async with two_members(redis_server.url, 2.0) as (a, b):
         table_id, _ = await _create(b, "taking")
         await _owner_lets_go(b, table_id)
         loading, go_on = _hold_load(monkeypatch, a, table_id)
@@ -642,9 +596,6 @@ async def test_a_drain_waits_for_a_takeover_under_way_which_hands_its_table_over
         await asyncio.wait_for(draining, 5)
         await until(lambda: table_id in b.lobby.tables, timeout=3)
         assert await b.node.leases.holder(table_id) == b.node.proc
-    finally:
-        await a.stop()
-        await b.stop()
 
 
 async def test_a_claim_a_drain_cuts_short_frees_its_lease_and_says_so(
@@ -653,9 +604,7 @@ async def test_a_claim_a_drain_cuts_short_frees_its_lease_and_says_so(
     """The drain waits half a lease for a takeover, then cancels it: here
     after Redis ran its claim. The lease is freed and the others told, not
     held a whole lease by the exiting process."""
-    a = await Member.start(redis_server.url, lease=2.0)
-    b = await Member.start(redis_server.url, lease=2.0)
-    try:
+    async with two_members(redis_server.url, 2.0) as (a, b):
         table_id, _ = await _create(b, "cut")
         await _owner_lets_go(b, table_id)
         claimed = asyncio.Event()
@@ -676,6 +625,3 @@ async def test_a_claim_a_drain_cuts_short_frees_its_lease_and_says_so(
         assert time.monotonic() - started >= 0.9  # it waited half a lease first
         await until(lambda: table_id in b.lobby.tables, timeout=3)
         assert await b.node.leases.holder(table_id) == b.node.proc
-    finally:
-        await a.stop()
-        await b.stop()
