@@ -22,6 +22,7 @@ from clients.cli.cards_widget import HandWidget
 from protocol.views import DailyDealLine, DailyResultView, LeaderboardLine, LeaderboardView
 from tests.test_cli_live import (
     STRONG_SEED,
+    click,
     client,
     server,  # noqa: F401 - the fixture
     shown,
@@ -226,7 +227,7 @@ async def test_atout_lang_fr_plays_a_few_moves_against_a_real_server(
         # The bid buttons carry the French contract names.
         await until(pilot, lambda: table(app).legal.bids, what="our bid")
         await shown(pilot, app, "Garde ×2")
-        await pilot.click(".bid-garde")
+        await click(pilot, ".bid-garde")
         await until(pilot, lambda: table(app).legal.ecart, what="the écart")
         await shown(pilot, app, "Écartez 6")
         view = table(app)
@@ -243,7 +244,7 @@ async def test_atout_lang_fr_plays_a_few_moves_against_a_real_server(
         await shown(pilot, app, "Écarter ces 6 cartes ?")
         await pilot.press("enter")
         await until(pilot, lambda: table(app).legal.chelem, what="the chelem question")
-        await pilot.click(".chelem-no")
+        await click(pilot, ".chelem-no")
         played = 0
         while played < 3:
             await until(pilot, lambda: table(app).legal.cards, what="our turn to play")

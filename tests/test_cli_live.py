@@ -70,7 +70,27 @@ async def until(pilot: Any, pred: Callable[[], Any], timeout: float = 30.0, what
         if pred():
             return
         await pilot.pause(0.02)
-    raise AssertionError(f"timed out waiting for {what or pred}")
+    app = pilot.app
+    raise AssertionError(
+        f"timed out waiting for {what or pred}; that client's last errors "
+        f"{app.errors[-3:]}, its link {app.link_status}"
+    )
+
+
+async def click(pilot: Any, selector: str) -> None:
+    """Click a widget as a player does: move the mouse onto it, then click.
+    While another widget is drawn over it for a moment, a click would land
+    there and do nothing to ours: wait for it to go; after a few tries the
+    failure names what is in the way."""
+    for _ in range(5):
+        await pilot.hover(selector)
+        target = pilot.app.screen.query_one(selector)
+        at, _ = pilot.app.get_widget_at(*target.region.offset)
+        if at is target or target in at.ancestors:  # a Select is clicked on its label
+            await pilot.click(selector)
+            return
+        await pilot.pause(0.2)
+    raise AssertionError(f"clicks on {selector} would land on {at!r}")
 
 
 def table(app: AtoutApp) -> TableView:
@@ -103,7 +123,7 @@ async def sit_and_start(pilot: Any, app: AtoutApp, **create: Any) -> TableView:
     app.send(CreateTable(name="t", **create))
     await until(pilot, lambda: app.link.table is not None, what="table view")
     await pilot.pause()
-    await pilot.click(".start")
+    await click(pilot, ".start")
     await until(pilot, lambda: table(app).status == "playing" and table(app).hand, what="a deal")
     return table(app)
 
@@ -125,7 +145,7 @@ async def test_a_whole_deal_played_through_the_screen(server: Server, tmp_path: 
             key = app.table_screen._decision_key(view)
             await pilot.pause()
             if kind == "bid":
-                await pilot.click(".bid-garde" if "garde" in view.legal.bids else ".bid-pass")
+                await click(pilot, ".bid-garde" if "garde" in view.legal.bids else ".bid-pass")
             elif kind == "ecart":
                 suits = [c for c in view.legal.ecart if not c.startswith("T")]
                 trumps = [c for c in view.legal.ecart if c.startswith("T")]
@@ -138,12 +158,12 @@ async def test_a_whole_deal_played_through_the_screen(server: Server, tmp_path: 
                 await pilot.pause()
                 await pilot.press("enter")  # "Discard these 6 cards?" -> Discard
             elif kind == "chelem":
-                await pilot.click(".chelem-no")
+                await click(pilot, ".chelem-no")
             elif kind == "play" and view.legal.poignee_sizes:
                 kind = "poignee"
-                await pilot.click(f".poignee-{view.legal.poignee_sizes[0]}")
+                await click(pilot, f".poignee-{view.legal.poignee_sizes[0]}")
                 await pilot.pause()
-                await pilot.click(".poignee-go")
+                await click(pilot, ".poignee-go")
             elif done.count("play") % 2:
                 await type_card(pilot, app, view.legal.cards[-1])
             else:
@@ -167,7 +187,7 @@ async def test_a_whole_deal_played_through_the_screen(server: Server, tmp_path: 
         # Leaving: confirm (Stay has the focus), back to the lobby, and the token is forgotten.
         await pilot.press("escape")
         await pilot.pause()
-        await pilot.click("#yes")
+        await click(pilot, "#yes")
         await until(pilot, lambda: app.current_mode == "lobby", what="the lobby")
         assert app.link.tokens.get(app.token_key) is None
         await app.aclose()
@@ -271,9 +291,9 @@ async def test_friends_join_by_invite_code_watch_and_the_creator_starts(
         # Alice opens a private table with the form.
         await pa.press("n")
         await until(pa, lambda: isinstance(alice.screen, NewTable))
-        await pa.click("#private")
+        await click(pa, "#private")
         await pa.press("down", "enter")  # private: invite code only
-        await pa.click("#create")
+        await click(pa, "#create")
         await until(pa, lambda: alice.link.table is not None, what="Alice seated")
         code = table(alice).invite_code
         assert code and table(alice).private
@@ -290,7 +310,7 @@ async def test_friends_join_by_invite_code_watch_and_the_creator_starts(
         await pc.press("i")
         await until(pc, lambda: isinstance(carol.screen, JoinByCode))
         await pc.press(*code.lower())
-        await pc.click("#watch")
+        await click(pc, "#watch")
         await until(pc, lambda: carol.link.table is not None, what="Carol watching")
         await until(
             pa, lambda: table(alice).seats[1].name == "Bob" and table(alice).spectators == 1
@@ -298,8 +318,11 @@ async def test_friends_join_by_invite_code_watch_and_the_creator_starts(
         await shown(pa, alice, "Bob")
         # Only the creator starts; the others see it begin.
         assert not list(bob.screen.query(".start"))
-        await pa.click(".start")
-        await until(pb, lambda: table(bob).status == "playing" and table(bob).hand)
+        await click(pa, ".start")
+        await until(pa, lambda: table(alice).status == "playing", what="the start, seen by Alice")
+        await until(
+            pb, lambda: table(bob).status == "playing" and table(bob).hand, what="Bob's hand"
+        )
         await until(pc, lambda: table(carol).status == "playing")
         assert table(carol).you is None and table(carol).hand == []
         await shown(pc, carol, "hands stay hidden")
@@ -489,7 +512,7 @@ async def test_quitting_mid_trick_asks_and_atout_play_resumes_exactly_there(
         assert table(first).you == 0  # still seated
         await pilot.press("ctrl+q")
         await until(pilot, lambda: isinstance(first.screen, Confirm), what="quit question")
-        await pilot.click("#yes")
+        await click(pilot, "#yes")
         embedded = first.embedded
         assert embedded is not None
         await until(pilot, lambda: embedded._thread is None, what="the local server stopped")
@@ -529,7 +552,7 @@ async def test_a_new_game_instead_of_resuming_drops_the_saved_one(tmp_path: Path
     again = play_app(tmp_path, deals=1, bot_level="random")
     async with again.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: isinstance(again.screen, Confirm), what="resume offer")
-        await pilot.click("#no")  # New game
+        await click(pilot, "#no")  # New game
         await until(pilot, lambda: again.link and again.link.table is not None, what="new table")
         await until(pilot, lambda: table(again).status == "playing", what="playing")
         assert table(again).table_id != old
@@ -687,7 +710,7 @@ async def test_words_and_screens_through_a_whole_game(server: Server, tmp_path: 
         for topic in ("Bidding", "Écart", "Poignée", "Chelem", "56 / 51 / 41 / 36"):
             assert topic in str(help_text)
         await pilot.press("escape")
-        await pilot.click(".start")
+        await click(pilot, ".start")
         await until(pilot, lambda: table(app).status == "playing", what="started")
         # We take a garde; the écart prompt gives the whole rule.
         await play_along(pilot, app, lambda v: facts.decision(v) == "ecart", bid="garde")
