@@ -13,10 +13,20 @@ from typing import TypeVar, cast
 
 import msgspec
 import pytest
+from structlog.testing import capture_logs
 
 from protocol.messages import CreateTable, Error, JoinTable, Seated, StartGame
 from server.cluster import node as node_module
-from server.cluster.bus import PROBE, Batch, Beat, Message, Released, channel_of
+from server.cluster.bus import (
+    PROBE,
+    Batch,
+    Beat,
+    Bus,
+    Message,
+    Released,
+    channel_of,
+    unknown_kind,
+)
 from server.cluster.lease import RENEW_BATCH, Leases, RenewalFailed
 from server.store.base import StaleWrite, StoreError
 from server.store.redis import LEASE, LEASES, OPEN, RedisStore
@@ -625,3 +635,27 @@ async def test_a_claim_a_drain_cuts_short_frees_its_lease_and_says_so(
         assert time.monotonic() - started >= 0.9  # it waited half a lease first
         await until(lambda: table_id in b.lobby.tables, timeout=3)
         assert await b.node.leases.holder(table_id) == b.node.proc
+
+
+async def test_a_message_of_a_kind_from_a_newer_server_is_left_alone_and_said_once(
+    redis_server: RedisServer,
+) -> None:
+    # During a rolling upgrade the newer processes may send a kind the older
+    # ones do not know (as ``Reaped`` was once): the older ones go on with
+    # every message they know, and say once per kind what they skipped; a
+    # message that is no message at all is still a warning each time.
+    got: list[Message] = []
+    bus = await Bus.open(redis_server.url, "old", got.append, lambda ch, probe: None)
+    try:
+        newer = msgspec.msgpack.encode(["grown", "p9", 3])
+        with capture_logs() as logs:
+            for data in (newer, newer, b"\xc1", msgspec.msgpack.encode(["beat", "p2", 4])):
+                await bus.client.publish(channel_of("old"), data)
+            await until(lambda: len(got) == 1)
+        assert got == [Beat("p2", 4)]
+        said = [(e["event"], e.get("kind")) for e in logs if e["event"].startswith("bus_")]
+        assert said == [("bus_unknown_message", "grown"), ("bus_bad_message", None)]
+        assert unknown_kind(newer) == "grown" and unknown_kind(b"\xc1") is None
+        assert unknown_kind(msgspec.msgpack.encode(["beat", "p2", 4])) is None
+    finally:
+        await bus.close()

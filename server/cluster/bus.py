@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import typing
 from collections.abc import Callable
 
 import msgspec
@@ -211,6 +212,23 @@ encode = msgspec.msgpack.Encoder().encode
 decode = msgspec.msgpack.Decoder(Message).decode
 decode_listed = msgspec.msgpack.Decoder(Listed).decode
 
+KINDS = frozenset(kind.__struct_config__.tag for kind in typing.get_args(Message))
+"""The message kinds this process knows: a newer one (a rolling upgrade) may
+send more, which this one leaves alone."""
+
+
+def unknown_kind(data: bytes) -> str | None:
+    """The kind of a message this process does not know (sent by a newer
+    version of the server), or None if ``data`` is not such a message."""
+    try:
+        raw = msgspec.msgpack.decode(data)
+    except msgspec.DecodeError:
+        return None
+    if isinstance(raw, list) and raw and isinstance(raw[0], str) and raw[0] not in KINDS:
+        return raw[0]
+    return None
+
+
 PROBE = Batch([])
 """What the missed-heartbeat check sends: an empty ``Batch``, nothing to lose."""
 _PROBE_BYTES = encode(PROBE)
@@ -297,14 +315,24 @@ class Bus:
                     self._on_unreached(ch, data == _PROBE_BYTES)
 
     async def _read(self) -> None:
+        unknown: set[str] = set()
         while True:
             try:
                 _, data = await self._subscription.next()
-                msg = decode(data)
             except asyncio.CancelledError:
                 raise
-            except (msgspec.DecodeError, *REDIS_ERRORS) as exc:
+            except REDIS_ERRORS as exc:
                 log.warning("bus_bad_message", error=repr(exc))
+                continue
+            try:
+                msg = decode(data)
+            except msgspec.DecodeError as exc:
+                kind = unknown_kind(data)
+                if kind is None:
+                    log.warning("bus_bad_message", error=repr(exc))
+                elif kind not in unknown:  # said once per kind, not once per message
+                    unknown.add(kind)
+                    log.info("bus_unknown_message", kind=kind, why="from a newer server; ignored")
                 continue
             try:
                 self._on_message(msg)
