@@ -949,6 +949,9 @@ class Node:
                 self.bus.publish(LOBBY, Reaped(dead, self.proc))
 
     async def _renewing(self) -> None:
+        # Real time, not ``self.clock``: a lease lapses by Redis's clock, which
+        # no test can hold back, so renewals (and the scans below, which find
+        # lapsed leases) keep pace with it whatever clock the tables run on.
         every = self.settings.lease / 3
         while True:
             await asyncio.sleep(every)
