@@ -394,7 +394,9 @@ async def test_a_table_waiting_for_a_player_of_a_killed_process_goes_on(
     ]
     procs.extend([survivor, doomed])
     host = await Session.open(survivor.url, "Host", keep=True)
-    await host.send(CreateTable(name="waits", deals=1, private=True, bot_level="random"))
+    await host.send(
+        CreateTable(name="waits", deals=1, private=True, bot_level="random", seed="waits")
+    )
     table_id = (await host.wait_for(Seated)).table_id
     guest = await Session.open(doomed.url, "Guest", keep=True)
     await guest.send(JoinTable(table_id=table_id))

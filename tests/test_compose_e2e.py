@@ -205,7 +205,7 @@ def stack() -> Iterator[Stack]:
 async def _open_table(url: str) -> tuple[Session, Session, Seated, Seated]:
     """Alice creates a one-deal table with random bots, Bob joins, Alice starts."""
     alice = await Session.open(url, "Alice", keep=True)
-    await alice.send(CreateTable(name="e2e", deals=1, bot_level="random"))
+    await alice.send(CreateTable(name="e2e", deals=1, bot_level="random", seed="e2e"))
     a = await alice.wait_for(Seated, Error)
     assert isinstance(a, Seated), a
     bob = await Session.open(url, "Bob", keep=True)
@@ -268,7 +268,9 @@ async def test_two_workers_each_serve_a_client_who_plays_a_game(stack: Stack) ->
         if len(players) == WORKERS:
             break
         s = await Session.open(stack.url, f"P{attempt}", keep=True)
-        await s.send(CreateTable(name=f"worker e2e {attempt}", deals=1, bot_level="random"))
+        await s.send(
+            CreateTable(name=f"worker e2e {attempt}", deals=1, bot_level="random", seed="e2e")
+        )
         seated = await s.wait_for(Seated, Error)
         assert isinstance(seated, Seated), seated
         created: list[dict[str, Any]] = []

@@ -138,7 +138,9 @@ async def test_two_servers_behind_haproxy_each_play_a_game(
     players = []
     for name in ("Alice", "Bob"):
         s = await Session.open(url, name, keep=True)
-        await s.send(CreateTable(name=f"{name} behind haproxy", deals=1, bot_level="random"))
+        await s.send(
+            CreateTable(name=f"{name} behind haproxy", deals=1, bot_level="random", seed="lb")
+        )
         seated = await s.wait_for(Seated, Error)
         assert isinstance(seated, Seated), seated
         players.append(s)

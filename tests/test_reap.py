@@ -263,7 +263,7 @@ async def _on_worker(url: str, name: str, store: RedisStore, proc: str) -> tuple
     the private table it created there (its creator's worker owns a table)."""
     for _ in range(40):
         s = await Session.open(url, name, keep=True)
-        await s.send(CreateTable(name=name, private=True, deals=1, bot_level="random"))
+        await s.send(CreateTable(name=name, private=True, deals=1, bot_level="random", seed="reap"))
         table_id = (await s.wait_for(Seated)).table_id
         holder = await store.pool.get(b"atout:lease:" + table_id.encode())
         if holder is not None and holder.decode() == proc:
