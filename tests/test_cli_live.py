@@ -78,10 +78,10 @@ async def until(pilot: Any, pred: Callable[[], Any], timeout: float = 30.0, what
 
 
 async def click(pilot: Any, selector: str) -> None:
-    """Click a widget as a player does: move the mouse onto it, then click.
-    While another widget is drawn over it for a moment, a click would land
-    there and do nothing to ours: wait for it to go; after a few tries the
-    failure names what is in the way."""
+    """Click a widget as a player does: move the mouse onto it, then click,
+    once nothing else lies over it (a notification, say); after a few tries
+    the failure names what is in the way, instead of a later wait timing out
+    with no clue that the click went elsewhere."""
     for _ in range(5):
         await pilot.hover(selector)
         target = pilot.app.screen.query_one(selector)
