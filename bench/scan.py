@@ -12,8 +12,9 @@ Here ``--tables`` open tables are created through the real code (a claim and
 a save each, by another process id), their leases held as live owners hold
 them. Then each way of scanning runs ``--scans`` times against a throwaway
 ``redis-server`` (tests/redis_server.py) and prints, per scan, the wall time
-seen by the scanning process and the time Redis spent (``INFO
-commandstats``, all commands' ``usec`` summed). Nothing is lapsed, the
+seen by the scanning process, the time Redis spent (``INFO commandstats``,
+all commands' ``usec`` summed) and the longest single script run (Redis's
+slow log, on for every command): how long a scan blocks Redis at once. Nothing is lapsed, the
 steady state: every scan of a healthy service finds no orphan.
 
 Run: ``nice -n 19 python bench/scan.py [--tables 10000] [--scans 20]``.
@@ -60,21 +61,35 @@ async def fill(store: RedisStore, tables: int) -> None:
         )
 
 
+def longest_script_ms(client: redis.Redis) -> float:
+    """The longest script run since the slow log was reset: how long one
+    scan blocked Redis, and every other process's saves with it, at once."""
+    runs = [
+        entry["duration"]
+        for entry in client.slowlog_get(100_000)
+        if bytes(entry["command"]).upper().startswith(b"EVALSHA")
+    ]
+    return max(runs, default=0) / 1000
+
+
 async def measure(
     name: str, scan: Callable[[], Awaitable[int]], client: redis.Redis, scans: int
 ) -> tuple[float, float]:
     await scan()  # warm: scripts loaded
-    walls, usecs = [], []
+    walls, usecs, longest = [], [], []
     for _ in range(scans):
+        client.slowlog_reset()
         before = redis_usec(client)
         started = time.perf_counter()
         await scan()
         walls.append((time.perf_counter() - started) * 1000)
         usecs.append((redis_usec(client) - before) / 1000)
+        longest.append(longest_script_ms(client))
     wall, busy = statistics.median(walls), statistics.median(usecs)
     print(f"{name}_wall_ms_median: {wall:.2f}")
     print(f"{name}_wall_ms_max: {max(walls):.2f}")
     print(f"{name}_redis_ms_median: {busy:.3f}")
+    print(f"{name}_longest_script_ms_max: {max(longest):.3f}")
     return wall, busy
 
 
@@ -86,6 +101,8 @@ async def main() -> None:
     with RedisServer() as server:
         store = await RedisStore.connect(server.url, poolsize=1)
         client = redis.Redis.from_url(server.url)
+        client.config_set("slowlog-log-slower-than", 0)  # every command, with its time
+        client.config_set("slowlog-max-len", 100_000)
         try:
             started = time.perf_counter()
             await fill(store, args.tables)

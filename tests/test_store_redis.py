@@ -22,7 +22,7 @@ from structlog.testing import capture_logs
 
 from server.store.base import StaleWrite, StoreError, TableStore
 from server.store.memory import MemoryStore
-from server.store.redis import RedisStore, parse_url
+from server.store.redis import PRUNE_STEP, RedisStore, parse_url
 from server.store.sqlite import SqliteStore
 from tests.redis_server import RedisServer, RedisUnavailable
 
@@ -301,6 +301,26 @@ async def test_idle_tables_expire_and_leave_the_lobby(redis_server: RedisServer)
         assert await raw.smembers_asset(b"atout:open") == {b"busy"}
         raw.close()
     finally:
+        await store.close()
+
+
+async def test_the_open_index_is_pruned_a_step_at_a_time_and_wholly(
+    redis_server: RedisServer,
+) -> None:
+    # More open tables than one pruning step looks at: the tables gone
+    # (expired, here deleted behind the store's back) leave the index in
+    # every step, and the ones still there all stay.
+    store = await RedisStore.connect(redis_server.url)
+    raw = await raw_connection(redis_server)
+    try:
+        ids = [f"t{i:04d}" for i in range(3 * int(PRUNE_STEP) + 7)]
+        await asyncio.gather(*(store.save(t, 1, b"x") for t in ids))
+        gone = ids[::3]
+        await raw.delete([b"atout:table:" + t.encode() for t in gone])
+        assert await store.open_tables() == sorted(set(ids) - set(gone))
+        assert len(await raw.smembers_asset(b"atout:open")) == len(ids) - len(gone)
+    finally:
+        raw.close()
         await store.close()
 
 
