@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Callable
+from ssl import SSLContext
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -71,6 +72,7 @@ class Session:
         self.key: str | None = None
         """The player key sent in ``hello`` (``None``: a guest)."""
         self.register = False
+        self.ssl: SSLContext | None = None
         self.player_id: str | None = None
         self.player_name = ""
         """The name the server says we play under (a player's registered name)."""
@@ -87,17 +89,22 @@ class Session:
         open_timeout: float = 5.0,
         key: str | None = None,
         register: bool = False,
+        ssl: SSLContext | None = None,
     ) -> Session:
+        """Connect and say hello. ``ssl``: the certificates a ``wss://`` server
+        must be signed by (None: the system's, and ``SSL_CERT_FILE``'s)."""
         ws = await connect(
             url,
             subprotocols=[Subprotocol(subprotocol)],
             max_size=2**22,
             open_timeout=open_timeout,
             compression=None,
+            ssl=ssl if url.lower().startswith("wss:") else None,
         )
         session = cls(ws, subprotocol, keep)
         session.url, session.name, session.version = url, name, version
         session.key, session.register = key, register
+        session.ssl = ssl
         await session._start()
         return session
 
@@ -135,6 +142,7 @@ class Session:
             max_size=2**22,
             open_timeout=open_timeout,
             compression=None,
+            ssl=self.ssl if self.url.lower().startswith("wss:") else None,
         )
         await self._start()
         assert self.token is not None, "reconnect needs a seat token"

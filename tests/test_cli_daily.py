@@ -20,7 +20,7 @@ from clients.cli.daily_history import FileHistory
 from clients.cli.daily_screen import DailyResultScreen
 from clients.cli.keys import FileKeys
 from clients.cli.leaderboard_screen import OWN_STYLE, LeaderboardScreen, ProfileScreen
-from clients.cli.tokens import FileTokens
+from clients.cli.tokens import FileTokens, seat_key
 from server.app import Server
 from server.players import key_digest
 from tests.server_helpers import FAST, choose, running, wants_decision
@@ -172,17 +172,17 @@ async def test_an_exported_key_plays_on_as_the_same_player_elsewhere(
         started = table(app).table_id
         ann = app.daily.player_id
         await app.aclose()
-    assert FileKeys(home).get(url).registered  # type: ignore[union-attr]
+    assert FileKeys(home).get(seat_key(url, "Ann")).registered  # type: ignore[union-attr]
 
     def atout_key(*argv: str, folder: Path) -> int:
         args = parser().parse_args(["key", *argv])
         return key_command.run(args, DEFAULT_URL, normalize_url, FileKeys(folder))
 
-    assert atout_key("export", url, folder=home) == 0
+    assert atout_key("export", url, "--name", "Ann", folder=home) == 0
     out = capsys.readouterr()
     key = out.out.strip()
     assert len(key) == 32 and "secret" in out.err and key not in out.err
-    assert atout_key("import", url, key, folder=away) == 0
+    assert atout_key("import", url, key, "--name", "Someone", folder=away) == 0
     # Another name on the other machine: the server knows the key, not the name.
     other = player(server, away, "Someone")
     async with other.run_test(size=SIZE) as pilot:
@@ -196,7 +196,7 @@ async def test_a_mistyped_imported_key_is_refused_and_nothing_is_registered(
     server: Server, tmp_path: Path
 ) -> None:
     url = f"ws://127.0.0.1:{server.port}"
-    args = parser().parse_args(["key", "import", url, "0" * 32])
+    args = parser().parse_args(["key", "import", url, "0" * 32, "--name", "Eve"])
     assert key_command.run(args, DEFAULT_URL, normalize_url, FileKeys(tmp_path)) == 0
     app = player(server, tmp_path, "Eve")
     async with app.run_test(size=SIZE) as pilot:

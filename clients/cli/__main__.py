@@ -2,12 +2,17 @@
 
     atout play [--name NAME] [--profile P] [--bots LEVEL] [--deals N] [--timer S]
         a local server, a table with three bots, and play (the default command)
-    atout connect [ws://host:port] [--name NAME] [--profile P] [--guest]
+    atout connect [ws://host:port] [--name NAME] [--profile P] [--guest] [--cafile FILE]
         the lobby of a server, to play or watch with friends
-    atout daily [ws://host:port] [--name NAME]
+    atout daily [ws://host:port] [--name NAME] [--profile P] [--cafile FILE]
         today's daily game on that server: same deals for everyone, one leaderboard
-    atout key {export,import,forget} [ws://host:port] ...
-        your player key for a server, to play as yourself from another machine
+    atout key {export,import,forget} [ws://host:port] ... [--name NAME | --profile P]
+        a player's key for a server, to play as yourself from another machine
+
+A player is the ``--profile`` when given, else the ``--name``: their seat
+tokens and player keys are kept per server and player (``tokens.py``,
+``keys.py``). ``--cafile`` trusts a ``wss://`` server's own certificate
+(``tls.py``).
 
 Usage mistakes (a bad address, an empty name, a negative timer) and a
 missing terminal are one line on stderr and exit status 2, before any
@@ -26,7 +31,7 @@ from pathlib import Path
 from typing import NoReturn
 from urllib.parse import urlsplit
 
-from clients.cli import argparse_words, i18n, key_command, wording
+from clients.cli import argparse_words, i18n, key_command, tls, wording
 from clients.cli.i18n import _
 from protocol.limits import NAME_MAX
 
@@ -163,21 +168,35 @@ def parser() -> argparse.ArgumentParser:
         command.add_argument(
             "--lang", choices=tuple(i18n.LANGUAGES), default=argparse.SUPPRESS, help=lang_help
         )
-        command.add_argument(
-            "--profile",
-            help=_(
-                "whose saved seats and game to use (default: your name); "
-                "one per player sharing this machine"
-            ),
-        )
+        player_option(command)
     connect.add_argument(
         "--guest", action="store_true", help=_("no player key: no kept name, no leaderboard")
     )
-    daily = key_command.add_parsers(sub, DEFAULT_URL, default_name())  # daily, key
+    daily = key_command.add_parsers(sub, DEFAULT_URL, default_name(), player_option)  # daily, key
     daily.add_argument(
         "--lang", choices=tuple(i18n.LANGUAGES), default=argparse.SUPPRESS, help=lang_help
     )
+    for online in (connect, daily):
+        online.add_argument(
+            "--cafile",
+            metavar="FILE",
+            help=_(
+                "also trust the certificate(s) in FILE for a wss:// server, such as "
+                "its own self-signed one (SSL_CERT_FILE=FILE works too)"
+            ),
+        )
     return p
+
+
+def player_option(command: argparse.ArgumentParser) -> None:
+    """``--profile``: the player, for the seat tokens and player keys kept here."""
+    command.add_argument(
+        "--profile",
+        help=_(
+            "whose saved seats and game to use (default: your name); "
+            "one per player sharing this machine"
+        ),
+    )
 
 
 def version() -> str:
@@ -190,7 +209,6 @@ def version() -> str:
 def check(args: argparse.Namespace) -> None:
     """The mistakes argparse cannot see (raises UsageError)."""
     args.name = check_name(args.name)
-    args.profile = getattr(args, "profile", None)  # `daily` has none
     if args.profile is not None and not args.profile.strip():
         raise UsageError(wording.BAD_PROFILE)
     if args.command == "play":
@@ -198,8 +216,20 @@ def check(args: argparse.Namespace) -> None:
             raise UsageError(wording.BAD_DEALS)
         if not 0 <= args.timer <= 600:
             raise UsageError(wording.BAD_TIMER)
-    else:
+    elif args.command != "key":  # key_command.py reads its own URL
         args.url = normalize_url(args.url)
+        args.ssl = None
+        if args.cafile is not None:
+            if not args.url.startswith("wss://"):
+                raise UsageError(
+                    _("--cafile is for wss:// addresses; {url} is not encrypted").format(
+                        url=args.url
+                    )
+                )
+            try:
+                args.ssl = tls.context(args.cafile)
+            except tls.BadCertificates as e:
+                raise UsageError(str(e)) from None
 
 
 def lang_arg(argv: list[str]) -> str | None:
@@ -225,10 +255,10 @@ def main(argv: list[str] | None = None) -> None:
     # The language first: --help and the usage errors speak it.
     i18n.use(i18n.choose(lang_arg(argv)))
     args = parser().parse_args(argv)
-    if args.command == "key":  # key_command.py: no terminal UI
-        sys.exit(key_command.run(args, DEFAULT_URL, normalize_url))
     try:
         check(args)
+        if args.command == "key":  # key_command.py: no terminal UI
+            sys.exit(key_command.run(args, DEFAULT_URL, normalize_url))
     except UsageError as e:
         see = _("(see {command} --help)").format(command=f"atout {args.command}")
         print(f"atout {args.command}: {e} {see}", file=sys.stderr)
@@ -274,6 +304,7 @@ def main(argv: list[str] | None = None) -> None:
             log_path=str(path),
             keys=None if guest else FileKeys(),
             daily=args.command == "daily",
+            ssl=args.ssl,
         )
     try:
         app.run()

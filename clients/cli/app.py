@@ -25,6 +25,7 @@ import contextlib
 import logging
 import traceback
 from pathlib import Path
+from ssl import SSLContext
 from typing import Any, ClassVar
 
 import msgspec
@@ -82,6 +83,7 @@ class AtoutApp(Translated, App[None]):
         keys: Keys | None = None,
         daily: bool = False,
         history: FileHistory | None = None,
+        ssl: SSLContext | None = None,
     ) -> None:
         super().__init__()
         cards_text.set_colour(not self.no_color)
@@ -93,9 +95,13 @@ class AtoutApp(Translated, App[None]):
         self.tokens: Tokens = tokens or (
             FileTokens() if url or self.play_file is not None else MemoryTokens()
         )
-        # Our seat's token: for this server and this player (profile or name).
+        # Our seat's token and player key: for this server and this player
+        # (profile or name), so two people on one machine are two players.
         server = self.url if url else f"atout-play:{self.play_file or 'memory'}"
-        self.token_key = seat_key(server, profile or name)
+        self.player = profile or name
+        self.token_key = seat_key(server, self.player)
+        self.ssl = ssl
+        """What a wss:// server's certificate may be signed by (``--cafile``; tls.py)."""
         self.autoplay = autoplay
         self.embedded = (
             None if url else EmbeddedServer(embedded_settings, store_path=self.play_file)
@@ -154,6 +160,8 @@ class AtoutApp(Translated, App[None]):
             base_delay=self.base_delay,
             token_key=self.token_key,
             keys=self.keys,
+            player=self.player,
+            ssl=self.ssl,
         )
         await self.link.run()
 

@@ -87,7 +87,7 @@ class DailyFlow:
         link = self.app.link
         if not self.start or self._sent or link is None:
             return
-        if link.tokens.get(link.url) is not None:
+        if link.tokens.get(link.token_key) is not None:
             return  # a seat to resume first (the daily table itself, most likely)
         self._sent = True
         self.app.notify(words.DAILY_STARTING, timeout=3)

@@ -1,8 +1,8 @@
-"""Words for a person about player keys, the daily game and the leaderboards.
+"""Words for a person about the daily game and the leaderboards.
 
-Every sentence the key commands, the daily result, the leaderboard and the
-profile screens show is here, in English msgids marked for the catalogs
-(docs/TRANSLATING.md). As in ``wording.py``, a constant is read through
+Every sentence the daily result, the leaderboard and the profile screens
+show is here (the key commands' are in ``key_words.py``), in English msgids
+marked for the catalogs (docs/TRANSLATING.md). As in ``wording.py``, a constant is read through
 ``__getattr__`` and so translated when it is used, never at import; counted
 texts go through ``ngettext`` so that each language chooses its plural form.
 """
@@ -51,47 +51,6 @@ def percent(value: float, decimals: int = 2) -> str:
     """``73.25%`` as this language writes a percentage (French ``73,25 %``)."""
     # TRANSLATORS: a percentage; {value} is a number such as 73 or 73.25.
     return _("{value}%").format(value=number(value, decimals))
-
-
-# -- atout key ----------------------------------------------------------------------
-
-_MARKED.update(
-    EXPORT_WARNING=N_(
-        "This is your player key for {url}. It is a secret: whoever has it plays as you "
-        "there. Paste it only into `atout key import` on a machine of your own."
-    ),
-    NO_KEY=N_(
-        "atout: no player key for {url} yet. Connect once (`atout connect {url}` or "
-        "`atout daily {url}`) to make one, or import yours with `atout key import`."
-    ),
-    IMPORTED=N_("Player key for {url} saved in {path}. Connect to play as its player."),
-    SAME_KEY=N_("That key is already the one for {url}; nothing changed."),
-    REPLACE_REFUSED=N_(
-        "atout: {url} already has another player key here. Export it first if you may "
-        "need it again (`atout key export {url}`), then import with --replace."
-    ),
-    FORGOTTEN=N_("Player key for {url} forgotten; the next connection makes a new player."),
-    NOTHING_TO_FORGET=N_("No player key for {url}; nothing to forget."),
-    KEY_FILE_PROBLEM=N_("atout: cannot use the key file: {error}"),
-    IMPORT_ARGS=N_("atout key import: give [URL] KEY"),
-)
-
-
-def key_hint(code: str, url: str) -> str:
-    """What to do next when a server refuses our key (appended to its message)."""
-    match code:
-        case "name_taken":
-            return " " + _("Choose another name with --name.")
-        case "unknown_key":
-            return " " + _(
-                "Import your key for it (`atout key import {url} KEY`), or forget this one"
-                " to become a new player (`atout key forget {url}`)."
-            ).format(url=url)
-        case "bad_key":
-            return " " + _(
-                "The key file is damaged; `atout key forget {url}` makes a new player."
-            ).format(url=url)
-    return ""
 
 
 # -- the daily game -----------------------------------------------------------------

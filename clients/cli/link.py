@@ -22,13 +22,14 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from ssl import SSLCertVerificationError, SSLContext
 from typing import Any, Literal
 
 from websockets.exceptions import InvalidURI, WebSocketException
 
-from clients.cli import daily_words, wording
+from clients.cli import key_words, tls, wording
 from clients.cli.i18n import N_, _
-from clients.cli.keys import Keys, SavedKey, accepted, for_hello
+from clients.cli.keys import HelloKey, Keys, for_hello, welcomed
 from clients.cli.tokens import SavedSeat, Tokens
 from clients.session import ServerError, Session
 from protocol.messages import Bye, Error, Left, Resume, Seated
@@ -124,11 +125,17 @@ class Link:
         open_timeout: float = 5.0,
         token_key: str | None = None,
         keys: Keys | None = None,
+        player: str | None = None,
+        ssl: SSLContext | None = None,
     ) -> None:
         self.url = url
         self.token_key = token_key or url
         """Where our seat's token is kept (``tokens.seat_key``: server and player)."""
         self.name = name
+        self.player = player or name
+        """Whose key we say hello with: the ``--profile``, else the name (as for tokens)."""
+        self.ssl = ssl
+        """The certificates a ``wss://`` server must be signed by; None: the system's."""
         self.tokens = tokens
         self.on_message = on_message
         self.on_status = on_status
@@ -198,12 +205,15 @@ class Link:
                     self.url,
                     self.name,
                     open_timeout=self.open_timeout,
-                    key=saved.key if saved else None,
-                    register=saved is not None and not saved.registered,
+                    key=saved.saved.key if saved else None,
+                    register=saved is not None and not saved.saved.registered,
+                    ssl=self.ssl,
                 )
             except ServerError as e:
                 if e.code in FATAL_CODES:
-                    text = wording.error(e.code, e.message) + daily_words.key_hint(e.code, self.url)
+                    who = key_words.who(self.player, self.name)
+                    hint = key_words.key_hint(e.code, self.url, who)
+                    text = wording.error(e.code, e.message) + hint
                     self._set(LinkStatus("stopped", text))
                     return
                 attempt += 1
@@ -217,6 +227,12 @@ class Link:
                     )
                 )
                 return
+            except SSLCertVerificationError as e:
+                # The server answers, but its certificate is not one we trust:
+                # trying again cannot help, the player must act (tls.py says how).
+                self._set(LinkStatus("stopped", tls.untrusted(e, self.url)))
+                log.info("link_untrusted url=%s %s", self.url, e.verify_message)
+                return
             except (OSError, TimeoutError, WebSocketException, ConnectionError) as e:
                 attempt += 1
                 await self._pause(attempt, lost, wording.unreachable(e))
@@ -224,9 +240,11 @@ class Link:
             if self._stopping:
                 await session.close()
                 return
-            if saved is not None and self.keys is not None:
-                with contextlib.suppress(OSError):  # unsaved: we only register again, harmlessly
-                    accepted(self.keys, self.url, saved)
+            if saved is not None and not self._welcomed(saved, session.player_name):
+                # The server's old per-server key, and someone else's (keys.py):
+                # leave before a single command, and say hello with our own.
+                await session.close()
+                continue
             attempt, lost = 0, ""
             self.connections += 1
             old, self.session = self.session, session
@@ -251,16 +269,34 @@ class Link:
             attempt = 1
             await self._pause(attempt, lost, "")
 
-    def _player_key(self) -> SavedKey | None:
+    def _player_key(self) -> HelloKey | None:
         """Our key for this server (made on first use), or None to play as a guest."""
         if self.keys is None:
             return None
         try:
-            return for_hello(self.keys, self.url)
+            return for_hello(self.keys, self.url, self.player, self.name)
         except OSError:
             # A key we cannot keep would make a player we lose at once.
             log.warning("player key not kept; playing as a guest", exc_info=True)
             return None
+
+    def _welcomed(self, used: HelloKey, server_name: str) -> bool:
+        """Keep what the welcome taught about our key; False: not ours, say hello again."""
+        if self.keys is None:
+            return True
+        try:
+            mine = welcomed(self.keys, self.url, used, server_name, self.player, self.name)
+        except OSError:
+            # Unsaved: we only register again, harmlessly; an old key we could
+            # not give to its owner is not ours to play with.
+            log.warning("player key not updated", exc_info=True)
+            if used.old:
+                self.keys = None  # a key we cannot keep: a guest, this run
+                return False
+            return True
+        if not mine:
+            log.info("old_key_owner server_name=%s player=%s", server_name, self.player)
+        return mine
 
     async def _pause(self, attempt: int, lost: str, detail: str) -> None:
         """Wait before the next attempt, saying why (``lost``) and how the last try went."""
