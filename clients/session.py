@@ -36,6 +36,12 @@ from protocol.messages import (
 from protocol.views import LobbyView, TableView
 
 
+def _tls(url: str, context: SSLContext | None) -> dict[str, Any]:
+    """``connect``'s ``ssl`` argument: only for ``wss://`` and only when given
+    (websockets refuses ``ssl=None`` there, and makes the default context itself)."""
+    return {"ssl": context} if context is not None and url.lower().startswith("wss:") else {}
+
+
 class ServerError(Exception):
     def __init__(self, error: Error) -> None:
         super().__init__(f"{error.code}: {error.message}")
@@ -99,7 +105,7 @@ class Session:
             max_size=2**22,
             open_timeout=open_timeout,
             compression=None,
-            ssl=ssl if url.lower().startswith("wss:") else None,
+            **_tls(url, ssl),
         )
         session = cls(ws, subprotocol, keep)
         session.url, session.name, session.version = url, name, version
@@ -142,7 +148,7 @@ class Session:
             max_size=2**22,
             open_timeout=open_timeout,
             compression=None,
-            ssl=self.ssl if self.url.lower().startswith("wss:") else None,
+            **_tls(self.url, self.ssl),
         )
         await self._start()
         assert self.token is not None, "reconnect needs a seat token"

@@ -1,12 +1,18 @@
-"""Starting a real server in-process and playing it with real WebSocket clients."""
+"""Starting a real server in-process and playing it with real WebSocket
+clients; a TLS front before it, with a self-signed certificate, as a reverse
+proxy would hold one (docs/DEPLOY.md)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import random
+import shutil
+import ssl
+import subprocess
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from clients.session import Session
@@ -52,6 +58,68 @@ async def running(
 
 def url(server: Server) -> str:
     return f"ws://127.0.0.1:{server.port}"
+
+
+def self_signed(folder: Path, *names: str) -> tuple[Path, Path]:
+    """A self-signed certificate for ``names`` (host names or IP addresses),
+    made by the ``openssl`` command as a host without a domain would make
+    one: (certificate, private key). Skips the test without ``openssl``."""
+    import pytest
+
+    if shutil.which("openssl") is None:
+        pytest.skip("needs the openssl command")
+    folder.mkdir(parents=True, exist_ok=True)
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    alt = ",".join(f"IP:{n}" if n.replace(".", "").isdigit() else f"DNS:{n}" for n in names)
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"]
+        + ["-nodes", "-keyout", str(key), "-out", str(cert), "-days", "2"]
+        + ["-subj", f"/CN={names[0]}", "-addext", f"subjectAltName={alt}"],
+        check=True,
+        capture_output=True,
+    )
+    return cert, key
+
+
+@contextlib.asynccontextmanager
+async def tls_front(port: int, cert: Path, key: Path) -> AsyncIterator[int]:
+    """A TLS endpoint on 127.0.0.1 that passes every byte to and from the
+    plain server on ``port``, as nginx does; yields its port."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    tasks: set[asyncio.Task[Any]] = set()
+
+    async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while data := await reader.read(65536):
+                writer.write(data)
+                await writer.drain()
+        except (OSError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", port)
+        except OSError:
+            writer.close()
+            return
+        both = asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+        task = asyncio.ensure_future(both)
+        tasks.add(task)
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        tasks.discard(task)
+
+    front = await asyncio.start_server(serve, "127.0.0.1", 0, ssl=context)
+    try:
+        yield front.sockets[0].getsockname()[1]
+    finally:
+        front.close()
+        for task in list(tasks):
+            task.cancel()
+        await front.wait_closed()
 
 
 def wants_decision(view: TableView) -> bool:
@@ -141,4 +209,14 @@ def cards_in(obj: Any) -> set[str]:
     return out
 
 
-__all__ = ["CODES", "FAST", "autoplay", "cards_in", "choose", "running", "url"]
+__all__ = [
+    "CODES",
+    "FAST",
+    "autoplay",
+    "cards_in",
+    "choose",
+    "running",
+    "self_signed",
+    "tls_front",
+    "url",
+]
