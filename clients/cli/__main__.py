@@ -193,7 +193,7 @@ def player_option(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--profile",
         help=_(
-            "whose saved seats and game to use (default: your name); "
+            "whose saved seats, game and player keys to use (default: your name); "
             "one per player sharing this machine"
         ),
     )
