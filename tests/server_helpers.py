@@ -72,9 +72,11 @@ def self_signed(folder: Path, *names: str) -> tuple[Path, Path]:
     cert, key = folder / "cert.pem", folder / "key.pem"
     alt = ",".join(f"IP:{n}" if n.replace(".", "").isdigit() else f"DNS:{n}" for n in names)
     subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"]
-        + ["-nodes", "-keyout", str(key), "-out", str(cert), "-days", "2"]
-        + ["-subj", f"/CN={names[0]}", "-addext", f"subjectAltName={alt}"],
+        [
+            *("openssl", "req", "-x509", "-nodes", "-days", "2", "-subj", f"/CN={names[0]}"),
+            *("-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"),
+            *("-keyout", str(key), "-out", str(cert), "-addext", f"subjectAltName={alt}"),
+        ],
         check=True,
         capture_output=True,
     )
