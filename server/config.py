@@ -378,7 +378,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                 action="store_const",
                 const="off",
                 default=None,
-                help=f"{f.metadata['help']} [{_env_name(f.name)}=off]",
+                help=f"{f.metadata['help']} [{_env_name(f.name)}; default: {shown(f.default)}]",
             )
             continue
         parser.add_argument(
