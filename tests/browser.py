@@ -9,9 +9,10 @@ Fixtures:
   another). Playwright never downloads a browser here. Tests that use it skip,
   saying why, when there is no Chromium or no Playwright.
 * ``page``: a fresh page in a fresh context (its own storage: no state from
-  another test). **Any console error or uncaught exception in the page fails
-  the test** (a refused Content-Security-Policy, a module that does not load,
-  a 404 are console errors).
+  another test; ``context_options`` gives the context's options). **Any
+  console error or uncaught exception in the page fails the test** (a
+  refused Content-Security-Policy, a module that does not load, a 404 are
+  console errors).
 * ``web_server``: a real Atout server (``tests.server_helpers.running``, the
   fast settings) serving the bundled client; ``web_server.url`` is its page.
   ``start_web_server(**settings)`` starts one with other settings.
@@ -102,8 +103,17 @@ def browser() -> Iterator[Browser]:
 
 
 @pytest.fixture
-def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
-    context = browser.new_context()
+def context_options() -> dict[str, Any]:
+    """Options of the ``page`` fixture's browser context (Playwright's
+    ``new_context``): override this fixture in a test module to change them."""
+    return {}
+
+
+@pytest.fixture
+def page(
+    browser: Browser, context_options: dict[str, Any], request: pytest.FixtureRequest
+) -> Iterator[Page]:
+    context = browser.new_context(**context_options)
     context.set_default_timeout(TIMEOUT_MS)
     opened = context.new_page()
     errors: list[str] = []
