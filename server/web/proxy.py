@@ -30,7 +30,7 @@ def lines(proxy: str, folder: Path) -> str:
     said = f"# Atout's page headers: python -m server.web.proxy {proxy}, again after each upgrade"
     if proxy == "nginx":
         # `always`: on 304s and errors too, as the server sends them.
-        out = [said, *(f"add_header {name} \"{value}\" always;" for name, value in headers)]
+        out = [said, *(f'add_header {name} "{value}" always;' for name, value in headers)]
     else:
         out = [said, "header {", *(f'\t{name} "{value}"' for name, value in headers), "}"]
     return "\n".join(out) + "\n"
