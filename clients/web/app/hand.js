@@ -30,8 +30,9 @@ export function Hand({ hand, mode, allowed, picked, onCard, busy }) {
         const chosen = mode === "pick" && picked.includes(code);
         return html`<li key=${code}>
           <button class=${`card ${kindClass(code)}${chosen ? " chosen" : ""}`} disabled=${!enabled}
-            aria-pressed=${mode === "pick" ? String(chosen) : undefined} aria-label=${spoken(code)}
-            data-card=${code} onClick=${() => enabled && onCard(code)}>${label(code)}</button>
+            aria-pressed=${mode === "pick" ? String(chosen) : undefined}
+            data-card=${code} onClick=${() => enabled && onCard(code)}><span aria-hidden="true">${label(code)}</span>
+            <span class="visually-hidden">${spoken(code)}</span></button>
         </li>`;
       })}
     </ul>

@@ -229,7 +229,8 @@ function App() {
     main = html`<${Leaderboard} board=${state.board} ask=${askBoard} onClose=${() => go("lobby")} />`;
   } else if (state.screen === "profile") {
     main = html`<${Profile} name=${state.name} player=${store.player()} act=${act} onImport=${importKey} onClose=${() => go("lobby")} />`;
-  } else main = html`<${Lobby} lobby=${sync.lobby.view} act=${act} go=${go} player=${store.player()} />`;
+  } else if (!sync.lobby.view) main = html`<p class="boot">${_("connecting…")}</p>`;
+  else main = html`<${Lobby} lobby=${sync.lobby.view} act=${act} go=${go} player=${store.player()} />`;
   return html`<header class="top">
       <span class="brand">Atout</span>
       ${state.name && html`<span class="who">${state.name}</span>`}
