@@ -82,10 +82,14 @@ def step(page: Page, bids: tuple[str, ...] = ("pass",)) -> str:
         enabled = page.locator(".hand button.card:enabled")
         pressed = page.locator(".hand button.card[aria-pressed=true]").count()
         if pressed < 6:
-            codes = [enabled.nth(i).get_attribute("data-card") or "" for i in range(enabled.count())]
+            codes = [
+                enabled.nth(i).get_attribute("data-card") or "" for i in range(enabled.count())
+            ]
             # Suit cards first: trumps go only when the rule forces them.
             codes.sort(key=lambda c: c.startswith("T"))
-            free = [c for c in codes if page.locator(f"[data-card='{c}'][aria-pressed=false]").count()]
+            free = [
+                c for c in codes if page.locator(f"[data-card='{c}'][aria-pressed=false]").count()
+            ]
             if free:
                 page.locator(f"[data-card='{free[0]}']").click()
                 return "pick"
@@ -155,7 +159,9 @@ def test_a_whole_deal_against_bots_by_clicking(page: Page, web_server: ServerThr
     # Every card is a button with a spoken name; only the legal ones are enabled.
     names = page.locator(".hand button.card .visually-hidden").all_inner_texts()
     assert len(names) == 18
-    assert all(re.fullmatch(r"(.+ of (spades|hearts|diamonds|clubs)|trump \d+|the .+)", n) for n in names), names
+    assert all(
+        re.fullmatch(r"(.+ of (spades|hearts|diamonds|clubs)|trump \d+|the .+)", n) for n in names
+    ), names
     done = play_to_the_end([page], bids=("prise", "garde"))
     assert done.count("play") >= 1
     assert page.locator(GAME_OVER).count() == 1
@@ -229,7 +235,9 @@ def test_a_reload_mid_trick_resumes_the_same_trick(page: Page, web_server: Serve
         if not what:
             page.wait_for_timeout(50)
     before_trick = page.locator("figure.trick[aria-label^='Trick']").inner_text()
-    before_hand = page.locator(".hand button.card").evaluate_all("bs => bs.map(b => b.dataset.card)")
+    before_hand = page.locator(".hand button.card").evaluate_all(
+        "bs => bs.map(b => b.dataset.card)"
+    )
     page.reload()
     page.locator(".hand button.card:enabled").first.wait_for()
     assert page.locator("figure.trick[aria-label^='Trick']").inner_text() == before_trick
@@ -352,3 +360,13 @@ def test_no_serious_accessibility_violation(
     # Nothing wider than the screen.
     assert page.evaluate("() => document.documentElement.scrollWidth") <= size["width"]
 
+
+def test_the_page_speaks_french_from_the_shared_catalogs(
+    page: Page, web_server: ServerThread
+) -> None:
+    enter(page, web_server.url, "Alice")
+    page.get_by_label("Language").select_option("fr")
+    page.get_by_role("button", name="Partie rapide").wait_for()
+    assert page.evaluate("() => document.documentElement.lang") == "fr"
+    page.reload()  # the choice is kept
+    page.get_by_role("button", name="Partie rapide").wait_for()

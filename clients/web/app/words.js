@@ -31,7 +31,7 @@ export const BOT_LEVELS = { random: N_("random"), easy: N_("easy"), normal: N_("
 const TARGETS = [56, 51, 41, 36];
 
 export const contract = (code) => (code ? _(CONTRACTS[code] || code) : "");
-export const bidHelp = (code) => _(BID_HELP[code] || "");
+export const bidHelp = (code) => (BID_HELP[code] ? _(BID_HELP[code]) : "");
 export const botLevel = (level) => (level ? _(BOT_LEVELS[level] || level) : "");
 export const signed = (n) => (n > 0 ? `+${n}` : String(n).replace("-", "−"));
 const num = (x) => (typeof x === "number" ? String(Math.round(x * 10) / 10) : String(x ?? ""));
