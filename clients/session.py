@@ -1,8 +1,8 @@
 """A client session over one WebSocket: hello, views kept in sync, commands.
 
 Shared by the terminal client, the tests and the load benchmark. It keeps the
-current ``TableView`` and ``LobbyView`` by applying patches in sequence; on a
-gap or a patch that does not fit it asks for a snapshot. Every message
+current ``TableView`` and ``LobbyView`` through ``clients.sync`` (patches in
+sequence; on a gap or a patch that does not fit, a snapshot). Every message
 received is also put on ``events`` (and logged in ``received`` when asked),
 so a caller can wait for what it needs.
 """
@@ -18,12 +18,14 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.typing import Subprotocol
 
+from clients.sync import Sync
 from protocol.codec import PROTOCOL_VERSION, SUBPROTOCOL_MSGPACK, codec_for
-from protocol.diff import PatchError, apply
+from protocol.diff import apply
 from protocol.messages import (
     Error,
     Event,
     Hello,
+    Left,
     LobbyPatch,
     LobbySnapshot,
     Resume,
@@ -55,13 +57,7 @@ class Session:
     def __init__(self, ws: ClientConnection, subprotocol: str, keep: bool = False) -> None:
         self.ws = ws
         self.codec = codec_for(subprotocol, Event)
-        self.table: TableView | None = None
-        self.table_seq = -1
-        self.lobby: LobbyView | None = None
-        self.lobby_seq = -1
-        self.seat: int | None = None
-        self.table_id: str | None = None
-        self.token: str | None = None
+        self.sync: Sync[TableView, LobbyView] = Sync(apply, apply)
         self.events: asyncio.Queue[Any] = asyncio.Queue()
         self.received: list[tuple[Any, Any]] | None = [] if keep else None
         """(raw decoded message, table view after it) of every message, if kept."""
@@ -70,11 +66,9 @@ class Session:
         self.closed = asyncio.Event()
         self.close_code: int | None = None
         self.on_change: Callable[[Any], None] | None = None
-        self.snapshots_asked = 0
         self.url = ""
         self.name = ""
         self.version = PROTOCOL_VERSION
-        self.awaiting_snapshot = False
         self.key: str | None = None
         """The player key sent in ``hello`` (``None``: a guest)."""
         self.register = False
@@ -180,50 +174,78 @@ class Session:
             await self.events.put(None)
 
     async def _take(self, msg: Any) -> None:
+        commands: list[dict[str, Any]] = []
         match msg:
             case TableSnapshot(seq=seq, view=view):
-                self.table, self.table_seq = view, seq
-                self.awaiting_snapshot = False
-                self.seat = view.you
+                self.sync.on_table(seq, view, view.you)
             case TablePatch(seq=seq, patch=patch):
-                if self.awaiting_snapshot:
-                    pass  # patches before the snapshot asked for are moot
-                elif self.table is None or seq != self.table_seq + 1:
-                    await self._ask_snapshot()
-                else:
-                    try:
-                        self.table = apply(self.table, patch)
-                        self.table_seq = seq
-                    except PatchError:
-                        await self._ask_snapshot()
+                commands = self.sync.on_tpatch(seq, patch)
             case LobbySnapshot(seq=seq, view=view):
-                self.lobby, self.lobby_seq = view, seq
+                self.sync.on_lobby(seq, view)
             case LobbyPatch(seq=seq, patch=patch):
-                if self.lobby is not None and seq == self.lobby_seq + 1:
-                    try:
-                        self.lobby = apply(self.lobby, patch)
-                        self.lobby_seq = seq
-                    except PatchError:
-                        self.lobby = None
+                commands = self.sync.on_lpatch(seq, patch)
             case Seated(table_id=table_id, seat=seat, token=token):
-                if (table_id, seat) != (self.table_id, self.seat):
-                    # A new seat: its views start afresh. (Resuming the same
-                    # seat keeps the view, for the missed patches to apply.)
-                    self.table, self.table_seq = None, -1
-                self.table_id, self.seat = table_id, seat
-                if token:
-                    self.token = token
+                self.sync.on_seated(table_id, seat, token)
+            case Left():
+                self.sync.on_left()
+        for _command in commands:  # the synchroniser asks only for snapshots
+            await self.send(SnapshotRequest())
         if self.received is not None:
             self.received.append((msg, self.table))
         if self.on_change is not None:
             self.on_change(msg)
         await self.events.put(msg)
 
-    async def _ask_snapshot(self) -> None:
-        self.awaiting_snapshot = True
-        self.snapshots_asked += 1
-        self.table = None
-        await self.send(SnapshotRequest())
+    # The views and the seat, as the synchroniser keeps them. (The terminal
+    # client's link puts back a view it kept across a reconnection.)
+
+    @property
+    def table(self) -> TableView | None:
+        return self.sync.table.view
+
+    @table.setter
+    def table(self, view: TableView | None) -> None:
+        self.sync.table.view = view
+
+    @property
+    def table_seq(self) -> int:
+        return self.sync.table.seq
+
+    @table_seq.setter
+    def table_seq(self, seq: int) -> None:
+        self.sync.table.seq = seq
+
+    @property
+    def awaiting_snapshot(self) -> bool:
+        return self.sync.table.awaiting_snapshot
+
+    @property
+    def lobby(self) -> LobbyView | None:
+        return self.sync.lobby.view
+
+    @property
+    def lobby_seq(self) -> int:
+        return self.sync.lobby.seq
+
+    @property
+    def seat(self) -> int | None:
+        return self.sync.seat
+
+    @property
+    def table_id(self) -> str | None:
+        return self.sync.table_id
+
+    @property
+    def token(self) -> str | None:
+        return self.sync.token
+
+    @token.setter
+    def token(self, token: str | None) -> None:
+        self.sync.token = token
+
+    @property
+    def snapshots_asked(self) -> int:
+        return self.sync.snapshots_asked
 
     async def wait_for(
         self, *kinds: type, timeout: float = 10.0, where: Callable[[Any], bool] | None = None

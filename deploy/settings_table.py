@@ -25,6 +25,8 @@ from server.config import SETTINGS  # noqa: E402
 
 
 def _default(value: Any) -> str:
+    if isinstance(value, bool):
+        return "`on`" if value else "`off`"
     if isinstance(value, str):
         return f"`{value}`" if value else "(empty)"
     if isinstance(value, float):

@@ -86,7 +86,7 @@ from typing import Any, Final, Literal, TypeAlias, TypeVar
 import msgspec
 from msgspec.structs import astuple
 
-__all__ = ["Op", "OpKind", "Patch", "PatchError", "Path", "apply", "diff"]
+__all__ = ["Op", "OpKind", "Patch", "PatchError", "Path", "apply", "apply_document", "diff"]
 
 T = TypeVar("T", bound=msgspec.Struct)
 
@@ -168,14 +168,7 @@ def apply(old: T, patch: Patch) -> T:
     """
     cls = type(old)
     # A fresh document, ours to mutate, exactly as a msgpack client holds it.
-    doc: Any = _document(old)
-    for index, op in enumerate(patch):
-        if type(op) is not Op:
-            raise PatchError(f"op {index} is a {type(op).__name__}, not an Op")
-        try:
-            doc = _apply_op(doc, op)
-        except PatchError as exc:
-            raise PatchError(f"op {index} {_describe(op)}: {exc}") from None
+    doc = _patch_in_place(_document(old), patch)
     try:
         new = msgspec.convert(doc, cls)
     except msgspec.ValidationError as exc:
@@ -188,6 +181,28 @@ def apply(old: T, patch: Patch) -> T:
             f"patched document is not all kept by {cls.__name__}: a key that is no field?"
         )
     return new
+
+
+def apply_document(doc: Any, patch: Patch) -> Any:
+    """``patch`` applied to a raw document (maps, arrays, scalars), as a
+    client that keeps no typed model holds it (docs/PROTOCOL.md §5.3).
+
+    Returns a new document; ``doc`` is not mutated. Raises ``PatchError``
+    when an op does not fit. Unlike ``apply`` it checks no type, so keys it
+    does not know are kept, as a client of an older version must.
+    """
+    return _patch_in_place(_fresh(doc), patch)
+
+
+def _patch_in_place(doc: Any, patch: Patch) -> Any:
+    for index, op in enumerate(patch):
+        if type(op) is not Op:
+            raise PatchError(f"op {index} is a {type(op).__name__}, not an Op")
+        try:
+            doc = _apply_op(doc, op)
+        except PatchError as exc:
+            raise PatchError(f"op {index} {_describe(op)}: {exc}") from None
+    return doc
 
 
 def _diff_values(old: Any, new: Any, path: Path, ops: Patch) -> None:

@@ -159,6 +159,36 @@ def networks(raw: str) -> str:
     return raw.strip()
 
 
+def origins(raw: str) -> str:
+    """Comma-separated origins (``https://tarot.example.com``) or ``*``; empty: none."""
+    from server.web.origin import parse_allowed
+
+    try:
+        parse_allowed(raw)
+    except ValueError as exc:
+        raise ValueError(f"{exc}; use origins separated by commas, or * for any") from None
+    return raw.strip()
+
+
+def folder(raw: str) -> str:
+    """An existing folder, or nothing (the default)."""
+    value = raw.strip()
+    if value and not os.path.isdir(value):
+        raise ValueError("not a folder; use the path of a folder that holds index.html")
+    return value
+
+
+ON = ("on", "true", "yes", "1")
+OFF = ("off", "false", "no", "0")
+
+
+def switch(raw: str) -> bool:
+    value = raw.strip().lower()
+    if value not in ON + OFF:
+        raise ValueError("not on or off; use on or off (also true/false, yes/no, 1/0)")
+    return value in ON
+
+
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
@@ -273,6 +303,23 @@ class Settings:
     create_rate: float = _setting(
         0.2, "tables one address may create per second, after a burst of 5", seconds
     )
+    # The browser client (server/web, docs/DEPLOY.md "The browser client").
+    web: bool = _setting(
+        True,
+        "serve the browser client on /; off (--no-web): only the game, /healthz, "
+        "/metrics and /leaderboard",
+        switch,
+        flag="--no-web",
+    )
+    web_root: str = _setting(
+        "", "folder of the browser client to serve; empty: the one installed", folder
+    )
+    allowed_origins: str = _setting(
+        "",
+        "web pages (origins, comma-separated, or *) that may open a game connection "
+        "besides the server's own: the public address behind a proxy that changes Host",
+        origins,
+    )
 
 
 def _env_name(name: str) -> str:
@@ -291,6 +338,8 @@ SETTINGS = [
 
 def shown(value: Any) -> str:
     """A default as an operator would type it: 86400.0 -> 86400, "" -> (empty)."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
     if isinstance(value, float):
         return f"{value:.15g}"
     return str(value) if value != "" else "empty"
@@ -308,13 +357,30 @@ def _metavar(f: Any) -> str:
     choices = getattr(f.metadata["parse"], "choices", None)
     if choices:
         return "{" + ",".join(choices) + "}"
-    named = {"host": "HOST", "port": "PORT", "redis_url": "URL", "workers": "N|auto"}
+    named = {
+        "host": "HOST",
+        "port": "PORT",
+        "redis_url": "URL",
+        "workers": "N|auto",
+        "web_root": "DIR",
+        "allowed_origins": "ORIGINS",
+    }
     return named.get(f.name) or ("N" if isinstance(f.default, int) else "X")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """One ``--flag VALUE`` per setting, kept as text: ``load`` parses it."""
     for f in fields(Settings):
+        if f.metadata["parse"] is switch:  # a bare --no-x: on is the default
+            parser.add_argument(
+                _flag(f),
+                dest=f.name,
+                action="store_const",
+                const="off",
+                default=None,
+                help=f"{f.metadata['help']} [{_env_name(f.name)}; default: {shown(f.default)}]",
+            )
+            continue
         parser.add_argument(
             _flag(f),
             dest=f.name,

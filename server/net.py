@@ -3,7 +3,9 @@
 ``net`` knows no rule of Tarot. It decodes each frame (a bad one gets an
 ``Error`` and the connection stays), enforces the per-connection limits, and
 hands commands to the lobby or to the connection's table inbox. Plain HTTP
-on the same port serves ``/healthz`` and ``/metrics``.
+on the same port serves ``/healthz``, ``/metrics``, ``/leaderboard`` and the
+browser client's files (``server/web``); an upgrade from a web page passes
+the ``Origin`` check first (``server/web/origin.py``).
 
 Errors by blame:
 * the client sent something wrong (bad bytes, unknown message, illegal
@@ -19,6 +21,7 @@ import asyncio
 import json
 import secrets
 from http import HTTPStatus
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog
@@ -60,6 +63,9 @@ from server.daily.http import leaderboard_response
 from server.guard import Guard
 from server.table import Act
 from server.text import BOT_NAME_REFUSED, bot_like, clean_text
+from server.web import origin
+from server.web.answer import answer
+from server.web.files import WebRoot, bundled_folder
 
 if TYPE_CHECKING:
     from server.config import Settings
@@ -81,6 +87,7 @@ class Host(Protocol):
 log = structlog.get_logger()
 
 ABUSE_LIMIT = 50  # refused-for-rate messages before we hang up
+ORIGINS_LOGGED = 100  # refused origins logged by name, then no more (a log is no flood sink)
 
 
 def select_subprotocol(connection: ServerConnection, offered: Any) -> Any:
@@ -117,6 +124,9 @@ class Front:
         self.guard = Guard(server.settings)
         self.address_of: dict[Conn, str] = {}
         self._sweeper: asyncio.Task[None] | None = None
+        self.allowed_origins = origin.parse_allowed(server.settings.allowed_origins)
+        self._origins_refused: set[str] = set()
+        self.web = _web_root(server.settings)
 
     # -- plain HTTP ---------------------------------------------------------------
 
@@ -135,11 +145,20 @@ class Front:
                 HTTPStatus.OK, metrics.exposition(), "text/plain; version=0.0.4; charset=utf-8"
             )
         if request.headers.get("Upgrade", "").lower() != "websocket":
+            if self.web is not None:
+                return answer(self.web, request)
             return _response(
                 HTTPStatus.NOT_FOUND,
                 b"Atout: WebSocket on /, or GET /healthz, /metrics\n",
                 "text/plain",
             )
+        why = origin.refusal(
+            request.headers.get("Origin"), request.headers.get("Host"), self.allowed_origins
+        )
+        if why is not None:
+            metrics.ERRORS.labels("origin").inc()
+            self._log_refused_origin(request)
+            return _response(HTTPStatus.FORBIDDEN, f"Atout: {why}\n".encode(), "text/plain")
         if len(self.conns) >= self.settings.max_connections:
             return _response(HTTPStatus.SERVICE_UNAVAILABLE, b"server full\n", "text/plain")
         if self.server.stopping:
@@ -150,6 +169,14 @@ class Front:
             return _response(HTTPStatus.TOO_MANY_REQUESTS, refusal.encode() + b"\n", "text/plain")
         _drop_empty_subprotocol_offer(request)
         return None
+
+    def _log_refused_origin(self, request: Request) -> None:
+        # Once per origin: an operator behind a proxy sees what to allow.
+        seen = request.headers.get("Origin", "")[:200]
+        if seen in self._origins_refused or len(self._origins_refused) >= ORIGINS_LOGGED:
+            return
+        self._origins_refused.add(seen)
+        log.warning("origin_refused", origin=seen, host=request.headers.get("Host", "")[:200])
 
     def _address(self, connection: ServerConnection) -> str:
         remote = connection.remote_address
@@ -386,6 +413,17 @@ class Front:
             conn.send(bye("restarting", "the server is restarting; reconnecting"))
             conn.close(CLOSE_RESTART, "server restarting")
         await asyncio.sleep(0.2)
+
+
+def _web_root(settings: Settings) -> WebRoot | None:
+    """The browser client's folder, None when it is not served."""
+    if not settings.web:
+        return None
+    folder = Path(settings.web_root) if settings.web_root else bundled_folder()
+    if folder is None:
+        log.warning("web_client_missing", hint="install the package with its data, or --no-web")
+        return None
+    return WebRoot(folder)
 
 
 def _response(status: HTTPStatus, body: bytes, content_type: str) -> Response:

@@ -10,6 +10,10 @@ from hypothesis import settings
 from server.store.redis import RedisStore
 from tests.redis_server import RedisServer, RedisUnavailable
 
+# Browser fixtures (browser, page, web_server, start_web_server) and the hook
+# that fails a test whose page logged an error.
+pytest_plugins = ["tests.browser"]
+
 # Hypothesis's per-example deadline (200 ms) measures the machine's load as
 # much as the code: CI shares two cores. Properties are checked, not speed
 # (benchmarks under bench/ measure that).

@@ -2,7 +2,13 @@
 
     python -m clients.cli.catalogs update    # code -> locale/atout.pot -> every .po
     python -m clients.cli.catalogs compile   # every .po -> its .mo (committed)
+    python -m clients.cli.catalogs export-json   # every .po -> clients/web/i18n/<lang>.json
     python -m clients.cli.catalogs check     # what a test checks: exit 1 on a problem
+
+The browser client (``clients/web``) speaks from the same catalogs: its
+marked strings (``_("...")`` and friends in ``clients/web/app/*.js``) are
+extracted with the terminal client's, and ``export-json`` writes what it
+reads, one JSON file per language (committed, checked like the ``.mo``).
 
 Needs Babel (in the ``test`` extra), which reads Python sources for the
 marked strings and writes ``.mo`` files; the client itself reads the
@@ -15,6 +21,7 @@ out of date with its ``.po``.
 from __future__ import annotations
 
 import io
+import json
 import string
 import sys
 from pathlib import Path
@@ -23,6 +30,9 @@ from typing import Any
 from clients.cli.i18n import DEFAULT, DOMAIN, LANGUAGES, LOCALE_DIR
 
 SOURCES = Path(__file__).parent
+WEB = SOURCES.parent / "web"
+WEB_SOURCES = WEB / "app"
+WEB_I18N = WEB / "i18n"
 KEYWORDS: dict[str, Any] = {
     "_": None,
     "N_": None,
@@ -53,14 +63,23 @@ def template() -> Any:
         comment_tags=("TRANSLATORS:",),
         strip_comment_tags=True,
     )
-    for filename, lineno, message, comments, context in found:
-        catalog.add(
-            message,
-            None,
-            [(f"clients/cli/{filename}", lineno)],
-            auto_comments=comments,
-            context=context,
-        )
+    web = extract_from_dir(
+        str(WEB_SOURCES),
+        method_map=[("**.js", "javascript")],
+        options_map={"**.js": {"parse_template_string": True}},
+        keywords=KEYWORDS,
+        comment_tags=("TRANSLATORS:",),
+        strip_comment_tags=True,
+    )
+    for folder, entries in (("clients/cli", found), ("clients/web/app", web)):
+        for filename, lineno, message, comments, context in entries:
+            catalog.add(
+                message,
+                None,
+                [(f"{folder}/{filename}", lineno)],
+                auto_comments=comments,
+                context=context,
+            )
     return catalog
 
 
@@ -108,6 +127,40 @@ def compile_all() -> None:
         mo_path(lang).write_bytes(mo_bytes(read_po(lang)))
 
 
+def json_path(lang: str) -> Path:
+    return WEB_I18N / f"{lang}.json"
+
+
+def json_text(lang: str) -> str:
+    """The browser client's catalog for ``lang``: each translated msgid (a
+    ``context\\x04msgid`` key for a message with a context) to its
+    translation, or to the list of its plural forms; English is the msgids
+    themselves, so its ``messages`` is empty."""
+    messages: dict[str, str | list[str]] = {}
+    plural = "(n != 1)"
+    if lang != DEFAULT:
+        catalog = read_po(lang)
+        plural = catalog.plural_expr
+        for m in catalog:
+            if not m.id or m.fuzzy:
+                continue
+            msgid = m.id if isinstance(m.id, str) else m.id[0]
+            key = f"{m.context}\x04{msgid}" if m.context else msgid
+            if isinstance(m.string, str):
+                if m.string:
+                    messages[key] = m.string
+            elif all(m.string):
+                messages[key] = list(m.string)
+    doc = {"lang": lang, "plural": plural, "messages": dict(sorted(messages.items()))}
+    return json.dumps(doc, ensure_ascii=False, indent=0, sort_keys=False) + "\n"
+
+
+def export_json() -> None:
+    WEB_I18N.mkdir(parents=True, exist_ok=True)
+    for lang in LANGUAGES:
+        json_path(lang).write_text(json_text(lang), encoding="utf-8")
+
+
 def fields(text: str) -> set[str]:
     """The placeholders of a message: ``{who}`` fields and ``%(name)s``/``%s`` ones."""
     names = {f"{{{name}}}" for _lit, name, _spec, _conv in string.Formatter().parse(text) if name}
@@ -153,6 +206,10 @@ def problems() -> list[str]:
             out.append(f"{lang}: msgid {key[0]!r} missing from the catalog")
         if not mo_path(lang).exists() or mo_path(lang).read_bytes() != mo_bytes(catalog):
             out.append(f"{lang}: {mo_path(lang).name} is out of date: run catalogs compile")
+    for lang in LANGUAGES:
+        path = json_path(lang)
+        if not path.exists() or path.read_text(encoding="utf-8") != json_text(lang):
+            out.append(f"{lang}: {path.name} is out of date: run catalogs export-json")
     return out
 
 
@@ -162,6 +219,8 @@ def main(argv: list[str]) -> int:
         update()
     elif command == "compile":
         compile_all()
+    elif command == "export-json":
+        export_json()
     elif command == "check":
         found = problems()
         for line in found:

@@ -1,0 +1,281 @@
+// The browser client's entry point: the app's state, the connection wired to
+// it, and the screens (name, lobby, table, leaderboard, profile).
+import { render } from "preact";
+import { LANGUAGES, _, chooseLang, lang, useLang } from "./i18n.js";
+import { Connection, serverUrl } from "./conn.js";
+import { KEY_RE, newKey, saveLang, savedLang, storeFor } from "./store.js";
+import { html } from "./ui.js";
+import { Lobby } from "./lobby.js";
+import { TableScreen } from "./table.js";
+import { DailyResult, Leaderboard, Profile } from "./boards.js";
+import { announcements } from "./announce.js";
+import { errorText, leftReason } from "./words.js";
+
+const server = serverUrl(window.location);
+const store = storeFor(server);
+const state = {
+  name: store.name(),
+  screen: "lobby", // or "leaderboard", "profile" (the table shows whenever we sit)
+  status: { phase: "connecting", reason: "", attempt: 0 },
+  notices: [], // {id, text, kind: "error" | "info"}
+  log: [], // {id, text}: what happened at the table
+  spoken: "",
+  daily: null,
+  board: { period: "today", view: null },
+  confirmLeave: false,
+  nameProblem: "",
+  keyLost: false,
+};
+let conn = null;
+let ids = 0;
+let invite = readInvite();
+
+function readInvite() {
+  const m = /^#(join|watch)=([A-Za-z0-9]{1,12})$/.exec(window.location.hash);
+  return m ? { t: m[1], code: m[2].toUpperCase() } : null;
+}
+
+function notice(text, kind = "error") {
+  const id = ++ids;
+  state.notices = [...state.notices.slice(-3), { id, text, kind }];
+  setTimeout(() => {
+    state.notices = state.notices.filter((n) => n.id !== id);
+    draw();
+  }, 10000);
+}
+
+function say(lines) {
+  if (!lines.length) return;
+  state.log = [...state.log, ...lines.map((text) => ({ id: ++ids, text }))].slice(-40);
+  state.spoken = lines.join(" ");
+}
+
+function onMessage(msg, sync) {
+  switch (msg.t) {
+    case "welcome":
+      if (msg.name && msg.name !== state.name) {
+        state.name = msg.name;
+        store.setName(msg.name);
+      }
+      state.nameProblem = "";
+      if (invite && !store.seat()) {
+        conn.send(invite);
+        history.replaceState(null, "", window.location.pathname + window.location.search);
+        invite = null;
+      }
+      break;
+    case "table":
+    case "tpatch":
+      if (sync.table.view) {
+        if (state.lastView) say(announcements(state.lastView, sync.table.view));
+        state.lastView = sync.table.view;
+      }
+      break;
+    case "seated":
+      state.lastView = null;
+      state.log = [];
+      state.screen = "lobby";
+      break;
+    case "left":
+      state.lastView = null;
+      state.daily = null;
+      notice(leftReason(msg.reason || ""), "info");
+      break;
+    case "error":
+      if (msg.code === "name_taken" || msg.code === "bad_name") {
+        if (!conn.welcome) {
+          state.nameProblem = errorText(msg.code, msg.message);
+          state.name = "";
+        } else notice(errorText(msg.code, msg.message));
+      } else if (msg.code === "unknown_key") {
+        state.keyLost = true;
+      } else notice(errorText(msg.code, msg.message));
+      break;
+    case "bye":
+      notice(`${msg.message} [${msg.code}]`, "info");
+      break;
+    case "daily_result":
+      state.daily = msg.result;
+      break;
+    case "leaderboard":
+      state.board = { period: msg.view.period, view: msg.view };
+      break;
+    case "player":
+      state.name = msg.name;
+      store.setName(msg.name);
+      notice(_("You play as {name} now.", { name: msg.name }), "info");
+      break;
+    default:
+  }
+  draw();
+}
+
+function connect() {
+  if (conn) conn.close();
+  if (!store.player()) store.setPlayer({ key: newKey(), registered: false });
+  conn = new Connection({ url: server, store, onMessage, onStatus: (s) => { state.status = s; draw(); } });
+  conn.open(state.name);
+}
+
+const act = (command) => {
+  const rid = conn.send(command);
+  if (rid === null) notice(_("Not sent: not connected to the server right now."));
+  return rid;
+};
+const move = (command) => {
+  if (conn.move(command) === null && conn.status.phase !== "online") {
+    notice(_("Not sent: not connected to the server right now."));
+  }
+  draw();
+};
+const go = (screen) => {
+  state.screen = screen;
+  if (screen === "leaderboard") askBoard(state.board.period, 0);
+  draw();
+};
+function askBoard(period, page) {
+  state.board = { period, view: state.board.period === period ? state.board.view : null };
+  act({ t: "leaderboard", period, page });
+  draw();
+}
+
+function leave(view) {
+  if (view && view.you !== null && (view.status === "playing" || view.status === "between_deals") && !state.confirmLeave) {
+    state.confirmLeave = true;
+  } else {
+    state.confirmLeave = false;
+    act({ t: "leave" });
+  }
+  draw();
+}
+
+function NameForm() {
+  const submit = (ev) => {
+    ev.preventDefault();
+    const name = ev.currentTarget.elements.name.value.trim().replace(/\s+/g, " ");
+    if (!name || name.length > 24) {
+      state.nameProblem = _("a name is 1 to 24 characters, not starting with “Bot ”");
+      return draw();
+    }
+    state.name = name;
+    store.setName(name);
+    const player = store.player();
+    if (player && !player.registered) store.setPlayer({ ...player, key: newKey() }); // a fresh try at a free name
+    connect();
+    draw();
+  };
+  return html`<form class="card-box name-form" onSubmit=${submit} aria-labelledby="name-title">
+    <h1 id="name-title">Atout</h1>
+    <p>${_("French Tarot for four, in your browser.")}</p>
+    <label>${_("Your name")} <input name="name" maxlength="24" autocomplete="nickname" required
+      value=${store.name()} aria-describedby="name-problem" /></label>
+    ${state.nameProblem && html`<p id="name-problem" class="problem" role="alert">${state.nameProblem}</p>`}
+    <button type="submit">${_("Play")}</button>
+  </form>`;
+}
+
+function StatusBar() {
+  const s = state.status;
+  let text = "";
+  if (s.phase === "connecting") text = _("connecting…");
+  else if (s.phase === "reconnecting") text = `${_("reconnecting")}: ${s.reason || ""}`;
+  else if (s.phase === "stopped") text = _("disconnected: {reason}", { reason: s.reason });
+  return html`<div class=${`link link-${s.phase}`} role="status">
+    ${text && html`<span>${text}</span>`}
+    ${(s.phase === "reconnecting" || s.phase === "stopped") && state.name &&
+      html` <button class="secondary" onClick=${() => conn.retry()}>${_("Reconnect")}</button>`}
+  </div>`;
+}
+
+function LangPicker() {
+  const change = async (ev) => {
+    const code = ev.currentTarget.value;
+    saveLang(code);
+    await useLang(code);
+    draw();
+  };
+  return html`<label class="lang">${_("Language")}
+    <select onChange=${change} value=${lang()}>
+      ${Object.entries(LANGUAGES).map(([code, name]) => html`<option value=${code} selected=${code === lang()}>${name}</option>`)}
+    </select></label>`;
+}
+
+function App() {
+  const sync = conn?.sync;
+  const view = sync?.table.view;
+  const seated = sync && sync.tableId !== null;
+  let main;
+  if (!state.name || !conn) main = html`<${NameForm} />`;
+  else if (state.keyLost) {
+    main = html`<section class="card-box" role="alert">
+      <p>${_("this server does not know your player key: import the right one, or make a new player")}</p>
+      <button onClick=${() => { store.setPlayer(null); state.keyLost = false; connect(); draw(); }}>${_("Make a new player")}</button>
+      <${Profile} name=${state.name} player=${store.player()} act=${act} onImport=${importKey} onClose=${null} />
+    </section>`;
+  } else if (seated && view) {
+    const inviteUrl = view.invite_code
+      ? `${window.location.origin}${window.location.pathname}${window.location.search}#join=${view.invite_code}` : "";
+    main = html`<${TableScreen} view=${view} act=${act} move=${move} busy=${conn.pendingMove !== null || state.status.phase !== "online"}
+      inviteUrl=${inviteUrl} onLeave=${() => leave(view)} log=${state.log} />
+      ${state.confirmLeave && html`<div class="card-box confirm" role="alertdialog" aria-labelledby="leave-q">
+        <p id="leave-q"><strong>${_("Leave this table?")}</strong> ${_("A bot takes your seat until the end of the game.")}</p>
+        <button onClick=${() => leave(view)}>${_("Leave")}</button>
+        <button class="secondary" onClick=${() => { state.confirmLeave = false; draw(); }}>${_("Stay")}</button>
+      </div>`}
+      ${state.daily && html`<${DailyResult} result=${state.daily} onClose=${() => { state.daily = null; draw(); }}
+        onBoard=${() => { state.daily = null; leave(null); go("leaderboard"); }} />`}`;
+  } else if (seated) main = html`<p class="boot">${_("loading the table…")}</p>`;
+  else if (state.screen === "leaderboard") {
+    main = html`<${Leaderboard} board=${state.board} ask=${askBoard} onClose=${() => go("lobby")} />`;
+  } else if (state.screen === "profile") {
+    main = html`<${Profile} name=${state.name} player=${store.player()} act=${act} onImport=${importKey} onClose=${() => go("lobby")} />`;
+  } else if (!sync.lobby.view) main = html`<p class="boot">${_("connecting…")}</p>`;
+  else main = html`<${Lobby} lobby=${sync.lobby.view} act=${act} go=${go} player=${store.player()} />`;
+  return html`<header class="top">
+      <span class="brand">Atout</span>
+      ${state.name && html`<span class="who">${state.name}</span>`}
+      <${LangPicker} />
+    </header>
+    ${conn && html`<${StatusBar} />`}
+    <div class="notices">${state.notices.map((n) => html`<p key=${n.id} class=${`notice ${n.kind}`}
+      role=${n.kind === "error" ? "alert" : "status"}>${n.text}</p>`)}</div>
+    <main id="main">${main}</main>
+    <div class="visually-hidden" aria-live="polite" aria-atomic="true" id="announce">${state.spoken}</div>`;
+}
+
+function importKey(key) {
+  if (!KEY_RE.test(key)) return;
+  store.setPlayer({ key, registered: true });
+  store.setSeat(null);
+  state.keyLost = false;
+  connect();
+  notice(_("Player key saved: you play as its player now."), "info");
+  draw();
+}
+
+const root = document.getElementById("app");
+function draw() {
+  render(html`<${App} />`, root);
+}
+
+window.addEventListener("hashchange", () => {
+  invite = readInvite();
+  if (invite && conn && conn.status.phase === "online" && !conn.sync.tableId) {
+    conn.send(invite);
+    invite = null;
+    history.replaceState(null, "", window.location.pathname + window.location.search);
+  }
+});
+
+async function boot() {
+  try {
+    await useLang(chooseLang(savedLang()));
+  } catch {
+    await useLang("en");
+  }
+  root.textContent = "";
+  if (state.name) connect();
+  draw();
+}
+
+boot();

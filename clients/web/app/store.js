@@ -1,0 +1,43 @@
+// What the browser keeps for a server: the player key, the name, the seat's
+// resume token (so a reload, a dropped line or a server restart gets the seat
+// back), the language. All in localStorage, keyed by the server's address.
+
+const get = (k) => {
+  try {
+    return JSON.parse(localStorage.getItem(k) ?? "null");
+  } catch {
+    return null;
+  }
+};
+const put = (k, v) => {
+  try {
+    if (v === null || v === undefined) localStorage.removeItem(k);
+    else localStorage.setItem(k, JSON.stringify(v));
+  } catch {
+    // Storage full or refused (private mode): the game goes on, only unkept.
+  }
+};
+
+export const KEY_RE = /^[0-9a-f]{32}$/;
+
+export function newKey() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export function storeFor(server) {
+  const k = (what) => `atout:${what}:${server}`;
+  return {
+    /** {key, registered} or null. */
+    player: () => get(k("player")),
+    setPlayer: (p) => put(k("player"), p),
+    /** {token, table_id, seat} or null. */
+    seat: () => get(k("seat")),
+    setSeat: (s) => put(k("seat"), s),
+    name: () => get("atout:name") || "",
+    setName: (n) => put("atout:name", n),
+  };
+}
+
+export const savedLang = () => get("atout:lang");
+export const saveLang = (l) => put("atout:lang", l);

@@ -1,0 +1,306 @@
+// Words for a person, with the terminal client's own msgids (clients/cli/
+// wording.py, table_facts.py): contracts, reasons, prompts, results, errors.
+import { _, N_, ngettext, pgettext } from "./i18n.js";
+import { BOUTS, isTrump, label, trumpNumber } from "./cards.js";
+
+export const CONTRACT_ORDER = ["pass", "prise", "garde", "garde_sans", "garde_contre"];
+const CONTRACTS = {
+  pass: N_("Pass"),
+  prise: N_("Prise"),
+  garde: N_("Garde"),
+  garde_sans: N_("Garde sans"),
+  garde_contre: N_("Garde contre"),
+};
+const BID_HELP = {
+  pass: N_("no contract"),
+  prise: N_("×1, you take the chien"),
+  garde: N_("×2, you take the chien"),
+  garde_sans: N_("×4, chien unseen, counts for you"),
+  garde_contre: N_("×6, chien unseen, counts against you"),
+};
+const ANNULMENTS = { all_pass: N_("everyone passed"), petit_sec: N_("petit sec (the Petit alone)") };
+const CHELEMS = {
+  declared_made: N_("chelem declared and made"),
+  undeclared_made: N_("chelem made (undeclared)"),
+  declared_failed: N_("chelem declared, failed"),
+  defense: N_("the defense took every trick"),
+};
+export const POIGNEE_NAMES = { 10: N_("simple"), 13: N_("double"), 15: N_("triple") };
+export const POIGNEE_BONUS = { 10: 20, 13: 30, 15: 40 };
+export const BOT_LEVELS = { random: N_("random"), easy: N_("easy"), normal: N_("normal"), strong: N_("strong") };
+const TARGETS = [56, 51, 41, 36];
+
+export const contract = (code) => (code ? _(CONTRACTS[code] || code) : "");
+export const bidHelp = (code) => (BID_HELP[code] ? _(BID_HELP[code]) : "");
+export const botLevel = (level) => (level ? _(BOT_LEVELS[level] || level) : "");
+export const signed = (n) => (n > 0 ? `+${n}` : String(n).replace("-", "−"));
+const num = (x) => (typeof x === "number" ? String(Math.round(x * 10) / 10) : String(x ?? ""));
+
+const ABOUT = {
+  deals: [N_("Deal {deal}: you deal."), N_("Deal {deal}: {who} deals.")],
+  takes_trick: [N_("You take trick {trick}."), N_("{who} takes trick {trick}.")],
+  takes_last_trick: [N_("You take the last trick ({trick})."), N_("{who} takes the last trick ({trick}).")],
+  takes_contract: [N_("You take the contract: {contract}."), N_("{who} takes the contract: {contract}.")],
+  shows_poignee: [N_("You show a {size}-card poignée: {cards}"), N_("{who} shows a {size}-card poignée: {cards}")],
+  declares_chelem: [N_("You declare a chelem!"), N_("{who} declares a chelem!")],
+  petit_sec: [N_("you hold the Petit alone (petit sec)"), N_("{who} holds the Petit alone (petit sec)")],
+  bidding: [N_("You are bidding…"), N_("{who} is bidding…")],
+  ecart_wait: [N_("You take the chien and discard 6…"), N_("{who} takes the chien and discards 6…")],
+  chelem_wait: [N_("You decide on a chelem…"), N_("{who} decides on a chelem…")],
+  to_play: [N_("Your turn…"), N_("{who} to play…")],
+  away_to_play: [N_("You are away: a bot plays for you soon…"), N_("{who} is away: a bot plays for them soon…")],
+  waits_for_start: [
+    N_("Start when your friends are seated; empty seats get bots."),
+    N_("Waiting for {who} to start the game."),
+  ],
+};
+
+/** The sentence `key` about `who`, or about you. */
+export function about(key, who, you, fields = {}) {
+  const [mine, theirs] = ABOUT[key];
+  return _(you ? mine : theirs, { who, ...fields });
+}
+
+export function annulment(reason, who, you) {
+  let text = ANNULMENTS[reason] ? _(ANNULMENTS[reason]) : reason || "";
+  if (reason === "petit_sec" && (who || you)) text = about("petit_sec", who || "", you);
+  return _("Deal annulled: {reason}; the next dealer deals.", { reason: text });
+}
+
+/** A seat's name; your own is "You" unless `own` asks for your name. */
+export function seatName(view, seat, own = false) {
+  if (seat === null || seat === undefined) return "?";
+  const s = view.seats?.[seat];
+  if (seat === view.you && !(own && s?.name)) return _("You");
+  if (s?.name) return s.name;
+  return pgettext("a place at the table", "Seat {n}", { n: seat + 1 });
+}
+
+export function seatState(view, seat) {
+  const s = view.seats[seat];
+  if (s.kind === "empty") return _("free seat");
+  if (s.kind === "bot") return _("bot {level}", { level: botLevel(s.bot_level) }).trim();
+  if (s.away || !s.connected) return _("away: a bot stands in");
+  return seat === view.you ? _("you") : _("online");
+}
+
+export function myTurn(view) {
+  return view.status === "playing" && view.deal && view.you !== null && view.deal.turn === view.you;
+}
+
+/** Between deals: the human seats still reading the result. */
+export function reading(view) {
+  if (view.status !== "between_deals") return [];
+  return view.seats.filter((s) => s.kind === "human" && !view.ready.includes(s.seat)).map((s) => s.seat);
+}
+
+export const readingNow = (view) => view.you !== null && reading(view).includes(view.you);
+
+export function ecartPrompt(forced) {
+  if (forced) {
+    return ngettext(
+      "Discard 6 (no King, no bout): {n} trump forced, shown face up.",
+      "Discard 6 (no King, no bout): {n} trumps forced, shown face up.",
+      forced,
+    );
+  }
+  return _("Discard 6 cards ({rule}).", { rule: _("no King, no bout; trumps only if you must, shown face up") });
+}
+
+/** One line saying what is happening, or what you are asked to do. */
+export function prompt(view) {
+  const deal = view.deal;
+  const status = view.status;
+  if (status === "waiting") {
+    if (view.you === null) return _("Watching: the game has not started yet.");
+    return about("waits_for_start", seatName(view, view.creator), view.creator === view.you);
+  }
+  if (status === "finished") return _("Game over");
+  if (status === "closed") return _("This table is closed.");
+  if (!deal) return "";
+  if (deal.phase === "annulled") {
+    const seat = deal.annulled_seat;
+    return annulment(deal.annulled, seat !== null ? seatName(view, seat) : null, seat !== null && seat === view.you);
+  }
+  if (deal.phase === "done" || status === "between_deals") {
+    if (view.you === null) return _("Deal over: the next deal comes when the players have read the result.");
+    return readingNow(view)
+      ? _("Deal over: read the result, then Continue (Enter).")
+      : _("Deal over: waiting for the others to read the result.");
+  }
+  const turn = deal.turn;
+  const mine = myTurn(view);
+  switch (deal.phase) {
+    case "bidding":
+      return mine
+        ? _("Your bid: each player speaks once, higher than the bids before.")
+        : about("bidding", seatName(view, turn), false);
+    case "ecart":
+      return mine ? ecartPrompt(view.legal.ecart_trumps) : about("ecart_wait", seatName(view, turn), false);
+    case "chelem":
+      return mine
+        ? _("Declare a chelem (all 18 tricks)? +400 if made, −200 if not.")
+        : about("chelem_wait", seatName(view, turn), false);
+    case "play":
+      if (mine) {
+        return view.legal.poignee_sizes.length
+          ? _("Your turn: play a card, or show a poignée first.")
+          : _("Your turn: play a card.");
+      }
+      if (turn !== null && view.seats[turn].away) return about("away_to_play", seatName(view, turn), false);
+      return about("to_play", seatName(view, turn), false);
+    default:
+      return "";
+  }
+}
+
+export function ecartProblem(picked, legal) {
+  if (picked.some((c) => !legal.ecart.includes(c))) return _("only the highlighted cards may go to the écart");
+  const trumps = picked.filter(isTrump).length;
+  const need = legal.ecart_trumps;
+  const exact = (n) => ngettext("discard exactly {n} trump", "discard exactly {n} trumps", n);
+  if (trumps > need) {
+    return need === 0 ? _("trumps may go to the écart only when you lack other cards") : exact(need);
+  }
+  if (picked.length < 6) return ngettext("choose {n} more card", "choose {n} more cards", 6 - picked.length);
+  if (picked.length > 6) return _("choose exactly 6 cards");
+  if (trumps < need) return exact(need);
+  return null;
+}
+
+/** A first choice of `size` cards to show: the lowest trumps but the Petit, then the Petit, then the Excuse. */
+export function poigneeDefault(legal, size) {
+  const trumps = legal.poignee_cards.filter(isTrump).sort((a, b) => trumpNumber(a) - trumpNumber(b));
+  const picked = trumps.filter((c) => c !== "T1").slice(0, size);
+  if (picked.length < size && trumps.includes("T1")) picked.push("T1");
+  if (picked.length < size && legal.poignee_cards.includes("EX")) picked.push("EX");
+  return picked;
+}
+
+export function poigneeProblem(picked, legal, size) {
+  if (picked.some((c) => !legal.poignee_cards.includes(c))) return _("a poignée shows trumps (and the Excuse) only");
+  if (picked.length !== size) {
+    return ngettext("show exactly {n} card ({chosen} chosen)", "show exactly {n} cards ({chosen} chosen)", size, {
+      chosen: picked.length,
+    });
+  }
+  if (picked.includes("EX") && legal.poignee_cards.some((c) => isTrump(c) && !picked.includes(c))) {
+    return _("the Excuse may stand in for a trump only when you show every trump");
+  }
+  return null;
+}
+
+const side = (s) => (s === "taker" ? _("taker") : s === "defense" ? _("defense") : String(s));
+
+/** The finished deal in short lines (contract, points, bonuses). */
+export function resultLines(view) {
+  const r = view.deal?.result;
+  if (!r) return [];
+  if ("annulled" in r) return [_("Deal annulled"), ANNULMENTS[r.annulled] ? _(ANNULMENTS[r.annulled]) : ""];
+  const fields = { margin: num(r.margin), points: num(r.points), target: num(r.target) };
+  const lines = [
+    `${contract(r.contract)}: ${seatName(view, r.taker)}`,
+    r.made ? _("made by {margin} ({points}/{target})", fields) : _("down by {margin} ({points}/{target})", fields),
+    ngettext("{n} bout", "{n} bouts", r.bouts || 0),
+  ];
+  if (r.petit_au_bout) lines.push(_("petit au bout: {side}", { side: side(r.petit_au_bout) }));
+  for (const p of r.poignees || []) {
+    lines.push(_("poignée {size}: {who}", { size: p.size, who: seatName(view, p.seat) }));
+  }
+  if (r.chelem) lines.push(CHELEMS[r.chelem] ? _(CHELEMS[r.chelem]) : String(r.chelem));
+  return lines;
+}
+
+/** The taker's target, once known: exact for the taker, who sees its bouts. */
+export function need(view) {
+  const deal = view.deal;
+  if (!deal || deal.taker === null || deal.phase === "bidding" || deal.phase === "annulled") return null;
+  if (view.you !== null && view.you === deal.taker) {
+    const won = new Set();
+    for (const t of deal.tricks) {
+      const takerSide = t.winner === deal.taker;
+      t.cards.forEach((c) => BOUTS.includes(c) && takerSide && won.add(c));
+    }
+    view.hand.forEach((c) => BOUTS.includes(c) && won.add(c));
+    return _("You need {points}", { points: TARGETS[won.size] });
+  }
+  return _("Needs 56/51/41/36");
+}
+
+export function sheetContract(code, made) {
+  return made ? _("{contract} made", { contract: contract(code) }) : _("{contract} down", { contract: contract(code) });
+}
+
+export function sheetAnnulled(reason) {
+  if (reason === "all_pass") return _("annulled: all passed");
+  if (reason === "petit_sec") return _("annulled: petit sec");
+  return _("annulled: {reason}", { reason });
+}
+
+export const cardsText = (codes) => codes.map(label).join(" ");
+
+// -- the connection ---------------------------------------------------------------
+
+// WebSocket close codes (docs/PROTOCOL.md §6.3) -> what happened, and whether to reconnect.
+const CLOSE_CODES = {
+  1000: [N_("the server closed the connection"), true],
+  1001: [N_("the server is going away"), true],
+  1006: [N_("the connection was lost"), true],
+  1011: [N_("the server hit an error"), true],
+  1012: [N_("the server is restarting"), true],
+  1013: [N_("the server is full; trying again"), true],
+  4001: [N_("your seat was taken back from another window"), false],
+  4002: [N_("the connection was too slow to keep up"), true],
+  4003: [N_("this client is too old for the server: please update Atout"), false],
+  4004: [N_("the server did not get our hello in time"), true],
+  4005: [N_("this client sent too many messages too fast, so the server closed it"), false],
+  4006: [N_("you were idle in the lobby for a long time, so the server closed the connection"), false],
+};
+
+export function closed(code) {
+  const known = CLOSE_CODES[code];
+  if (known) return [_(known[0]), known[1]];
+  if (code === null || code === undefined) return [_("the connection was lost"), true];
+  return [_("the connection closed (code {code})", { code }), true];
+}
+
+const LEFT_REASONS = [N_("You stopped watching."), N_("You left the table."), N_("The table closed.")];
+
+export function leftReason(reason) {
+  const sentence = `${reason.slice(0, 1).toUpperCase()}${reason.slice(1)}.`;
+  return LEFT_REASONS.includes(sentence) ? _(sentence) : sentence;
+}
+
+// Server error codes (§6.1) the clients have their own words for; the others
+// show the server's English message. The code is always shown.
+const ERROR_CODES = {
+  incompatible_version: N_("this client is too old for the server: please update Atout"),
+  hello_first: N_("the server expected a hello first (a client bug)"),
+  rate_limited: N_("too fast: wait a moment and try again"),
+  not_your_turn: N_("it is not your turn"),
+  illegal_card: N_("that card cannot be played now"),
+  spectator: N_("you are watching"),
+  no_such_table: N_("no open table has that id or code"),
+  table_full: N_("that table has no free seat"),
+  seat_taken: N_("someone sits there already"),
+  wait_for_deal_end: N_("a bot plays that seat until the end of the deal"),
+  table_closed: N_("that table is closed"),
+  bad_token: N_("your seat is gone (the table closed or was given up)"),
+  too_many_tables: N_("the server has too many tables; try later"),
+  not_creator: N_("only the player who opened the table can start it"),
+  bad_chat: N_("a chat line is 1 to 200 characters"),
+  name_taken: N_("another player has that name: choose another"),
+  unknown_key: N_("this server does not know your player key: import the right one, or make a new player"),
+  bad_key: N_("a player key is 32 hex digits (0-9, a-f)"),
+  bad_name: N_("a name is 1 to 24 characters, not starting with “Bot ”"),
+  guest: N_("guests have no daily game nor profile"),
+  daily_private: N_("that is someone's daily game: it can be watched once finished"),
+  unavailable: N_("the server could not answer just now; try again"),
+};
+
+/** One line for an `error` event: words a person understands, then its code. */
+export function errorText(code, message) {
+  let text = ERROR_CODES[code] ? _(ERROR_CODES[code]) : String(message || "").trim();
+  if (!text) text = _("the server refused that");
+  return `${text.slice(0, 1).toUpperCase()}${text.slice(1)} [${code}]`;
+}
