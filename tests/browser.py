@@ -145,9 +145,21 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the browser tests, and run them after every other test.
+
+    Playwright's sync API leaves its own event loop set as the thread's
+    running loop between calls (it runs that loop in a greenlet, suspended);
+    an asyncio test after it would find a loop "running" and its runner
+    would refuse to start. Last, the browser tests follow no asyncio test,
+    and the session's browser closes at the teardown of a browser test."""
+    browser_tests = []
     for item in items:
         if {"browser", "page"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.browser)
+            browser_tests.append(item)
+    if browser_tests:
+        chosen = set(browser_tests)
+        items[:] = [item for item in items if item not in chosen] + browser_tests
 
 
 # --- the server ----------------------------------------------------------------------
