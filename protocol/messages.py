@@ -21,7 +21,6 @@ from protocol.errors import ByeCode
 from protocol.views import (
     BotLevel,
     DailyResultView,
-    LeaderboardPeriod,
     LeaderboardView,
     LobbyView,
     TableView,
@@ -167,7 +166,10 @@ class Daily(_Cmd, tag="daily"):
 
 
 class GetLeaderboard(_Cmd, tag="leaderboard"):
-    period: LeaderboardPeriod = "today"
+    period: str = "today"
+    """A ``LeaderboardPeriod``. Any string decodes, so that an unknown period
+    is answered ``bad_period`` (as docs/PROTOCOL.md says) rather than failing
+    as a malformed message."""
     page: int = 0
     """Pages of ``PAGE_SIZE`` lines, from 0."""
 

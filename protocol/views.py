@@ -226,6 +226,13 @@ class DailyDealLine(msgspec.Struct, kw_only=True):
     """Percentage of the other results on this deal you beat (ties half)."""
     players: int
     """Results on this deal so far, yours included."""
+    others: int = 0
+    """The other results yours is compared with: ``players - 1`` in a ranked
+    game; a practice game is compared with every ranked result."""
+    beaten: int = 0
+    """How many of ``others`` scored less than you."""
+    tied: int = 0
+    """How many of ``others`` scored exactly as you (``percent`` counts them half)."""
 
 
 class DailyResultView(msgspec.Struct, kw_only=True):

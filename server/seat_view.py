@@ -55,10 +55,11 @@ class Reuse:
             self._tricks = (deal, len(deal.tricks), views)
         return views
 
-    def sheet(self, game: Game) -> list[DealLine]:
+    def sheet(self, game: Game, every_deal_counts: bool = False) -> list[DealLine]:
+        # ``every_deal_counts`` is fixed for a table (one Reuse per table).
         cached_game, count, lines = self._sheet
         if cached_game is not game or count != len(game.results):
-            lines = sheet(game)
+            lines = sheet(game, every_deal_counts)
             self._sheet = (game, len(game.results), lines)
         return lines
 
@@ -72,18 +73,25 @@ class Reuse:
         return cached[1]
 
 
-def deal_number(game: Game) -> int:
+def deal_number(game: Game, every_deal_counts: bool = False) -> int:
     """The number of the counted deal that the current deal is (or was an
     attempt at): a finished deal keeps its number until the next is dealt,
-    and an annulled deal has the number of the deal that is dealt again."""
+    and an annulled deal has the number of the deal that is dealt again.
+
+    ``every_deal_counts``: annulled deals count too (the daily game plays a
+    fixed number of deals dealt, ``server.table.daily``): each deal dealt
+    has the next number, and the last one's is the game's count."""
+    if every_deal_counts:
+        return game.attempt + 1
     counted = game.counted
     if game.recorded and isinstance(game.results[-1], ScoredDeal):
         counted -= 1  # the current deal is already among the counted ones
     return counted + 1
 
 
-def deal_view(game: Game, reuse: Reuse | None = None) -> DealView:
-    """The public state of the game's current deal."""
+def deal_view(game: Game, reuse: Reuse | None = None, every_deal_counts: bool = False) -> DealView:
+    """The public state of the game's current deal (``every_deal_counts``:
+    as for ``deal_number``)."""
     deal = game.deal
     first = (deal.dealer + 1) % 4
     tricks = (reuse or Reuse()).tricks(deal)  # a fresh Reuse builds them all
@@ -92,7 +100,7 @@ def deal_view(game: Game, reuse: Reuse | None = None) -> DealView:
         trick = TrickView(leader=deal.leader, cards=_codes(deal.trick))
     result = deal.result()
     return DealView(
-        number=deal_number(game),
+        number=deal_number(game, every_deal_counts),
         dealer=deal.dealer,
         phase=deal.phase,
         turn=deal.turn,
@@ -156,14 +164,16 @@ def ecart_view(deal: Deal, seat: int | None) -> list[str]:
     return _codes(deal.ecart_cards) if seat is not None and seat == deal.taker else []
 
 
-def sheet(game: Game) -> list[DealLine]:
-    """The score sheet: one line per finished deal, annulled ones included."""
+def sheet(game: Game, every_deal_counts: bool = False) -> list[DealLine]:
+    """The score sheet: one line per finished deal, annulled ones included,
+    numbered as ``deal_number`` numbered each deal."""
     lines = []
     number = 0
     for attempt, result in enumerate(game.results):
         dealer = (game.first_dealer + attempt) % 4
-        if isinstance(result, ScoredDeal):
+        if isinstance(result, ScoredDeal) or every_deal_counts:
             number += 1
+        if isinstance(result, ScoredDeal):
             lines.append(
                 DealLine(
                     number=number,
@@ -176,6 +186,8 @@ def sheet(game: Game) -> list[DealLine]:
             )
         else:
             assert isinstance(result, AnnulledDeal)
-            # An annulled deal is an attempt at the next counted deal.
-            lines.append(DealLine(number=number + 1, dealer=dealer, annulled=result.annulled))
+            # An annulled deal is an attempt at the next counted deal (or,
+            # where every deal counts, a deal of its own).
+            own = number if every_deal_counts else number + 1
+            lines.append(DealLine(number=own, dealer=dealer, annulled=result.annulled))
     return lines

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import random
 from collections.abc import AsyncIterator
@@ -10,6 +11,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from server.daily.board import PERIODS, BoardLine, DailyBoard, MemoryBoard
+from server.daily.coalesce import Coalesce
 from server.daily.deals import day_start
 from server.daily.redis_board import RedisBoard
 from server.store.redis import RedisStore
@@ -172,3 +174,47 @@ async def test_boards_survive_a_server_restart(redis_server: RedisServer) -> Non
         assert await again.claim(iso(3), "ann", "other") == "t-ann-3"
     finally:
         await store.close()
+
+
+async def test_a_result_is_on_the_board_when_record_returns(redis_server: RedisServer) -> None:
+    # Reads rebuild the board at most once an hour here: what a read right
+    # after ``record`` sees was built by ``record`` itself, for every one of
+    # many results recorded at once (many tables finishing together).
+    store = await RedisStore.connect(redis_server.url)
+    board = RedisBoard(store, refresh_s=3600.0)
+    now = noon(D0)
+    assert await board.page("today", now, 0, 20) == ([], 0)
+    players = [f"p{i:02d}" for i in range(30)]
+
+    async def finish(player: str) -> None:
+        await play(board, 0, player, [i * 10 for i in range(len(player))])
+        line = await board.position("today", now, player)
+        assert line is not None and line.player == player
+
+    await asyncio.gather(*(finish(p) for p in players))
+    lines, total = await board.page("today", now, 0, 40)
+    assert total == 30 and {x.player for x in lines} == set(players)
+    await store.close()
+
+
+async def test_changes_at_once_share_a_run_that_began_after_each() -> None:
+    runs: list[int] = []
+    changed = 0
+
+    async def run(key: str) -> None:
+        runs.append(changed)  # what this run covers: the changes made before it began
+        await asyncio.sleep(0.01)
+
+    coalesce = Coalesce(run)
+
+    async def change() -> None:
+        nonlocal changed
+        changed += 1
+        mine = changed
+        await coalesce.after_change("day")
+        assert any(covered >= mine for covered in runs)  # a run began after this change
+
+    await asyncio.gather(*(change() for _ in range(20)))
+    assert len(runs) == 2  # the first change's run, then one for the 19 made meanwhile
+    await change()
+    assert len(runs) == 3

@@ -11,12 +11,13 @@ from hypothesis import strategies as st
 
 from server.daily.deals import daily_spec, day_start, utc_day
 from server.daily.ranking import (
+    Comparison,
     DayLine,
     board_score,
+    compare,
     day_standings,
     from_board_score,
     percent_beaten,
-    percent_from_counts,
     period_standings,
     positions,
 )
@@ -69,7 +70,8 @@ def test_utc_days() -> None:
 
 def test_one_player_alone_gets_half() -> None:
     assert percent_beaten(120, [120]) == 50.0
-    assert percent_from_counts(120, {120: 1}) == (50.0, 1)
+    alone = compare(120, {120: 1})
+    assert alone == Comparison(others=0, beaten=0, tied=0) and alone.percent == 50.0
 
 
 def test_two_players() -> None:
@@ -82,7 +84,18 @@ def test_ties_count_half() -> None:
     assert percent_beaten(10, ordered) == 75.0  # beats one of two, ties the other
     assert percent_beaten(0, ordered) == 0.0
     assert percent_beaten(5, [5, 5, 5, 5]) == 50.0
-    assert percent_from_counts(10, {0: 1, 10: 2}) == (75.0, 3)
+    # Against the *other* players only: beats one of two, ties the other.
+    against = compare(10, {0: 1, 10: 2})
+    assert against == Comparison(others=2, beaten=1, tied=1) and against.percent == 75.0
+    assert compare(7, {7: 4}) == Comparison(others=3, beaten=0, tied=3)
+
+
+def test_two_players_count_one_other() -> None:
+    # "better than 1 of 1 other player", not "100% of 2 players".
+    better = compare(100, {50: 1, 100: 1})
+    assert better == Comparison(others=1, beaten=1, tied=0) and better.percent == 100.0
+    level = compare(50, {50: 2})
+    assert level == Comparison(others=1, beaten=0, tied=1) and level.percent == 50.0
 
 
 @given(st.lists(st.integers(-500, 500), min_size=1, max_size=60))
@@ -96,7 +109,10 @@ def test_a_deal_shares_out_half_of_everything(scores: list[int]) -> None:
         counts: dict[int, int] = {}
         for x in scores:
             counts[x] = counts.get(x, 0) + 1
-        assert percent_from_counts(s, counts) == (pytest.approx(p), len(scores))
+        against = compare(s, counts)
+        assert against.percent == pytest.approx(p)
+        assert against.others == len(scores) - 1
+        assert against.beaten + against.tied <= against.others
     # A better score never gets a smaller percentage.
     by_score = sorted(zip(scores, percents, strict=True))
     assert all(a[1] <= b[1] for a, b in itertools.pairwise(by_score))

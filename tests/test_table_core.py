@@ -287,6 +287,41 @@ def test_sweep_notes_humans_and_closes_an_idle_table() -> None:
     assert of(effects, Answer)[0].error == "table_closed"
 
 
+def test_a_table_closes_when_its_last_player_leaves_before_it_starts() -> None:
+    core = make()
+    alice, bob, cat = Peer("Alice"), Peer("Bob"), Peer("Cat")
+    seat(core, alice)
+    core.handle(Join(bob, None, 2, token="bobs"), T0)
+    core.handle(Join(cat, None, 3, spectator=True), T0)
+    # A dropped connection is not leaving: the seat stays held, the table open.
+    core.handle(Gone(bob), T0 + 1)
+    effects = core.handle(Act(alice, Leave(rid=4)), T0 + 2)
+    assert not core.closed and core.state.creator == 1  # bob, away, holds his seat
+    assert of(effects, Save)[0].open_ is True
+    bob_again = Peer("Bob")
+    assert of(core.handle(Reclaim(bob_again, "t1.bobs", -1, 5), T0 + 3), Answer)[0].error is None
+    effects = core.handle(Act(bob_again, Leave(rid=6)), T0 + 4)
+    assert core.closed and core.state.status == "closed"
+    assert of(effects, Save)[-1].open_ is False  # out of the store's open index
+    listing = of(effects, Listing)[-1]
+    assert listing.closed and listing.code == "CODE42"
+    assert Left(table_id="t1", reason="you left the table") in sent(effects, bob_again)
+    assert Left(table_id="t1", reason="the table closed") in sent(effects, cat)
+    assert Route(cat, here=False, to_lobby=True) in effects
+    effects = core.handle(Join(Peer("Late"), None, 7), T0 + 5)
+    assert of(effects, Answer)[0].error == "table_closed"
+
+
+def test_a_table_playing_on_with_bots_stays_when_its_last_player_leaves() -> None:
+    core = make(deals=2)
+    alice = Peer("Alice")
+    seat(core, alice)
+    core.handle(Act(alice, StartGame(rid=2)), T0)
+    core.handle(Act(alice, Leave(rid=3)), T0 + 1)
+    assert not core.closed and core.state.status == "playing"  # the game must finish
+    assert core.state.seats[0].kind == "bot"
+
+
 def test_chat_rate_follows_the_given_time() -> None:
     core = make()
     alice = Peer("Alice")

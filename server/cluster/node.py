@@ -472,6 +472,9 @@ class Node:
         self._spawn(self._write_listing(table_id, blob))
         if listing.closed:
             self._spawn(self._drop_code(listing.code, table_id))
+            # Saved closed before it said so: nobody is to serve it again, so
+            # a join by its id elsewhere finds no owner, then no table, at once.
+            self._spawn(self._give_up(table_id, tell=False))
 
     async def reserve_code(self, code: str, table_id: str) -> bool:
         """Make ``code`` the invite code of ``table_id`` in every process; False

@@ -52,15 +52,31 @@ def percent_beaten(score: int, ordered: Sequence[int]) -> float:
     return 100.0 * (below + 0.5 * (equal - 1)) / (n - 1)
 
 
-def percent_from_counts(score: int, counts: Mapping[int, int]) -> tuple[float, int]:
-    """``percent_beaten`` from a deal's ``{score: how many results}`` (which
-    includes this result), and how many results there are."""
-    n = sum(counts.values())
-    if n <= 1:
-        return 50.0, n
-    below = sum(c for s, c in counts.items() if s < score)
-    equal = counts.get(score, 0)
-    return 100.0 * (below + 0.5 * (equal - 1)) / (n - 1), n
+class Comparison(msgspec.Struct, frozen=True, kw_only=True):
+    """One result against the *other* results on its deal."""
+
+    others: int
+    """The other results (this one left out)."""
+    beaten: int
+    """Others scoring less."""
+    tied: int
+    """Others scoring the same."""
+
+    @property
+    def percent(self) -> float:
+        """Of the others beaten, a tie counting half; 50 with nobody to compare."""
+        if self.others == 0:
+            return 50.0
+        return 100.0 * (self.beaten + 0.5 * self.tied) / self.others
+
+
+def compare(score: int, counts: Mapping[int, int]) -> Comparison:
+    """``score`` against a deal's ``{score: how many results}``, which includes
+    this result once (it is left out of the comparison)."""
+    others = sum(counts.values()) - 1
+    beaten = sum(c for s, c in counts.items() if s < score)
+    tied = counts.get(score, 0) - 1
+    return Comparison(others=max(0, others), beaten=beaten, tied=max(0, tied))
 
 
 def day_standings(results: Mapping[str, Sequence[int]]) -> list[DayLine]:

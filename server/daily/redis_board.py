@@ -16,8 +16,9 @@ player; dropping old days is left to the operator):
 
 Reads are one ``ZREVRANGE`` (a page) or ``ZSCORE`` + ``ZCOUNT`` (a position)
 on a materialized sorted set: that is what keeps them fast (bench/daily.py).
-A day's board is rebuilt from its results (a Lua script) when results came
-in since it was built, at most once per ``refresh_s`` per process: a result
+A day's board is rebuilt from its results (a Lua script) by ``record``,
+before the player is told the result, and by a read when results came in
+since it was built, at most once per ``refresh_s`` per process: a result
 changes the percentage of every player below or level with it on some deal,
 so there is no cheap incremental update. Closing a day (final board, added to
 the all-time sums) is a Lua script, run once whichever process gets there.
@@ -25,6 +26,7 @@ the all-time sums) is a Lua script, run once whichever process gets there.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import time
 
@@ -35,8 +37,10 @@ from server.daily.board import (
     is_closed,
     last_closed_day,
 )
+from server.daily.coalesce import Coalesce
 from server.daily.ranking import MIN_DAYS, from_board_score, positions
 from server.store.asyncio_redis_fixes import Script
+from server.store.base import StoreError
 from server.store.redis import PREFIX, RedisStore
 
 DAILY = PREFIX + b"daily:"
@@ -216,6 +220,7 @@ class RedisBoard:
         self.min_days = min_days
         self._checked: dict[str, float] = {}  # day -> monotonic time of the last staleness check
         self._built: dict[str, int] = {}  # day -> results its board was built from
+        self._rebuilds = Coalesce(lambda day: self._fresh_day(day, force=True))
 
     # -- attempts and results ---------------------------------------------------
 
@@ -239,7 +244,14 @@ class RedisBoard:
         ]
         async with self._store.request("daily record"):
             outcome = await _RECORD.run(self._pool, keys, args)
-        return bool(outcome == 0)
+        if outcome != 0:
+            return False
+        # The board holds the result before the player hears of it: a
+        # leaderboard read right after ``daily_result``, from any process,
+        # lists the player (reads only rebuild every ``refresh_s``).
+        with contextlib.suppress(StoreError):  # recorded: a later read rebuilds it
+            await self._rebuilds.after_change(day)
+        return True
 
     async def result(self, day: str, player: str) -> list[int] | None:
         async with self._store.request("daily result"):

@@ -39,7 +39,7 @@ from protocol.views import (
 )
 from server.daily.board import PERIODS, BoardLine, DailyBoard, MemoryBoard, Period, board_days
 from server.daily.deals import DailySpec, DailyTag, daily_spec, new_secret, utc_day
-from server.daily.ranking import percent_from_counts
+from server.daily.ranking import compare
 from server.players import BadName, Player, clean_name, key_digest, valid_key
 from server.store.base import StoreError, TableStore
 from server.store.players import MemoryPlayers, NameTaken, PlayerStore
@@ -174,15 +174,23 @@ class DailyService:
                 Error(code="rate_limited", message="one name change every 10 seconds", rid=msg.rid)
             )
             return
-        conn.renamed_at = now
+        # The limit is on name *changes*: a refused name (or a store that did
+        # not answer) changes nothing, so it does not start the wait. Taken
+        # before the store is asked, so two renames in flight cannot both pass.
+        before, conn.renamed_at = conn.renamed_at, now
         try:
             player = await self.players.rename(conn.player.id, clean_name(msg.name))
         except BadName as e:
+            conn.renamed_at = before
             conn.send(Error(code="bad_name", message=str(e), rid=msg.rid))
             return
         except NameTaken as e:
+            conn.renamed_at = before
             conn.send(Error(code="name_taken", message=str(e), rid=msg.rid))
             return
+        except StoreError:
+            conn.renamed_at = before
+            raise
         conn.player, conn.name = player, player.name
         conn.send(PlayerInfo(player_id=player.id, name=player.name, rid=msg.rid))
 
@@ -299,9 +307,17 @@ class DailyService:
             deal: dict[Any, int] = dict(counts[k]) if k < len(counts) else {}
             if not ranked:  # compare as if it were one more result
                 deal[score] = deal.get(score, 0) + 1
-            percent, players = percent_from_counts(score, deal)
+            against = compare(score, deal)
             lines.append(
-                DailyDealLine(deal=k + 1, points=score, percent=round(percent, 2), players=players)
+                DailyDealLine(
+                    deal=k + 1,
+                    points=score,
+                    percent=round(against.percent, 2),
+                    players=sum(deal.values()),
+                    others=against.others,
+                    beaten=against.beaten,
+                    tied=against.tied,
+                )
             )
         view = DailyResultView(
             day=tag.day,

@@ -44,7 +44,6 @@ from protocol.messages import (
     Seated,
     SnapshotRequest,
     StartGame,
-    TablePatch,
     bye,
 )
 from protocol.views import ChatLine, TableSummary, TableView
@@ -69,14 +68,37 @@ from server.table.effects import (
     SendHistory,
     Think,
 )
-from server.table.fanout import Fanout, Stream, decode_patch
+from server.table.fanout import Fanout, Stream
 from server.table.inbox import Act, BotMove, Gone, Join, Message, Peer, Reclaim, Sweep, Wake
-from server.table.seats import SEAT_ERRORS, free_seat, new_game, seat_of_token, summary, vacate
+from server.table.seats import (
+    SEAT_ERRORS,
+    deserted,
+    free_seat,
+    new_game,
+    seat_of_token,
+    summary,
+    vacate,
+)
 from server.table.state import TableState, digest, encode_state
 from server.text import clean_text
 
 CHAT_KEEP = 50
 CHAT_MAX = 200
+
+REFUSALS: dict[ErrorCode, str] = {
+    "not_at_table": "you are not at this table",
+    "spectator": "spectators watch; sit down to play",
+    "already_started": "the game has already started",
+    "not_creator": "only the table's creator starts the game",
+    "daily_again": daily.AGAIN_MESSAGE,
+    "not_finished": "the game is not over yet",
+    "not_between_deals": "no deal result is waiting for you",
+    "wrong_phase": "no deal is being played",
+    "bad_chat": f"chat lines are 1 to {CHAT_MAX} characters",
+    "rate_limited": "you are chatting too fast",
+}
+"""What a refused table command is told, by code (the engine's refusals
+carry their own message)."""
 
 
 class TableCore:
@@ -309,16 +331,6 @@ class TableCore:
             )
             out.append(Answer(msg, "bad_token"))
             return
-        stream = self.fan.streams[seat]
-        missing: list[tuple[int, bytes]] = []
-        contiguous = False
-        if stream is not None and stream.view is not None and msg.last_seq >= 0:
-            missing = [(s, p) for s, p in stream.patches if s > msg.last_seq]
-            contiguous = msg.last_seq == stream.seq or bool(
-                missing and missing[0][0] == msg.last_seq + 1
-            )
-            if not contiguous:
-                missing = []
         self._bind(peer, seat, out)
         # The token proves the seat; the name is the one the player connects
         # with now (a rename shows in everyone's view).
@@ -326,21 +338,11 @@ class TableCore:
         self.state.last_human_at = now
         out.append(Send((peer,), Seated(table_id=self.id, seat=seat, token=msg.token, rid=msg.rid)))
         out.append(Answer(msg, None))
-        if contiguous:
-            # Only what the client missed, then carry on with patches.
-            for s, p in missing:
-                out.append(Send((peer,), TablePatch(seq=s, patch=decode_patch(p))))
-        else:
-            fresh = self.fan.streams[seat]
-            if fresh is not None and fresh.view is None and msg.last_seq > fresh.seq:
-                # A table served anew (a restart, a takeover by another
-                # process) goes on from the client's sequence number.
-                fresh.seq = msg.last_seq
-            self.fan.snapshot(peer, seat, self.state, self.game, out)
+        patches = self.fan.catch_up(peer, seat, msg.last_seq, self.state, self.game, out)
         out.append(
             Log(
                 "seat_resumed",
-                fields=(("seat", seat), ("patches", len(missing)), ("conn", peer.id)),
+                fields=(("seat", seat), ("patches", patches), ("conn", peer.id)),
             )
         )
         self._tell(out, now)
@@ -385,19 +387,26 @@ class TableCore:
         self.fan.streams[seat] = None
         out.append(Send((peer,), Left(table_id=self.id, reason="you left the table")))
         out.append(Route(peer, here=False, to_lobby=True))
+        if deserted(self.state):
+            # Nobody is left to start it (or play it again): it goes from the
+            # lobby now rather than after ``idle_close``. An away player's
+            # seat is still held, so a dropped connection never closes a table.
+            self._close("table_deserted", now, out)
+            return
         self._commit(now, out)
 
     # -- commands ----------------------------------------------------------------
 
     def _refuse(
-        self, peer: Peer, rid: int, out: list[Effect], *, code: ErrorCode, message: str
+        self, peer: Peer, rid: int, out: list[Effect], code: ErrorCode, message: str = ""
     ) -> None:
+        message = message or REFUSALS[code]
         out.append(Send((peer,), Error(code=code, message=message, rid=rid)))
 
     def _act(self, peer: Peer, cmd: object, now: float, out: list[Effect]) -> None:
         rid: int = getattr(cmd, "rid", 0)
         if peer not in self.seat_of:
-            self._refuse(peer, rid, out, code="not_at_table", message="you are not at this table")
+            self._refuse(peer, rid, out, "not_at_table")
             return
         seat = self.seat_of[peer]
         match cmd:
@@ -411,52 +420,30 @@ class TableCore:
                 out.append(SendHistory(peer, rid))
                 return
         if seat is None:
-            self._refuse(
-                peer, rid, out, code="spectator", message="spectators watch; sit down to play"
-            )
+            self._refuse(peer, rid, out, "spectator")
             return
         st = self.state
         match cmd:
             case StartGame():
                 if st.status != "waiting":
-                    self._refuse(
-                        peer,
-                        rid,
-                        out,
-                        code="already_started",
-                        message="the game has already started",
-                    )
+                    self._refuse(peer, rid, out, "already_started")
                 elif st.creator != seat:
-                    self._refuse(
-                        peer,
-                        rid,
-                        out,
-                        code="not_creator",
-                        message="only the table's creator starts the game",
-                    )
+                    self._refuse(peer, rid, out, "not_creator")
                 else:
                     self.game = new_game(st)
                     self._commit(now, out)
             case PlayAgain():
                 if st.daily is not None:
-                    self._refuse(peer, rid, out, code="daily_again", message=daily.AGAIN_MESSAGE)
+                    self._refuse(peer, rid, out, "daily_again")
                 elif st.status != "finished":
-                    self._refuse(
-                        peer, rid, out, code="not_finished", message="the game is not over yet"
-                    )
+                    self._refuse(peer, rid, out, "not_finished")
                 else:
                     st.games_played += 1
                     self.game = new_game(st)
                     self._commit(now, out)
             case Ready():
                 if st.status != "between_deals":
-                    self._refuse(
-                        peer,
-                        rid,
-                        out,
-                        code="not_between_deals",
-                        message="no deal result is waiting for you",
-                    )
+                    self._refuse(peer, rid, out, "not_between_deals")
                 elif seat not in st.ready:
                     st.ready.append(seat)
                     st.ready.sort()
@@ -465,41 +452,27 @@ class TableCore:
                 self._chat(peer, seat, cmd, now, out)
             case Bid() | Ecart() | Chelem() | Poignee() | Play():
                 if st.status != "playing" or self.game is None:
-                    self._refuse(
-                        peer, rid, out, code="wrong_phase", message="no deal is being played"
-                    )
+                    self._refuse(peer, rid, out, "wrong_phase")
                     return
                 try:
                     apply_command(self.game.deal, seat, cmd)
                 except RuleError as e:
                     out.append(Refused("rule"))
-                    self._refuse(peer, rid, out, code=e.code, message=e.message)
+                    self._refuse(peer, rid, out, e.code, e.message)
                     return
                 self._commit(now, out)
             case _:
                 self._refuse(
-                    peer,
-                    rid,
-                    out,
-                    code="unexpected",
-                    message=f"{type(cmd).__name__} is not for a table",
+                    peer, rid, out, "unexpected", f"{type(cmd).__name__} is not for a table"
                 )
 
     def _chat(self, peer: Peer, seat: int, cmd: Chat, now: float, out: list[Effect]) -> None:
         text = clean_text(cmd.text)  # no terminal escapes or bidi tricks (server/guard.py)
         if not text or len(text) > CHAT_MAX:
-            self._refuse(
-                peer,
-                cmd.rid,
-                out,
-                code="bad_chat",
-                message=f"chat lines are 1 to {CHAT_MAX} characters",
-            )
+            self._refuse(peer, cmd.rid, out, "bad_chat")
             return
         if now < self.chat_next.get(seat, 0.0):
-            self._refuse(
-                peer, cmd.rid, out, code="rate_limited", message="you are chatting too fast"
-            )
+            self._refuse(peer, cmd.rid, out, "rate_limited")
             return
         self.chat_next[seat] = now + 1.0 / self.settings.chat_rate
         chat = self.state.chat
@@ -601,8 +574,13 @@ class TableCore:
             return
         if st.daily is not None and not daily.may_close(st.daily, st.status, now):
             return  # an unfinished attempt waits for its player until its day closes
-        out.append(Log("table_idle_closed"))
-        st.status = "closed"
+        self._close("table_idle_closed", now, out)
+
+    def _close(self, event: str, now: float, out: list[Effect]) -> None:
+        """Close the table for good: spectators are sent to the lobby, the
+        listing goes, the state is saved closed (no longer open)."""
+        out.append(Log(event))
+        self.state.status = "closed"
         for peer in list(self.fan.spectators):
             out.append(Send((peer,), Left(table_id=self.id, reason="the table closed")))
             out.append(Route(peer, here=False, to_lobby=True))

@@ -114,10 +114,13 @@ class Fanout:
             "chat": list(st.chat),
         }
         if game is not None:
+            every_deal_counts = st.daily is not None  # the daily game's rule (§11.2)
             parts["scores"] = game.totals()
-            parts["sheet"] = self.reuse.sheet(game)
-            parts["deal"] = deal_view(game, self.reuse)
-            if game.finished:
+            parts["sheet"] = self.reuse.sheet(game, every_deal_counts)
+            parts["deal"] = deal_view(game, self.reuse, every_deal_counts)
+            if game.finished or st.status == "finished":
+                # The table's end too: a daily game ends after its deals
+                # dealt, before the engine counts as many scored.
                 parts["ranking"] = game.ranking()
         return parts
 
@@ -206,6 +209,33 @@ class Fanout:
         stream.patches.append((stream.seq, encoded or encode_patch(patch)))
         if to:
             out.append(Send(to, TablePatch(seq=stream.seq, patch=patch)))
+
+    def catch_up(
+        self,
+        peer: Peer,
+        seat: int,
+        last_seq: int,
+        st: TableState,
+        game: Game | None,
+        out: list[Effect],
+    ) -> int:
+        """A seat resumed from ``last_seq``: exactly the patches it missed if
+        they are all kept, else a snapshot. Returns how many patches were sent."""
+        stream = self.streams[seat]
+        assert stream is not None  # bound before
+        if stream.view is not None and last_seq >= 0:
+            missing = [(s, p) for s, p in stream.patches if s > last_seq]
+            if last_seq == stream.seq or (missing and missing[0][0] == last_seq + 1):
+                # Only what the client missed, then carry on with patches.
+                for s, p in missing:
+                    out.append(Send((peer,), TablePatch(seq=s, patch=decode_patch(p))))
+                return len(missing)
+        if stream.view is None and last_seq > stream.seq:
+            # A table served anew (a restart, a takeover by another process)
+            # goes on from the client's sequence number.
+            stream.seq = last_seq
+        self.snapshot(peer, seat, st, game, out)
+        return 0
 
     def snapshot(
         self,

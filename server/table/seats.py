@@ -69,6 +69,12 @@ def vacate(st: TableState, seat: int) -> None:
         st.creator = humans[0] if humans else None
 
 
+def deserted(st: TableState) -> bool:
+    """No human holds a seat of a table that is waiting or finished: nobody
+    is left to start it or play it again. An away human still holds theirs."""
+    return st.status in ("waiting", "finished") and all(s.kind != "human" for s in st.seats)
+
+
 def new_game(st: TableState) -> Game:
     """Bots take the empty seats, and a game starts (seeded per game played)."""
     for i, s in enumerate(st.seats):
