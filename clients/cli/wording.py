@@ -87,11 +87,21 @@ def contract(code: str | None) -> str:
     return str(__getattr__("CONTRACTS").get(code, code))
 
 
-def annulment(reason: str | None, who: str | None = None, you: bool = False) -> str:
-    text = __getattr__("ANNULMENTS").get(reason or "", reason or "")
+def _annulled_why(reason: str | None, who: str | None, you: bool) -> str:
     if reason == "petit_sec" and (who or you):
-        text = about("petit_sec", who or "", you)
+        return about("petit_sec", who or "", you)
+    return str(__getattr__("ANNULMENTS").get(reason or "", reason or ""))
+
+
+def annulment(reason: str | None, who: str | None = None, you: bool = False) -> str:
+    text = _annulled_why(reason, who, you)
     return _("Deal annulled: {reason}; the next dealer deals.").format(reason=text)
+
+
+def annulled_continue(reason: str | None, who: str | None = None, you: bool = False) -> str:
+    """The annulment and the key that goes on, as the prompt after a played deal says it."""
+    text = _annulled_why(reason, who, you)
+    return _("Deal annulled: {reason}. Continue (Enter).").format(reason=text)
 
 
 # WebSocket close codes (docs/PROTOCOL.md) -> (what happened, reconnect?).
