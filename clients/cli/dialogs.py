@@ -22,6 +22,7 @@ from clients.cli import daily_words, history, wording
 from clients.cli.cards_text import card_text, cards_text
 from clients.cli.i18n import N_, Translated, _
 from clients.cli.table_facts import seat_name, signed
+from clients.cli.table_names import table_name
 from protocol.limits import MAX_DEALS, MAX_TURN_TIMER, TABLE_NAME_MAX
 from protocol.messages import CreateTable
 from protocol.views import DealLine, TableView
@@ -412,7 +413,8 @@ class History(Translated, ModalScreen[None]):
     def compose(self) -> ComposeResult:
         names = [seat_name(self.view, seat, own=True) for seat in range(4)]
         with Vertical(classes="dialog", id="history"):
-            yield Label(Text(f"{wording.HISTORY_TITLE} — {self.view.name}", style="bold"))
+            title = f"{wording.HISTORY_TITLE} — {table_name(self.view.name)}"
+            yield Label(Text(title, style="bold"))
             if self.deals:
                 yield OptionList(*[Option(history.summary(d, names)) for d in self.deals])
             else:

@@ -19,6 +19,7 @@ from typing import Any
 from rich.text import Text
 
 from clients.cli.i18n import N_, _, deep, ngettext, pgettext
+from clients.cli.table_names import table_name
 
 MULTIPLIERS = {"prise": 1, "garde": 2, "garde_sans": 4, "garde_contre": 6}
 POIGNEE_BONUS = {10: 20, 13: 30, 15: 40}
@@ -232,7 +233,7 @@ def sheet_title(table: str, played: int, total: int) -> Text:
     """``Score sheet — Alice's table · 1 of 8 deals played``."""
     rest = ngettext(
         "{table} · {played} of {n} deal played", "{table} · {played} of {n} deals played", total
-    ).format(table=table, played=played, n=total)
+    ).format(table=table_name(table), played=played, n=total)
     return Text.assemble((_("Score sheet"), "bold"), f" — {rest}")
 
 
