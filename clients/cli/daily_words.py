@@ -200,17 +200,6 @@ def result_summary(r: DailyResultView) -> str:
     )
 
 
-# -- help (the ? key): the lobby's keys, beside the table's in wording.HELP ----------------
-
-_MARKED["LOBBY_HELP"] = (
-    N_("In the lobby"),
-    [
-        N_("d daily game   l leaderboard   u profile"),
-        N_("p quick play   n new table   i invite code   w watch"),
-    ],
-)
-
-
 # -- leaderboards ---------------------------------------------------------------------
 
 _MARKED.update(
