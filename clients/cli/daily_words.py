@@ -163,6 +163,10 @@ def _compared(d: DailyDealLine) -> str:
             "better than {percent} of {others} others (ties half)",
             n,
         ).format(percent=percent(d.percent, 0), others=n)
+    if c.tied == 0 and c.beaten == 0:
+        return ngettext(
+            "behind the {others} other player", "behind all {others} other players", n
+        ).format(others=n)
     if c.tied == 0:
         return ngettext(
             "better than {beaten} of {others} other player",
