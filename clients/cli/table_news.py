@@ -1,6 +1,6 @@
 """What the table screen's message line says of the game: a public event
 that just happened (a deal dealt, a trick taken, a contract, a poignée, a
-chelem, an annulment), why a card may not be played, and what moment of the
+chelem), why a card may not be played, and what moment of the
 game older news belongs to. Pure functions of views.
 """
 
@@ -76,14 +76,6 @@ def what_happened(old: TableView, new: TableView) -> str:
         )
     if not a.chelem_declared and b.chelem_declared:
         return wording.about("declares_chelem", *who(b.taker))
-    if a.phase != b.phase and b.phase == "annulled":
-        return _annulled(new)
+    # An annulment is not news for this line: the prompt above says it,
+    # with the key that goes on (it used to read twice).
     return ""
-
-
-def _annulled(view: TableView) -> str:
-    deal = view.deal
-    assert deal is not None
-    seat = deal.annulled_seat
-    who = facts.seat_name(view, seat) if seat is not None else None
-    return wording.annulment(deal.annulled, who, seat is not None and seat == view.you)
