@@ -393,7 +393,6 @@ async def test_every_board_and_the_profile_fit_80_columns_in_every_language() ->
             await _fits(pilot, daily_words.PROFILE_BOARDS, daily_words.period_label("all"))
             await app.aclose()
         # The daily result's lines stay within its dialog at their longest.
-        worst = DailyDealLine(deal=12, points=-1164, percent=99.6, players=1041)
         every_form = [  # inexact, all beaten, none, all tied, beaten and tied (given)
             DailyDealLine(deal=12, points=-1164, percent=p, players=1041) for p in (99.6, 100, 0)
         ] + [DailyDealLine(deal=12, points=-1164, percent=50, players=2)]

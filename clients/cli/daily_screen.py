@@ -135,7 +135,7 @@ class DailyFlow:
         if view is not None and reason.startswith("your daily game waits"):
             # The server says so of practice tables too, but ``d`` then
             # starts a new practice game: the one left does not wait.
-            return words.PRACTICE_LEFT if is_practice(view.name) else words.DAILY_LEFT
+            return str(words.PRACTICE_LEFT if is_practice(view.name) else words.DAILY_LEFT)
         return wording.left(reason) if reason else wording.left("you left the table")
 
     def _start(self) -> None:
