@@ -13,18 +13,20 @@ from typing import Any
 
 import pytest
 
-from clients.cli import key_command
+from clients.cli import daily_words, key_command
 from clients.cli.__main__ import DEFAULT_URL, normalize_url, parser
 from clients.cli.app import AtoutApp
 from clients.cli.daily_history import FileHistory
 from clients.cli.daily_screen import DailyResultScreen
+from clients.cli.dialogs import Confirm
 from clients.cli.keys import FileKeys
 from clients.cli.leaderboard_screen import OWN_STYLE, LeaderboardScreen, ProfileScreen
 from clients.cli.tokens import FileTokens, seat_key
 from server.app import Server
 from server.players import key_digest
 from tests.server_helpers import FAST, choose, running, wants_decision
-from tests.test_cli_live import SIZE, shown, table, until
+from tests.test_cli_live import SIZE, click, shown, table, until
+from tests.test_cli_screens import screen_text
 
 DAY = 1_750_000_000.0  # 2025-06-15, 15:06 UTC
 
@@ -97,8 +99,10 @@ async def play_daily(srv: Server, folder: Path, name: str, players: int) -> list
         assert result.ranked and len(result.deals) == 2
         assert [d.players for d in result.deals] == [players, players]
         if players > 1:
-            d = result.deals[1]
-            await shown(pilot, app, f"better than {d.percent:.0f}% of {players} players")
+            # Against the one other player, never against ourselves.
+            text = daily_words.deal_line(result.deals[1])
+            assert any(w in text for w in ("better than 1 of 1", "tied with the 1", "behind the 1"))
+            await shown(pilot, app, text)
         else:
             await shown(pilot, app, "the first result on this deal today")
         await shown(pilot, app, "Deal 1:", "Deal 2:", "Your day:")
@@ -143,6 +147,55 @@ async def test_two_players_play_the_same_deals_to_the_results_and_one_leaderboar
     assert ann == bob  # the same deals for everyone
     _, total = await server.daily.board.page("today", DAY, 0, 20)
     assert total == 2
+
+
+async def test_after_the_daily_game_d_asks_before_a_practice_game_that_says_what_it_is(
+    server: Server, tmp_path: Path
+) -> None:
+    app = player(server, tmp_path / "Ann", "Ann")
+    app.daily.today = lambda: "2025-06-15"  # the server's day (its clock is set to DAY)
+    async with app.run_test(size=SIZE) as pilot:
+        await first_hand(pilot, app)
+        await play_out(pilot, app, random.Random("Ann"))
+        await until(pilot, lambda: isinstance(app.screen, DailyResultScreen), what="the result")
+        await pilot.press("escape")
+        ranked_table = table(app).table_id
+        # The finished daily table: its count, and no "play again" in words.
+        await shown(pilot, app, "game over · 2 deals", "Game over: Esc to leave.")
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, Confirm), what="leave?")
+        await click(pilot, "#yes")
+        await until(pilot, lambda: app.current_mode == "lobby", what="the lobby")
+        assert app.daily.results[-1].ranked
+        # d now asks first; No (Esc) starts nothing.
+        await pilot.press("d")
+        await until(pilot, lambda: isinstance(app.screen, Confirm), what="the question")
+        await shown(pilot, app, "You have played today's daily game.", "It is not ranked.")
+        await pilot.press("escape")
+        await pilot.pause(0.3)
+        assert app.current_mode == "lobby"
+        assert app.link.table is None or app.link.table.table_id == ranked_table
+        await pilot.press("d")
+        await until(pilot, lambda: isinstance(app.screen, Confirm), what="the question")
+        await click(pilot, "#yes")
+        await until(
+            pilot,
+            lambda: app.link.table is not None and app.link.table.table_id != ranked_table,
+            what="the practice table",
+        )
+        table_id = table(app).table_id
+        # Its title says it is practice, whole at 80 columns.
+        await shown(pilot, app, "Atout │ Practice 2025-06-15")
+        await first_hand(pilot, app)
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, Confirm), what="leave?")
+        await click(pilot, "#yes")
+        await until(pilot, lambda: app.current_mode == "lobby", what="the lobby")
+        # Leaving it does not promise that a daily game waits.
+        await shown(pilot, app, "You left the practice game.")
+        assert "waits for you" not in screen_text(app)
+        assert table_id != ranked_table and app.errors == []
+        await app.aclose()
 
 
 async def test_a_guest_sees_the_board_without_an_own_line(server: Server, tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -392,9 +393,18 @@ async def test_every_board_and_the_profile_fit_80_columns_in_every_language() ->
             await _fits(pilot, daily_words.PROFILE_BOARDS, daily_words.period_label("all"))
             await app.aclose()
         # The daily result's lines stay within its dialog at their longest.
-        worst = DailyDealLine(deal=12, points=-1164, percent=99.6, players=1041)
+        every_form = [  # inexact, all beaten, none, all tied, beaten and tied (given)
+            DailyDealLine(deal=12, points=-1164, percent=p, players=1041) for p in (99.6, 100, 0)
+        ] + [DailyDealLine(deal=12, points=-1164, percent=50, players=2)]
+        # The counts as the server may send them (``daily_words.comparison``).
+        given = SimpleNamespace(deal=12, points=-1164, percent=50.0, players=1041, beaten=1000)
+        given.tied = 40
         for text in (
-            daily_words.deal_line(worst),
+            *(
+                daily_words.deal_line(d, annulled)
+                for d in [*every_form, given]
+                for annulled in (False, True)
+            ),
             daily_words.deal_line(DailyDealLine(deal=12, points=-1164, percent=0, players=1)),
             daily_words.result_summary(DailyResultView(day="", ranked=True, points=-1164)),
             daily_words.RESULT_PRACTICE,
@@ -406,11 +416,16 @@ async def test_every_board_and_the_profile_fit_80_columns_in_every_language() ->
 def test_the_daily_words_count_in_each_language() -> None:
     d = DailyDealLine(deal=2, points=164, percent=73.4, players=41)
     i18n.use("en")
-    assert daily_words.deal_line(d) == "Deal 2: +164 points, better than 73% of 41 players"
+    assert (
+        daily_words.deal_line(d) == "Deal 2: +164 points, better than 73% of 40 others (ties half)"
+    )
     assert daily_words.points(1) == "+1 point" and daily_words.points(0) == "+0 points"
     assert daily_words.board_page(0, 1, 1) == "1 player"
     i18n.use("fr")
-    assert daily_words.deal_line(d) == "Donne 2 : +164 points, mieux que 73 % des 41 joueurs"
+    assert (
+        daily_words.deal_line(d)
+        == "Donne 2 : +164 points, mieux que 73 % des 40 autres (égalités ½)"
+    )
     # French: 0 and 1 are singular, -1 too (the count is the number of points).
     assert daily_words.points(1) == "+1 point" and daily_words.points(-1) == "-1 point"
     assert daily_words.points(-2) == "-2 points" and daily_words.days(1) == "1 jour"
@@ -422,12 +437,12 @@ def test_the_daily_words_count_in_each_language() -> None:
     assert stats[3].endswith("-12,5 par donne")
     assert _value_columns(stats, " : ") == 1
     i18n.use("zh")
-    assert daily_words.deal_line(d) == "第 2 副：+164 分，胜过 41 名玩家中的 73%"
+    assert daily_words.deal_line(d) == "第 2 副：+164 分，胜过其他 40 人中的 73%（平局算一半）"
     # The values line up in cells although each label character takes two.
     assert _value_columns(daily_words.profile_stats(3, 1, 12, 4, 3, 2.25), "：") == 1
     i18n.use("ko")
     assert daily_words.board_page(0, 1, 41) == "플레이어 41명"
-    assert daily_words.deal_line(d) == "딜 2: +164점, 플레이어 41명 중 73%보다 잘함"
+    assert daily_words.deal_line(d) == "딜 2: +164점, 다른 40명 중 73%보다 잘함 (동점은 절반)"
 
 
 def _value_columns(lines: list[str], colon: str) -> int:
@@ -437,23 +452,6 @@ def _value_columns(lines: list[str], colon: str) -> int:
         value = line.split(colon, 1)[1].lstrip()
         starts.add(cell_len(line) - cell_len(value))
     return len(starts)
-
-
-def test_help_lists_the_lobby_daily_keys_in_every_language() -> None:
-    from clients.cli.dialogs import help_text
-
-    seen = set()
-    for lang in ("en", *TRANSLATED):
-        i18n.use(lang)
-        title, lines = daily_words.LOBBY_HELP
-        text = help_text().plain
-        assert title in text and lines[0] in text, lang
-        assert lines[0].startswith("d ") and " l " in lines[0] and " u " in lines[0]
-        assert all(cell_len(line) + 2 <= DIALOG_CONTENT for line in lines)
-        seen.add(lines[0])
-    assert len(seen) == 4  # translated in each language
-    i18n.use("en")
-    assert "d daily game   l leaderboard   u profile" in help_text().plain
 
 
 def test_atout_daily_and_key_speak_the_language(

@@ -218,6 +218,9 @@ async def test_a_lost_connection_is_resumed_without_a_keystroke(
         after = table(app)
         assert after.table_id == before.table_id and after.you == 0
         assert any(s.reason == "the connection was lost" for s in app.statuses)
+        # Said once, on the table's message line; no toast saying it again.
+        await shown(pilot, app, "Connected again.")
+        assert not [n for n in app._notifications if "Reconnected" in n.message]
         # The missed patches continued the view we held: no snapshot was needed.
         assert app.link.session.snapshots_asked == 0
         # The seat plays on.
@@ -719,9 +722,9 @@ async def test_words_and_screens_through_a_whole_game(server: Server, tmp_path: 
         # ? explains the rules a new player asks about.
         await pilot.press("question_mark")
         await until(pilot, lambda: isinstance(app.screen, Help), what="help")
-        help_text = app.screen.query_one("Static").render()
-        for topic in ("Bidding", "Écart", "Poignée", "Chelem", "56 / 51 / 41 / 36"):
-            assert topic in str(help_text)
+        help_text = " ".join(str(app.screen.query_one("#help-text").render()).split())
+        for topic in ("Bidding", "Écart", "Poignée", "Chelem", "56, 51, 41 or 36"):
+            assert topic in help_text  # sentences wrapped for the width: read as one line
         await pilot.press("escape")
         await click(pilot, ".start")
         await until(pilot, lambda: table(app).status == "playing", what="started")

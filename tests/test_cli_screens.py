@@ -149,7 +149,7 @@ async def test_the_taker_sees_the_points_needed_and_the_trump_tracker() -> None:
         need = facts.need(view)
         assert need is not None and f"You need {need.target}" in text
         assert "Garde ×2" in text and "Tricks: taker" in text
-        assert "trumps out" in text
+        assert "trumps not seen yet" in text
 
 
 # -- écart, chelem, poignée ------------------------------------------------------------
@@ -268,7 +268,7 @@ async def test_no_color_terminals_still_show_every_mark(monkeypatch: pytest.Monk
         assert app.no_color
         text = screen_text(app)
         assert "♠" in text or "♥" in text or "♦" in text or "♣" in text
-        assert "▶" in text and "★" in text and "trumps out" in text
+        assert "▶" in text and "★" in text and "trumps not seen yet" in text
 
 
 # -- the lobby ------------------------------------------------------------------------------

@@ -277,7 +277,8 @@ class AtoutApp(Translated, App[None]):
             self.lobby_screen.update_link(status)
             self.table_screen.update_link(status)
         if status.phase == "online" and was.phase != "online" and self.link is not None:
-            if self.link.connections > 1:
+            if self.link.connections > 1 and self.current_mode != "table":
+                # The table screen says so on its message line: once is enough.
                 self.notify(_("Reconnected."), timeout=3)
             self.daily.online()  # daily_screen.py
             self._autoplay_create()
@@ -315,9 +316,10 @@ class AtoutApp(Translated, App[None]):
                 if seat is None:
                     self.table_screen.say(_("You are watching this table."))
             case Left(reason=reason):
+                left = self.daily.left_words(reason, self.table_screen.view)  # daily_screen.py
                 self._show_mode("lobby")
                 self.table_screen.reset()
-                self.lobby_screen.say(wording.left(reason) if reason else _("You left the table."))
+                self.lobby_screen.say(left)
             case HistoryAnswer(records=records):
                 if self._history_asked and self.current_mode == "table":
                     self._history_asked = False

@@ -6,10 +6,16 @@ way from the result to the leaderboard.
 ``daily`` command (unless a saved seat is being resumed), and the events of
 docs/PROTOCOL.md §11 (``daily_result``, ``leaderboard``, ``player``).
 ``DailyResultScreen`` shows each deal against everyone's result on it.
+Once today's ranked game is known to be played (heard here, or in this
+computer's history), the lobby's ``d`` asks before it starts a practice
+game (``ask_start``); leaving a daily table says what becomes of it
+(``left_words``).
 """
 
 from __future__ import annotations
 
+import datetime
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
@@ -20,14 +26,22 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from clients.cli import daily_words as words
+from clients.cli import wording
 from clients.cli.daily_history import FileHistory, game_record
-from clients.cli.i18n import N_, Translated
+from clients.cli.dialogs import Confirm
+from clients.cli.i18n import N_, Translated, _
 from clients.cli.leaderboard_screen import LeaderboardScreen, ProfileScreen
+from clients.cli.table_names import is_daily, is_practice
 from protocol.messages import Daily, DailyResult, Leaderboard, PlayerInfo
-from protocol.views import DailyResultView
+from protocol.views import DailyResultView, TableView
 
 if TYPE_CHECKING:
     from clients.cli.app import AtoutApp
+
+
+def utc_day() -> str:
+    """Today as the server counts daily games (UTC), ISO."""
+    return datetime.datetime.now(datetime.UTC).date().isoformat()
 
 
 class DailyFlow:
@@ -44,6 +58,10 @@ class DailyFlow:
         """Ours on this server; ``None`` while a guest (or not yet welcomed)."""
         self.results: list[DailyResultView] = []
         """Every daily result heard, oldest first (tests read it)."""
+        self.today: Callable[[], str] = lambda: (
+            datetime.datetime.now(datetime.UTC).date().isoformat()
+        )
+        """The server's day (UTC), ISO; tests that move the server's clock set it too."""
         self._sent = False
 
     # -- hooks called by the app --------------------------------------------------
@@ -72,7 +90,7 @@ class DailyFlow:
                 if view is not None:
                     self.tables.add(view.table_id)
                 self.history.add(self.app.url, game_record(result, view))
-                self.app.push_screen(DailyResultScreen(result))
+                self.app.push_screen(DailyResultScreen(result, annulled_deals(result, view)))
             case Leaderboard(view=view):
                 for screen in self.app.screen_stack:
                     if isinstance(screen, LeaderboardScreen | ProfileScreen):
@@ -82,6 +100,43 @@ class DailyFlow:
             case _:
                 return False
         return True
+
+    def is_daily(self, view: TableView) -> bool:
+        """A daily table (ranked or practice): the server refuses "play again" there."""
+        return view.table_id in self.tables or is_daily(view.name)
+
+    def played_today(self) -> bool:
+        """Today's ranked game is over, as far as this client knows."""
+        day = self.today()
+        if any(r.ranked and r.day == day for r in self.results):
+            return True
+        return any(
+            g.get("ranked") and g.get("day") == day for g in self.history.games(self.app.url)
+        )
+
+    def ask_start(self) -> None:
+        """The lobby's ``d``: today's game, or, once it is played, a practice
+        game after a question (it is not ranked, and it is not the game
+        the player may think of)."""
+        if not self.played_today():
+            self.app.send(Daily())
+            return
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self.app.send(Daily())
+
+        self.app.push_screen(
+            Confirm(words.PRACTICE_QUESTION, yes=words.PRACTICE_YES, no=_("Cancel")), done
+        )
+
+    def left_words(self, reason: str, view: TableView | None) -> str:
+        """What leaving ``view``'s table means, from the server's ``left`` reason."""
+        if view is not None and reason.startswith("your daily game waits"):
+            # The server says so of practice tables too, but ``d`` then
+            # starts a new practice game: the one left does not wait.
+            return str(words.PRACTICE_LEFT if is_practice(view.name) else words.DAILY_LEFT)
+        return wording.left(reason) if reason else wording.left("you left the table")
 
     def _start(self) -> None:
         link = self.app.link
@@ -110,17 +165,20 @@ class DailyResultScreen(Translated, ModalScreen[None]):
         Binding("l,enter", "leaderboard", N_("Leaderboard")),
     ]
 
-    def __init__(self, result: DailyResultView) -> None:
+    def __init__(self, result: DailyResultView, annulled: list[bool] | None = None) -> None:
         super().__init__()
         self.result = result
+        self.annulled = annulled or []
+        """Per deal: it was annulled (from the table's score sheet)."""
 
     def text(self) -> Text:
         r = self.result
         out = Text(words.result_title(r.day) + "\n\n", style="bold")
         if not r.ranked:
             out.append(words.RESULT_PRACTICE + "\n\n", style="italic")
-        for d in r.deals:
-            out.append(words.deal_line(d) + "\n")
+        for i, d in enumerate(r.deals):
+            annulled = i < len(self.annulled) and self.annulled[i]
+            out.append(words.deal_line(d, annulled) + "\n")
         out.append("\n" + words.result_summary(r) + "\n", style="bold")
         out.append("\n" + words.RESULT_KEYS, style="dim")
         return out
@@ -135,3 +193,16 @@ class DailyResultScreen(Translated, ModalScreen[None]):
     def action_leaderboard(self) -> None:
         self.dismiss()
         self.app.push_screen(LeaderboardScreen("today"))
+
+
+def annulled_deals(result: DailyResultView, view: TableView | None) -> list[bool]:
+    """Which of the result's deals were annulled. ``daily_result`` does not say
+    (an annulled deal scores 0); the finished table's score sheet does, one
+    line per deal dealt, which on a daily table is one per deal of the day."""
+    explicit = [getattr(d, "annulled", None) for d in result.deals]
+    if all(isinstance(a, bool) for a in explicit) and explicit:
+        return [bool(a) for a in explicit]
+    sheet = view.sheet if view is not None else []
+    if len(sheet) != len(result.deals):
+        return []  # not that game's sheet: claim nothing
+    return [line.annulled is not None for line in sheet]

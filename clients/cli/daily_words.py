@@ -9,6 +9,7 @@ texts go through ``ngettext`` so that each language chooses its plural form.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from rich.cells import cell_len
@@ -59,6 +60,13 @@ _MARKED.update(
     DAILY_STARTING=N_("Starting today's daily game…"),
     RESULT_PRACTICE=N_("Practice (your ranked game of the day is already played): not ranked."),
     RESULT_KEYS=N_("l leaderboard · Esc close"),
+    PRACTICE_QUESTION=N_(
+        "You have played today's daily game. Play a practice game on the same deals? "
+        "It is not ranked."
+    ),
+    PRACTICE_YES=N_("Practice"),
+    PRACTICE_LEFT=N_("You left the practice game."),
+    DAILY_LEFT=N_("Your daily game waits for you: d in the lobby takes you back to it."),
 )
 
 
@@ -66,33 +74,93 @@ def result_title(day: str) -> str:
     return _("Daily game {day}").format(day=day)
 
 
-def deal_line(d: DailyDealLine) -> str:
-    """'Deal 2: +164 points, better than 73% of 41 players'."""
-    if d.players <= 1:
-        text = _("Deal {deal}: {points}, the first result on this deal today")
-        return text.format(deal=d.deal, points=points(d.points))
+@dataclass(frozen=True)
+class Comparison:
+    """A deal's result against the *other* results on it."""
+
+    others: int
+    beaten: int | None
+    """How many of them it beats; None when the message does not tell exactly."""
+    tied: int | None
+
+
+def comparison(d: DailyDealLine) -> Comparison:
+    """How many other results ``d`` beats and ties, when that is known exactly.
+
+    ``daily_result`` carries ``players`` (the results on the deal, ours
+    included) and ``percent`` = 100 × (beaten + tied / 2) / others, with
+    others = players − 1. One equation, two unknowns: beaten + tied / 2 =
+    percent × others / 100 has several answers once there are two others or
+    more (with two, "1" is one beaten or both tied). It is exact only with
+    one other (0, ½ or 1: lost, tied, beaten), at 0% (none beaten or tied)
+    and at 100% (all beaten). Fields ``beaten`` and ``tied``, should the
+    server send them, are taken as they are.
+    """
+    others = max(0, d.players - 1)
+    beaten, tied = getattr(d, "beaten", None), getattr(d, "tied", None)
+    if isinstance(beaten, int) and isinstance(tied, int):
+        return Comparison(others, beaten, tied)
+    halves = round(2 * d.percent * others / 100)  # 2 × (beaten + tied / 2)
+    if others == 1:
+        return Comparison(1, halves // 2, halves % 2)
+    if halves <= 0:
+        return Comparison(others, 0, 0)
+    if halves >= 2 * others:
+        return Comparison(others, others, 0)
+    return Comparison(others, None, None)
+
+
+def _compared(d: DailyDealLine) -> str:
+    c = comparison(d)
+    n = c.others
+    if n == 0:
+        return _("the first result on this deal today")
+    if c.beaten is None or c.tied is None:
+        # TRANSLATORS: the exact counts are not known; a tie counts as half a result beaten.
+        return ngettext(
+            "better than {percent} of {others} other (ties half)",
+            "better than {percent} of {others} others (ties half)",
+            n,
+        ).format(percent=percent(d.percent, 0), others=n)
+    if c.tied == 0 and c.beaten == 0:
+        return ngettext(
+            "behind the {others} other player", "behind all {others} other players", n
+        ).format(others=n)
+    if c.tied == 0:
+        return ngettext(
+            "better than {beaten} of {others} other player",
+            "better than {beaten} of {others} other players",
+            n,
+        ).format(beaten=c.beaten, others=n)
+    if c.tied == n:
+        return ngettext(
+            "tied with the {others} other player",
+            "tied with all {others} other players",
+            n,
+        ).format(others=n)
     return ngettext(
-        "Deal {deal}: {points}, better than {percent} of {players} player",
-        "Deal {deal}: {points}, better than {percent} of {players} players",
-        d.players,
-    ).format(deal=d.deal, points=points(d.points), percent=percent(d.percent, 0), players=d.players)
+        "better than {beaten} of {others} other, tied with {tied}",
+        "better than {beaten} of {others} others, tied with {tied}",
+        n,
+    ).format(beaten=c.beaten, others=n, tied=c.tied)
+
+
+def deal_line(d: DailyDealLine, annulled: bool = False) -> str:
+    """'Deal 2: +164 points, better than 30 of 40 other players'; an annulled
+    deal says so instead of "+0 points" (it still counts, at 0)."""
+    # TRANSLATORS: {result} is "+164 points" or "annulled"; {comparison} is
+    # "better than 3 of 4 other players", "tied with the 1 other player"...
+    return _("Deal {deal}: {result}, {comparison}").format(
+        deal=d.deal,
+        result=pgettext("a deal's result", "annulled") if annulled else points(d.points),
+        comparison=_compared(d),
+    )
 
 
 def result_summary(r: DailyResultView) -> str:
     return _("Your day: {percent} on average, {points} in all.").format(
         percent=percent(r.percent), points=points(r.points)
     )
-
-
-# -- help (the ? key): the lobby's keys, beside the table's in wording.HELP ----------------
-
-_MARKED["LOBBY_HELP"] = (
-    N_("In the lobby"),
-    [
-        N_("d daily game   l leaderboard   u profile"),
-        N_("p quick play   n new table   i invite code   w watch"),
-    ],
-)
 
 
 # -- leaderboards ---------------------------------------------------------------------

@@ -18,10 +18,12 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
-from clients.cli import daily_words, history, wording
+from clients.cli import history, wording
 from clients.cli.cards_text import card_text, cards_text
+from clients.cli.help_text import help_keys, help_text
 from clients.cli.i18n import N_, Translated, _
 from clients.cli.table_facts import seat_name, signed
+from clients.cli.table_names import table_name
 from protocol.limits import MAX_DEALS, MAX_TURN_TIMER, TABLE_NAME_MAX
 from protocol.messages import CreateTable
 from protocol.views import DealLine, TableView
@@ -412,7 +414,8 @@ class History(Translated, ModalScreen[None]):
     def compose(self) -> ComposeResult:
         names = [seat_name(self.view, seat, own=True) for seat in range(4)]
         with Vertical(classes="dialog", id="history"):
-            yield Label(Text(f"{wording.HISTORY_TITLE} — {self.view.name}", style="bold"))
+            title = f"{wording.HISTORY_TITLE} — {table_name(self.view.name)}"
+            yield Label(Text(title, style="bold"))
             if self.deals:
                 yield OptionList(*[Option(history.summary(d, names)) for d in self.deals])
             else:
@@ -561,37 +564,33 @@ def chat_text(view: TableView, last: int) -> Text:
     return out
 
 
-def help_text() -> Text:
-    """The keys, how to read the table, and the rules in brief (``wording.HELP``),
-    with the lobby's keys (``daily_words.LOBBY_HELP``) after the table's."""
-    sections = wording.HELP
-    sections.insert(2, daily_words.LOBBY_HELP)
-    t = Text()
-    for title, lines in sections:
-        t.append(("\n" if t else "") + title + "\n", style="bold")
-        for line in lines:
-            t.append(f"  {line}\n")
-    t.append(wording.HELP_FOOT, style="dim")
-    return t
-
-
 class Help(Translated, ModalScreen[None]):
-    DEFAULT_CSS = (
-        DIALOG_CSS
-        + """
-    #help-scroll { height: auto; max-height: 20; }
-    """
-    )
+    """The keys and rules (``help_text``) laid out for the width, as tall as the terminal."""
+
+    DEFAULT_CSS = DIALOG_CSS + "#help-keys { color: $text-muted; } #help-scroll { height: auto; }"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,question_mark,enter", "close", N_("Close"))
     ]
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog", id="help"), VerticalScroll(id="help-scroll"):
-            yield Static(help_text())
+        with Vertical(classes="dialog", id="help"):
+            yield Static(help_keys(), id="help-keys")
+            with VerticalScroll(id="help-scroll"):
+                yield Static(id="help-text")
 
     def on_mount(self) -> None:
+        self._fit()
         self.query_one("#help-scroll").focus()  # ↑ ↓ PgUp PgDn scroll
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        width, height = self.app.size
+        # The dialog: 76 cells at most, less its border, padding and scrollbar.
+        self.query_one("#help-text", Static).update(help_text(min(76, width - 4) - 6))
+        self.query_one("#help").styles.max_height = max(6, height - 2)
+        self.query_one("#help-scroll").styles.max_height = max(3, height - 5)
 
     def action_close(self) -> None:
         self.dismiss(None)

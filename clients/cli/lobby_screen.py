@@ -24,7 +24,8 @@ from clients.cli.dialogs import Help, JoinByCode, NewTable
 from clients.cli.i18n import N_, Translated, _, ngettext
 from clients.cli.leaderboard_screen import LeaderboardScreen, ProfileScreen
 from clients.cli.link import LinkStatus
-from protocol.messages import Daily, JoinTable, Watch
+from clients.cli.table_names import table_name
+from protocol.messages import JoinTable, Watch
 from protocol.views import LobbyView
 
 if TYPE_CHECKING:
@@ -138,7 +139,7 @@ class LobbyScreen(Translated, Screen[None]):
             if t.free:
                 seats += " · " + ngettext("{n} free", "{n} free", t.free).format(n=t.free)
             table.add_row(
-                Text(t.name),  # a name is never markup
+                Text(table_name(t.name)),  # a name is never markup
                 _(STATUS_WORDS.get(t.status, t.status)),
                 seats,
                 str(t.deals),
@@ -258,7 +259,7 @@ class LobbyScreen(Translated, Screen[None]):
     # -- the daily game and leaderboards (leaderboard_screen.py) -----------------------
 
     def action_daily(self) -> None:
-        self.atout.send(Daily())
+        self.atout.daily.ask_start()  # asks first when it can only be practice
 
     def action_leaderboard(self) -> None:
         self.app.push_screen(LeaderboardScreen())

@@ -229,8 +229,9 @@ def decision(view: TableView) -> str:
     return ""
 
 
-def prompt(view: TableView) -> str:
-    """One line saying what is happening, or what you are asked to do."""
+def prompt(view: TableView, *, again: bool = True) -> str:
+    """One line saying what is happening, or what you are asked to do
+    (``again``: a finished game offers "Play again"; daily tables do not)."""
     deal = view.deal
     status = view.status
     if status == "waiting":
@@ -240,7 +241,11 @@ def prompt(view: TableView) -> str:
             "waits_for_start", seat_name(view, view.creator), view.creator == view.you
         )
     if status == "finished":
-        return _("Game over: play again, or Esc to leave.")
+        if view.you is None:
+            return _("Game over.")
+        if again:
+            return _("Game over: play again, or Esc to leave.")
+        return _("Game over: Esc to leave.")
     if status == "closed":
         return _("This table is closed.")
     if deal is None:
@@ -248,6 +253,10 @@ def prompt(view: TableView) -> str:
     if deal.phase == "annulled":
         seat = deal.annulled_seat
         who = seat_name(view, seat) if seat is not None else None
+        if reading_now(view):
+            return wording.annulled_continue(
+                deal.annulled, who, seat is not None and seat == view.you
+            )
         return wording.annulment(deal.annulled, who, seat is not None and seat == view.you)
     if deal.phase == "done" or status == "between_deals":
         if view.you is None:
@@ -278,6 +287,17 @@ def prompt(view: TableView) -> str:
                 return wording.about("away_to_play", who, False)
             return wording.about("to_play", who, False)
     return ""
+
+
+def deals_played(view: TableView) -> int:
+    """How many deals a finished game had, by its own rule: ``view.deals``
+    counted deals at an ordinary table (annulled ones are dealt again), or
+    ``view.deals`` deals dealt, annulled ones included, at a daily table.
+    The score sheet has a line per deal dealt, so it is the larger of the
+    scored lines and the sheet's lines up to ``view.deals``: right for both
+    kinds of table whichever numbering the deals carry."""
+    scored = sum(1 for line in view.sheet if line.annulled is None)
+    return max(scored, min(len(view.sheet), view.deals))
 
 
 def reading(view: TableView) -> list[int]:

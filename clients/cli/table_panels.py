@@ -19,6 +19,7 @@ from clients.cli import table_facts as facts
 from clients.cli import wording
 from clients.cli.cards_text import card_text, cards_text, label
 from clients.cli.i18n import _, ngettext
+from clients.cli.table_names import table_name
 from protocol.views import TableView, TrickView
 
 
@@ -62,10 +63,15 @@ def header(view: TableView, now: float | None = None, *, online: bool = True) ->
     deal = view.deal
     out = Text()
     out.append("Atout", style="bold")
-    out.append(f" │ {_crop(view.name, 24)}")
+    out.append(f" │ {_crop(table_name(view.name), 28)}")
     if view.private:
         out.append(" " + _("(private)"), style="dim")
-    if deal is not None and view.status != "waiting":
+    if view.status == "finished":
+        # The count of the finished game, not the number of a deal that was
+        # the last attempt (or, at a daily table, the next one's).
+        played = wording.deals(facts.deals_played(view))
+        out.append(" │ " + _("game over · {deals}").format(deals=played))
+    elif deal is not None and view.status != "waiting":
         out.append(" │ " + _("deal {n}/{total}").format(n=deal.number, total=view.deals))
     elif view.status == "waiting":
         out.append(" │ " + _("waiting to start"))
@@ -369,8 +375,9 @@ def ranking_lines(view: TableView) -> list[Text]:
 
 
 def tracker_panel(view: TableView) -> Text:
-    """The 21 trumps: yours marked ``*`` (and in reverse video), gone ones ``·``,
-    so the legend reads the same without colour or attributes."""
+    """The 21 trumps and the Excuse: yours marked ``*`` (and in reverse video),
+    gone ones ``·``, so the legend reads the same without colour or attributes;
+    then how many trumps you have not seen yet."""
     tracker = facts.trump_tracker(view)
     out = Text(no_wrap=True, overflow="crop")
     out.append(wording.TRACKER_TITLE, style="bold")
@@ -378,27 +385,26 @@ def tracker_panel(view: TableView) -> Text:
     for row in range(3):
         for col in range(7):
             n = row * 7 + col + 1
-            code = f"T{n}"
-            state = tracker.state(code)
-            if state == "hand":
-                out.append(f"{n:>2}", style="reverse bold")
-                out.append("*", style="bold")
-            elif state in ("played", "discarded"):
-                out.append(" · ", style="dim")
-            else:
-                out.append(f"{n:>2} ")
+            _tracker_cell(out, f"{n:>2}", tracker.state(f"T{n}"))
+        if row == 2:
+            _tracker_cell(out, "EX", tracker.state("EX"))  # the Excuse reads as a trump does
         out.append("\n")
-    ex = tracker.state("EX")
-    ex_text = {
-        "hand": _("EX yours"),
-        "played": _("EX played"),
-        "discarded": _("EX discarded"),
-        "out": _("EX out"),
-    }[ex]
-    out_trumps = sum(1 for c in tracker.out if c != "EX")
-    out.append(ngettext("{n} trump out", "{n} trumps out", out_trumps).format(n=out_trumps))
-    out.append(f" · {ex_text}", style="dim")
+    unseen = sum(1 for c in tracker.out if c != "EX")
+    # Neither played nor yours: in other hands, or in a chien you have not seen.
+    out.append(
+        ngettext("{n} trump not seen yet", "{n} trumps not seen yet", unseen).format(n=unseen)
+    )
     return out
+
+
+def _tracker_cell(out: Text, name: str, state: str) -> None:
+    if state == "hand":
+        out.append(name, style="reverse bold")
+        out.append("*", style="bold")
+    elif state in ("played", "discarded"):
+        out.append(" · ", style="dim")
+    else:
+        out.append(f"{name} ")
 
 
 def chat_panel(view: TableView, lines: int, width: int) -> Text:

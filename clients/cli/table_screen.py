@@ -25,13 +25,15 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Static
 
 from clients.cli import table_facts as facts
+from clients.cli import table_news as news
 from clients.cli import table_panels as panels
 from clients.cli import wording
-from clients.cli.cards_text import cards_text, label
+from clients.cli.cards_text import cards_text
 from clients.cli.cards_widget import HandWidget
 from clients.cli.dialogs import ChatBox, Confirm, Help, History, ScoreSheet
 from clients.cli.i18n import N_, Translated, _
 from clients.cli.link import LinkStatus
+from clients.cli.status_line import StatusLine
 from protocol.messages import (
     Bid,
     Chat,
@@ -100,6 +102,8 @@ class TableScreen(Translated, Screen[None]):
         self._actions_key: tuple[Any, ...] = ("none",)
         self._confirming = False
         self._offline = False
+        self.line = StatusLine()
+        """The message line (``say``)."""
 
     @property
     def atout(self) -> AtoutApp:
@@ -186,11 +190,14 @@ class TableScreen(Translated, Screen[None]):
             self.pick_kind = ""
         self._draw(view)
         if old is not None:
-            note = _what_happened(old, view)
+            note = news.what_happened(old, view)
+            online = self.atout.link_status.phase == "online"
             if note:
                 self.say(note)
-            elif _moment(old) != _moment(view) and self.atout.link_status.phase == "online":
+            elif news.moment(old) != news.moment(view) and online:
                 self.say("")  # a new phase, deal or game: older news is stale
+            elif self._decision_key(old) != self._decision_key(view) and online:
+                self._show_line(self.line.moved_on())  # an error is stale once play moves on
 
     def update_link(self, status: LinkStatus) -> None:
         if not self._ready:
@@ -211,12 +218,19 @@ class TableScreen(Translated, Screen[None]):
             self._draw_header(self.view)
 
     def say(self, text: str, *, error: bool = False) -> None:
-        """Put a line in the message bar (errors stand out)."""
-        if not self._ready:
-            return
-        message = self.query_one("#message", Static)
-        message.update(Text(text))  # server text is never markup
-        message.set_class(error, "error")
+        """Put a line in the message bar (errors stand out); see ``status_line``."""
+        if self._ready:
+            self._show_line(self.line.put(text, error, self._prompt()))
+
+    def _show_line(self, changed: bool) -> None:
+        if changed and self._ready:
+            message = self.query_one("#message", Static)
+            message.update(Text(self.line.text))  # server text is never markup
+            message.set_class(self.line.error, "error")
+
+    def _prompt(self) -> str:
+        view = self.view
+        return facts.prompt(view, again=not self.atout.daily.is_daily(view)) if view else ""
 
     def server_error(self, text: str) -> None:
         # A refused command: let the player try again.
@@ -245,7 +259,7 @@ class TableScreen(Translated, Screen[None]):
             )
         )
         self._draw_hand(view)
-        self.query_one("#prompt", Static).update(Text(facts.prompt(view), style="bold"))
+        self.query_one("#prompt", Static).update(Text(self._prompt(), style="bold"))
         self._draw_actions(view)
 
     def _draw_header(self, view: TableView) -> None:
@@ -281,9 +295,9 @@ class TableScreen(Translated, Screen[None]):
                 refusal=_("a poignée shows trumps (and the Excuse) only"),
             )
         elif kind == "play":
-            hand.show(view.hand, legal.cards, "play", refusal=_why_not(view))
+            hand.show(view.hand, legal.cards, "play", refusal=news.why_not(view))
         else:
-            hand.show(view.hand, [], "view", refusal=_not_now(view, self.answered is not None))
+            hand.show(view.hand, [], "view", refusal=news.not_now(view, self.answered is not None))
 
     def _decision_key(self, view: TableView) -> tuple[Any, ...]:
         deal = view.deal
@@ -331,7 +345,7 @@ class TableScreen(Translated, Screen[None]):
             return ("start",), [start], start
         if view.status == "finished" and view.you is not None:
             leave = Button(_("Leave"), classes="leave", name="leave", compact=True)
-            if view.table_id in self.atout.daily.tables:
+            if self.atout.daily.is_daily(view):
                 # One ranked game a day: practice is the lobby's daily key.
                 return ("finished", "daily"), [leave], leave
             again = Button(
@@ -642,77 +656,3 @@ class TableScreen(Translated, Screen[None]):
         self.app.push_screen(
             Confirm(question, yes=wording.LEAVE, no=wording.STAY, safe=False), done
         )
-
-
-def _moment(view: TableView) -> tuple[Any, ...]:
-    """What the message bar's news belongs to: the game's status, the deal, its phase."""
-    deal = view.deal
-    if deal is None:
-        return (view.status,)
-    return (view.status, deal.number, deal.dealer, deal.phase)
-
-
-def _why_not(view: TableView) -> str:
-    """Why a card outside ``legal.cards`` may not be played, in the rules' words."""
-    deal = view.deal
-    trick = deal.trick if deal else None
-    if trick is None or not trick.cards:
-        return _("that card cannot be played now")
-    led = next((c for c in trick.cards if c != "EX"), None)
-    if led is None:
-        return _("that card cannot be played now")
-    legal = view.legal.cards
-    if led.startswith("T"):
-        return _("you must play a trump (higher than the best one, if you can)")
-    suit = led[-1]
-    if any(c.endswith(suit) and not c.startswith("T") and c != "EX" for c in legal):
-        return _("you must follow {suit}").format(suit=label("K" + suit)[-1])
-    if any(c.startswith("T") for c in legal):
-        return _("you must trump (higher than the best trump, if you can)")
-    return _("that card cannot be played now")
-
-
-def _not_now(view: TableView, answered: bool) -> str:
-    if answered:
-        return _("wait: your move is on its way")
-    if view.you is None:
-        return _("you are watching")
-    return _("it is not your turn")
-
-
-def _what_happened(old: TableView, new: TableView) -> str:
-    """A one-line note for the message bar when something public happened."""
-    a, b = old.deal, new.deal
-    if b is None:
-        return ""
-
-    def who(seat: int | None) -> tuple[str, bool]:
-        return facts.seat_name(new, seat), seat is not None and seat == new.you
-
-    if a is None or a.number != b.number or a.dealer != b.dealer:
-        if b.phase == "bidding":
-            return wording.about("deals", *who(b.dealer), deal=b.number)
-        return ""
-    if len(b.tricks) > len(a.tricks) and b.tricks[-1].winner is not None:
-        key = "takes_last_trick" if b.phase == "done" else "takes_trick"
-        return wording.about(key, *who(b.tricks[-1].winner), trick=len(b.tricks))
-    if a.taker is None and b.taker is not None:
-        return wording.about("takes_contract", *who(b.taker), contract=wording.contract(b.contract))
-    if len(b.poignees) > len(a.poignees):
-        p = b.poignees[-1]
-        return wording.about(
-            "shows_poignee", *who(p.seat), size=p.size, cards=panels.card_list(p.cards)
-        )
-    if not a.chelem_declared and b.chelem_declared:
-        return wording.about("declares_chelem", *who(b.taker))
-    if a.phase != b.phase and b.phase == "annulled":
-        return _annulled(new)
-    return ""
-
-
-def _annulled(view: TableView) -> str:
-    deal = view.deal
-    assert deal is not None
-    seat = deal.annulled_seat
-    who = facts.seat_name(view, seat) if seat is not None else None
-    return wording.annulment(deal.annulled, who, seat is not None and seat == view.you)

@@ -19,6 +19,7 @@ from typing import Any
 from rich.text import Text
 
 from clients.cli.i18n import N_, _, deep, ngettext, pgettext
+from clients.cli.table_names import table_name
 
 MULTIPLIERS = {"prise": 1, "garde": 2, "garde_sans": 4, "garde_contre": 6}
 POIGNEE_BONUS = {10: 20, 13: 30, 15: 40}
@@ -87,11 +88,21 @@ def contract(code: str | None) -> str:
     return str(__getattr__("CONTRACTS").get(code, code))
 
 
-def annulment(reason: str | None, who: str | None = None, you: bool = False) -> str:
-    text = __getattr__("ANNULMENTS").get(reason or "", reason or "")
+def _annulled_why(reason: str | None, who: str | None, you: bool) -> str:
     if reason == "petit_sec" and (who or you):
-        text = about("petit_sec", who or "", you)
+        return about("petit_sec", who or "", you)
+    return str(__getattr__("ANNULMENTS").get(reason or "", reason or ""))
+
+
+def annulment(reason: str | None, who: str | None = None, you: bool = False) -> str:
+    text = _annulled_why(reason, who, you)
     return _("Deal annulled: {reason}; the next dealer deals.").format(reason=text)
+
+
+def annulled_continue(reason: str | None, who: str | None = None, you: bool = False) -> str:
+    """The annulment and the key that goes on, as the prompt after a played deal says it."""
+    text = _annulled_why(reason, who, you)
+    return _("Deal annulled: {reason}. Continue (Enter).").format(reason=text)
 
 
 # WebSocket close codes (docs/PROTOCOL.md) -> (what happened, reconnect?).
@@ -222,7 +233,7 @@ def sheet_title(table: str, played: int, total: int) -> Text:
     """``Score sheet — Alice's table · 1 of 8 deals played``."""
     rest = ngettext(
         "{table} · {played} of {n} deal played", "{table} · {played} of {n} deals played", total
-    ).format(table=table, played=played, n=total)
+    ).format(table=table_name(table), played=played, n=total)
     return Text.assemble((_("Score sheet"), "bold"), f" — {rest}")
 
 
@@ -394,78 +405,6 @@ _MARKED.update(
 
 def invite_then(code: str) -> str:
     return _("then i, and type {code}").format(code=code)
-
-
-# -- help (the ? key) -------------------------------------------------------------------------
-
-_MARKED["HELP"] = [
-    (
-        N_("Playing"),
-        [
-            N_("← →  move between the cards you may play (others are dimmed)"),
-            N_("Enter, Space or a click  play the card (or pick it for the écart)"),
-            N_("type a code, then Enter: KS  10H  CD (Knight ♦)  T21  EX"),
-        ],
-    ),
-    (
-        N_("At the table"),
-        [
-            N_("l last trick   b score sheet   h past deals   m chat"),
-            N_("p poignée (when offered)   r reconnect now   Esc leave   ^q quit"),
-        ],
-    ),
-    (
-        N_("Reading the screen"),
-        [
-            N_("▶ whose turn   D dealer   ★ taker"),
-            N_("trumps: 21* is yours (also in reverse video), · is gone"),
-        ],
-    ),
-    (
-        N_("Bidding"),
-        [
-            N_("Each player speaks once, in turn; a bid must beat the bids before."),
-            N_("Prise ×1, Garde ×2: the taker takes the chien (6 cards), discards 6."),
-            N_("Garde sans ×4: the chien is not seen and counts for the taker;"),
-            N_("Garde contre ×6: it is not seen and counts for the defense."),
-            N_("If all four pass, the deal is annulled and the next dealer deals."),
-        ],
-    ),
-    (
-        N_("Winning a deal"),
-        [
-            N_("The taker plays alone against the other three. The taker needs"),
-            N_("56 / 51 / 41 / 36 card points with 0 / 1 / 2 / 3 bouts"),
-            N_("(the bouts: the 21, the Petit T1 and the Excuse)."),
-        ],
-    ),
-    (
-        N_("Écart"),
-        [
-            N_("After a prise or a garde the taker discards 6 cards face down:"),
-            N_("never a King or a bout; trumps only when there is no other card"),
-            N_("to discard, and then they are shown face up to everyone."),
-        ],
-    ),
-    (
-        N_("Poignée"),
-        [
-            N_("Before your first card you may show 10, 13 or 15 trumps"),
-            N_("(simple, double, triple: +20, +30, +40 for the side that wins the deal)."),
-            N_("The Excuse may stand for a trump only if you show every trump."),
-        ],
-    ),
-    (
-        N_("Chelem"),
-        [
-            N_("Taking all 18 tricks. The taker may declare it before the first card:"),
-            N_("+400 if made, −200 if not; made without declaring: +200."),
-            N_("Petit au bout: the Petit in the last trick: 10 × the contract's multiplier"),
-            N_("for the side that takes that trick."),
-        ],
-    ),
-]
-_MARKED["HELP_FOOT"] = N_("↑ ↓ to scroll · Esc to close")
 
 
 # -- the trump tracker ----------------------------------------------------------------------
