@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import msgspec
 import pytest
 from rich.cells import cell_len
 
@@ -53,10 +54,11 @@ def test_a_deal_is_compared_with_the_other_players_only() -> None:
     # both known (1 of 2 = one beaten, or both tied), so it says the share.
     assert words(line(50, 3)) == "Deal 1: +10 points, better than 50% of 2 others (ties half)"
     assert daily_words.comparison(line(50, 3)).beaten is None
-    # Counts sent by the server are used as they are.
-    given: Any = line(62.5, 5)
-    given = type("Given", (), {**{k: getattr(given, k) for k in given.__struct_fields__}})()
-    given.beaten, given.tied = 2, 1
+    # Counts sent by the server (others, beaten, tied) are used as they are:
+    # the same 50% of 2 others is then said exactly.
+    given = msgspec.structs.replace(line(50, 3), others=2, beaten=0, tied=2)
+    assert words(given) == "Deal 1: +10 points, tied with all 2 other players"
+    given = msgspec.structs.replace(line(62.5, 5), others=4, beaten=2, tied=1)
     assert words(given) == "Deal 1: +10 points, better than 2 of 4 others, tied with 1"
 
 

@@ -85,21 +85,18 @@ class Comparison:
 
 
 def comparison(d: DailyDealLine) -> Comparison:
-    """How many other results ``d`` beats and ties, when that is known exactly.
+    """How many other results ``d`` beats and ties.
 
-    ``daily_result`` carries ``players`` (the results on the deal, ours
-    included) and ``percent`` = 100 × (beaten + tied / 2) / others, with
-    others = players − 1. One equation, two unknowns: beaten + tied / 2 =
-    percent × others / 100 has several answers once there are two others or
-    more (with two, "1" is one beaten or both tied). It is exact only with
-    one other (0, ½ or 1: lost, tied, beaten), at 0% (none beaten or tied)
-    and at 100% (all beaten). Fields ``beaten`` and ``tied``, should the
-    server send them, are taken as they are.
+    The server sends them (``others``, ``beaten``, ``tied``; docs/PROTOCOL.md).
+    A server from before those fields leaves ``others`` at 0 with ``players``
+    above 1: then only ``players`` (ours included) and ``percent`` =
+    100 × (beaten + tied / 2) / others are known, one equation with two
+    unknowns, exact only with one other (lost, tied, beaten), at 0% and at
+    100%; otherwise the counts stay unknown (None) and the percentage is said.
     """
-    others = max(0, d.players - 1)
-    beaten, tied = getattr(d, "beaten", None), getattr(d, "tied", None)
-    if isinstance(beaten, int) and isinstance(tied, int):
-        return Comparison(others, beaten, tied)
+    if d.others > 0 or d.players <= 1:
+        return Comparison(d.others, d.beaten, d.tied)
+    others = d.players - 1
     halves = round(2 * d.percent * others / 100)  # 2 × (beaten + tied / 2)
     if others == 1:
         return Comparison(1, halves // 2, halves % 2)
