@@ -7,6 +7,7 @@ Real ``redis-server`` (tests/redis_server.py), real server processes
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import signal
 from collections.abc import AsyncIterator, Iterator
@@ -34,7 +35,7 @@ from protocol.messages import (
 )
 from protocol.views import TableView
 from server.cluster.bus import LOBBY, Claimed, channel_of
-from server.cluster.lease import Leases
+from server.cluster.lease import Leases, RenewalFailed
 from server.cluster.remote import HELD_MAX, HELD_PER_CONN
 from server.conn import Conn
 from server.game import replay_record
@@ -120,6 +121,30 @@ async def test_a_lapsed_lease_nobody_claimed_is_renewed(store: RedisStore) -> No
 # --- a paused owner -----------------------------------------------------------------
 
 
+@contextlib.asynccontextmanager
+async def _renewing(leases: Leases, table_id: str) -> AsyncIterator[None]:
+    """Renew ``table_id``'s lease as its holder ``leases.proc`` would, every
+    third of the lease, while the block runs (that process is frozen)."""
+    epoch = await _epoch(leases.store, table_id)
+
+    async def renew() -> None:
+        while True:
+            try:
+                lost = await leases.renew({table_id: epoch})
+            except RenewalFailed as exc:  # Redis slow to answer: again, as the real one does
+                lost = exc.lost
+            assert lost == []
+            await asyncio.sleep(int(leases.lease_ms) / 3000)
+
+    task = asyncio.create_task(renew())
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
 async def test_a_paused_owner_writes_nothing_and_steps_down(
     redis_server: RedisServer, store: RedisStore, procs: list[Proc], tmp_path: Path
 ) -> None:
@@ -150,22 +175,27 @@ async def test_a_paused_owner_writes_nothing_and_steps_down(
             await asyncio.sleep(0.05)
         assert holder is not None and holder != owner
         second.signal(signal.SIGSTOP)  # freeze the new owner: any write now is the old one's
-        taken = await store.load(table_id)
-        assert taken is not None
-        records = await store.records(table_id)
-        assert await _epoch(store, table_id) == epoch + 1
-        first.signal(signal.SIGCONT)
-        # The old owner wakes with overdue timers (a bot's move, the renewal).
-        for _ in range(100):
-            if first.health()["tables"] == 0:
-                break
-            await asyncio.sleep(0.05)
-        assert first.health()["tables"] == 0  # stepped down
-        await asyncio.sleep(0.3)
-        assert await store.load(table_id) == taken  # wrote nothing
-        assert await store.records(table_id) == records
-        assert await _epoch(store, table_id) == epoch + 1
-        assert await leases.holder(table_id) == holder
+        # ... but keep its lease, as its renewer would: a frozen owner's
+        # table is an orphan once its lease lapses, and the old owner, awake
+        # by then on a slow machine, would rightly take it back and write.
+        async with _renewing(Leases(store, holder, lease_s=lease, expire_s=60), table_id):
+            taken = await store.load(table_id)
+            assert taken is not None
+            records = await store.records(table_id)
+            assert await _epoch(store, table_id) == epoch + 1
+            first.signal(signal.SIGCONT)
+            # The old owner wakes with overdue timers (a bot's move, the renewal).
+            for _ in range(200):
+                if first.health()["tables"] == 0:
+                    break
+                await asyncio.sleep(0.05)
+            assert first.health()["tables"] == 0  # stepped down
+            await asyncio.sleep(0.3)
+            assert await store.load(table_id) == taken  # wrote nothing
+            assert await store.records(table_id) == records
+            assert await _epoch(store, table_id) == epoch + 1
+            assert await leases.holder(table_id) == holder
+            assert first.health()["tables"] == 0  # and took nothing back
         events = {e.get("event") for e in first.logs()}
         # Whichever told it first: its renewal, its save, or the new owner's
         # ``Claimed`` (with the higher epoch) waiting on its bus.
