@@ -251,8 +251,9 @@ async def test_a_killed_workers_table_plays_again_well_before_its_lease(
     print(f"\nkill -9 to the next move: {took:.2f} s (lease {LEASE_S:.0f} s)")
     # The restart waits 0.5 s (the supervisor's first pause), then the new
     # worker frees the lease and claims the table as it starts: about a
-    # second, where the lease would have cost 10 to 15.
-    assert took < 5.0, took
+    # second, where the lease would have cost 10 to 15 (the bound leaves a
+    # busy machine its slow start of a worker: the lease is what it beats).
+    assert took < LEASE_S, took
 
 
 # --- the surviving workers are told ---------------------------------------------------
