@@ -34,13 +34,13 @@ from protocol.messages import (
     StartGame,
 )
 from protocol.views import TableView
-from server.cluster.bus import LOBBY, Claimed, channel_of
+from server.cluster.bus import Claimed
 from server.cluster.lease import Leases, RenewalFailed
 from server.cluster.remote import HELD_MAX, HELD_PER_CONN
 from server.conn import Conn
 from server.game import replay_record
 from server.store.base import StaleWrite
-from server.store.redis import TABLE, RedisStore
+from server.store.redis import RedisStore
 from server.table import Act, Gone
 from server.table.inbox import Join, Peer
 from tests.cluster_helpers import Member, Proc, Wire, two_members
@@ -61,7 +61,7 @@ def procs(redis_server: RedisServer, tmp_path: Path) -> Iterator[list[Proc]]:
 
 
 async def _epoch(store: RedisStore, table_id: str) -> int:
-    value = await store.pool.hget(TABLE + table_id.encode(), b"e")
+    value = await store.pool.hget(store.keys.table + table_id.encode(), b"e")
     return int(value or 0)
 
 
@@ -99,7 +99,7 @@ async def test_a_stale_owners_save_and_record_are_refused(store: RedisStore) -> 
     assert await store.records("t1") == [b'{"deal": 1}']
     # A takeover claims only stored tables; an unknown id creates nothing.
     assert await new.claim("nothing-here") == 0
-    assert await store.pool.exists(TABLE + b"nothing-here") is False
+    assert await store.pool.exists(store.keys.table + b"nothing-here") is False
     # Released: another process may claim at once.
     await new.release("t1")
     assert await old.claim("t1") == 3
@@ -603,7 +603,7 @@ async def test_only_a_higher_epoch_takes_a_table_away(members: list[Member]) -> 
     bus = b.node.bus
     assert bus is not None
     # A stale owner's word, late on the lobby channel (no order between processes).
-    bus.publish(LOBBY, Claimed(table_id, "stale", table.epoch))
+    bus.publish(bus.keys.lobby, Claimed(table_id, "stale", table.epoch))
     await asyncio.sleep(0.3)  # delivered to both in far less (one local Redis)
     assert not table.stale and a.lobby.tables[table_id] is table
     assert remote.owner == a.node.proc
@@ -661,7 +661,7 @@ async def test_a_publish_that_reached_nobody_does_not_make_a_live_process_dead(
         a.node.start()  # renews its leases and beats every lease / 3
         table_id, guest = await _guest_at_a_remote_table(a, b)
         # One publish to a met nobody (its subscriber was reconnecting, say).
-        b.node._on_unreached(channel_of(a.node.proc))
+        b.node._on_unreached(a.node.keys.bus(a.node.proc))
         await asyncio.sleep(lease * 1.5)  # a's heartbeats came meanwhile
         assert b.node.remotes[table_id].owner == a.node.proc  # still a's
         assert table_id in a.lobby.tables
