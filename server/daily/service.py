@@ -56,6 +56,7 @@ log = structlog.get_logger()
 RENAME_EVERY = 10.0
 """Seconds between two name changes of one connection."""
 
+
 class DailyService:
     def __init__(
         self,
