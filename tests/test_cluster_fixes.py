@@ -29,6 +29,7 @@ from server.cluster.bus import (
 from server.cluster.lease import RENEW_BATCH, Leases, RenewalFailed
 from server.store.base import StaleWrite, StoreError
 from server.store.redis import RedisStore
+from server.store.redis_keys import Keys
 from server.table import Act
 from server.table.inbox import Peer
 from tests.cluster_helpers import Member, Wire, two_members
@@ -645,7 +646,7 @@ async def test_a_message_of_a_kind_from_a_newer_server_is_left_alone_and_said_on
     # every message they know, and say once per kind what they skipped; a
     # message that is no message at all is still a warning each time.
     got: list[Message] = []
-    bus = await Bus.open(redis_server.url, "old", got.append, lambda ch, probe: None)
+    bus = await Bus.open(redis_server.url, "old", Keys(), got.append, lambda ch, probe: None)
     try:
         newer = msgspec.msgpack.encode(["grown", "p9", 3])
         with capture_logs() as logs:
