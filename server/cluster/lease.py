@@ -16,6 +16,10 @@ leases existed, held by a process of a version before it, or whose lease
 vanished with Redis's data) are found by the rarer full pass (``orphans``
 over every open table), which enters those that are held in the set.
 
+Key names are those of the service (``store.keys``, server/store/redis_keys.py:
+above, a service without a namespace); the scripts that reach a key they
+were not given build its name from a prefix passed to them.
+
 Scripts take the time from Redis (``TIME``), never from a process: the
 processes' clocks need not agree. They return integers only (asyncio-redis
 decodes nothing else reliably, server/store/asyncio_redis_fixes.py fix 5).
