@@ -43,6 +43,7 @@ async def open_store(settings: Settings) -> TableStore:
             settings.redis_url,
             expire_s=settings.table_expire,
             save_interval_s=settings.save_interval,
+            namespace=settings.redis_namespace,
         )
     return MemoryStore()
 

@@ -148,6 +148,17 @@ def redis_url(raw: str) -> str:
     return value
 
 
+def redis_namespace(raw: str) -> str:
+    from server.store.redis_keys import NAMESPACE, NAMESPACE_RULE
+
+    value = raw.strip()
+    if value and not NAMESPACE.fullmatch(value):
+        raise ValueError(
+            f"not a namespace; use {NAMESPACE_RULE}, or nothing for the database alone"
+        )
+    return value
+
+
 def networks(raw: str) -> str:
     """Comma-separated addresses or networks (``127.0.0.1, 10.0.0.0/8``); empty: none."""
     from server.guard import parse_networks
@@ -220,6 +231,13 @@ class Settings:
         "Redis URL (redis://host:port/db); empty keeps tables in memory",
         redis_url,
         flag="--redis",
+    )
+    redis_namespace: str = _setting(
+        "",
+        "Redis: a name that sets this service apart from others in the same Redis "
+        "database (letters, digits, '.', '_', '-'); empty: the database alone is "
+        "the service (docs/DEPLOY.md, Scaling)",
+        redis_namespace,
     )
     workers: int = _setting(
         1,

@@ -7,6 +7,7 @@ Real ``redis-server`` (tests/redis_server.py), real server processes
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import signal
 from collections.abc import AsyncIterator, Iterator
@@ -33,13 +34,13 @@ from protocol.messages import (
     StartGame,
 )
 from protocol.views import TableView
-from server.cluster.bus import LOBBY, Claimed, channel_of
-from server.cluster.lease import Leases
+from server.cluster.bus import Claimed
+from server.cluster.lease import Leases, RenewalFailed
 from server.cluster.remote import HELD_MAX, HELD_PER_CONN
 from server.conn import Conn
 from server.game import replay_record
 from server.store.base import StaleWrite
-from server.store.redis import TABLE, RedisStore
+from server.store.redis import RedisStore
 from server.table import Act, Gone
 from server.table.inbox import Join, Peer
 from tests.cluster_helpers import Member, Proc, Wire, two_members
@@ -60,7 +61,7 @@ def procs(redis_server: RedisServer, tmp_path: Path) -> Iterator[list[Proc]]:
 
 
 async def _epoch(store: RedisStore, table_id: str) -> int:
-    value = await store.pool.hget(TABLE + table_id.encode(), b"e")
+    value = await store.pool.hget(store.keys.table + table_id.encode(), b"e")
     return int(value or 0)
 
 
@@ -98,7 +99,7 @@ async def test_a_stale_owners_save_and_record_are_refused(store: RedisStore) -> 
     assert await store.records("t1") == [b'{"deal": 1}']
     # A takeover claims only stored tables; an unknown id creates nothing.
     assert await new.claim("nothing-here") == 0
-    assert await store.pool.exists(TABLE + b"nothing-here") is False
+    assert await store.pool.exists(store.keys.table + b"nothing-here") is False
     # Released: another process may claim at once.
     await new.release("t1")
     assert await old.claim("t1") == 3
@@ -118,6 +119,30 @@ async def test_a_lapsed_lease_nobody_claimed_is_renewed(store: RedisStore) -> No
 
 
 # --- a paused owner -----------------------------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def _renewing(leases: Leases, table_id: str) -> AsyncIterator[None]:
+    """Renew ``table_id``'s lease as its holder ``leases.proc`` would, every
+    third of the lease, while the block runs (that process is frozen)."""
+    epoch = await _epoch(leases.store, table_id)
+
+    async def renew() -> None:
+        while True:
+            try:
+                lost = await leases.renew({table_id: epoch})
+            except RenewalFailed as exc:  # Redis slow to answer: again, as the real one does
+                lost = exc.lost
+            assert lost == []
+            await asyncio.sleep(int(leases.lease_ms) / 3000)
+
+    task = asyncio.create_task(renew())
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
 
 async def test_a_paused_owner_writes_nothing_and_steps_down(
@@ -150,22 +175,27 @@ async def test_a_paused_owner_writes_nothing_and_steps_down(
             await asyncio.sleep(0.05)
         assert holder is not None and holder != owner
         second.signal(signal.SIGSTOP)  # freeze the new owner: any write now is the old one's
-        taken = await store.load(table_id)
-        assert taken is not None
-        records = await store.records(table_id)
-        assert await _epoch(store, table_id) == epoch + 1
-        first.signal(signal.SIGCONT)
-        # The old owner wakes with overdue timers (a bot's move, the renewal).
-        for _ in range(100):
-            if first.health()["tables"] == 0:
-                break
-            await asyncio.sleep(0.05)
-        assert first.health()["tables"] == 0  # stepped down
-        await asyncio.sleep(0.3)
-        assert await store.load(table_id) == taken  # wrote nothing
-        assert await store.records(table_id) == records
-        assert await _epoch(store, table_id) == epoch + 1
-        assert await leases.holder(table_id) == holder
+        # ... but keep its lease, as its renewer would: a frozen owner's
+        # table is an orphan once its lease lapses, and the old owner, awake
+        # by then on a slow machine, would rightly take it back and write.
+        async with _renewing(Leases(store, holder, lease_s=lease, expire_s=60), table_id):
+            taken = await store.load(table_id)
+            assert taken is not None
+            records = await store.records(table_id)
+            assert await _epoch(store, table_id) == epoch + 1
+            first.signal(signal.SIGCONT)
+            # The old owner wakes with overdue timers (a bot's move, the renewal).
+            for _ in range(200):
+                if first.health()["tables"] == 0:
+                    break
+                await asyncio.sleep(0.05)
+            assert first.health()["tables"] == 0  # stepped down
+            await asyncio.sleep(0.3)
+            assert await store.load(table_id) == taken  # wrote nothing
+            assert await store.records(table_id) == records
+            assert await _epoch(store, table_id) == epoch + 1
+            assert await leases.holder(table_id) == holder
+            assert first.health()["tables"] == 0  # and took nothing back
         events = {e.get("event") for e in first.logs()}
         # Whichever told it first: its renewal, its save, or the new owner's
         # ``Claimed`` (with the higher epoch) waiting on its bus.
@@ -573,7 +603,7 @@ async def test_only_a_higher_epoch_takes_a_table_away(members: list[Member]) -> 
     bus = b.node.bus
     assert bus is not None
     # A stale owner's word, late on the lobby channel (no order between processes).
-    bus.publish(LOBBY, Claimed(table_id, "stale", table.epoch))
+    bus.publish(bus.keys.lobby, Claimed(table_id, "stale", table.epoch))
     await asyncio.sleep(0.3)  # delivered to both in far less (one local Redis)
     assert not table.stale and a.lobby.tables[table_id] is table
     assert remote.owner == a.node.proc
@@ -631,7 +661,7 @@ async def test_a_publish_that_reached_nobody_does_not_make_a_live_process_dead(
         a.node.start()  # renews its leases and beats every lease / 3
         table_id, guest = await _guest_at_a_remote_table(a, b)
         # One publish to a met nobody (its subscriber was reconnecting, say).
-        b.node._on_unreached(channel_of(a.node.proc))
+        b.node._on_unreached(a.node.keys.bus(a.node.proc))
         await asyncio.sleep(lease * 1.5)  # a's heartbeats came meanwhile
         assert b.node.remotes[table_id].owner == a.node.proc  # still a's
         assert table_id in a.lobby.tables

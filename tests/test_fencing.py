@@ -16,7 +16,7 @@ import pytest
 
 from server.cluster.lease import Leases
 from server.store.base import StaleWrite
-from server.store.redis import LEASES, TABLE, RedisStore
+from server.store.redis import RedisStore
 
 pytestmark = pytest.mark.redis
 
@@ -24,14 +24,14 @@ HOUR_MS = 3_600_000
 
 
 async def _fields(store: RedisStore, table_id: str) -> dict[bytes, bytes]:
-    return await store.pool.hgetall(TABLE + table_id.encode())
+    return await store.pool.hgetall(store.keys.table + table_id.encode())
 
 
 async def _write(store: RedisStore, table_id: str, **fields: int | bytes) -> None:
     """Write hash fields behind the store's back (older code, a data loss)."""
     for name, value in fields.items():
         raw = value if isinstance(value, bytes) else str(value).encode()
-        await store.pool.pool.hset(TABLE + table_id.encode(), name.encode(), raw)
+        await store.pool.pool.hset(store.keys.table + table_id.encode(), name.encode(), raw)
 
 
 async def _refused(store: RedisStore, version: int, epoch: int) -> StaleWrite:
@@ -134,11 +134,11 @@ async def test_the_full_pass_finds_an_unleased_table_whose_entry_is_far_ahead(
     leases = Leases(store, "scanner", lease_s=5, expire_s=60)
     await store.save("t", 1, b"v1")  # open, stored, no lease
     now = await leases.now_ms()
-    await store.pool.pool.zadd(LEASES, {b"t": now + HOUR_MS})
+    await store.pool.pool.zadd(store.keys.leases, {b"t": now + HOUR_MS})
     assert await _full_pass(leases, store) == ["t"]
     assert await leases.holder("t") is None
     assert await leases.claim("t") > 0
-    entry = await store.pool.zscore(LEASES, b"t")
+    entry = await store.pool.zscore(store.keys.leases, b"t")
     assert entry is not None and entry <= await leases.now_ms() + 5000
 
 
@@ -147,10 +147,10 @@ async def test_a_held_lease_whose_entry_is_far_ahead_is_put_right(store: RedisSt
     assert await owner.claim("t", new=True) > 0
     await store.save("t", 1, b"v1", epoch=1)
     now = await owner.now_ms()
-    await store.pool.pool.zadd(LEASES, {b"t": now + HOUR_MS})
+    await store.pool.pool.zadd(store.keys.leases, {b"t": now + HOUR_MS})
     scanner = Leases(store, "scanner", lease_s=5, expire_s=60)
     assert await _full_pass(scanner, store) == []  # held: no orphan
-    entry = await store.pool.zscore(LEASES, b"t")
+    entry = await store.pool.zscore(store.keys.leases, b"t")
     assert entry is not None and now < entry <= await owner.now_ms() + 5000
 
 
@@ -160,6 +160,6 @@ async def test_an_entry_within_a_lease_is_taken_at_its_word(store: RedisStore) -
     leases = Leases(store, "scanner", lease_s=5, expire_s=60)
     await store.save("t", 1, b"v1")  # open, stored, no lease
     now = await leases.now_ms()
-    await store.pool.pool.zadd(LEASES, {b"t": now + 4000})
+    await store.pool.pool.zadd(store.keys.leases, {b"t": now + 4000})
     assert await _full_pass(leases, store) == []
-    assert await store.pool.zscore(LEASES, b"t") == now + 4000  # not looked at further
+    assert await store.pool.zscore(store.keys.leases, b"t") == now + 4000  # not looked at further

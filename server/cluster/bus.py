@@ -2,7 +2,9 @@
 
 Channels: one per process, ``atout:bus:{proc}`` (what is sent to that
 process: commands for the tables it owns, updates for the connections it
-holds), and ``atout:lobby`` for everyone (listings, claims, heartbeats).
+holds), and ``atout:lobby`` for everyone (listings, claims, heartbeats);
+their names carry the service (``Keys``, server/store/redis_keys.py), as
+every database of a Redis shares its channels.
 
 Each message is a msgspec Struct of a tagged union, encoded with msgpack.
 One connection publishes, in the order ``publish`` was called (Redis keeps
@@ -28,26 +30,21 @@ import structlog
 from protocol.views import TableSummary
 from server import metrics
 from server.store.asyncio_redis_fixes import REDIS_ERRORS, RedisClient, Subscription
-from server.store.redis import PREFIX, parse_url
+from server.store.redis import parse_url
+from server.store.redis_keys import Keys
 
 log = structlog.get_logger()
 
-LOBBY = PREFIX + b"lobby"
-LISTINGS = PREFIX + b"listings"
-"""Hash: table id -> msgpack ``Listed`` (the lobby a starting process loads)."""
-CODES = PREFIX + b"codes"
-"""Hash: invite code -> table id, written before the table's creator is seated,
-so a friend who types the code at once finds the table from any process (the
-listing may not have reached that process yet)."""
+# Besides the channels, the bus's processes keep two hashes (``Keys``):
+# ``listings``, table id -> msgpack ``Listed`` (the lobby a starting process
+# loads), and ``codes``, invite code -> table id, written before the table's
+# creator is seated, so a friend who types the code at once finds the table
+# from any process (the listing may not have reached that process yet).
 
 
 QUEUE_MAX = 50_000
 """Most messages waiting to be published (one connection, pipelined); beyond,
 Redis is not answering, and what is published is dropped (and counted)."""
-
-
-def channel_of(proc: str) -> bytes:
-    return PREFIX + b"bus:" + proc.encode()
 
 
 class _Msg(msgspec.Struct, tag_field="k", array_like=True, omit_defaults=True):
@@ -240,6 +237,7 @@ class Bus:
     def __init__(
         self,
         proc: str,
+        keys: Keys,
         publisher: RedisClient,
         subscriber: RedisClient,
         subscription: Subscription,
@@ -247,7 +245,8 @@ class Bus:
         on_unreached: Callable[[bytes, bool], None],
     ) -> None:
         self.proc = proc
-        self.channel = channel_of(proc)
+        self.keys = keys
+        self.channel = keys.bus(proc)
         self._publisher = publisher
         self._subscriber = subscriber
         self._subscription = subscription
@@ -263,18 +262,20 @@ class Bus:
         cls,
         url: str,
         proc: str,
+        keys: Keys,
         on_message: Callable[[Message], None],
         on_unreached: Callable[[bytes, bool], None],
         on_resubscribed: Callable[[], None] | None = None,
     ) -> Bus:
-        """``on_resubscribed``: called each time the subscriber is back after
+        """Process ``proc`` of the service ``keys`` names (on ``url``'s Redis);
+        ``on_resubscribed``: called each time the subscriber is back after
         losing its connection (messages published meanwhile are lost)."""
         host, port, db, password = parse_url(url)
         publisher = await RedisClient.open(host, port, password=password, db=db, size=1)
         subscriber = await RedisClient.open(host, port, password=password, db=db, size=1)
-        subscription = await subscriber.subscribe([channel_of(proc), LOBBY])
+        subscription = await subscriber.subscribe([keys.bus(proc), keys.lobby])
         subscription.on_resubscribed = on_resubscribed
-        return cls(proc, publisher, subscriber, subscription, on_message, on_unreached)
+        return cls(proc, keys, publisher, subscriber, subscription, on_message, on_unreached)
 
     @property
     def subscribed(self) -> bool:
@@ -311,7 +312,7 @@ class Bus:
             for (ch, data), result in zip(batch, results, strict=True):
                 if isinstance(result, BaseException):
                     log.warning("bus_publish_failed", error=repr(result))
-                elif result == 0 and ch != LOBBY:
+                elif result == 0 and ch != self.keys.lobby:
                     self._on_unreached(ch, data == _PROBE_BYTES)
 
     async def _read(self) -> None:

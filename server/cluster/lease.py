@@ -16,6 +16,10 @@ leases existed, held by a process of a version before it, or whose lease
 vanished with Redis's data) are found by the rarer full pass (``orphans``
 over every open table), which enters those that are held in the set.
 
+Key names are those of the service (``store.keys``, server/store/redis_keys.py:
+above, a service without a namespace); the scripts that reach a key they
+were not given build its name from a prefix passed to them.
+
 Scripts take the time from Redis (``TIME``), never from a process: the
 processes' clocks need not agree. They return integers only (asyncio-redis
 decodes nothing else reliably, server/store/asyncio_redis_fixes.py fix 5).
@@ -27,7 +31,7 @@ import asyncio
 
 from server.store.asyncio_redis_fixes import Script
 from server.store.base import StoreError
-from server.store.redis import LEASE, LEASES, OPEN, TABLE, RedisStore
+from server.store.redis import RedisStore
 
 RENEW_BATCH = 500
 """Most leases renewed by one script run: a script blocks Redis while it runs."""
@@ -217,10 +221,6 @@ class RenewalFailed(StoreError):
         self.lost = lost
 
 
-def lease_key(table_id: str) -> bytes:
-    return LEASE + table_id.encode()
-
-
 class Leases:
     """This process's side of the leases (``proc`` is its id)."""
 
@@ -233,6 +233,7 @@ class Leases:
 
     def __init__(self, store: RedisStore, proc: str, lease_s: float, expire_s: float) -> None:
         self.store = store
+        self.keys = store.keys
         self.proc = proc.encode()
         self.lease_ms = str(max(1, round(lease_s * 1000))).encode()
         self.renew_within_s = lease_s / 4
@@ -243,6 +244,9 @@ class Leases:
         self._renewals = 0
         store.lease_as(self.proc, self.lease_ms)
 
+    def _lease_key(self, table_id: str) -> bytes:
+        return self.keys.lease + table_id.encode()
+
     async def claim(self, table_id: str, *, new: bool = False) -> int:
         """Own ``table_id``: its new owner epoch, or 0 if another process holds
         it (or, unless ``new``, no such table is stored)."""
@@ -250,7 +254,7 @@ class Leases:
         async with self.store.request("claim"):
             reply = await self._claim.run(
                 self.store.pool,
-                [LEASE + tid, TABLE + tid, LEASES],
+                [self.keys.lease + tid, self.keys.table + tid, self.keys.leases],
                 [self.proc, self.lease_ms, self.expire_ms, b"0" if new else b"1", tid],
             )
         return int(reply) if isinstance(reply, int) else 0
@@ -272,11 +276,11 @@ class Leases:
         lost: list[str] = []
         failed: BaseException | None = None
         for batch in batches[turn:] + batches[:turn]:
-            keys = [LEASES]
+            keys = [self.keys.leases]
             args = [self.proc, self.lease_ms, self.expire_ms]
             for table_id in batch:
                 tid = table_id.encode()
-                keys += (LEASE + tid, TABLE + tid)
+                keys += (self.keys.lease + tid, self.keys.table + tid)
                 args += (str(owned[table_id]).encode(), tid)
             try:
                 async with self.store.request("renew"), asyncio.timeout(self.renew_within_s):
@@ -294,7 +298,9 @@ class Leases:
         """Give the table up at once (drain): another process may claim it now."""
         async with self.store.request("release"):
             await self._release.run(
-                self.store.pool, [lease_key(table_id), LEASES], [self.proc, table_id.encode()]
+                self.store.pool,
+                [self._lease_key(table_id), self.keys.leases],
+                [self.proc, table_id.encode()],
             )
 
     async def free_dead(self, dead: str) -> int:
@@ -310,8 +316,8 @@ class Leases:
             async with self.store.request("free_dead"):
                 reply = await self._free_dead.run(
                     self.store.pool,
-                    [LEASES],
-                    [dead.encode(), LEASE, cursor, str(FREE_STEP).encode()],
+                    [self.keys.leases],
+                    [dead.encode(), self.keys.lease, cursor, str(FREE_STEP).encode()],
                 )
             assert isinstance(reply, list)
             freed += reply[1]
@@ -322,7 +328,7 @@ class Leases:
     async def holder(self, table_id: str) -> str | None:
         """The process holding ``table_id``'s lease, if any."""
         async with self.store.request("holder"):
-            value = await self.store.pool.get(lease_key(table_id))
+            value = await self.store.pool.get(self._lease_key(table_id))
         return value.decode() if value is not None else None
 
     async def orphans(self, table_ids: list[str]) -> list[str]:
@@ -337,8 +343,8 @@ class Leases:
             async with self.store.request("orphans"):
                 reply = await self._orphans.run(
                     self.store.pool,
-                    [LEASES, OPEN],
-                    [LEASE, TABLE, self.lease_ms, *(t.encode() for t in batch)],
+                    [self.keys.leases, self.keys.open],
+                    [self.keys.lease, self.keys.table, self.lease_ms, *(t.encode() for t in batch)],
                 )
             flags = reply if isinstance(reply, list) else []
             found += [t for t, orphan in zip(batch, flags, strict=False) if orphan]
@@ -359,6 +365,6 @@ class Leases:
         so asking again goes on to the next ones."""
         now = await self.now_ms()
         async with self.store.request("lapsed"):
-            page = await self.store.pool.zrangebyscore_upto(LEASES, now, most, skip)
+            page = await self.store.pool.zrangebyscore_upto(self.keys.leases, now, most, skip)
         ids = [t.decode() for t in page]
         return await self.orphans(ids), ids

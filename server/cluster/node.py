@@ -42,9 +42,6 @@ from protocol.codec import codec_for
 from protocol.errors import ErrorCode
 from protocol.messages import Command, bye
 from server.cluster.bus import (
-    CODES,
-    LISTINGS,
-    LOBBY,
     PROBE,
     Answered,
     Away,
@@ -63,7 +60,6 @@ from server.cluster.bus import (
     Routed,
     Shut,
     Sit,
-    channel_of,
     decode_listed,
     encode,
 )
@@ -148,6 +144,7 @@ class Node:
         """Ids of processes known to be dead, whose leases to free on joining:
         the supervisor's word on the workers it reaped, never a guess."""
         self.store = store
+        self.keys = store.keys
         self.settings = settings
         self.lobby = lobby
         self.clock = clock
@@ -196,12 +193,13 @@ class Node:
         self.bus = await Bus.open(
             self.settings.redis_url,
             self.proc,
+            self.keys,
             self._on_message,
             self._on_unreached,
             self._on_resubscribed,
         )
         async with self.store.request("listings"):
-            listed = await self.store.pool.hgetall(LISTINGS)
+            listed = await self.store.pool.hgetall(self.keys.listings)
         open_ids = set(await self.store.open_tables())
         for blob in listed.values():
             try:
@@ -224,7 +222,7 @@ class Node:
 
     def publish(self, proc: str, msg: Message) -> None:
         if self.bus is not None:
-            self.bus.publish(channel_of(proc), msg)
+            self.bus.publish(self.keys.bus(proc), msg)
 
     def register(self, conn: Conn) -> None:
         self.conns[conn.id] = conn
@@ -467,7 +465,7 @@ class Node:
         )
         if self.bus is None:
             return
-        self.bus.publish(LOBBY, msg)
+        self.bus.publish(self.keys.lobby, msg)
         blob = b"" if listing.closed else encode(msg)
         self._spawn(self._write_listing(table_id, blob))
         if listing.closed:
@@ -481,25 +479,27 @@ class Node:
         if another table has it (``StoreError`` if Redis does not answer)."""
         async with self.store.request("reserve_code"):
             taken = await _RESERVE_CODE.run(
-                self.store.pool, [CODES], [code.encode(), table_id.encode()]
+                self.store.pool, [self.keys.codes], [code.encode(), table_id.encode()]
             )
         return taken == 1
 
     async def table_of_code(self, code: str) -> str | None:
         """The table an invite code opens, as Redis holds it (StoreError if down)."""
         async with self.store.request("code"):
-            (found,) = await self.store.pool.hmget(CODES, [code.encode()])
+            (found,) = await self.store.pool.hmget(self.keys.codes, [code.encode()])
         return found.decode() if found is not None else None
 
     async def _drop_code(self, code: str, table_id: str) -> None:
         with contextlib.suppress(StoreError):
             async with self.store.request("drop_code"):
-                await _DROP_CODE.run(self.store.pool, [CODES], [code.encode(), table_id.encode()])
+                await _DROP_CODE.run(
+                    self.store.pool, [self.keys.codes], [code.encode(), table_id.encode()]
+                )
 
     async def _write_listing(self, table_id: str, blob: bytes) -> None:
         with contextlib.suppress(StoreError):
             async with self.store.request("listing"):
-                await _LIST.run(self.store.pool, [LISTINGS], [table_id.encode(), blob])
+                await _LIST.run(self.store.pool, [self.keys.listings], [table_id.encode(), blob])
 
     # -- the origin's side: connections held here at tables owned elsewhere ---------------
 
@@ -849,7 +849,7 @@ class Node:
         self.lobby.add(table)
         self.owner_of[table_id] = self.proc
         if self.bus is not None:
-            self.bus.publish(LOBBY, Claimed(table_id, self.proc, epoch))
+            self.bus.publish(self.keys.lobby, Claimed(table_id, self.proc, epoch))
         remote = self.remotes.get(table_id)
         if remote is not None:
             self._move(remote, table)
@@ -866,7 +866,7 @@ class Node:
         with contextlib.suppress(StoreError):
             await self.leases.release(table_id)
         if tell and self.bus is not None:
-            self.bus.publish(LOBBY, Released(table_id, self.proc))
+            self.bus.publish(self.keys.lobby, Released(table_id, self.proc))
 
     async def restore(self, *, full: bool = True) -> int:
         """Serve open tables nobody owns: the tables taken.
@@ -949,7 +949,7 @@ class Node:
         ]
         if self.bus is not None:
             for dead in self.reaped:
-                self.bus.publish(LOBBY, Reaped(dead, self.proc))
+                self.bus.publish(self.keys.lobby, Reaped(dead, self.proc))
 
     async def _renewing(self) -> None:
         # Real time, not ``self.clock``: a lease lapses by Redis's clock, which
@@ -959,7 +959,7 @@ class Node:
         while True:
             await asyncio.sleep(every)
             if self.bus is not None:
-                self.bus.publish(LOBBY, Beat(self.proc, self.lobby.players_online))
+                self.bus.publish(self.keys.lobby, Beat(self.proc, self.lobby.players_online))
                 self._count_online()
                 self._missed_beats()
             try:
@@ -1039,7 +1039,7 @@ class Node:
             await asyncio.wait(taking, timeout=self.settings.lease / 2)
         await self.stop()
         if self.bus is not None:
-            self.bus.publish(LOBBY, Beat(self.proc, 0, leaving=True))
+            self.bus.publish(self.keys.lobby, Beat(self.proc, 0, leaving=True))
 
     async def _hand_over(self, table: Table) -> None:
         """``table`` is stopped and saved: let another process take it at once."""
@@ -1049,7 +1049,7 @@ class Node:
                     self._released.add(table.id)
                     await self.leases.release(table.id)
                 if self.bus is not None:
-                    self.bus.publish(LOBBY, Released(table.id, self.proc))
+                    self.bus.publish(self.keys.lobby, Released(table.id, self.proc))
             table.step_down()
 
     async def close(self) -> None:

@@ -1,7 +1,8 @@
 """``DailyBoard`` in Redis (contract and periods: ``server/daily/board.py``).
 
-Key layout under ``atout:daily:``, nothing expiring (a day is ~100 bytes a
-player; dropping old days is left to the operator):
+Key layout under ``atout:daily:`` (or a namespace's, server/store/redis_keys.py),
+nothing expiring (a day is ~100 bytes a player; dropping old days is left to
+the operator):
 
 - ``{day}:claims``    hash player -> table id of the ranked attempt
 - ``{day}:results``   hash player -> "s0,s1,..." (the human seat's score per deal)
@@ -41,14 +42,7 @@ from server.daily.coalesce import Coalesce
 from server.daily.ranking import MIN_DAYS, from_board_score, positions
 from server.store.asyncio_redis_fixes import Script
 from server.store.base import StoreError
-from server.store.redis import PREFIX, RedisStore
-
-DAILY = PREFIX + b"daily:"
-DAYS = DAILY + b"days"
-CLOSED = DAILY + b"closed"
-ALL_SUM = DAILY + b"all:sum"
-ALL_DAYS = DAILY + b"all:days"
-ALL = DAILY + b"all"
+from server.store.redis import RedisStore
 
 _RECORD = Script(
     """
@@ -204,10 +198,6 @@ return #results / 2
 )
 
 
-def _day_key(day: str, what: bytes) -> bytes:
-    return DAILY + day.encode() + b":" + what
-
-
 class RedisBoard:
     """Daily results and boards in the Redis of ``store``."""
 
@@ -216,16 +206,25 @@ class RedisBoard:
     ) -> None:
         self._store = store
         self._pool = store.pool
+        self._daily = store.keys.daily
+        self._days = self._daily + b"days"
+        self._closed = self._daily + b"closed"
+        self._all_sum = self._daily + b"all:sum"
+        self._all_days = self._daily + b"all:days"
+        self._all = self._daily + b"all"
         self.refresh_s = refresh_s
         self.min_days = min_days
         self._checked: dict[str, float] = {}  # day -> monotonic time of the last staleness check
         self._built: dict[str, int] = {}  # day -> results its board was built from
         self._rebuilds = Coalesce(lambda day: self._fresh_day(day, force=True))
 
+    def _day_key(self, day: str, what: bytes) -> bytes:
+        return self._daily + day.encode() + b":" + what
+
     # -- attempts and results ---------------------------------------------------
 
     async def claim(self, day: str, player: str, table_id: str) -> str | None:
-        key = _day_key(day, b"claims")
+        key = self._day_key(day, b"claims")
         async with self._store.request("daily claim"):
             if await self._pool.hsetnx(key, player.encode(), table_id.encode()):
                 return None
@@ -235,12 +234,17 @@ class RedisBoard:
     async def record(self, day: str, player: str, scores: list[int], now: float) -> bool:
         if is_closed(day, now):
             return False
-        keys = [_day_key(day, b"claims"), _day_key(day, b"results"), DAYS, CLOSED]
+        keys = [
+            self._day_key(day, b"claims"),
+            self._day_key(day, b"results"),
+            self._days,
+            self._closed,
+        ]
         args = [
             player.encode(),
             ",".join(str(int(s)) for s in scores).encode(),
             day.encode(),
-            _day_key(day, b"deal:"),
+            self._day_key(day, b"deal:"),
         ]
         async with self._store.request("daily record"):
             outcome = await _RECORD.run(self._pool, keys, args)
@@ -255,14 +259,14 @@ class RedisBoard:
 
     async def result(self, day: str, player: str) -> list[int] | None:
         async with self._store.request("daily result"):
-            raw = await self._pool.hget(_day_key(day, b"results"), player.encode())
+            raw = await self._pool.hget(self._day_key(day, b"results"), player.encode())
         return None if raw is None else [int(s) for s in raw.split(b",")]
 
     async def deal_counts(self, day: str) -> list[dict[int, int]]:
         counts: list[dict[int, int]] = []
         async with self._store.request("daily deal counts"):
             while True:
-                key = _day_key(day, b"deal:%d" % len(counts))
+                key = self._day_key(day, b"deal:%d" % len(counts))
                 found = await self._pool.hgetall(key)
                 if not found:
                     return counts
@@ -276,33 +280,33 @@ class RedisBoard:
         if not force and now - self._checked.get(day, -1e9) < self.refresh_s:
             return
         self._checked[day] = now
-        results_key = _day_key(day, b"results")
+        results_key = self._day_key(day, b"results")
         async with self._store.request("daily board check"):
             n = await self._pool.hlen(results_key)
             if not force and n == self._built.get(day):
                 return
-            built = await self._pool.get(_day_key(day, b"built"))
+            built = await self._pool.get(self._day_key(day, b"built"))
             if not force and built is not None and int(built) == n:
                 self._built[day] = n
                 return
         keys = [
             results_key,
-            _day_key(day, b"board:tmp"),
-            _day_key(day, b"pct:tmp"),
-            _day_key(day, b"board"),
-            _day_key(day, b"pct"),
-            _day_key(day, b"built"),
+            self._day_key(day, b"board:tmp"),
+            self._day_key(day, b"pct:tmp"),
+            self._day_key(day, b"board"),
+            self._day_key(day, b"pct"),
+            self._day_key(day, b"built"),
         ]
         async with self._store.request("daily board build"):
-            built_from = await _BUILD.run(self._pool, keys, [_day_key(day, b"deal:")])
+            built_from = await _BUILD.run(self._pool, keys, [self._day_key(day, b"deal:")])
             self._built[day] = int(built_from) if isinstance(built_from, int) else 0
 
     async def _close_days(self, now: float) -> None:
         """Close every day with results that is over (``board.CLOSE_GRACE``)."""
         last = last_closed_day(now)
         async with self._store.request("daily days"):
-            days = await self._pool.smembers(DAYS)
-            closed = await self._pool.smembers(CLOSED)
+            days = await self._pool.smembers(self._days)
+            closed = await self._pool.smembers(self._closed)
         todo = sorted(
             d.decode() for d in days - closed if dt.date.fromisoformat(d.decode()) <= last
         )
@@ -311,14 +315,14 @@ class RedisBoard:
             async with self._store.request("daily close"):
                 await _CLOSE.run(
                     self._pool,
-                    [CLOSED, _day_key(day, b"pct"), ALL_SUM, ALL_DAYS],
+                    [self._closed, self._day_key(day, b"pct"), self._all_sum, self._all_days],
                     [day.encode()],
                 )
         if todo:
             async with self._store.request("daily all-time board"):
                 await _ALL.run(
                     self._pool,
-                    [ALL_SUM, ALL_DAYS, ALL + b":tmp", ALL],
+                    [self._all_sum, self._all_days, self._all + b":tmp", self._all],
                     [str(self.min_days).encode()],
                 )
 
@@ -331,15 +335,15 @@ class RedisBoard:
                 await self._close_days(now)  # its final board, built once
             else:
                 await self._fresh_day(day)
-            return _day_key(day, b"board")
+            return self._day_key(day, b"board")
         await self._close_days(now)
         if period == "all":
-            return ALL
-        key = DAILY + b"week:" + last.isoformat().encode()
+            return self._all
+        key = self._daily + b"week:" + last.isoformat().encode()
         async with self._store.request("daily week board"):
             if not await self._pool.exists(key + b":built"):
                 days = [first + dt.timedelta(days=i) for i in range((last - first).days + 1)]
-                keys = [key] + [_day_key(d.isoformat(), b"pct") for d in days]
+                keys = [key] + [self._day_key(d.isoformat(), b"pct") for d in days]
                 await _WEEK.run(self._pool, keys, [str(self.min_days).encode()])
         return key
 

@@ -56,8 +56,6 @@ log = structlog.get_logger()
 RENAME_EVERY = 10.0
 """Seconds between two name changes of one connection."""
 
-SECRET_KEY = b"atout:daily:secret"
-
 
 class DailyService:
     def __init__(
@@ -91,8 +89,9 @@ class DailyService:
             secret = settings.daily_secret
             if not secret:
                 async with store.request("daily secret"):
-                    await store.pool.set_if_absent(SECRET_KEY, new_secret().encode())
-                    stored = await store.pool.get(SECRET_KEY)
+                    key = store.keys.daily_secret
+                    await store.pool.set_if_absent(key, new_secret().encode())
+                    stored = await store.pool.get(key)
                 assert stored is not None  # set just before, never deleted
                 secret = stored.decode()
             return cls(settings, RedisPlayers(store), RedisBoard(store), secret)

@@ -3,7 +3,8 @@
 Owns the key layout, the Lua scripts that keep writes atomic, and the
 connection to Redis (through asyncio-redis, with the fixes below).
 
-Key layout, all under ``atout:``:
+Key layout, all under ``atout:`` (or a namespace's ``atout:ns:{namespace}:``,
+server/store/redis_keys.py, which names every key and channel of a service):
 
 - ``atout:table:{id}``   hash ``{v: version, blob: state, e: owner epoch,
   w: epoch of the owner that last wrote v and blob (a save without an epoch
@@ -38,13 +39,7 @@ from urllib.parse import unquote, urlsplit
 
 from server.store.asyncio_redis_fixes import REDIS_ERRORS, RedisClient, Script
 from server.store.base import StaleWrite, StoreError
-
-PREFIX = b"atout:"
-TABLE = PREFIX + b"table:"
-RECORDS = PREFIX + b"records:"
-OPEN = PREFIX + b"open"
-LEASE = PREFIX + b"lease:"
-LEASES = PREFIX + b"leases"
+from server.store.redis_keys import Keys
 
 PRUNE_STEP = b"500"
 """Open tables looked at per step of dropping the ones gone (an ``SSCAN`` hint)."""
@@ -206,11 +201,19 @@ class RedisStore:
     _prune_open = Script(_PRUNE_OPEN)
 
     def __init__(
-        self, pool: RedisClient, *, expire_s: float, timeout_s: float, save_interval_s: float = 0.0
+        self,
+        pool: RedisClient,
+        *,
+        expire_s: float,
+        timeout_s: float,
+        save_interval_s: float = 0.0,
+        keys: Keys | None = None,
     ) -> None:
         if expire_s <= 0:
             raise ValueError("expire_s must be positive")
         self._pool = pool
+        self.keys = keys or Keys()
+        """This service's names (its database and namespace), for every Redis store."""
         self._ttl_ms = str(max(1, round(expire_s * 1000))).encode()
         self._timeout_s = timeout_s
         self._save_interval_s = save_interval_s
@@ -234,20 +237,25 @@ class RedisStore:
         timeout_s: float = 5.0,
         save_interval_s: float = 0.0,
         poolsize: int = 2,
+        namespace: str = "",
     ) -> RedisStore:
-        """Connect to ``redis://[:password@]host[:port][/db]``.
+        """Connect to ``redis://[:password@]host[:port][/db]``, as the service
+        of that database and ``namespace`` ("": the database alone).
 
         Raises ``StoreError`` if Redis cannot be reached within ``timeout_s``
         (the caller decides whether to retry); once connected, the store
         reconnects on its own after an outage.
         """
         host, port, db, password = parse_url(url)
+        keys = Keys(db, namespace)
         try:
             async with asyncio.timeout(timeout_s):
                 pool = await RedisClient.open(host, port, password=password, db=db, size=poolsize)
         except REDIS_ERRORS as exc:
             raise StoreError(f"cannot connect to redis at {host}:{port}/{db}: {exc!r}") from exc
-        return cls(pool, expire_s=expire_s, timeout_s=timeout_s, save_interval_s=save_interval_s)
+        return cls(
+            pool, expire_s=expire_s, timeout_s=timeout_s, save_interval_s=save_interval_s, keys=keys
+        )
 
     @property
     def pool(self) -> RedisClient:
@@ -304,10 +312,11 @@ class RedisStore:
                 self._last_request = loop.time()
                 batch = self._pending[:SAVE_BATCH]
                 del self._pending[:SAVE_BATCH]
-                keys = [OPEN, LEASES]
+                k = self.keys
+                keys = [k.open, k.leases]
                 args = [self._ttl_ms, *self._owner]
                 for tid, version, blob, open_, epoch, _ in batch:
-                    keys += (TABLE + tid, RECORDS + tid, LEASE + tid)
+                    keys += (k.table + tid, k.records + tid, k.lease + tid)
                     args += (
                         str(int(version)).encode(),
                         blob,
@@ -342,7 +351,9 @@ class RedisStore:
 
     async def load(self, table_id: str) -> tuple[int, bytes] | None:
         async with self._request("load"):
-            version, blob = await self._pool.hmget(TABLE + table_id.encode(), [b"v", b"blob"])
+            version, blob = await self._pool.hmget(
+                self.keys.table + table_id.encode(), [b"v", b"blob"]
+            )
         if version is None or blob is None:
             return None
         return int(version), blob
@@ -354,17 +365,21 @@ class RedisStore:
             cursor: object = 0
             while True:
                 cursor = await self._prune_open.run(
-                    self._pool, [OPEN], [TABLE, str(cursor).encode(), PRUNE_STEP]
+                    self._pool,
+                    [self.keys.open],
+                    [self.keys.table, str(cursor).encode(), PRUNE_STEP],
                 )
                 if not cursor:
                     break
-            ids = await self._pool.smembers(OPEN)
+            ids = await self._pool.smembers(self.keys.open)
         return sorted(i.decode() for i in ids)
 
     async def delete(self, table_id: str) -> None:
-        tid = table_id.encode()
+        tid, k = table_id.encode(), self.keys
         async with self._request("delete"):
-            await self._delete.run(self._pool, [TABLE + tid, RECORDS + tid, OPEN, LEASES], [tid])
+            await self._delete.run(
+                self._pool, [k.table + tid, k.records + tid, k.open, k.leases], [tid]
+            )
 
     async def append_record(
         self, table_id: str, record: bytes, key: str, *, epoch: int = 0
@@ -373,13 +388,13 @@ class RedisStore:
         async with self._request("append_record"):
             await self._append_record.run(
                 self._pool,
-                [RECORDS + tid, TABLE + tid],
+                [self.keys.records + tid, self.keys.table + tid],
                 [record, self._ttl_ms, key.encode(), str(int(epoch)).encode()],
             )
 
     async def records(self, table_id: str) -> list[bytes]:
         async with self._request("records"):
-            return await self._pool.lrange(RECORDS + table_id.encode(), 0, -1)
+            return await self._pool.lrange(self.keys.records + table_id.encode(), 0, -1)
 
     async def healthy(self) -> bool:
         try:

@@ -1,6 +1,7 @@
 """``PlayerStore`` in Redis (contract: ``server/store/players.py``).
 
-Key layout, all under ``atout:``, none of them expiring:
+Key layout, all under ``atout:`` (or a namespace's, server/store/redis_keys.py),
+none of them expiring:
 
 - ``atout:pkey:{digest}``  string: the player id of a key digest
 - ``atout:pname:{name key}`` string: the player id owning a name
@@ -19,11 +20,7 @@ from collections.abc import Iterable
 from server.players import Player, name_key, new_player_id
 from server.store.asyncio_redis_fixes import Script
 from server.store.players import NameTaken
-from server.store.redis import PREFIX, RedisStore
-
-PKEY = PREFIX + b"pkey:"
-PNAME = PREFIX + b"pname:"
-NAMES = PREFIX + b"names"
+from server.store.redis import RedisStore
 
 _REGISTER = Script(
     """
@@ -60,18 +57,20 @@ class RedisPlayers:
     def __init__(self, store: RedisStore) -> None:
         self._store = store
         self._pool = store.pool
+        self._keys = store.keys
 
     async def find(self, digest: str) -> Player | None:
         async with self._store.request("player find"):
-            pid = await self._pool.get(PKEY + digest.encode())
+            pid = await self._pool.get(self._keys.pkey + digest.encode())
             if pid is None:
                 return None
-            name = await self._pool.hget(NAMES, pid)
+            name = await self._pool.hget(self._keys.names, pid)
         return Player(id=pid.decode(), name=(name or b"?").decode())
 
     async def register(self, digest: str, name: str) -> Player:
         pid = new_player_id()
-        keys = [PKEY + digest.encode(), PNAME + name_key(name).encode(), NAMES]
+        k = self._keys
+        keys = [k.pkey + digest.encode(), k.pname + name_key(name).encode(), k.names]
         async with self._store.request("player register"):
             outcome = await _REGISTER.run(self._pool, keys, [pid.encode(), name.encode()])
         if outcome == 2:
@@ -84,11 +83,11 @@ class RedisPlayers:
 
     async def rename(self, player_id: str, name: str) -> Player:
         async with self._store.request("player rename"):
-            old = await self._pool.hget(NAMES, player_id.encode())
+            old = await self._pool.hget(self._keys.names, player_id.encode())
             if old is None:
                 raise KeyError(player_id)
-            old_key = PNAME + name_key(old.decode()).encode()
-            keys = [PNAME + name_key(name).encode(), NAMES]
+            old_key = self._keys.pname + name_key(old.decode()).encode()
+            keys = [self._keys.pname + name_key(name).encode(), self._keys.names]
             outcome = await _RENAME.run(
                 self._pool, keys, [player_id.encode(), name.encode(), old_key]
             )
@@ -101,5 +100,5 @@ class RedisPlayers:
         if not ids:
             return {}
         async with self._store.request("player names"):
-            found = await self._pool.hmget(NAMES, [i.encode() for i in ids])
+            found = await self._pool.hmget(self._keys.names, [i.encode() for i in ids])
         return {pid: n.decode() for pid, n in zip(ids, found, strict=True) if n is not None}
