@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -397,8 +396,9 @@ async def test_every_board_and_the_profile_fit_80_columns_in_every_language() ->
             DailyDealLine(deal=12, points=-1164, percent=p, players=1041) for p in (99.6, 100, 0)
         ] + [DailyDealLine(deal=12, points=-1164, percent=50, players=2)]
         # The counts as the server may send them (``daily_words.comparison``).
-        given = SimpleNamespace(deal=12, points=-1164, percent=50.0, players=1041, beaten=1000)
-        given.tied = 40
+        given = DailyDealLine(
+            deal=12, points=-1164, percent=98.08, players=1041, others=1040, beaten=1000, tied=40
+        )
         for text in (
             *(
                 daily_words.deal_line(d, annulled)
