@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from clients.cli import i18n, wording
+from clients.cli import table_facts as facts
 from clients.cli.daily_screen import DailyResultScreen
 from clients.cli.dialogs import Confirm
 from clients.cli.leaderboard_screen import LeaderboardScreen, ProfileScreen
@@ -107,6 +108,17 @@ def _sheet(view: Any) -> Any:
     return view
 
 
+def _colette_took_the_last_trick(view: Any) -> Any:
+    """The view with its seats' names swapped so that the longest bot name
+    (the server's "Bot Colette") is the last trick's taker."""
+    last = facts.last_trick(view.deal)
+    assert last is not None and last.winner is not None
+    seats = view.seats
+    colette = next(s for s in seats if s.name == "Bot Colette")
+    colette.name, seats[last.winner].name = seats[last.winner].name, "Bot Colette"
+    return view
+
+
 @pytest.mark.parametrize("size", SIZES, ids=list(SIZES))
 @pytest.mark.parametrize("lang", LANGS)
 async def test_the_table_and_its_dialogs_fit(lang: str, size: str) -> None:
@@ -119,6 +131,9 @@ async def test_the_table_and_its_dialogs_fit(lang: str, size: str) -> None:
             app.table_screen.reset()
             app.show(scripted_view(moment))
             await tour.look(moment)
+        # The longest bot name took the last trick: "→ Bot Colette" whole.
+        app.show(_colette_took_the_last_trick(scripted_view("play")))
+        await tour.look("play, Bot Colette took the last trick")
         # The play moment: the last trick, then every dialog over it.
         await tour.press("l")
         await tour.look("last trick")

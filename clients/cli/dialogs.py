@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from rich import box
+from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
 from textual import on
@@ -21,6 +22,7 @@ from textual.widgets.option_list import Option
 from clients.cli import daily_words, history, wording
 from clients.cli.cards_text import card_text, cards_text
 from clients.cli.i18n import N_, Translated, _
+from clients.cli.screen_keys import ButtonArrows
 from clients.cli.table_facts import seat_name, signed
 from protocol.limits import MAX_DEALS, MAX_TURN_TIMER, TABLE_NAME_MAX
 from protocol.messages import CreateTable
@@ -73,7 +75,7 @@ Confirm, NewTable, JoinByCode, ScoreSheet, ChatBox, Help, History, Replay {
 """
 
 
-class Confirm(Translated, ModalScreen[bool]):
+class Confirm(Translated, ButtonArrows, ModalScreen[bool]):
     """A yes/no question. Escape gives the *safe* answer (``safe``: no by
     default), which also has the focus unless ``focus`` says otherwise, so a
     stray Enter or Escape never loses a game or a seat."""
@@ -128,7 +130,7 @@ class Confirm(Translated, ModalScreen[bool]):
         self.dismiss(self.safe)
 
 
-class NewTable(Translated, ModalScreen[CreateTable | None]):
+class NewTable(Translated, ButtonArrows, ModalScreen[CreateTable | None]):
     """The form for a new table: name, private, deals, bot level, turn timer."""
 
     DEFAULT_CSS = DIALOG_CSS
@@ -220,7 +222,7 @@ class NewTable(Translated, ModalScreen[CreateTable | None]):
         )
 
 
-class JoinByCode(Translated, ModalScreen[tuple[str, bool] | None]):
+class JoinByCode(Translated, ButtonArrows, ModalScreen[tuple[str, bool] | None]):
     """Ask for an invite code; answers (code, watch)."""
 
     DEFAULT_CSS = DIALOG_CSS
@@ -341,15 +343,15 @@ def sheet_table(view: TableView, width: int) -> Table:
         rows.append(
             (str(line.number), Text(wording.sheet_contract(line.contract, line.made)), scores)
         )
-    deal_w = max([len(wording.SHEET_HEAD_DEAL)] + [len(r[0]) for r in rows])
-    contract_w = max([len(wording.SHEET_HEAD_CONTRACT)] + [r[1].cell_len for r in rows])
+    deal_w = max([cell_len(wording.SHEET_HEAD_DEAL)] + [len(r[0]) for r in rows])
+    contract_w = max([cell_len(wording.SHEET_HEAD_CONTRACT)] + [r[1].cell_len for r in rows])
     names = [seat_name(view, seat, own=True) for seat in range(4)]
     totals = [signed(s) for s in view.scores]
     fits = [max([len(totals[seat])] + [r[2][seat].cell_len for r in rows]) for seat in range(4)]
-    # Columns are 3 apart (a blank rule and its padding); what is left goes
-    # to the names, the longest cropped first.
+    # Columns are 2 apart (a blank rule and a cell of padding); what is left
+    # goes to the names, the longest cropped first.
     room = width - deal_w - contract_w - GAP * 5
-    wanted = [max(fit, len(name)) for fit, name in zip(fits, names, strict=True)]
+    wanted = [max(fit, cell_len(name)) for fit, name in zip(fits, names, strict=True)]
     widths = list(wanted)
     while sum(widths) > room and max(w - f for w, f in zip(widths, fits, strict=True)) > 0:
         i = max(range(4), key=lambda k: (widths[k] - fits[k] > 0, widths[k]))
@@ -357,7 +359,7 @@ def sheet_table(view: TableView, width: int) -> Table:
     table = Table(
         box=box.SIMPLE_HEAD,
         show_footer=bool(rows),
-        padding=(0, 1),
+        padding=(0, 0, 0, 1),
         pad_edge=False,
         show_edge=False,
         width=deal_w + contract_w + sum(widths) + GAP * 5,
@@ -384,11 +386,16 @@ def sheet_table(view: TableView, width: int) -> Table:
     return table
 
 
-GAP = 3
+GAP = 2
 
 
 def crop(s: str, n: int) -> str:
-    return s if len(s) <= n else s[: max(0, n - 1)] + "…"
+    """``s`` in at most ``n`` cells (a CJK character takes two), cut with "…"."""
+    if cell_len(s) <= n:
+        return s
+    while s and cell_len(s) > n - 1:
+        s = s[:-1]
+    return s + "…"
 
 
 class History(Translated, ModalScreen[None]):

@@ -32,6 +32,7 @@ from clients.cli.cards_widget import HandWidget
 from clients.cli.dialogs import ChatBox, Confirm, Help, History, ScoreSheet
 from clients.cli.i18n import N_, Translated, _
 from clients.cli.link import LinkStatus
+from clients.cli.screen_keys import ButtonArrows, fit_footer
 from protocol.messages import (
     Bid,
     Chat,
@@ -50,7 +51,7 @@ if TYPE_CHECKING:
     from clients.cli.app import AtoutApp
 
 
-class TableScreen(Translated, Screen[None]):
+class TableScreen(Translated, ButtonArrows, Screen[None]):
     DEFAULT_CSS = """
     TableScreen { layout: vertical; }
     #top { height: 1; background: $panel; }
@@ -68,6 +69,7 @@ class TableScreen(Translated, Screen[None]):
     #prompt { height: 1; padding: 0 1; }
     #actions { height: 1; padding: 0 1; }
     #actions Button { margin-right: 1; min-width: 0; width: auto; padding: 0 1; }
+    #actions .picked { width: 1fr; }
     #message { height: 1; padding: 0 1; color: $text-muted; }
     #message.error { color: $error; }
     """
@@ -81,11 +83,11 @@ class TableScreen(Translated, Screen[None]):
         Binding("r", "retry", N_("Reconnect"), show=False),
         Binding("question_mark", "help", N_("Help")),
         Binding("space", "continue", show=False),
-        Binding("escape", "leave", N_("Leave")),
-        # On the buttons (the hand keeps its own arrows): move along the bar.
-        Binding("left", "app.focus_previous", show=False),
-        Binding("right", "app.focus_next", show=False),
+        # The innermost open thing first: the last trick, the poignée picker, then leave.
+        Binding("escape", "back", N_("Leave")),
     ]
+    FOOTER_OPTIONAL = ("history", "last_trick", "chat", "sheet")
+    """Left out of the footer, first ones first, when it is too narrow (all in Help)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -141,8 +143,10 @@ class TableScreen(Translated, Screen[None]):
         if self.view is not None:
             self.update_view(self.view)
         self.update_link(self.atout.link_status)
+        fit_footer(self, self.FOOTER_OPTIONAL)
 
     def on_resize(self) -> None:
+        fit_footer(self, self.FOOTER_OPTIONAL)
         # The panels are drawn for their width: draw again once the new
         # layout is known (a resize, or the screen shown again after a
         # reconnection), not only at the next move.
@@ -237,6 +241,8 @@ class TableScreen(Translated, Screen[None]):
         trick.border_title = (
             _("You: seat {n}").format(n=view.you + 1) if view.you is not None else _("Watching")
         )
+        last = self.show_last and facts.last_trick(view.deal) is not None
+        trick.border_subtitle = _("l or Esc: back") if last else ""
         self.query_one("#tracker", Static).update(panels.tracker_panel(view))
         chat = self.query_one("#chat", Static)
         chat.update(
@@ -424,16 +430,16 @@ class TableScreen(Translated, Screen[None]):
         picked = hand.picked
         if self.pick_kind == "ecart":
             problem = facts.ecart_problem(picked, view.legal)
-            summary = panels.decision_summary(picked, 6, _("Discard"))
+            verb, total = _("Discard"), 6
             button_class = ".ecart-go"
         else:
             problem = facts.poignee_problem(picked, view.legal, self.poignee_size)
-            summary = panels.decision_summary(picked, self.poignee_size, _("Show"))
+            verb, total = _("Show"), self.poignee_size
             button_class = ".poignee-go"
         for button in self.query(f"#actions {button_class}").results(Button):
             button.disabled = problem is not None
         for widget in self.query("#actions .picked").results(Static):
-            widget.update(summary)
+            widget.update(panels.decision_summary(picked, total, verb, widget.size.width or 40))
 
     def _tick(self) -> None:
         view = self.view
@@ -626,6 +632,16 @@ class TableScreen(Translated, Screen[None]):
 
     def action_help(self) -> None:
         self.app.push_screen(Help())
+
+    def action_back(self) -> None:
+        """Esc: close what is open on the table before ever asking to leave."""
+        if self.show_last:
+            self.action_last_trick()
+        elif self.pick_kind == "poignee" and self.view is not None:
+            self.pick_kind = ""
+            self._draw(self.view)
+        else:
+            self.action_leave()
 
     def action_leave(self) -> None:
         view = self.view
