@@ -58,7 +58,8 @@ def table_text(table: Table) -> str:
     """A Rich table's headers, cells and footers, a line each."""
     columns = table.columns
     lines = [" ".join(plain(c.header) for c in columns)]
-    lines += [" ".join(plain(cell) for cell in row) for row in zip(*(c.cells for c in columns))]
+    rows = zip(*(c.cells for c in columns), strict=True)
+    lines += [" ".join(plain(cell) for cell in row) for row in rows]
     lines.append(" ".join(plain(c.footer) for c in columns))
     return "\n".join(lines)
 
@@ -210,7 +211,9 @@ def cuts(screen: Any, allowed: set[str] | None = None) -> list[str]:
             for word in cropped(text, allowed):
                 found.append(f"{where}: {word.strip('│')!r} shortened, in {_near(text, word)!r}")
         for word in cropped(shown, allowed):
-            found.append(f"{where}: {word.strip('│')!r} shortened when drawn: {_near(shown, word)!r}")
+            found.append(
+                f"{where}: {word.strip('│')!r} shortened when drawn: {_near(shown, word)!r}"
+            )
     return sorted(set(found))
 
 

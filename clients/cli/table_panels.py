@@ -239,13 +239,13 @@ def trick_panel(
         scored = deal.result is not None and "annulled" not in deal.result
         last_result = result_panel(view) if scored else []
         ranking = ranking_lines(view)
-        title = Text(f"{wording.LAST_DEAL}: ", style="dim")
-        if last_result and title.cell_len + last_result[0].cell_len <= width:
-            last_result[0] = title + last_result[0]
+        heading = Text(f"{wording.LAST_DEAL}: ", style="dim")
+        if last_result and heading.cell_len + last_result[0].cell_len <= width:
+            last_result[0] = heading + last_result[0]
             last_result.append(Text(""))
         elif last_result:
             # "Last deal" on a line of its own: the blank lines go to keep the height.
-            last_result.insert(0, title)
+            last_result.insert(0, heading)
             ranking = [line for line in ranking if line.plain]
         lines = last_result + ranking
     elif deal.phase == "annulled":

@@ -29,10 +29,11 @@ from clients.cli import table_panels as panels
 from clients.cli import wording
 from clients.cli.cards_text import cards_text, label
 from clients.cli.cards_widget import HandWidget
-from clients.cli.dialogs import ChatBox, Confirm, Help, History, ScoreSheet
+from clients.cli.dialogs import ChatBox, Confirm, Help, History
 from clients.cli.i18n import N_, Translated, _
 from clients.cli.link import LinkStatus
 from clients.cli.screen_keys import ButtonArrows, fit_footer
+from clients.cli.sheet_dialog import ScoreSheet
 from protocol.messages import (
     Bid,
     Chat,
