@@ -27,6 +27,7 @@ from textual.widgets import Button, Footer, Static
 from clients.cli import table_facts as facts
 from clients.cli import table_panels as panels
 from clients.cli import wording
+from clients.cli.action_bar import action_bar
 from clients.cli.cards_text import cards_text, label
 from clients.cli.cards_widget import HandWidget
 from clients.cli.dialogs import ChatBox, Confirm, Help, History
@@ -329,99 +330,14 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
 
     def _actions_for(self, view: TableView) -> tuple[tuple[Any, ...], list[Any], Any]:
         """(identity of the action bar, its widgets, the one to focus)."""
-        legal = view.legal
-        kind = facts.decision(view) if self.answered is None else ""
-        if view.status == "waiting" and view.you is not None and view.creator == view.you:
-            start = Button(
-                _("Start the game"), classes="start", name="start", variant="primary", compact=True
-            )
-            return ("start",), [start], start
-        if view.status == "finished" and view.you is not None:
-            leave = Button(_("Leave"), classes="leave", name="leave", compact=True)
-            if view.table_id in self.atout.daily.tables:
-                # One ranked game a day: practice is the lobby's daily key.
-                return ("finished", "daily"), [leave], leave
-            again = Button(
-                _("Play again"), classes="again", name="again", variant="primary", compact=True
-            )
-            return ("finished",), [again, leave], again
-        if facts.reading_now(view):
-            go = Button(
-                wording.CONTINUE,
-                classes="continue",
-                name="continue",
-                variant="primary",
-                compact=True,
-                tooltip=wording.CONTINUE_HELP,
-            )
-            return ("continue",), [go], go
-        if kind == "bid":
-            buttons = [
-                Button(
-                    wording.contract(b)
-                    + (f" ×{wording.MULTIPLIERS[b]}" if b in wording.MULTIPLIERS else ""),
-                    classes=f"bid bid-{b}",
-                    name=f"bid:{b}",
-                    variant="default" if b == "pass" else "primary",
-                    compact=True,
-                    tooltip=wording.BID_HELP.get(b),
-                )
-                for b in legal.bids
-            ]
-            return ("bid", tuple(legal.bids), self._decision_key(view)), buttons, buttons[0]
-        if kind == "chelem":
-            no = Button(_("No chelem"), classes="chelem-no", name="chelem:no", compact=True)
-            yes = Button(
-                _("Declare a chelem"),
-                classes="chelem-yes",
-                name="chelem:yes",
-                variant="warning",
-                compact=True,
-            )
-            return ("chelem",), [no, yes], no
-        if kind == "ecart":
-            summary = Static("", classes="picked")
-            go = Button(
-                _("Discard"),
-                classes="ecart-go",
-                name="ecart",
-                variant="primary",
-                compact=True,
-                disabled=True,
-            )
-            clear = Button(_("Clear"), classes="ecart-clear", name="clear", compact=True)
-            return ("ecart",), [go, clear, summary], None
-        if kind == "play" and self.pick_kind == "poignee":
-            summary = Static("", classes="picked")
-            go = Button(
-                _("Show these {n}").format(n=self.poignee_size),
-                classes="poignee-go",
-                name="poignee-show",
-                variant="primary",
-                compact=True,
-            )
-            cancel = Button(
-                _("Cancel"), classes="poignee-cancel", name="poignee-cancel", compact=True
-            )
-            return ("poignee-pick", self.poignee_size), [go, cancel, summary], None
-        if kind == "play" and legal.poignee_sizes:
-            buttons = [
-                Button(
-                    _("Show poignée {name} ({n}, +{bonus})").format(
-                        name=wording.POIGNEE_NAMES.get(n, n),
-                        n=n,
-                        bonus=wording.POIGNEE_BONUS.get(n, 0),
-                    ),
-                    classes=f"poignee poignee-{n}",
-                    name=f"poignee:{n}",
-                    compact=True,
-                )
-                for n in legal.poignee_sizes
-            ]
-            return ("play", "poignee-offer", tuple(legal.poignee_sizes)), buttons, None
-        if kind == "play":
-            return ("play",), [], None
-        return ("none",), [], None
+        return action_bar(
+            view,
+            kind=facts.decision(view) if self.answered is None else "",
+            pick_kind=self.pick_kind,
+            poignee_size=self.poignee_size,
+            daily=view.table_id in self.atout.daily.tables,
+            decision_key=self._decision_key(view),
+        )
 
     def _refresh_pick_buttons(self) -> None:
         view = self.view
