@@ -433,7 +433,7 @@ LONG_NAME = "Alexandrine-Marguerite"
 async def test_the_score_sheet_shows_every_player_at_80_and_140_columns(
     server: Server, tmp_path: Path
 ) -> None:
-    from clients.cli.dialogs import ScoreSheet
+    from clients.cli.sheet_dialog import ScoreSheet
 
     app = client(url_of(server), tmp_path, LONG_NAME)
     async with app.run_test(size=SIZE) as pilot:

@@ -17,7 +17,8 @@ from rich.console import Console
 from clients.cli import table_facts as facts
 from clients.cli.cards_text import label
 from clients.cli.cards_widget import HandWidget
-from clients.cli.dialogs import Confirm, NewTable, ScoreSheet
+from clients.cli.dialogs import Confirm, NewTable
+from clients.cli.sheet_dialog import ScoreSheet
 from protocol.messages import (
     Bid,
     Chelem,

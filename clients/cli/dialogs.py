@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from rich import box
-from rich.table import Table
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -22,11 +20,12 @@ from clients.cli import history, wording
 from clients.cli.cards_text import card_text, cards_text
 from clients.cli.help_text import help_keys, help_text
 from clients.cli.i18n import N_, Translated, _
-from clients.cli.table_facts import seat_name, signed
+from clients.cli.screen_keys import ButtonArrows
+from clients.cli.table_facts import seat_name
 from clients.cli.table_names import table_name
 from protocol.limits import MAX_DEALS, MAX_TURN_TIMER, TABLE_NAME_MAX
 from protocol.messages import CreateTable
-from protocol.views import DealLine, TableView
+from protocol.views import TableView
 
 BOT_LEVELS = ("random", "easy", "normal", "strong")
 
@@ -75,7 +74,7 @@ Confirm, NewTable, JoinByCode, ScoreSheet, ChatBox, Help, History, Replay {
 """
 
 
-class Confirm(Translated, ModalScreen[bool]):
+class Confirm(Translated, ButtonArrows, ModalScreen[bool]):
     """A yes/no question. Escape gives the *safe* answer (``safe``: no by
     default), which also has the focus unless ``focus`` says otherwise, so a
     stray Enter or Escape never loses a game or a seat."""
@@ -130,7 +129,7 @@ class Confirm(Translated, ModalScreen[bool]):
         self.dismiss(self.safe)
 
 
-class NewTable(Translated, ModalScreen[CreateTable | None]):
+class NewTable(Translated, ButtonArrows, ModalScreen[CreateTable | None]):
     """The form for a new table: name, private, deals, bot level, turn timer."""
 
     DEFAULT_CSS = DIALOG_CSS
@@ -222,7 +221,7 @@ class NewTable(Translated, ModalScreen[CreateTable | None]):
         )
 
 
-class JoinByCode(Translated, ModalScreen[tuple[str, bool] | None]):
+class JoinByCode(Translated, ButtonArrows, ModalScreen[tuple[str, bool] | None]):
     """Ask for an invite code; answers (code, watch)."""
 
     DEFAULT_CSS = DIALOG_CSS
@@ -267,130 +266,6 @@ class JoinByCode(Translated, ModalScreen[tuple[str, bool] | None]):
             )
             return
         self.dismiss((code, watch))
-
-
-class ScoreSheet(Translated, ModalScreen[None]):
-    """The score sheet: one line per deal (annulled ones too, under the number
-    of the deal they were an attempt at) and the totals, with a column for
-    every player at any width from 80 columns up."""
-
-    DEFAULT_CSS = (
-        DIALOG_CSS
-        + """
-    #sheet { max-width: 100%; max-height: 100%; }
-    #sheet-scroll { height: auto; max-height: 100%; width: auto; }
-    #sheet > Label { width: auto; }
-    #sheet-table { width: auto; }
-    """
-    )
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,b,enter", "close", N_("Close"))]
-
-    def __init__(self, view: TableView) -> None:
-        super().__init__()
-        self.view = view
-
-    def compose(self) -> ComposeResult:
-        view = self.view
-        with Vertical(classes="dialog", id="sheet"):
-            yield Label(wording.sheet_title(view.name, len(counted_lines(view)), view.deals))
-            with VerticalScroll(id="sheet-scroll"):
-                yield Static(id="sheet-table")
-            yield Static(Text(wording.SHEET_FOOT, style="dim"))
-
-    def on_mount(self) -> None:
-        self._fill()
-
-    def on_resize(self) -> None:
-        self._fill()
-
-    def _fill(self) -> None:
-        # The dialog's border and padding take 4 columns, the screen margin 2.
-        table = sheet_table(self.view, max(40, self.app.size.width - 6))
-        widget = self.query_one("#sheet-table", Static)
-        # A Static sized "auto" measures a Rich table too narrow: give it its width.
-        widget.styles.width = table.width
-        widget.update(table)
-
-    def action_close(self) -> None:
-        self.dismiss(None)
-
-
-def counted_lines(view: TableView) -> list[DealLine]:
-    return [line for line in view.sheet if not line.annulled]
-
-
-def sheet_table(view: TableView, width: int) -> Table:
-    """The sheet as a Rich table no wider than ``width``: a column per player,
-    names as long as the room allows, the taker marked ★ in their column."""
-    rows: list[tuple[str, Text, list[Text]]] = []
-    for line in view.sheet:
-        if line.annulled:
-            # An annulled line has the number of the deal it was an attempt at.
-            rows.append(
-                (
-                    str(line.number),
-                    Text(wording.sheet_annulled(line.annulled), style="italic"),
-                    [Text("") for _seat in range(4)],
-                )
-            )
-            continue
-        scores = []
-        for seat, score in enumerate(line.scores):
-            if seat == line.taker:
-                scores.append(Text(f"★ {signed(score)}", style="bold"))
-            else:
-                scores.append(Text(signed(score)))
-        rows.append(
-            (str(line.number), Text(wording.sheet_contract(line.contract, line.made)), scores)
-        )
-    deal_w = max([len(wording.SHEET_HEAD_DEAL)] + [len(r[0]) for r in rows])
-    contract_w = max([len(wording.SHEET_HEAD_CONTRACT)] + [r[1].cell_len for r in rows])
-    names = [seat_name(view, seat, own=True) for seat in range(4)]
-    totals = [signed(s) for s in view.scores]
-    fits = [max([len(totals[seat])] + [r[2][seat].cell_len for r in rows]) for seat in range(4)]
-    # Columns are 3 apart (a blank rule and its padding); what is left goes
-    # to the names, the longest cropped first.
-    room = width - deal_w - contract_w - GAP * 5
-    wanted = [max(fit, len(name)) for fit, name in zip(fits, names, strict=True)]
-    widths = list(wanted)
-    while sum(widths) > room and max(w - f for w, f in zip(widths, fits, strict=True)) > 0:
-        i = max(range(4), key=lambda k: (widths[k] - fits[k] > 0, widths[k]))
-        widths[i] -= 1
-    table = Table(
-        box=box.SIMPLE_HEAD,
-        show_footer=bool(rows),
-        padding=(0, 1),
-        pad_edge=False,
-        show_edge=False,
-        width=deal_w + contract_w + sum(widths) + GAP * 5,
-    )
-    table.add_column(wording.SHEET_HEAD_DEAL, justify="right", width=deal_w, no_wrap=True)
-    table.add_column(
-        wording.SHEET_HEAD_CONTRACT,
-        footer=Text(wording.SHEET_TOTAL, style="bold"),
-        width=contract_w,
-        no_wrap=True,
-    )
-    for seat in range(4):
-        table.add_column(
-            Text(crop(names[seat], widths[seat]), style="bold" if seat == view.you else ""),
-            footer=Text(totals[seat], style="bold"),
-            justify="right",
-            width=widths[seat],
-            no_wrap=True,
-        )
-    for number, contract, scores in rows:
-        table.add_row(number, contract, *scores)
-    if not rows:
-        table.add_row("", Text(wording.SHEET_EMPTY, style="dim"), "", "", "", "")
-    return table
-
-
-GAP = 3
-
-
-def crop(s: str, n: int) -> str:
-    return s if len(s) <= n else s[: max(0, n - 1)] + "…"
 
 
 class History(Translated, ModalScreen[None]):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -24,9 +25,10 @@ from clients.cli.dialogs import Help, JoinByCode, NewTable
 from clients.cli.i18n import N_, Translated, _, ngettext
 from clients.cli.leaderboard_screen import LeaderboardScreen, ProfileScreen
 from clients.cli.link import LinkStatus
+from clients.cli.screen_keys import ButtonArrows, fit_footer
 from clients.cli.table_names import table_name
 from protocol.messages import JoinTable, Watch
-from protocol.views import LobbyView
+from protocol.views import LobbyView, TableSummary
 
 if TYPE_CHECKING:
     from clients.cli.app import AtoutApp
@@ -40,7 +42,46 @@ STATUS_WORDS = {
 }
 
 
-class LobbyScreen(Translated, Screen[None]):
+COLUMNS = (
+    ("name", N_("Table")),
+    ("status", N_("Status")),
+    ("seats", N_("Seats")),
+    ("deals", N_("Deals")),
+    ("bots", N_("Bots")),
+    ("watch", N_("Watch")),
+)
+
+
+def _row(t: TableSummary) -> tuple[Text, ...]:
+    seats = ngettext("{n} human", "{n} humans", t.humans).format(n=t.humans)
+    if t.bots:
+        seats += " · " + ngettext("{n} bot", "{n} bots", t.bots).format(n=t.bots)
+    if t.free:
+        seats += " · " + ngettext("{n} free", "{n} free", t.free).format(n=t.free)
+    return (
+        Text(table_name(t.name), no_wrap=True, overflow="ellipsis"),  # a name is never markup
+        Text(_(STATUS_WORDS.get(t.status, t.status))),
+        Text(seats),
+        Text(str(t.deals)),
+        Text(wording.bot_level(t.bot_level)),
+        Text(str(t.spectators or "")),
+    )
+
+
+def column_widths(rows: list[tuple[Text, ...]], room: int) -> list[int]:
+    """Each column as wide as its header and cells (in cells: a CJK character
+    takes two); the table's name gets what is left, at least 12 — a name
+    longer than that ends in "…" rather than pushing a column out of view."""
+    widths = [
+        max([cell_len(_(head))] + [row[i].cell_len for row in rows])
+        for i, (_key, head) in enumerate(COLUMNS)
+    ]
+    others = sum(widths[1:]) + 2 * len(COLUMNS)  # a cell of padding each side
+    widths[0] = max(12, min(widths[0], room - others), cell_len(_(COLUMNS[0][1])))
+    return widths
+
+
+class LobbyScreen(Translated, ButtonArrows, Screen[None]):
     DEFAULT_CSS = """
     LobbyScreen { layout: vertical; }
     #top { height: 1; background: $panel; }
@@ -49,7 +90,7 @@ class LobbyScreen(Translated, Screen[None]):
     #tables { height: 1fr; border: round $primary; }
     #empty { height: auto; padding: 0 1; color: $text-muted; }
     #buttons { height: 1; padding: 0 1; }
-    #buttons Button { margin-right: 1; min-width: 0; width: auto; padding: 0 1; }
+    #buttons Button { margin-right: 1; min-width: 0; width: auto; padding: 0; }
     #message { height: 1; padding: 0 1; color: $text-muted; }
     #message.error { color: $error; }
     """
@@ -66,6 +107,8 @@ class LobbyScreen(Translated, Screen[None]):
         Binding("r", "retry", N_("Reconnect"), show=False),
         Binding("question_mark", "help", N_("Help"), show=False),
     ]
+    FOOTER_OPTIONAL = ("watch", "code", "new", "quick")
+    """Left out of the footer, first ones first, when it is too narrow (the buttons have them)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -102,16 +145,16 @@ class LobbyScreen(Translated, Screen[None]):
         self._ready = True
         table = self.query_one("#tables", DataTable)
         table.border_title = _("Open tables")
-        table.add_column(_("Table"), key="name", width=22)
-        table.add_column(_("Status"), key="status", width=9)
-        table.add_column(_("Seats"), key="seats", width=18)
-        table.add_column(_("Deals"), key="deals", width=5)
-        table.add_column(_("Bots"), key="bots", width=7)
-        table.add_column(_("Watch"), key="watch", width=5)
         table.focus()
         self.update_lobby(self.lobby)
         self.update_link(self.atout.link_status)
         self.set_interval(0.5, self._tick)
+        fit_footer(self, self.FOOTER_OPTIONAL)
+
+    def on_resize(self) -> None:
+        fit_footer(self, self.FOOTER_OPTIONAL)
+        if self._ready:
+            self.call_after_refresh(self.update_lobby, self.lobby)
 
     def _tick(self) -> None:
         # The countdown to the next attempt moves while we are not online.
@@ -131,22 +174,13 @@ class LobbyScreen(Translated, Screen[None]):
         self.query_one("#title", Static).update(title)
         table = self.query_one("#tables", DataTable)
         selected = self._selected()
-        table.clear()
-        for t in lobby.tables if lobby else []:
-            seats = ngettext("{n} human", "{n} humans", t.humans).format(n=t.humans)
-            if t.bots:
-                seats += " · " + ngettext("{n} bot", "{n} bots", t.bots).format(n=t.bots)
-            if t.free:
-                seats += " · " + ngettext("{n} free", "{n} free", t.free).format(n=t.free)
-            table.add_row(
-                Text(table_name(t.name)),  # a name is never markup
-                _(STATUS_WORDS.get(t.status, t.status)),
-                seats,
-                str(t.deals),
-                wording.bot_level(t.bot_level),
-                str(t.spectators or ""),
-                key=t.table_id,
-            )
+        rows = [_row(t) for t in lobby.tables] if lobby else []
+        table.clear(columns=True)
+        room = (table.scrollable_content_region.width or 78) - 1  # a cell for a scrollbar
+        for (key, head), width in zip(COLUMNS, column_widths(rows, room), strict=True):
+            table.add_column(_(head), key=key, width=width)
+        for t, row in zip(lobby.tables if lobby else [], rows, strict=True):
+            table.add_row(*row, key=t.table_id)
         if selected is not None and lobby is not None:
             ids = [t.table_id for t in lobby.tables]
             if selected in ids:

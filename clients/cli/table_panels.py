@@ -121,13 +121,15 @@ def seats_panel(view: TableView, width: int = 24) -> Text:
         out.append(
             _crop(facts.seat_state(view, seat), width - 4), style="italic" if away else "dim"
         )
-    for line in contract_lines(view):
+    for line in contract_lines(view, width):
         out.append("\n")
         out.append_text(line)
     return out
 
 
-def contract_lines(view: TableView) -> list[Text]:
+def contract_lines(view: TableView, width: int = 24) -> list[Text]:
+    """The contract under the seats: kept short, since the panel is as tall
+    as the screen allows (the contract and the taker share a line when they fit)."""
     deal = view.deal
     if deal is None or view.status == "waiting":
         return []
@@ -146,16 +148,21 @@ def contract_lines(view: TableView) -> list[Text]:
         return lines
     contract = wording.contract(deal.contract)
     mult = wording.MULTIPLIERS.get(deal.contract or "", 1)
-    lines.append(Text(f"{contract} ×{mult}", style="bold"))
-    lines.append(Text(f"★ {facts.seat_name(view, deal.taker)}"))
+    head = Text(f"{contract} ×{mult}", style="bold")
+    taker = Text(f"★ {facts.seat_name(view, deal.taker)}")
+    if head.cell_len + 2 + taker.cell_len <= width:
+        lines.append(head + Text("  ") + taker)
+    else:
+        lines += [head, taker]
     need = facts.need(view)
     if need is not None:
         for i, part in enumerate(need.lines()):
             lines.append(Text(part, style="bold" if need.exact and not i else ""))
     won = deal.tricks_won
-    lines.append(
-        Text(_("Tricks: taker {taker} · def {defense}").format(taker=won[0], defense=won[1]))
-    )
+    if deal.tricks:  # no line for "0 · 0" before the first trick
+        lines.append(
+            Text(_("Tricks: taker {taker} · def {defense}").format(taker=won[0], defense=won[1]))
+        )
     if deal.chelem_declared:
         lines.append(Text(_("Chelem declared!"), style="bold"))
     for p in deal.poignees:
@@ -237,10 +244,16 @@ def trick_panel(
         # The last deal's result stays above the standings.
         scored = deal.result is not None and "annulled" not in deal.result
         last_result = result_panel(view) if scored else []
-        if last_result:
-            last_result[0] = Text(f"{wording.LAST_DEAL}: ", style="dim") + last_result[0]
+        ranking = ranking_lines(view)
+        heading = Text(f"{wording.LAST_DEAL}: ", style="dim")
+        if last_result and heading.cell_len + last_result[0].cell_len <= width:
+            last_result[0] = heading + last_result[0]
             last_result.append(Text(""))
-        lines = last_result + ranking_lines(view)
+        elif last_result:
+            # "Last deal" on a line of its own: the blank lines go to keep the height.
+            last_result.insert(0, heading)
+            ranking = [line for line in ranking if line.plain]
+        lines = last_result + ranking
     elif deal.phase == "annulled":
         why = wording.ANNULMENTS.get(deal.annulled or "", deal.annulled or "")
         if deal.annulled == "petit_sec" and deal.annulled_seat is not None:
@@ -258,9 +271,9 @@ def trick_panel(
         current = deal.trick
         showing_last = show_last and last is not None
         if showing_last:
-            lines.append(
-                Text(_("Last trick ({n}) — l to go back").format(n=len(deal.tricks)), style="bold")
-            )
+            # How to go back is said under the panel (TableScreen): a title this
+            # narrow has room for what it is only.
+            lines.append(Text(_("Last trick ({n})").format(n=len(deal.tricks)), style="bold"))
             lines += compass(view, last, width, show_bids=False)
         else:
             # Between tricks the finished one stays in view until the next card.
@@ -276,7 +289,7 @@ def trick_panel(
             lines.append(Text(title, style="bold"))
             lines += compass(view, trick, width, show_bids=deal.phase == "bidding")
             if last is not None and trick is not last:
-                lines.append(last_trick_line(view, last, width))
+                lines += last_trick_lines(view, last, width)
         if deal.phase in ("ecart", "chelem") and deal.chien:
             lines += card_lines(_("Chien:"), deal.chien, width)
         if deal.ecart_trumps:
@@ -305,12 +318,17 @@ def card_lines(title: str, codes: list[str], width: int) -> list[Text]:
     return lines
 
 
-def last_trick_line(view: TableView, trick: TrickView, width: int) -> Text:
+def last_trick_lines(view: TableView, trick: TrickView, width: int) -> list[Text]:
+    """``Last: 4♦ 5♦ 3♦ 1♦ → Bot Blaise``, the taker on a line of their own
+    when the panel is too narrow for both."""
     t = Text(_("Last:") + " ", style="dim")
     t.append_text(cards_text(trick.cards))
-    if trick.winner is not None:
-        t.append(f" → {_crop(facts.seat_name(view, trick.winner), 10)}")
-    return t
+    if trick.winner is None:
+        return [t]
+    taker = Text(f"→ {facts.seat_name(view, trick.winner)}")
+    if t.cell_len + 1 + taker.cell_len <= width:
+        return [t + Text(" ") + taker]
+    return [t, Text("  ") + Text(_crop(taker.plain, width - 2))]
 
 
 def waiting_lines(view: TableView, width: int = 24, url: str = "") -> list[Text]:
@@ -417,11 +435,15 @@ def chat_panel(view: TableView, lines: int, width: int) -> Text:
     return out
 
 
-def decision_summary(picked: list[str], total: int, verb: str) -> Text:
-    """``Discard (4/6): 7♠ 8♠ Q♥ C♣`` for the pickers."""
-    t = Text(f"{verb} ({len(picked)}/{total}): ", style="bold")
-    t.append_text(cards_text(picked) if picked else Text(_("none yet"), style="dim"))
-    return t
+def decision_summary(picked: list[str], total: int, verb: str, width: int = 80) -> Text:
+    """``Discard (4/6): 7♠ 8♠ Q♥ C♣`` for the pickers; in ``width`` cells, the
+    verb goes first, then the cards (the hand underlines them anyway)."""
+    cards = cards_text(picked) if picked else Text(_("none yet"), style="dim")
+    count = f"({len(picked)}/{total})"
+    for head in (f"{verb} {count}: ", f"{count}: "):
+        if cell_len(head) + cards.cell_len <= width:
+            return Text(head, style="bold") + cards
+    return Text(f"{verb} {count}", style="bold")
 
 
 def card_list(codes: list[str]) -> str:

@@ -28,11 +28,14 @@ from clients.cli import table_facts as facts
 from clients.cli import table_news as news
 from clients.cli import table_panels as panels
 from clients.cli import wording
+from clients.cli.action_bar import action_bar
 from clients.cli.cards_text import cards_text
 from clients.cli.cards_widget import HandWidget
-from clients.cli.dialogs import ChatBox, Confirm, Help, History, ScoreSheet
+from clients.cli.dialogs import ChatBox, Confirm, Help, History
 from clients.cli.i18n import N_, Translated, _
 from clients.cli.link import LinkStatus
+from clients.cli.screen_keys import ButtonArrows, fit_footer
+from clients.cli.sheet_dialog import ScoreSheet
 from clients.cli.status_line import StatusLine
 from protocol.messages import (
     Bid,
@@ -52,7 +55,7 @@ if TYPE_CHECKING:
     from clients.cli.app import AtoutApp
 
 
-class TableScreen(Translated, Screen[None]):
+class TableScreen(Translated, ButtonArrows, Screen[None]):
     DEFAULT_CSS = """
     TableScreen { layout: vertical; }
     #top { height: 1; background: $panel; }
@@ -70,6 +73,7 @@ class TableScreen(Translated, Screen[None]):
     #prompt { height: 1; padding: 0 1; }
     #actions { height: 1; padding: 0 1; }
     #actions Button { margin-right: 1; min-width: 0; width: auto; padding: 0 1; }
+    #actions .picked { width: 1fr; }
     #message { height: 1; padding: 0 1; color: $text-muted; }
     #message.error { color: $error; }
     """
@@ -83,11 +87,11 @@ class TableScreen(Translated, Screen[None]):
         Binding("r", "retry", N_("Reconnect"), show=False),
         Binding("question_mark", "help", N_("Help")),
         Binding("space", "continue", show=False),
-        Binding("escape", "leave", N_("Leave")),
-        # On the buttons (the hand keeps its own arrows): move along the bar.
-        Binding("left", "app.focus_previous", show=False),
-        Binding("right", "app.focus_next", show=False),
+        # The innermost open thing first: the last trick, the poignée picker, then leave.
+        Binding("escape", "back", N_("Leave")),
     ]
+    FOOTER_OPTIONAL = ("history", "last_trick", "chat", "sheet")
+    """Left out of the footer, first ones first, when it is too narrow (all in Help)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -145,8 +149,10 @@ class TableScreen(Translated, Screen[None]):
         if self.view is not None:
             self.update_view(self.view)
         self.update_link(self.atout.link_status)
+        fit_footer(self, self.FOOTER_OPTIONAL)
 
     def on_resize(self) -> None:
+        fit_footer(self, self.FOOTER_OPTIONAL)
         # The panels are drawn for their width: draw again once the new
         # layout is known (a resize, or the screen shown again after a
         # reconnection), not only at the next move.
@@ -251,6 +257,8 @@ class TableScreen(Translated, Screen[None]):
         trick.border_title = (
             _("You: seat {n}").format(n=view.you + 1) if view.you is not None else _("Watching")
         )
+        last = self.show_last and facts.last_trick(view.deal) is not None
+        trick.border_subtitle = _("l or Esc: back") if last else ""
         self.query_one("#tracker", Static).update(panels.tracker_panel(view))
         chat = self.query_one("#chat", Static)
         chat.update(
@@ -336,99 +344,14 @@ class TableScreen(Translated, Screen[None]):
 
     def _actions_for(self, view: TableView) -> tuple[tuple[Any, ...], list[Any], Any]:
         """(identity of the action bar, its widgets, the one to focus)."""
-        legal = view.legal
-        kind = facts.decision(view) if self.answered is None else ""
-        if view.status == "waiting" and view.you is not None and view.creator == view.you:
-            start = Button(
-                _("Start the game"), classes="start", name="start", variant="primary", compact=True
-            )
-            return ("start",), [start], start
-        if view.status == "finished" and view.you is not None:
-            leave = Button(_("Leave"), classes="leave", name="leave", compact=True)
-            if self.atout.daily.is_daily(view):
-                # One ranked game a day: practice is the lobby's daily key.
-                return ("finished", "daily"), [leave], leave
-            again = Button(
-                _("Play again"), classes="again", name="again", variant="primary", compact=True
-            )
-            return ("finished",), [again, leave], again
-        if facts.reading_now(view):
-            go = Button(
-                wording.CONTINUE,
-                classes="continue",
-                name="continue",
-                variant="primary",
-                compact=True,
-                tooltip=wording.CONTINUE_HELP,
-            )
-            return ("continue",), [go], go
-        if kind == "bid":
-            buttons = [
-                Button(
-                    wording.contract(b)
-                    + (f" ×{wording.MULTIPLIERS[b]}" if b in wording.MULTIPLIERS else ""),
-                    classes=f"bid bid-{b}",
-                    name=f"bid:{b}",
-                    variant="default" if b == "pass" else "primary",
-                    compact=True,
-                    tooltip=wording.BID_HELP.get(b),
-                )
-                for b in legal.bids
-            ]
-            return ("bid", tuple(legal.bids), self._decision_key(view)), buttons, buttons[0]
-        if kind == "chelem":
-            no = Button(_("No chelem"), classes="chelem-no", name="chelem:no", compact=True)
-            yes = Button(
-                _("Declare a chelem"),
-                classes="chelem-yes",
-                name="chelem:yes",
-                variant="warning",
-                compact=True,
-            )
-            return ("chelem",), [no, yes], no
-        if kind == "ecart":
-            summary = Static("", classes="picked")
-            go = Button(
-                _("Discard"),
-                classes="ecart-go",
-                name="ecart",
-                variant="primary",
-                compact=True,
-                disabled=True,
-            )
-            clear = Button(_("Clear"), classes="ecart-clear", name="clear", compact=True)
-            return ("ecart",), [go, clear, summary], None
-        if kind == "play" and self.pick_kind == "poignee":
-            summary = Static("", classes="picked")
-            go = Button(
-                _("Show these {n}").format(n=self.poignee_size),
-                classes="poignee-go",
-                name="poignee-show",
-                variant="primary",
-                compact=True,
-            )
-            cancel = Button(
-                _("Cancel"), classes="poignee-cancel", name="poignee-cancel", compact=True
-            )
-            return ("poignee-pick", self.poignee_size), [go, cancel, summary], None
-        if kind == "play" and legal.poignee_sizes:
-            buttons = [
-                Button(
-                    _("Show poignée {name} ({n}, +{bonus})").format(
-                        name=wording.POIGNEE_NAMES.get(n, n),
-                        n=n,
-                        bonus=wording.POIGNEE_BONUS.get(n, 0),
-                    ),
-                    classes=f"poignee poignee-{n}",
-                    name=f"poignee:{n}",
-                    compact=True,
-                )
-                for n in legal.poignee_sizes
-            ]
-            return ("play", "poignee-offer", tuple(legal.poignee_sizes)), buttons, None
-        if kind == "play":
-            return ("play",), [], None
-        return ("none",), [], None
+        return action_bar(
+            view,
+            kind=facts.decision(view) if self.answered is None else "",
+            pick_kind=self.pick_kind,
+            poignee_size=self.poignee_size,
+            daily=self.atout.daily.is_daily(view),
+            decision_key=self._decision_key(view),
+        )
 
     def _refresh_pick_buttons(self) -> None:
         view = self.view
@@ -438,16 +361,16 @@ class TableScreen(Translated, Screen[None]):
         picked = hand.picked
         if self.pick_kind == "ecart":
             problem = facts.ecart_problem(picked, view.legal)
-            summary = panels.decision_summary(picked, 6, _("Discard"))
+            verb, total = _("Discard"), 6
             button_class = ".ecart-go"
         else:
             problem = facts.poignee_problem(picked, view.legal, self.poignee_size)
-            summary = panels.decision_summary(picked, self.poignee_size, _("Show"))
+            verb, total = _("Show"), self.poignee_size
             button_class = ".poignee-go"
         for button in self.query(f"#actions {button_class}").results(Button):
             button.disabled = problem is not None
         for widget in self.query("#actions .picked").results(Static):
-            widget.update(summary)
+            widget.update(panels.decision_summary(picked, total, verb, widget.size.width or 40))
 
     def _tick(self) -> None:
         view = self.view
@@ -640,6 +563,16 @@ class TableScreen(Translated, Screen[None]):
 
     def action_help(self) -> None:
         self.app.push_screen(Help())
+
+    def action_back(self) -> None:
+        """Esc: close what is open on the table before ever asking to leave."""
+        if self.show_last:
+            self.action_last_trick()
+        elif self.pick_kind == "poignee" and self.view is not None:
+            self.pick_kind = ""
+            self._draw(self.view)
+        else:
+            self.action_leave()
 
     def action_leave(self) -> None:
         view = self.view
