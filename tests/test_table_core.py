@@ -30,6 +30,7 @@ from server.bots import RandomBot
 from server.config import Settings
 from server.daily.deals import DailyTag
 from server.table import Act, BotMove, Gone, Join, Reclaim, Sweep, TableCore, Wake, new_state
+from server.table.daily import DailyMode
 from server.table.effects import (
     Answer,
     Arm,
@@ -42,6 +43,7 @@ from server.table.effects import (
     Send,
     Think,
 )
+from server.table.modes import assign
 from server.table.state import decode_state, encode_state
 
 SETTINGS = Settings(bot_think=0.5, grace=10.0, deal_pause=4.0, idle_close=900.0, chat_rate=1.0)
@@ -370,7 +372,7 @@ def make_daily(deals: int = 1, ranked: bool = True) -> TableCore:
         seed="daily-seed",
         result_wait=60.0,
     )
-    state.daily = DailyTag(day=DAY, player=OWNER, seat=2, deals=deals, ranked=ranked)
+    assign(state, DailyMode(DailyTag(day=DAY, player=OWNER, seat=2, deals=deals, ranked=ranked)))
     core = TableCore(state, SETTINGS)
     core.start(T0)
     return core
@@ -470,7 +472,7 @@ def test_daily_game_ends_after_its_deals_and_asks_for_the_result_after_the_save(
     assert game is not None and core.state.status == "finished"
     assert core.state.next_deal_at is None
     (done,) = of(last, DailyFinished)
-    assert done.tag == core.state.daily and done.to is None  # eve is away
+    assert done.tag == core.mode.terms and done.to is None  # eve is away
     assert list(done.scores) == [r.scores[2] for r in game.results]
     assert len(done.scores) == 1
     # After the save and the views: nobody hears of the result before it is stored.
@@ -481,7 +483,7 @@ def test_daily_game_ends_after_its_deals_and_asks_for_the_result_after_the_save(
     assert of(effects, Answer)[0].error is None
     # Restored after a restart, the rules come back with the state.
     restored = TableCore(decode_state(encode_state(core.state)), SETTINGS)
-    assert restored.state.daily == core.state.daily
+    assert restored.mode == core.mode
 
 
 def test_daily_result_goes_to_the_connected_player() -> None:
