@@ -45,7 +45,8 @@ class TableMode(Protocol):
 
     @property
     def terms(self) -> object:
-        """What the table's state keeps of the mode (msgspec builtins-able; None: nothing)."""
+        """What the table's state keeps of the mode: a msgspec Struct (stored
+        as a map, ``TableState.terms``) or None; ``restore`` takes it back."""
 
     @property
     def every_deal_counts(self) -> bool:
