@@ -78,9 +78,10 @@ def deal_number(game: Game, every_deal_counts: bool = False) -> int:
     attempt at): a finished deal keeps its number until the next is dealt,
     and an annulled deal has the number of the deal that is dealt again.
 
-    ``every_deal_counts``: annulled deals count too (the daily game plays a
-    fixed number of deals dealt, ``server.table.daily``): each deal dealt
-    has the next number, and the last one's is the game's count."""
+    ``every_deal_counts``: annulled deals count too, as the table's mode
+    says (``TableMode.every_deal_counts``: a daily game plays a fixed number
+    of deals dealt): each deal dealt has the next number, and the last
+    one's is the game's count."""
     if every_deal_counts:
         return game.attempt + 1
     counted = game.counted

@@ -18,6 +18,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PURE = [
     "server/table/core.py",
     "server/table/daily.py",
+    "server/table/mode.py",
+    "server/table/modes.py",
     "server/table/fanout.py",
     "server/table/seats.py",
     "server/table/state.py",

@@ -8,6 +8,7 @@ import asyncio
 import json
 import random
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,9 +29,10 @@ from protocol.messages import (
 )
 from protocol.views import TableView
 from server.app import Server
-from server.daily.deals import day_start
+from server.daily.deals import DailyTag, day_start
 from server.players import new_key
 from server.store.redis import RedisStore
+from server.table.daily import DailyMode
 from tests.redis_server import RedisServer
 from tests.server_helpers import autoplay, running, url
 
@@ -199,3 +201,21 @@ async def test_keys_and_names_are_checked(redis_server: RedisServer) -> None:
             first.player_id: "Hal 2"
         }
     assert day_start  # the clock of these tests is fixed by ``on``
+
+
+async def test_a_daily_table_stored_before_modes_is_served_again_as_a_daily_table(
+    redis_server: RedisServer,
+) -> None:
+    # A daily table as the server before table modes stored it (its tag under
+    # ``daily``, no ``mode``), playing: served again from Redis after an upgrade.
+    blob = Path(__file__).resolve().parent / "data" / "daily-state-before-modes.msgpack"
+    store = await RedisStore.connect(redis_server.url)
+    await store.save("old-daily", 2, blob.read_bytes())
+    async with running(store=store, redis_url=redis_server.url) as server:
+        table = server.lobby.tables["old-daily"]
+        tag = DailyTag(day="2025-06-15", player="player-eve", seat=2, deals=2, ranked=True)
+        assert table.core.mode == DailyMode(tag) and table.core.state.status == "playing"
+        other = await player(server, "Fay")  # nobody else may watch an unfinished attempt
+        await other.send(Watch(table_id="old-daily"))
+        assert (await other.wait_for(Error)).code == "daily_private"
+        await other.close()

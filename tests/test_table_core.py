@@ -7,7 +7,9 @@ whom, what is saved, which timer is armed), including every timer path.
 
 from __future__ import annotations
 
-from typing import TypeVar
+from collections.abc import Sequence
+from pathlib import Path
+from typing import ClassVar, TypeVar
 
 import msgspec
 import pytest
@@ -29,19 +31,24 @@ from protocol.views import TableView
 from server.bots import RandomBot
 from server.config import Settings
 from server.daily.deals import DailyTag
+from server.game import Game
 from server.table import Act, BotMove, Gone, Join, Reclaim, Sweep, TableCore, Wake, new_state
+from server.table.daily import DailyMode
 from server.table.effects import (
     Answer,
     Arm,
     DailyFinished,
     Effect,
     Listing,
+    Log,
     Record,
     Route,
     Save,
     Send,
     Think,
 )
+from server.table.mode import Refusal
+from server.table.modes import assign, register
 from server.table.state import decode_state, encode_state
 
 SETTINGS = Settings(bot_think=0.5, grace=10.0, deal_pause=4.0, idle_close=900.0, chat_rate=1.0)
@@ -370,7 +377,7 @@ def make_daily(deals: int = 1, ranked: bool = True) -> TableCore:
         seed="daily-seed",
         result_wait=60.0,
     )
-    state.daily = DailyTag(day=DAY, player=OWNER, seat=2, deals=deals, ranked=ranked)
+    assign(state, DailyMode(DailyTag(day=DAY, player=OWNER, seat=2, deals=deals, ranked=ranked)))
     core = TableCore(state, SETTINGS)
     core.start(T0)
     return core
@@ -470,7 +477,7 @@ def test_daily_game_ends_after_its_deals_and_asks_for_the_result_after_the_save(
     assert game is not None and core.state.status == "finished"
     assert core.state.next_deal_at is None
     (done,) = of(last, DailyFinished)
-    assert done.tag == core.state.daily and done.to is None  # eve is away
+    assert done.tag == core.mode.terms and done.to is None  # eve is away
     assert list(done.scores) == [r.scores[2] for r in game.results]
     assert len(done.scores) == 1
     # After the save and the views: nobody hears of the result before it is stored.
@@ -481,7 +488,7 @@ def test_daily_game_ends_after_its_deals_and_asks_for_the_result_after_the_save(
     assert of(effects, Answer)[0].error is None
     # Restored after a restart, the rules come back with the state.
     restored = TableCore(decode_state(encode_state(core.state)), SETTINGS)
-    assert restored.state.daily == core.state.daily
+    assert restored.mode == core.mode
 
 
 def test_daily_result_goes_to_the_connected_player() -> None:
@@ -504,3 +511,138 @@ def test_an_unfinished_daily_attempt_is_not_swept_before_its_day_closes() -> Non
     week = 7 * 86400.0  # its day is long closed by then
     effects = core.handle(Sweep(), T0 + week)
     assert core.closed and of(effects, Save)[0].open_ is False
+
+
+# -- table modes: the core asks the table's mode, whatever it is -----------------------
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+class Club(msgspec.Struct, frozen=True):
+    """A mode the core has never heard of (registered by this test): only its
+    members sit or watch, and a game is one deal, whose end logs the totals."""
+
+    members: tuple[str, ...]
+
+    name: ClassVar[str] = "test-club"
+    every_deal_counts: ClassVar[bool] = False
+
+    @property
+    def terms(self) -> Club:
+        return self
+
+    @classmethod
+    def restore(cls, terms: object) -> Club:
+        return msgspec.convert(terms, cls)
+
+    def join_refusal(self, status: str, player: str | None, watching: bool) -> Refusal | None:
+        return None if player in self.members else ("table_full", "members only")
+
+    def held_seat(self, player: str | None) -> int | None:
+        return None
+
+    def kept_seat(self, status: str, seat: int) -> str | None:
+        return None
+
+    def again_refusal(self) -> Refusal | None:
+        return None
+
+    def deal_seed(self, seed: str | None, games_played: int) -> str | None:
+        return seed
+
+    def game_over(self, game: Game) -> bool:
+        return len(game.results) >= 1
+
+    def on_game_over(self, game: Game, peers: Sequence[object]) -> list[Effect]:
+        return [Log("club_game_over", fields=(("totals", tuple(game.totals())),))]
+
+    def may_close(self, status: str, now: float) -> bool:
+        return True
+
+
+register(Club.name, Club.restore)
+
+
+def test_a_registered_mode_decides_who_sits_and_what_the_game_end_asks_for() -> None:
+    state = new_state(
+        "c1",
+        "CLUB01",
+        "club table",
+        now=T0,
+        private=False,
+        deals=3,
+        bot_level="random",
+        turn_timer=0.0,
+        seed="club",
+        result_wait=60.0,
+    )
+    assign(state, Club(("player-ann",)))
+    core = TableCore(state, SETTINGS)
+    core.start(T0)
+    for join in (
+        Join(Peer("Bob"), None, 5, player="player-bob"),
+        Join(Peer("Watcher"), None, 6, spectator=True),
+    ):
+        effects = core.handle(join, T0)
+        assert of(effects, Answer)[0].error == "table_full"
+        (error,) = sent(effects, join.peer)
+        assert isinstance(error, Error) and error.message == "members only"
+        assert not of(effects, Save) and join.peer not in core.seat_of
+    ann = Peer("Ann")
+    effects = core.handle(Join(ann, None, 1, creator=True, token="t", player="player-ann"), T0)
+    assert of(effects, Answer)[0].error is None
+    core.handle(Act(ann, StartGame()), T0)
+    core.handle(Gone(ann), T0)
+    last = play_out(core, T0)
+    game = core.game
+    assert game is not None and core.state.status == "finished"
+    assert len(game.results) == 1 and not game.finished  # the mode ended it, not the engine
+    (done,) = [e for e in of(last, Log) if e.event == "club_game_over"]
+    assert done.fields == (("totals", tuple(game.totals())),)
+    assert last.index(of(last, Save)[0]) < last.index(done)  # after the final save
+    # The mode comes back with the state: restored, the table is still the club's.
+    restored = TableCore(decode_state(encode_state(core.state)), SETTINGS)
+    assert restored.mode == Club(("player-ann",))
+    assert of(restored.handle(Join(Peer("Bob"), None, 7, player="p-b"), T0), Answer)[0].error
+
+
+def test_a_daily_table_saved_before_modes_comes_back_as_a_daily_table() -> None:
+    # Saved by the server of the commit before table modes (a daily table whose
+    # state had the tag under ``daily`` and no ``mode``), after its player sat
+    # down and started the game.
+    state = decode_state((DATA / "daily-state-before-modes.msgpack").read_bytes())
+    tag = DailyTag(day="2025-06-15", player="player-eve", seat=2, deals=2, ranked=True)
+    assert state.mode == "daily" and state.status == "playing"
+    now = 1_749_945_700.0
+    core = TableCore(state, SETTINGS)
+    core.start(now)
+    assert core.mode == DailyMode(tag)
+    effects = core.handle(Join(Peer("Mallory"), None, 5, player="player-mallory"), now)
+    assert of(effects, Answer)[0].error == "daily_private"
+    eve = Peer("Eve")  # back without her token: the daily seat is hers all the same
+    effects = core.handle(Join(eve, None, 6, token="second", player="player-eve"), now)
+    assert of(effects, Answer)[0].error is None and core.seat_of[eve] == 2
+    core.handle(Gone(eve), now)
+    last = play_out(core, now)
+    while core.state.status == "between_deals":  # Eve is away: the wait runs out
+        at = core.state.next_deal_at
+        assert at is not None
+        core.handle(Wake("deal", core.state.version), at)
+        last = play_out(core, at)
+    (done,) = of(last, DailyFinished)  # the game ends after the tag's two deals dealt
+    assert done.tag == tag and len(done.scores) == 2
+
+
+class Before(msgspec.Struct):
+    """The part of a table's state a process of the version before modes
+    reads to tell a daily table (during a rolling upgrade)."""
+
+    daily: DailyTag | None = None
+
+
+def test_a_daily_table_saved_now_is_daily_for_a_process_of_the_version_before() -> None:
+    core = make_daily()
+    tag = DailyTag(day=DAY, player=OWNER, seat=2, deals=1, ranked=True)
+    blob = encode_state(core.state)
+    assert msgspec.msgpack.decode(blob, type=Before).daily == tag
+    assert msgspec.msgpack.decode(encode_state(make().state), type=Before).daily is None

@@ -45,6 +45,8 @@ from server.store.base import StoreError, TableStore
 from server.store.players import MemoryPlayers, NameTaken, PlayerStore
 from server.table import Act, Join, new_state
 from server.table.actor import Table
+from server.table.daily import DailyMode
+from server.table.modes import assign
 
 if TYPE_CHECKING:
     from server.config import Settings
@@ -279,7 +281,7 @@ class DailyService:
             seed=spec.seed,
             result_wait=lobby.settings.result_wait,
         )
-        state.daily = tag  # the table's daily rules: server/table/daily.py
+        assign(state, DailyMode(tag))  # the table's daily rules: server/table/daily.py
         table = Table(state, lobby.store, lobby.settings, lobby, lobby.clock)
         if not await lobby.open(table, conn, rid):
             return

@@ -5,6 +5,8 @@
 * ``effects`` what the core asks the actor to do (send, save, arm, ...);
 * ``fanout``  each recipient's view stream: views, diffs, patch history;
 * ``core``    ``TableCore.handle(message, now) -> effects``: every decision, no I/O;
+* ``mode``    ``TableMode``: the rules a table's mode decides, and the normal mode;
+* ``daily``   ``DailyMode``: a daily game's table; ``modes``: the registry of modes;
 * ``actor``   ``Table``: the asyncio task feeding the core and carrying out its effects.
 
 The actor is imported from ``server.table.actor``, not from here: importing

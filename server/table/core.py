@@ -17,10 +17,12 @@ The state (``TableState``) is mutated in place rather than copied: a table
 changes a few fields per move and copying its game per move would cost more
 than the rest of the move (docs/LOAD.md). ``handle`` is the only entry point.
 
-At about 600 lines this module is over our usual size on purpose: it is the
-one dispatch over every message a table takes, and the rules it consults
-already live apart (``seats``, ``pace``, ``daily``, ``fanout``, the engine);
-split further, one decision would read across files.
+The rules that differ from one kind of table to another (a daily game's,
+say) are not here: the core asks the table's mode (``TableMode``,
+``server.table.mode``) at each of those points, and has no branch of its own
+for any mode. The other rules it consults live apart too (``seats``,
+``pace``, ``fanout``, the engine); this module is the one dispatch over
+every message a table takes.
 """
 
 from __future__ import annotations
@@ -51,12 +53,11 @@ from server.bots import RandomBot
 from server.config import Settings
 from server.game import Game, RuleError
 from server.game.commands import apply_command
-from server.table import daily, pace
+from server.table import pace
 from server.table.effects import (
     Answer,
     Arm,
     Close,
-    DailyFinished,
     Effect,
     Listing,
     Log,
@@ -70,6 +71,8 @@ from server.table.effects import (
 )
 from server.table.fanout import Fanout, Stream
 from server.table.inbox import Act, BotMove, Gone, Join, Message, Peer, Reclaim, Sweep, Wake
+from server.table.mode import TableMode
+from server.table.modes import policy_of
 from server.table.seats import (
     SEAT_ERRORS,
     deserted,
@@ -90,7 +93,6 @@ REFUSALS: dict[ErrorCode, str] = {
     "spectator": "spectators watch; sit down to play",
     "already_started": "the game has already started",
     "not_creator": "only the table's creator starts the game",
-    "daily_again": daily.AGAIN_MESSAGE,
     "not_finished": "the game is not over yet",
     "not_between_deals": "no deal result is waiting for you",
     "wrong_phase": "no deal is being played",
@@ -98,7 +100,7 @@ REFUSALS: dict[ErrorCode, str] = {
     "rate_limited": "you are chatting too fast",
 }
 """What a refused table command is told, by code (the engine's refusals
-carry their own message)."""
+carry their own message, as do the mode's)."""
 
 
 class TableCore:
@@ -112,8 +114,10 @@ class TableCore:
     def __init__(self, state: TableState, settings: Settings) -> None:
         self.state = state
         self.settings = settings
+        self.mode: TableMode = policy_of(state)
+        """The rules of the table's kind (fixed for a table): see ``server.table.mode``."""
         self.game: Game | None = Game.restore(state.game) if state.game else None
-        self.fan = Fanout()
+        self.fan = Fanout(self.mode.every_deal_counts)
         self.seat_of: dict[Peer, int | None] = {}
         """The connections at this table and their seat (``None``: watching)."""
         self.chat_next: dict[int, float] = {}
@@ -122,8 +126,8 @@ class TableCore:
         """What the lobby was last told of this table (see ``_commit``)."""
         self.closed = False
         """The table closed for good (idle): the actor stops after this message."""
-        self.daily_over = False
-        """A daily game just finished: ``_commit`` asks for its result to be recorded."""
+        self.game_ended = False
+        """The game just ended: ``_commit`` adds what its end asks for (``on_game_over``)."""
 
     @property
     def id(self) -> str:
@@ -170,12 +174,11 @@ class TableCore:
         self._schedule(now, out)
         self.fan.broadcast(st, self.game, out)
         self._list(out)
-        if self.daily_over and st.daily is not None and self.game is not None:
-            # The result comes after the final view, as every event after a save.
-            self.daily_over = False
-            stream = self.fan.streams[st.daily.seat]
-            scores = daily.scores(st.daily, self.game.results)
-            out.append(DailyFinished(st.daily, tuple(scores), stream.peer if stream else None))
+        if self.game_ended and self.game is not None:
+            # After the final view, as every event after a save.
+            self.game_ended = False
+            peers = [stream.peer if stream else None for stream in self.fan.streams]
+            out.extend(self.mode.on_game_over(self.game, peers))
 
     def _list(self, out: list[Effect], force: bool = False) -> None:
         # Most moves change nothing the lobby lists: telling it only when the
@@ -209,11 +212,10 @@ class TableCore:
         game.record_deal()
         key = f"{self.state.games_played}/{game.attempt}"  # once, even if replayed
         out.append(Record(msgspec.json.encode(game.deal.record()), key))
-        tag = self.state.daily
-        if game.finished or (tag is not None and daily.game_over(tag, game.results)):
+        if self.mode.game_over(game):
             self.state.status = "finished"
             pace.dealt(self.state)
-            self.daily_over = tag is not None
+            self.game_ended = True
             out.append(Log("game_finished", fields=(("totals", game.totals()),)))
         else:
             pace.deal_ended(self.state, now, self.settings.deal_pause)
@@ -232,25 +234,20 @@ class TableCore:
                 )
             out.append(Answer(msg, "table_closed"))
             return
+        refusal = self.mode.join_refusal(self.state.status, msg.player, msg.spectator)
+        if refusal is not None:
+            code, message = refusal
+            if not msg.quiet:
+                out.append(Send((peer,), Error(code=code, message=message, rid=msg.rid)))
+            out.append(Answer(msg, code))
+            return
         wanted = msg.seat
-        tag = self.state.daily
-        if tag is not None:
-            refusal = daily.join_refusal(tag, self.state.status, msg.player)
-            if refusal is not None:
-                if not msg.quiet:
-                    out.append(
-                        Send(
-                            (peer,),
-                            Error(code=refusal, message=daily.PRIVATE_MESSAGE, rid=msg.rid),
-                        )
-                    )
-                out.append(Answer(msg, refusal))
+        held = None if msg.spectator else self.mode.held_seat(msg.player)
+        if held is not None:
+            if self.state.seats[held].kind == "human":
+                self._take_back(msg, held, now, out)
                 return
-            if daily.is_owner(tag, msg.player) and not msg.spectator:
-                if daily.takes_back(tag, msg.player, self.state.seats[tag.seat].kind):
-                    self._take_back(msg, tag.seat, now, out)
-                    return
-                wanted = tag.seat
+            wanted = held
         if msg.spectator:
             self.fan.spectators.add(peer)
             self.seat_of[peer] = None
@@ -282,8 +279,8 @@ class TableCore:
         self._commit(now, out)
 
     def _take_back(self, msg: Join, seat: int, now: float, out: list[Effect]) -> None:
-        """A daily table's player sits again without its token: a new token
-        (the old one stops working), the seat, a snapshot."""
+        """A player sits again without its token at the seat its table's mode
+        holds for it: a new token (the old one stops working), the seat, a snapshot."""
         peer = msg.peer
         token = f"{self.id}.{msg.token}"
         st = self.state.seats[seat]
@@ -373,13 +370,13 @@ class TableCore:
             self.fan.broadcast(self.state, self.game, out)
             self._list(out, force=True)
             return
-        tag = self.state.daily
-        if tag is not None and daily.keeps_seat(tag, self.state.status, seat):
-            # The attempt stays: the seat is kept as if the connection dropped.
+        kept = self.mode.kept_seat(self.state.status, seat)
+        if kept is not None:
+            # The seat is kept as if the connection dropped.
             stream = self.fan.streams[seat]
             if stream is not None and stream.peer is peer:
                 stream.peer = None
-            out.append(Send((peer,), Left(table_id=self.id, reason=daily.LEFT_REASON)))
+            out.append(Send((peer,), Left(table_id=self.id, reason=kept)))
             out.append(Route(peer, here=False, to_lobby=True))
             self._tell(out, now)
             return
@@ -430,16 +427,17 @@ class TableCore:
                 elif st.creator != seat:
                     self._refuse(peer, rid, out, "not_creator")
                 else:
-                    self.game = new_game(st)
+                    self.game = new_game(st, self.mode.deal_seed(st.seed, st.games_played))
                     self._commit(now, out)
             case PlayAgain():
-                if st.daily is not None:
-                    self._refuse(peer, rid, out, "daily_again")
+                again = self.mode.again_refusal()
+                if again is not None:
+                    self._refuse(peer, rid, out, *again)
                 elif st.status != "finished":
                     self._refuse(peer, rid, out, "not_finished")
                 else:
                     st.games_played += 1
-                    self.game = new_game(st)
+                    self.game = new_game(st, self.mode.deal_seed(st.seed, st.games_played))
                     self._commit(now, out)
             case Ready():
                 if st.status != "between_deals":
@@ -572,8 +570,8 @@ class TableCore:
             return
         if st.status == "closed" or now - st.last_human_at < self.settings.idle_close:
             return
-        if st.daily is not None and not daily.may_close(st.daily, st.status, now):
-            return  # an unfinished attempt waits for its player until its day closes
+        if not self.mode.may_close(st.status, now):
+            return  # the mode keeps it (a daily attempt waits for its day to close)
         self._close("table_idle_closed", now, out)
 
     def _close(self, event: str, now: float, out: list[Effect]) -> None:

@@ -1,24 +1,25 @@
-"""The daily game's rules at its table, as the core consults them.
+"""The daily game's table mode: ``DailyMode``, the policy of a daily table.
 
-A daily table is an ordinary table whose persisted state carries a
-``DailyTag`` (``TableState.daily``): one player's attempt at the day's game,
-that player at the day's seat and three ``normal`` bots, which decide exactly
-as at any table. The tag is data; these functions are the policy the core
-(``TableCore``) applies to it, at the points where a daily table differs:
+A daily table is an ordinary table whose mode is ``daily``, with a
+``DailyTag`` for terms: one player's attempt at the day's game, that player
+at the day's seat and three ``normal`` bots, which decide exactly as at any
+table. Where a daily table differs, the core (``TableCore``) asks this
+policy (the ``TableMode`` interface, ``server.table.mode``):
 
 - nobody but its player may sit or watch until the game is finished
   (``join_refusal``);
 - its player coming back without a resume token (another machine, a client
   that lost it) takes the seat back with a new token: the old one stops
-  working (``takes_back``);
-- leaving keeps the seat (``keeps_seat``): the attempt goes on when the
+  working (``held_seat``);
+- leaving keeps the seat (``kept_seat``): the attempt goes on when the
   player is back, and bots play its turns after the grace period meanwhile,
   as for anyone away;
 - ``again`` is refused: the ``daily`` command starts a practice game instead;
 - the game ends after ``deals`` deals *dealt*, annulled ones included, so
-  every player of the day plays the same deals (``game_over``); the table
-  then asks for the result to be recorded (the ``DailyFinished`` effect,
-  carried out through ``server.daily.service``);
+  every player of the day plays the same deals (``game_over``), and deals
+  are numbered as dealt (``every_deal_counts``); the table then asks for
+  the result to be recorded (the ``DailyFinished`` effect, carried out
+  through ``server.daily.service``);
 - an unfinished attempt is not closed for idleness before its day is closed
   (``may_close``).
 
@@ -28,49 +29,71 @@ Pure: no I/O, ``now`` is passed in.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
-from protocol.errors import ErrorCode
+import msgspec
+
 from protocol.views import TableStatus
 from server.daily.board import is_closed
 from server.daily.deals import DailyTag
-from server.game.scoring import DealResult
+from server.game import Game
+from server.table.effects import DailyFinished, Effect
+from server.table.inbox import Peer
+from server.table.mode import Refusal
 
 PRIVATE_MESSAGE = "this is someone's daily game: it opens to others when it is over"
 AGAIN_MESSAGE = "a daily game is played once; the daily command starts a practice game"
 LEFT_REASON = "your daily game waits for you: daily resumes it"
 
 
-def is_owner(tag: DailyTag, player: str | None) -> bool:
-    return player is not None and player == tag.player
+class DailyMode(msgspec.Struct, frozen=True):
+    """One player's attempt at the day's game (``tag``)."""
 
+    tag: DailyTag
 
-def join_refusal(tag: DailyTag, status: TableStatus, player: str | None) -> ErrorCode | None:
-    """Why ``player`` may not sit at or watch the table now (None: it may)."""
-    if not is_owner(tag, player) and status != "finished":
-        return "daily_private"
-    return None
+    name: ClassVar[str] = "daily"
+    every_deal_counts: ClassVar[bool] = True
 
+    @property
+    def terms(self) -> DailyTag:
+        return self.tag
 
-def takes_back(tag: DailyTag, player: str | None, seat_kind: str) -> bool:
-    """The owner sits again at a seat still held for it (no token needed)."""
-    return is_owner(tag, player) and seat_kind == "human"
+    @classmethod
+    def restore(cls, terms: object) -> DailyMode:
+        return cls(msgspec.convert(terms, DailyTag))
 
+    def _owner(self, player: str | None) -> bool:
+        return player is not None and player == self.tag.player
 
-def keeps_seat(tag: DailyTag, status: TableStatus, seat: int | None) -> bool:
-    """Leaving the daily seat of an unfinished game keeps it (the attempt waits)."""
-    return seat == tag.seat and status != "finished"
+    def join_refusal(
+        self, status: TableStatus, player: str | None, watching: bool
+    ) -> Refusal | None:
+        if not self._owner(player) and status != "finished":
+            return "daily_private", PRIVATE_MESSAGE
+        return None
 
+    def held_seat(self, player: str | None) -> int | None:
+        return self.tag.seat if self._owner(player) else None
 
-def game_over(tag: DailyTag, results: Sequence[DealResult]) -> bool:
-    """The day's number of deals has been dealt (annulled ones count)."""
-    return len(results) >= tag.deals
+    def kept_seat(self, status: TableStatus, seat: int) -> str | None:
+        # Leaving the daily seat of an unfinished game keeps it (the attempt waits).
+        return LEFT_REASON if seat == self.tag.seat and status != "finished" else None
 
+    def again_refusal(self) -> Refusal | None:
+        return "daily_again", AGAIN_MESSAGE
 
-def scores(tag: DailyTag, results: Sequence[DealResult]) -> list[int]:
-    """The player's points in each of the day's deals (0 for an annulled one)."""
-    return [r.scores[tag.seat] for r in results[: tag.deals]]
+    def deal_seed(self, seed: str | None, games_played: int) -> str | None:
+        return seed  # the day's seed: the game is played once
 
+    def game_over(self, game: Game) -> bool:
+        # The day's number of deals has been dealt (annulled ones count).
+        return game.finished or len(game.results) >= self.tag.deals
 
-def may_close(tag: DailyTag, status: TableStatus, now: float) -> bool:
-    """An idle daily table closes once finished, or once its day is closed."""
-    return status == "finished" or is_closed(tag.day, now)
+    def on_game_over(self, game: Game, peers: Sequence[Peer | None]) -> list[Effect]:
+        # The player's points in each of the day's deals (0 for an annulled one).
+        scores = tuple(r.scores[self.tag.seat] for r in game.results[: self.tag.deals])
+        return [DailyFinished(self.tag, scores, peers[self.tag.seat])]
+
+    def may_close(self, status: TableStatus, now: float) -> bool:
+        # An idle daily table closes once finished, or once its day is closed.
+        return status == "finished" or is_closed(self.tag.day, now)

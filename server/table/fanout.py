@@ -58,9 +58,11 @@ class Stream:
 class Fanout:
     """The streams of one table: one per seated human, one for all spectators."""
 
-    __slots__ = ("reuse", "spectator_stream", "spectators", "streams")
+    __slots__ = ("every_deal_counts", "reuse", "spectator_stream", "spectators", "streams")
 
-    def __init__(self) -> None:
+    def __init__(self, every_deal_counts: bool = False) -> None:
+        self.every_deal_counts = every_deal_counts
+        """How the table's mode numbers deals (``TableMode.every_deal_counts``)."""
         self.streams: list[Stream | None] = [None, None, None, None]
         self.spectators: set[Peer] = set()
         self.spectator_stream = Stream()
@@ -114,13 +116,13 @@ class Fanout:
             "chat": list(st.chat),
         }
         if game is not None:
-            every_deal_counts = st.daily is not None  # the daily game's rule (§11.2)
+            every_deal_counts = self.every_deal_counts
             parts["scores"] = game.totals()
             parts["sheet"] = self.reuse.sheet(game, every_deal_counts)
             parts["deal"] = deal_view(game, self.reuse, every_deal_counts)
             if game.finished or st.status == "finished":
-                # The table's end too: a daily game ends after its deals
-                # dealt, before the engine counts as many scored.
+                # The table's end too: a mode may end the game before the
+                # engine does (a daily game, after its deals dealt).
                 parts["ranking"] = game.ranking()
         return parts
 

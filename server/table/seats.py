@@ -75,14 +75,12 @@ def deserted(st: TableState) -> bool:
     return st.status in ("waiting", "finished") and all(s.kind != "human" for s in st.seats)
 
 
-def new_game(st: TableState) -> Game:
-    """Bots take the empty seats, and a game starts (seeded per game played)."""
+def new_game(st: TableState, seed: str | None) -> Game:
+    """Bots take the empty seats, and a game starts, its deals from ``seed``
+    (the table's mode says which: ``TableMode.deal_seed``)."""
     for i, s in enumerate(st.seats):
         if s.kind == "empty":
             s.kind, s.name = "bot", BOT_NAMES[i]
-    seed = st.seed
-    if seed is not None and st.games_played:
-        seed = f"{seed}#{st.games_played}"
     st.status = "playing"
     dealt(st)
     return Game(deals=st.deals, seed=seed)

@@ -8,11 +8,11 @@ get a default so that a state saved by an older server still decodes.
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 import msgspec
 
 from protocol.views import BotLevel, ChatLine, SeatKind, TableStatus
-from server.daily.deals import DailyTag
 from server.game import GameState
 
 BOT_NAMES = ("Bot Ada", "Bot Blaise", "Bot Colette", "Bot Denis")
@@ -56,9 +56,22 @@ class TableState(msgspec.Struct):
     ready: list[int] = msgspec.field(default_factory=list)
     """Between deals: the human seats that pressed Continue (bots always are ready)."""
     last_human_at: float = 0.0
-    daily: DailyTag | None = None
-    """Set on a daily table: whose attempt it is, and the rules it follows
-    (``server.table.daily``)."""
+    mode: str = "normal"
+    """The table's mode, by its registered name (``server.table.modes``): the
+    policy the core asks who may sit, where the deals come from, how the game
+    ends (``server.table.mode``)."""
+    terms: dict[str, Any] | None = msgspec.field(default=None, name="daily")
+    """What the mode keeps (a daily table's ``DailyTag``), as its policy gives it.
+
+    Stored under ``daily``, its name when a daily table was the only kind with
+    terms: a state saved before modes loads as a daily table (``__post_init__``),
+    and during a rolling upgrade a process of that version still reads a daily
+    table saved by this one as a daily table."""
+
+    def __post_init__(self) -> None:
+        if self.terms is not None and self.mode == "normal":
+            # Saved before modes (no ``mode`` stored): only a daily table had terms.
+            self.mode = "daily"
 
 
 encode_state = msgspec.msgpack.Encoder().encode
