@@ -66,6 +66,7 @@ from server.cluster.bus import (
 from server.cluster.lease import Leases, RenewalFailed
 from server.cluster.remote import Outbox, RemotePeer, RemoteTable, Sitting, unavailable
 from server.conn import CLOSE_RESTART
+from server.directory import Unavailable
 from server.store.asyncio_redis_fixes import Script
 from server.store.base import StoreError
 from server.table import Act, Gone, Join, Reclaim
@@ -76,8 +77,9 @@ if TYPE_CHECKING:
     from server.clock import Clock
     from server.config import Settings
     from server.conn import Conn
-    from server.lobby import Lobby, Place
+    from server.directory import Place
     from server.store.redis import RedisStore
+    from server.tables import Tables
 
 log = structlog.get_logger()
 
@@ -132,7 +134,7 @@ class Node:
         self,
         store: RedisStore,
         settings: Settings,
-        lobby: Lobby,
+        tables: Tables,
         clock: Clock,
         proc: str | None = None,
         reaped: tuple[str, ...] = (),
@@ -146,7 +148,7 @@ class Node:
         self.store = store
         self.keys = store.keys
         self.settings = settings
-        self.lobby = lobby
+        self.tables = tables
         self.clock = clock
         self.leases = Leases(store, self.proc, settings.lease, settings.table_expire)
         self._taking: dict[str, asyncio.Future[Table | None]] = {}
@@ -248,7 +250,7 @@ class Node:
                 if owner != self.proc and self._newer(table_id, owner, epoch):
                     self._claimed_elsewhere(table_id, owner, epoch)
             case Released(table=table_id, owner=owner):
-                if owner != self.proc and table_id not in self.lobby.tables and not self.draining:
+                if owner != self.proc and table_id not in self.tables and not self.draining:
                     self._spawn(self._take_released(table_id))
             case Reaped(proc=proc, by=by):
                 if by != self.proc:
@@ -347,7 +349,7 @@ class Node:
             if peer.origin == proc:
                 del self.peers[key]
                 conns += 1
-                table = self.lobby.tables.get(peer.table)
+                table = self.tables.get(peer.table)
                 if table is not None:
                     table.inbox.put_nowait(Gone(peer))
         # Its tables: wait for their new owner.
@@ -371,7 +373,7 @@ class Node:
     # -- the owner's side: connections held elsewhere ------------------------------------
 
     def _sit(self, msg: Sit) -> None:
-        table = self.lobby.tables.get(msg.table)
+        table = self.tables.get(msg.table)
         if table is None or table.stale or table.id in self._leaving:
             self.outbox.add(msg.origin, Moved(msg.table, self.proc))
             return
@@ -421,7 +423,7 @@ class Node:
         table.inbox.put_nowait(ask)
 
     def _do(self, msg: Do) -> None:
-        table = self.lobby.tables.get(msg.table)
+        table = self.tables.get(msg.table)
         if table is None or table.stale or table.id in self._leaving:
             self.outbox.add(msg.origin, Moved(msg.table, self.proc, msg.conn, msg.command))
             return
@@ -439,7 +441,7 @@ class Node:
 
     def _away(self, msg: Away) -> None:
         peer = self.peers.pop((msg.origin, msg.conn), None)
-        table = self.lobby.tables.get(msg.table)
+        table = self.tables.get(msg.table)
         if peer is not None and table is not None:
             table.inbox.put_nowait(Gone(peer))
 
@@ -504,7 +506,7 @@ class Node:
     # -- the origin's side: connections held here at tables owned elsewhere ---------------
 
     def _deliver(self, items: list[Any]) -> None:
-        at = self.lobby.at
+        at = self.tables.at
         for item in items:
             match item:
                 case Out(conn=conn_id, data=data, text=text):
@@ -526,7 +528,7 @@ class Node:
                         continue
                     if not here:
                         remote.sitting.pop(conn, None)
-                    self.lobby.route(conn, remote, here, to_lobby)
+                    self.tables.route(conn, remote, here, to_lobby)
                     if not here:
                         self.forget(conn, remote)
                 case Shut(conn=conn_id, code=code, reason=reason):
@@ -551,7 +553,7 @@ class Node:
                     if remote is not None and remote.owner is not None and by == remote.owner:
                         self.relocate(remote, remote.owner)
                     conn = self.conns.get(conn_id)
-                    place = remote or self.lobby.tables.get(table_id)  # taken over here
+                    place = remote or self.tables.get(table_id)  # taken over here
                     if conn is not None and place is not None and command:
                         # Held until the new owner is found, then sent there.
                         with contextlib.suppress(msgspec.DecodeError):
@@ -562,7 +564,7 @@ class Node:
         kept for it, and the table too once nobody here is at it or joining."""
         if (
             conn is not None
-            and not isinstance(self.lobby.at.get(conn), RemoteTable)
+            and not isinstance(self.tables.table_of(conn), RemoteTable)
             and not any(conn in r.pending for r in self.remotes.values())
         ):
             self.unregister(conn)
@@ -584,7 +586,7 @@ class Node:
 
     def place(self, table_id: str) -> Place | None:
         """Where ``table_id``'s messages go from here, as far as this process knows."""
-        table = self.lobby.tables.get(table_id)
+        table = self.tables.get(table_id)
         if table is not None:
             return table
         owner = self.owner_of.get(table_id)
@@ -598,7 +600,7 @@ class Node:
         process, is an older owner's word)."""
         known = self.epoch_of.get(table_id, 0)
         known_owner = self.owner_of.get(table_id)
-        table = self.lobby.tables.get(table_id)
+        table = self.tables.get(table_id)
         if table is not None and not table.stale and table.epoch >= known:
             known, known_owner = table.epoch, self.proc
         if epoch and (epoch < known or (epoch == known and known_owner not in (None, owner))):
@@ -617,13 +619,13 @@ class Node:
             remote = self.remotes.get(msg.table)
             if remote is not None:
                 self.forget(None, remote)
-            self.lobby.listed_elsewhere(msg.table, None)
+            self.tables.listed_elsewhere(msg.table, None)
             return
         known = self.owner_of.get(msg.table)
         self.owner_of[msg.table] = msg.owner
-        if msg.table in self.lobby.tables:
+        if msg.table in self.tables:
             return  # ours (a Claimed tells us when it is not any more)
-        self.lobby.listed_elsewhere(
+        self.tables.listed_elsewhere(
             msg.table, Listing(msg.summary, msg.private, msg.code, msg.closed)
         )
         if known is not None and known != msg.owner:
@@ -631,7 +633,7 @@ class Node:
 
     def _claimed_elsewhere(self, table_id: str, owner: str, epoch: int) -> None:
         self.owner_of[table_id] = owner
-        table = self.lobby.tables.get(table_id)
+        table = self.tables.get(table_id)
         if table is not None and not table.stale and epoch > table.epoch:
             # Another process claimed it after us (the claim raised the
             # epoch in Redis): we are stale.
@@ -749,9 +751,8 @@ class Node:
             error = "unavailable"
         if error is not None:
             # Refused (the seat went to a bot meanwhile): back to the lobby.
-            if isinstance(self.lobby.at.get(conn), RemoteTable):
-                del self.lobby.at[conn]
-            self.lobby.enter(conn)
+            self.tables.unroute(conn, RemoteTable)
+            self.tables.lobby.enter(conn)
 
     async def _take_released(self, table_id: str) -> None:
         await asyncio.sleep(random.uniform(0, 0.05))  # spread the drained tables
@@ -761,7 +762,7 @@ class Node:
     def _count_online(self) -> None:
         now = self.clock.time()
         fresh = [n for n, at in self.online_of.values() if now - at < self.settings.lease * 2]
-        self.lobby.others_online(sum(fresh))
+        self.tables.lobby.others_online(sum(fresh))
 
     def stepped_down(self, table: Table) -> None:
         """A table of ours went to another owner: forget who sat there from elsewhere,
@@ -777,21 +778,29 @@ class Node:
     # -- owning tables --------------------------------------------------------------
 
     async def claim_new(self, table_id: str) -> int:
-        """Own a table being created (before its first save): its epoch, 0 if
-        refused (or this process is draining: it would not be handed over)."""
-        if self.draining:
-            return 0
-        epoch = await self.leases.claim(table_id, new=True)
-        if epoch and self.draining:  # began meanwhile
-            await self.leases.release(table_id)
-            return 0
+        """Own a table being created (before its first save): its epoch.
+        ``Unavailable`` if Redis refused or did not answer, or this process is
+        draining (the table would not be handed over)."""
+        epoch = 0
+        if not self.draining:
+            try:
+                epoch = await self.leases.claim(table_id, new=True)
+                if epoch and self.draining:  # began meanwhile
+                    await self.leases.release(table_id)
+                    epoch = 0
+            except StoreError:
+                epoch = 0
+        if not epoch:
+            if self.draining:
+                raise Unavailable("this server is restarting; try again")
+            raise Unavailable("the store did not answer; try again")
         return epoch
 
     async def take(self, table_id: str) -> Table | None:
         """Claim, load and serve a stored table nobody owns; None if another
         process owns it, or it is not stored (or closed), or this process is
         draining (it claims nothing new)."""
-        table = self.lobby.tables.get(table_id)
+        table = self.tables.get(table_id)
         if table is not None or self.draining:
             return table
         pending = self._taking.get(table_id)
@@ -826,7 +835,7 @@ class Node:
             stored = await self.store.load(table_id)
             table = None
             if stored is not None:
-                table = Table.restore(stored[1], self.store, self.settings, self.lobby, self.clock)
+                table = self.tables.revive(stored[1])
         except BaseException as exc:
             # Claimed but not served (Redis failed, the state does not load,
             # or a drain cancelled the scan): free the lease at once, or the
@@ -846,7 +855,7 @@ class Node:
             self.log.info("take_over_dropped_draining", table=table_id, epoch=epoch)
             return None
         table.epoch = epoch
-        self.lobby.add(table)
+        self.tables.serve(table)
         self.owner_of[table_id] = self.proc
         if self.bus is not None:
             self.bus.publish(self.keys.lobby, Claimed(table_id, self.proc, epoch))
@@ -879,12 +888,12 @@ class Node:
         "The orphan scan")."""
         if full:
             open_ids = await self.store.open_tables()
-            candidates = [t for t in open_ids if t not in self.lobby.tables]
+            candidates = [t for t in open_ids if t not in self.tables]
             return await self._take_all(await self.leases.orphans(candidates))
         taken = skip = 0
         for _ in range(SCAN_PAGES):
             orphans, page = await self.leases.lapsed(SCAN_PAGE, skip)
-            took = await self._take_all([t for t in orphans if t not in self.lobby.tables])
+            took = await self._take_all([t for t in orphans if t not in self.tables])
             taken += took
             if len(page) < SCAN_PAGE:
                 break  # a short page was the last
@@ -913,7 +922,7 @@ class Node:
     async def find(self, table_id: str) -> Place | None:
         """Where ``table_id`` is served: here, by its owner elsewhere, or here
         after taking it over now if nobody owns it (None: no such table)."""
-        table = self.lobby.tables.get(table_id)
+        table = self.tables.get(table_id)
         if table is not None:
             return table
         holder = await self.leases.holder(table_id)
@@ -959,7 +968,7 @@ class Node:
         while True:
             await asyncio.sleep(every)
             if self.bus is not None:
-                self.bus.publish(self.keys.lobby, Beat(self.proc, self.lobby.players_online))
+                self.bus.publish(self.keys.lobby, Beat(self.proc, self.tables.lobby.players_online))
                 self._count_online()
                 self._missed_beats()
             try:
@@ -974,7 +983,7 @@ class Node:
         async with self._renewing_lock:
             owned = {
                 t.id: t.epoch
-                for t in self.lobby.tables.values()
+                for t in self.tables.values()
                 if t.epoch and not t.stale and t.id not in self._released
             }
             failed: RenewalFailed | None = None
@@ -983,7 +992,7 @@ class Node:
             except RenewalFailed as exc:
                 lost, failed = exc.lost, exc
         for table_id in lost:
-            table = self.lobby.tables.get(table_id)
+            table = self.tables.get(table_id)
             if table is not None and table.epoch == owned[table_id]:
                 self.log.warning("lease_lost", table=table_id, epoch=table.epoch)
                 table.step_down()
@@ -1026,8 +1035,8 @@ class Node:
                 task.cancel()
         # From now on, commands and joins from elsewhere are answered
         # ``Moved``: their process holds them and sends them to the new owner.
-        self._leaving.update(self.lobby.tables)
-        await self.lobby.stop(self._hand_over)
+        self._leaving.update(self.tables)
+        await self.tables.stop(self._hand_over)
         # Takeovers under way (a join's or a resume's, a ``Released``'s, a
         # relocation's) hand their table over themselves once loaded
         # (``_take``): let them, for half a lease. Cancelled (``stop``), one

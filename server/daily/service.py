@@ -15,7 +15,7 @@ import math
 import secrets
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog
 
@@ -43,18 +43,39 @@ from server.daily.ranking import compare
 from server.players import BadName, Player, clean_name, key_digest, valid_key
 from server.store.base import StoreError, TableStore
 from server.store.players import MemoryPlayers, NameTaken, PlayerStore
-from server.table import Act, Join, new_state
-from server.table.actor import Table
+from server.table import Act, Join, Reclaim, TableState, new_state
 
 if TYPE_CHECKING:
     from server.config import Settings
     from server.conn import Conn
-    from server.lobby import Lobby
+    from server.directory import Place
 
 log = structlog.get_logger()
 
 RENAME_EVERY = 10.0
 """Seconds between two name changes of one connection."""
+
+
+class Seating(Protocol):
+    """How the daily game opens tables and seats players (the lobby, server/lobby.py)."""
+
+    def find(self, table_id: str | None, code: str | None = None) -> Place | None:
+        """An open table, served here or elsewhere."""
+        ...
+
+    async def open(
+        self, conn: Conn, rid: int, state: Callable[[str, str, float], TableState], table_id: str
+    ) -> Place | None:
+        """Open a table whose first state is ``state(table_id, code, now)``; None
+        (``conn`` was told why) if it cannot be."""
+        ...
+
+    async def sit(self, conn: Conn, table: Place, msg: Join | Reclaim) -> None:
+        """Seat ``conn`` as ``msg`` asks (refused: back in the lobby)."""
+
+    def table_of(self, conn: Conn) -> Place | None:
+        """The table ``conn``'s commands go to."""
+        ...
 
 
 class DailyService:
@@ -73,7 +94,9 @@ class DailyService:
         self.clock = clock
 
     @classmethod
-    async def open(cls, settings: Settings, store: TableStore) -> DailyService:
+    async def open(
+        cls, settings: Settings, store: TableStore, clock: Callable[[], float] = time.time
+    ) -> DailyService:
         """Beside ``store``: in its Redis when it is a ``RedisStore``, else in memory.
 
         The secret is ``daily_secret`` if set; else, with Redis, the one
@@ -94,8 +117,9 @@ class DailyService:
                     stored = await store.pool.get(key)
                 assert stored is not None  # set just before, never deleted
                 secret = stored.decode()
-            return cls(settings, RedisPlayers(store), RedisBoard(store), secret)
-        return cls(settings, MemoryPlayers(), MemoryBoard(), settings.daily_secret or new_secret())
+            return cls(settings, RedisPlayers(store), RedisBoard(store), secret, clock)
+        secret = settings.daily_secret or new_secret()
+        return cls(settings, MemoryPlayers(), MemoryBoard(), secret, clock)
 
     def spec(self, now: float | None = None) -> DailySpec:
         now = self.clock() if now is None else now
@@ -138,7 +162,9 @@ class DailyService:
 
     # -- commands -----------------------------------------------------------------
 
-    async def command(self, lobby: Lobby, conn: Conn, msg: Rename | Daily | GetLeaderboard) -> None:
+    async def command(
+        self, lobby: Seating, conn: Conn, msg: Rename | Daily | GetLeaderboard
+    ) -> None:
         try:
             match msg:
                 case Rename():
@@ -240,7 +266,7 @@ class DailyService:
 
     # -- the daily game -------------------------------------------------------------
 
-    async def start(self, lobby: Lobby, conn: Conn, rid: int) -> None:
+    async def start(self, lobby: Seating, conn: Conn, rid: int) -> None:
         """Sit ``conn``'s player at its daily table: the attempt in progress,
         else a new ranked attempt, else (already played) a practice game."""
         player = conn.player
@@ -258,33 +284,37 @@ class DailyService:
         earlier = await self.board.claim(spec.day, player.id, table_id)
         ranked = earlier is None
         if earlier is not None and await self.board.result(spec.day, player.id) is None:
-            found = lobby.find(earlier, None)  # served here or elsewhere
+            found = lobby.find(earlier)  # served here or elsewhere
             if found is not None:
-                await lobby._sit(conn, found, Join(conn, spec.seat, rid, player=player.id))
+                await lobby.sit(conn, found, Join(conn, spec.seat, rid, player=player.id))
                 return
             # The attempt's table is gone (an in-memory server restarted):
             # what is left is practice.
         tag = DailyTag(
             day=spec.day, player=player.id, seat=spec.seat, deals=spec.deals, ranked=ranked
         )
-        state = new_state(
-            table_id,
-            lobby._new_code(),
-            f"Daily {spec.day}" + ("" if ranked else " (practice)"),
-            now=lobby.clock.time(),
-            private=True,
-            deals=spec.deals,
-            bot_level="normal",
-            turn_timer=0.0,
-            seed=spec.seed,
-            result_wait=lobby.settings.result_wait,
-        )
-        state.daily = tag  # the table's daily rules: server/table/daily.py
-        table = Table(state, lobby.store, lobby.settings, lobby, lobby.clock)
-        if not await lobby.open(table, conn, rid):
+
+        def state(table_id: str, code: str, now: float) -> TableState:
+            state = new_state(
+                table_id,
+                code,
+                f"Daily {spec.day}" + ("" if ranked else " (practice)"),
+                now=now,
+                private=True,
+                deals=spec.deals,
+                bot_level="normal",
+                turn_timer=0.0,
+                seed=spec.seed,
+                result_wait=self.settings.result_wait,
+            )
+            state.daily = tag  # the table's daily rules: server/table/daily.py
+            return state
+
+        table = await lobby.open(conn, rid, state, table_id)
+        if table is None:
             return
         log.info("daily_started", table=table_id, player=player.id, ranked=ranked)
-        await lobby._sit(conn, table, Join(conn, spec.seat, rid, creator=True, player=player.id))
+        await lobby.sit(conn, table, Join(conn, spec.seat, rid, creator=True, player=player.id))
         if lobby.table_of(conn) is table:
             table.inbox.put_nowait(Act(conn, StartGame(rid=rid)))
 
