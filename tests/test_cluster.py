@@ -661,7 +661,7 @@ async def test_a_publish_that_reached_nobody_does_not_make_a_live_process_dead(
         a.node.start()  # renews its leases and beats every lease / 3
         table_id, guest = await _guest_at_a_remote_table(a, b)
         # One publish to a met nobody (its subscriber was reconnecting, say).
-        b.node._on_unreached(a.node.keys.bus(a.node.proc))
+        b.node.unreached(a.node.keys.bus(a.node.proc))
         await asyncio.sleep(lease * 1.5)  # a's heartbeats came meanwhile
         assert b.node.remotes[table_id].owner == a.node.proc  # still a's
         assert table_id in a.lobby.tables
