@@ -45,7 +45,9 @@ log = structlog.get_logger()
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
 STOP_WAIT = 2.0
-"""How long a stopping table may take to finish its message (a bot's move)."""
+"""How long a stopping table may take to finish its message (a bot's move).
+Real time, not the injected clock: it bounds real work (a search thread, a
+save), and a test's stopped clock must not hold a shutdown forever."""
 
 
 class LobbySide(Protocol):

@@ -114,7 +114,8 @@ class Relay:
         """The highest owner epoch heard of each table: an older owner's word is
         stale (messages of different processes have no order between them)."""
         self.answer_within = settings.lease * 2 + 3.0
-        """How long a join waits for the owner's answer (a takeover included)."""
+        """How long a join waits for the owner's answer (a takeover included).
+        Real time: a takeover waits for a lease to lapse by Redis's clock."""
         self._relocating: set[str] = set()
 
     # -- what the membership and the owners tell --------------------------------------

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 import secrets
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -37,6 +36,7 @@ from protocol.views import (
     LeaderboardLine,
     LeaderboardView,
 )
+from server.clock import WALL
 from server.daily.board import PERIODS, BoardLine, DailyBoard, MemoryBoard, Period, board_days
 from server.daily.deals import DailySpec, DailyTag, daily_spec, new_secret, utc_day
 from server.daily.ranking import compare
@@ -85,17 +85,19 @@ class DailyService:
         players: PlayerStore,
         board: DailyBoard,
         secret: str,
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] = WALL.time,
     ) -> None:
         self.settings = settings
         self.players = players
         self.board = board
         self.secret = secret
         self.clock = clock
+        """Now, in seconds since the epoch: the server's clock (``Clock.time``) sets
+        the day, the results' times and the rename limit."""
 
     @classmethod
     async def open(
-        cls, settings: Settings, store: TableStore, clock: Callable[[], float] = time.time
+        cls, settings: Settings, store: TableStore, clock: Callable[[], float] = WALL.time
     ) -> DailyService:
         """Beside ``store``: in its Redis when it is a ``RedisStore``, else in memory.
 
@@ -193,7 +195,7 @@ class DailyService:
                 )
             )
             return
-        now = time.monotonic()
+        now = self.clock()
         if now - conn.renamed_at < RENAME_EVERY:
             conn.send(
                 Error(code="rate_limited", message="one name change every 10 seconds", rid=msg.rid)
