@@ -24,6 +24,7 @@ from server import logs
 from server.clock import WALL, Clock
 from server.config import Settings
 from server.daily.service import DailyService
+from server.directory import Directory, OneProcess
 from server.lobby import Lobby
 from server.net import Front, select_subprotocol
 from server.store.base import StoreError, TableStore
@@ -31,6 +32,7 @@ from server.store.memory import MemoryStore
 
 if TYPE_CHECKING:
     from server.cluster.node import Node
+    from server.tables import Tables
 
 log = structlog.get_logger()
 
@@ -91,18 +93,19 @@ class Server:
             if self._store is None:
                 self._store = await open_store(self.settings)
             self.store = self._store
-            self.lobby = Lobby(self.store, self.settings, self.clock)
-            if self.settings.redis_url:
-                self.node = _node(self, self.store, self.lobby)
-                self.lobby.node = self.node
             # Players and the daily game, before tables are restored (a
-            # restored daily table needs them).
-            self.daily = await DailyService.open(self.settings, self.store)
-            self.lobby.daily = self.daily
+            # restored daily table needs them). Its days and its results'
+            # times are the server's clock's.
+            self.daily = await DailyService.open(self.settings, self.store, self.clock.time)
+            directory = _directory(self, self.store)
+            self.lobby = Lobby(
+                self.store, self.settings, self.clock, daily=self.daily, directory=directory
+            )
+            self.tables = self.lobby.tables
             self.front = Front(self)
             if self.node is not None:
                 await self.node.open()  # the bus, and every process's listings
-            await self.lobby.restore()
+            await self.tables.restore()
         except BaseException:
             self._ws.close()
             raise
@@ -127,7 +130,7 @@ class Server:
             await asyncio.sleep(1.0 if self._healthy else 0.5)
 
     def health(self) -> dict[str, Any]:
-        dirty = self.lobby.unsaved_tables()
+        dirty = self.tables.unsaved()
         # None: no bus (one process, no Redis). False: commands and updates
         # from the other processes are lost until the subscriber is back.
         bus = None if self.node is None else self.node.subscribed
@@ -139,7 +142,7 @@ class Server:
             "store_reachable": self._healthy,
             "bus_subscribed": bus,
             "unsaved_tables": dirty,
-            "tables": len(self.lobby.tables),
+            "tables": len(self.tables),
             "connections": len(self.front.conns),
             "uptime_s": round(time.time() - self.started_at, 1),
         }
@@ -165,14 +168,23 @@ class Server:
         log.info("stopped")
 
 
-def _node(server: Server, store: TableStore, lobby: Lobby) -> Node | None:
-    """This process's part in a service of several on one Redis (server/cluster/)."""
-    from server.cluster.node import Node
+def _directory(server: Server, store: TableStore) -> Callable[[Tables], Directory]:
+    """Where the tables stand in the service: this process is all of it
+    (``OneProcess``), or one of several on one Redis (server/cluster/): then
+    the ``Node`` is also the server's, which opens, drains and closes it."""
     from server.store.redis import RedisStore
 
-    if not isinstance(store, RedisStore):
-        return None  # a test's own store: one process
-    return Node(store, server.settings, lobby, server.clock, server.proc, server.reaped)
+    if not server.settings.redis_url or not isinstance(store, RedisStore):
+        return OneProcess  # no Redis, or a test's own store: one process
+    redis = store
+
+    def node(tables: Tables) -> Directory:
+        from server.cluster.node import Node
+
+        server.node = Node(redis, server.settings, tables, server.clock, server.proc, server.reaped)
+        return server.node
+
+    return node
 
 
 class CannotStart(Exception):

@@ -88,7 +88,7 @@ class Conn:
         self.name = ""
         self.hello = False
         self.player: Player | None = None  # None for a guest (no player key)
-        self.renamed_at = 0.0  # monotonic time of the last name change
+        self.renamed_at = 0.0  # the daily service's clock time of the last name change
         self.bucket = TokenBucket(rate, burst)
         self.refused = 0  # messages refused for rate, recently
         self.send_buffer = send_buffer

@@ -1,27 +1,27 @@
-"""The lobby: the registry of tables, invite codes, quick play, where each
-connection's commands go, and the live list of open tables that every
+"""The lobby: its commands (create, join, watch, quick play, resume), the
+listings of every open table, and the live list of them that every
 connection outside a table watches.
 
-The lobby creates tables and hands connections to them (through the table's
-inbox); it never touches a game, and never reads a table's state: each table
-tells it its listing (``Listing``) and who is at it (``route``). Its own view
-(``LobbyView``) is rebuilt at most every ``LOBBY_DEBOUNCE`` seconds and sent
-as one patch to everyone, the same bytes for all (``websockets.broadcast``-
-style fan-out per codec).
+The tables themselves, where each connection's commands go and how a table
+is opened are ``Tables``' (server/tables.py): the lobby asks it, and it
+tells the lobby each table's listing (``Listing``) and who comes back to
+the lobby. The lobby never touches a game, and never reads a table's state.
+Its own view (``LobbyView``) is rebuilt at most every ``LOBBY_DEBOUNCE``
+seconds (of the injected clock) and sent as one patch to everyone, the same
+bytes for all (``websockets.broadcast``-style fan-out per codec).
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
-import secrets
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Protocol, cast, get_args
+from typing import TYPE_CHECKING, cast, get_args
 
 import structlog
 
 from protocol.diff import diff
-from protocol.errors import ErrorCode
 from protocol.limits import (
     MAX_DEALS,
     MAX_RESULT_WAIT,
@@ -36,44 +36,24 @@ from protocol.messages import (
     LobbyPatch,
     LobbySnapshot,
     Watch,
-    bye,
 )
 from protocol.views import BotLevel, LobbyView
-from server import metrics
-from server.clock import WALL, Clock
-from server.conn import CLOSE_RESTART, send_to_all
+from server.clock import WALL, Clock, Timer
+from server.conn import send_to_all
+from server.directory import Directory, OneProcess, Place
 from server.store.base import StoreError, TableStore
-from server.table import Gone, Join, Reclaim, Stop, Sweep, new_state
-from server.table.actor import Table
+from server.table import Join, Reclaim, new_state
+from server.table.actor import DailyResults, Table
 from server.table.effects import Listing
-from server.table.inbox import InboxItem
+from server.tables import Tables
 from server.text import clean_text
 
 if TYPE_CHECKING:
-    from server.cluster.node import Node
     from server.config import Settings
     from server.conn import Conn
-    from server.daily.service import DailyService
+    from server.table.state import TableState
 
 log = structlog.get_logger()
-
-
-class Inbox(Protocol):
-    def put_nowait(self, item: InboxItem, /) -> None: ...
-
-
-class Place(Protocol):
-    """Where a connection's table commands go: a ``Table`` served here, or a
-    ``RemoteTable`` (server/cluster/remote.py) owned by another process."""
-
-    @property
-    def id(self) -> str: ...
-
-    @property
-    def closed(self) -> bool: ...
-
-    @property
-    def inbox(self) -> Inbox: ...
 
 
 LOBBY_DEBOUNCE = 0.1
@@ -86,105 +66,49 @@ PUBLISH_GAP = 0.002
 """A change of ``players_online`` alone waits until the patch it causes costs
 at most about this many messages a second: 10,000 connections saying hello
 at once made it 100,000 a second, and the hellos time out (docs/SECURITY.md)."""
-CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
 SWEEP_EVERY = 5.0
 
 
 class Lobby:
-    def __init__(self, store: TableStore, settings: Settings, clock: Clock = WALL) -> None:
-        self.store = store
+    """The lobby's commands, its listings and its view; the tables themselves
+    are its ``Tables`` (server/tables.py)."""
+
+    def __init__(
+        self,
+        store: TableStore,
+        settings: Settings,
+        clock: Clock = WALL,
+        *,
+        daily: DailyResults | None = None,
+        directory: Callable[[Tables], Directory] = OneProcess,
+    ) -> None:
         self.settings = settings
         self.clock = clock
-        self.tables: dict[str, Table] = {}
+        self.tables = Tables(store, settings, self, clock, daily=daily, directory=directory)
         self.listings: dict[str, Listing] = {}
-        """What each table last told of itself."""
-        self.codes: dict[str, str] = {}
-        self.at: dict[Conn, Place] = {}
-        """Where each connection's table commands go: the one routing map."""
+        """What each table last told of itself (here or elsewhere)."""
         self.watchers: set[Conn] = set()
         self.seq = 0
         self.view = LobbyView()
-        self._pending: asyncio.TimerHandle | None = None
+        self._pending: Timer | None = None
+        self._pending_at = 0.0
         self._owed: dict[Conn, None] = {}
         """Watchers the last patch has not reached yet (sent a slice at a time)."""
         self._sweeper: asyncio.Task[None] | None = None
         self.players_online = 0
         self.online_elsewhere = 0
         """Players connected to the service's other processes (their heartbeats)."""
-        self.daily: DailyService | None = None
-        """Players and the daily game (set by the server): records daily results."""
-        self.node: Node | None = None
-        """This process in a service of several on one Redis (set by the server);
-        None: this process is the whole service (server/cluster/)."""
 
-    # -- tables ------------------------------------------------------------------
-
-    async def restore(self) -> int:
-        """Serve again every open table the store holds (after a restart)."""
-        if self.node is not None:
-            # Only those no other process owns (and whose owner is not
-            # dead too recently: the node's scan takes those later).
-            restored = await self.node.restore()
-            log.info("tables_restored", tables=restored)
-            return restored
-        restored = 0
-        for table_id in await self.store.open_tables():
-            stored = await self.store.load(table_id)
-            if stored is None:
-                continue
-            # A daily table is restored like any other: its rules come with
-            # its state (``TableState.daily``).
-            table = Table.restore(stored[1], self.store, self.settings, self, self.clock)
-            if table is None:
-                continue
-            self.add(table)
-            restored += 1
-        log.info("tables_restored", tables=restored)
-        return restored
-
-    async def open(self, table: Table, conn: Conn, rid: int) -> bool:
-        """Serve a new table here (claimed first, in a service of several
-        processes); False, with an error sent to ``conn``, if it cannot be."""
-        if self.node is not None:
-            # Owned before its first save (a fresh id: nobody else has it).
-            try:
-                table.epoch = await self.node.claim_new(table.id)
-            except StoreError:
-                table.epoch = 0
-            if not table.epoch:
-                message = "the store did not answer; try again"
-                if self.node.draining:
-                    message = "this server is restarting; try again"
-                conn.send(Error(code="unavailable", message=message, rid=rid))
-                return False
-        self.add(table)
-        return True
-
-    def add(self, table: Table) -> None:
-        self.tables[table.id] = table
-        metrics.TABLES.set(len(self.tables))
-        table.start()  # the table lists itself (``table_changed``)
+    # -- start and stop ------------------------------------------------------------
 
     def start(self) -> None:
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
 
     async def stop(self, then: Callable[[Table], Awaitable[None]] | None = None) -> None:
-        """Stop and save every table, all at once (each may wait up to 2 s for a
-        bot's move, then its save); ``then``: what follows each one's save."""
+        """Stop sweeping, then stop and save every table (``Tables.stop``)."""
         if self._sweeper:
             self._sweeper.cancel()
-        await asyncio.gather(*(self._stop(t, then) for t in list(self.tables.values())))
-
-    async def _stop(self, table: Table, then: Callable[[Table], Awaitable[None]] | None) -> None:
-        table.inbox.put_nowait(Stop())
-        if table.task:
-            try:
-                await asyncio.wait_for(table.task, 2.0)
-            except (TimeoutError, asyncio.CancelledError):
-                table.task.cancel()
-        await table.flush()
-        if then is not None:
-            await then(table)
+        await self.tables.stop(then)
 
     async def _sweep(self) -> None:
         """Have every table note whether a human is there (idle ones close)."""
@@ -197,95 +121,17 @@ class Lobby:
                 log.exception("sweep_error")
 
     def sweep(self) -> None:
-        for table in list(self.tables.values()):
-            if table.closed:
-                self._remove(table)
-            else:
-                table.inbox.put_nowait(Sweep())
-
-    def _remove(self, table: Table) -> None:
-        self.tables.pop(table.id, None)
-        listing = self.listings.pop(table.id, None)
-        if listing is not None:
-            self.codes.pop(listing.code, None)
-        metrics.TABLES.set(len(self.tables))
-        self._soon()
-
-    async def _unique_code(self, table_id: str) -> str | None:
-        """A fresh invite code for ``table_id``, unique in the whole service
-        (None: Redis did not answer)."""
-        while True:
-            code = self._new_code()
-            if self.node is None:
-                return code
-            try:
-                if await self.node.reserve_code(code, table_id):
-                    return code
-            except StoreError:
-                return None
-
-    def _new_code(self) -> str:
-        while True:
-            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(6))
-            if code not in self.codes:
-                return code
-
-    def find(self, table_id: str | None, code: str | None) -> Place | None:
-        if code:
-            table_id = self.codes.get(code.strip().upper())
-        if not table_id:
-            return None
-        table: Place | None = self.tables.get(table_id)
-        if table is None and self.node is not None:
-            table = self.node.place(table_id)  # listed by another process
-        return None if table is None or table.closed else table
+        self.tables.sweep()
 
     # -- where connections are ---------------------------------------------------
 
-    def route(self, conn: Conn, table: Place, here: bool, to_lobby: bool) -> None:
-        """A table says ``conn``'s commands go to it (``here``), or no longer do."""
-        if self.node is not None and self.node.routes(conn, here, to_lobby):
-            return  # a connection held by another process: told there
-        if here:
-            self.at[conn] = table
-        elif self.at.get(conn) is table:
-            del self.at[conn]
-        if to_lobby:
-            self.enter(conn)
-
     def table_of(self, conn: Conn) -> Place | None:
-        return self.at.get(conn)
+        return self.tables.table_of(conn)
 
     def gone(self, conn: Conn) -> None:
         """``conn`` dropped: out of the lobby, and its table is told."""
         self.watchers.discard(conn)
-        table = self.at.pop(conn, None)
-        if table is not None:
-            table.inbox.put_nowait(Gone(conn))
-        if self.node is not None:
-            self.node.unregister(conn)
-
-    def stepped_down(self, table: Table) -> None:
-        """Another process owns ``table`` now: forget it here. Its connections
-        here are closed as on a restart (1012): they reconnect and resume with
-        their tokens wherever they land, and reach the new owner."""
-        if self.tables.get(table.id) is table:
-            self.tables.pop(table.id)
-            listing = self.listings.pop(table.id, None)
-            if listing is not None and self.codes.get(listing.code) == table.id:
-                del self.codes[listing.code]
-            metrics.TABLES.set(len(self.tables))
-            self._soon()
-        if self.node is not None:
-            self.node.stepped_down(table)
-        for conn, at in list(self.at.items()):
-            if at is table:
-                del self.at[conn]
-                conn.send(bye("restarting", "your table moved; reconnecting"))
-                conn.close(CLOSE_RESTART, "table moved")
-
-    def unsaved_tables(self) -> int:
-        return sum(1 for t in self.tables.values() if t.unsaved)
+        self.tables.gone(conn)
 
     # -- commands from connections ---------------------------------------------
 
@@ -303,45 +149,32 @@ class Lobby:
                 )
             )
             return
-        table_id = secrets.token_hex(4)
-        code = await self._unique_code(table_id)
-        if code is None:
-            message = "the store did not answer; try again"
-            conn.send(Error(code="unavailable", message=message, rid=cmd.rid))
-            return
         name = clean_text(cmd.name) or f"{conn.name}'s table"
-        state = new_state(
-            table_id,
-            code,
-            name,
-            now=self.clock.time(),
-            private=cmd.private,
-            deals=cmd.deals,
-            bot_level=cmd.bot_level,
-            turn_timer=cmd.turn_timer,
-            seed=cmd.seed,
-            result_wait=self.settings.result_wait if cmd.result_wait is None else cmd.result_wait,
-        )
-        table = Table(state, self.store, self.settings, self, self.clock)
-        if not await self.open(table, conn, cmd.rid):
+        result_wait = self.settings.result_wait if cmd.result_wait is None else cmd.result_wait
+
+        def state(table_id: str, code: str, now: float) -> TableState:
+            return new_state(
+                table_id,
+                code,
+                name,
+                now=now,
+                private=cmd.private,
+                deals=cmd.deals,
+                bot_level=cmd.bot_level,
+                turn_timer=cmd.turn_timer,
+                seed=cmd.seed,
+                result_wait=result_wait,
+            )
+
+        table = await self.tables.open(conn, cmd.rid, state)
+        if table is None:
             return
-        log.info("table_created", table=table_id, by=conn.id, private=cmd.private)
-        await self._sit(conn, table, Join(conn, None, cmd.rid, creator=True))
+        log.info("table_created", table=table.id, by=conn.id, private=cmd.private)
+        await self.sit(conn, table, Join(conn, None, cmd.rid, creator=True))
 
     async def join(self, conn: Conn, cmd: JoinTable | Watch) -> None:
         """Sit at a table (``JoinTable``) or watch it (``Watch``), by id or invite code."""
-        table = self.find(cmd.table_id, cmd.code)
-        if table is None and self.node is not None:
-            # Not listed here (yet: a table created a moment ago on another
-            # process): ask Redis which table the code opens and who serves it.
-            try:
-                table_id = cmd.table_id
-                if cmd.code:
-                    table_id = await self.node.table_of_code(cmd.code.strip().upper())
-                if table_id:
-                    table = await self.node.find(table_id)
-            except StoreError:
-                table = None
+        table = await self.tables.look_up(cmd.table_id, cmd.code)
         if table is None:
             conn.send(
                 Error(
@@ -351,9 +184,9 @@ class Lobby:
             return
         who = conn.player.id if conn.player is not None else None  # a daily table checks it
         if isinstance(cmd, Watch):
-            await self._sit(conn, table, Join(conn, None, cmd.rid, spectator=True, player=who))
+            await self.sit(conn, table, Join(conn, None, cmd.rid, spectator=True, player=who))
         else:
-            await self._sit(conn, table, Join(conn, cmd.seat, cmd.rid, player=who))
+            await self.sit(conn, table, Join(conn, cmd.seat, cmd.rid, player=who))
 
     async def quick_play(self, conn: Conn, rid: int) -> None:
         """Sit at the public waiting table with the most players; else take a
@@ -370,11 +203,11 @@ class Lobby:
             taking_over, key=lambda s: -s.humans
         )
         for summary in candidates:
-            table = self.find(summary.table_id, None)
+            table = self.tables.find(summary.table_id)
             if table is None:
                 continue
             join = Join(conn, None, rid, quiet=True)
-            if await self._ask(table, join) is None:
+            if await self.tables.ask(table, join) is None:
                 self.watchers.discard(conn)
                 return
         level = _bot_level(self.settings.default_bot_level)
@@ -382,39 +215,28 @@ class Lobby:
 
     async def resume(self, conn: Conn, token: str, last_seq: int, rid: int) -> None:
         table_id = token.split(".", 1)[0]
-        table: Place | None = self.tables.get(table_id)
-        if table is None and self.node is not None and table_id:
-            try:
-                table = await self.node.find(table_id)
-            except StoreError:
-                table = None
+        table = self.tables.get(table_id) or await self.tables.look_up(table_id)
         if table is None or table.closed:
             conn.send(Error(code="bad_token", message="that table is gone", rid=rid))
             return
-        await self._sit(conn, table, Reclaim(conn, token, last_seq, rid))
+        await self.sit(conn, table, Reclaim(conn, token, last_seq, rid))
 
-    async def _ask(self, table: Place, msg: Join | Reclaim) -> ErrorCode | None:
-        """Put ``msg`` on the table's inbox; its answer (None: seated, else an error code)."""
-        done: asyncio.Future[ErrorCode | None] = asyncio.get_running_loop().create_future()
-        msg.done = done
-        table.inbox.put_nowait(msg)
-        if isinstance(table, Table) and table.task is not None:
-            # A table that stops first (stepped down to another process,
-            # drained) never answers what was left on its inbox.
-            await asyncio.wait((done, table.task), return_when=asyncio.FIRST_COMPLETED)
-            if not done.done():
-                if not (isinstance(msg, Join) and msg.quiet):
-                    message = "the table moved to another server; try again"
-                    conn = cast("Conn", msg.peer)
-                    conn.send(Error(code="unavailable", message=message, rid=msg.rid))
-                done.set_result("unavailable")
-        return await done
+    def find(self, table_id: str | None, code: str | None = None) -> Place | None:
+        """An open table by id or invite code, here or elsewhere (``Tables.find``)."""
+        return self.tables.find(table_id, code)
 
-    async def _sit(self, conn: Conn, table: Place, msg: Join | Reclaim) -> None:
+    async def open(
+        self, conn: Conn, rid: int, state: Callable[[str, str, float], TableState], table_id: str
+    ) -> Table | None:
+        """Open a table (``Tables.open``): for the services that seat players."""
+        return await self.tables.open(conn, rid, state, table_id)
+
+    async def sit(self, conn: Conn, table: Place, msg: Join | Reclaim) -> None:
+        """Seat ``conn`` at ``table`` as ``msg`` asks; not seated, it is back in
+        the lobby, with a fresh list (updates sent while the table was
+        answering did not reach it)."""
         self.watchers.discard(conn)
-        if await self._ask(table, msg) is not None:
-            # Not seated: back to the lobby, with a fresh list (updates sent
-            # while the table was answering did not reach this connection).
+        if await self.tables.ask(table, msg) is not None:
             self.enter(conn)
 
     # -- the lobby view ------------------------------------------------------------
@@ -431,28 +253,12 @@ class Lobby:
     def leave(self, conn: Conn) -> None:
         self.watchers.discard(conn)
 
-    def table_changed(self, table: Table, listing: Listing) -> None:
-        """A table tells how it lists now."""
-        if table.id not in self.tables:
-            return  # already removed
-        self.listings[table.id] = listing
-        self.codes[listing.code] = table.id
-        if self.node is not None:
-            self.node.listed(table.id, listing, table.epoch)  # every process's lobby shows it
-        if listing.closed or table.closed:
-            self._remove(table)
-        self._soon()
-
-    def listed_elsewhere(self, table_id: str, listing: Listing | None) -> None:
-        """Another process's table lists itself so (None: gone)."""
-        if table_id in self.tables:
-            return
-        old = self.listings.pop(table_id, None)
-        if old is not None and self.codes.get(old.code) == table_id:
-            del self.codes[old.code]
-        if listing is not None and not listing.closed:
+    def listed(self, table_id: str, listing: Listing | None) -> None:
+        """A table (here or elsewhere) lists itself so (None: no longer listed)."""
+        if listing is None:
+            self.listings.pop(table_id, None)
+        else:
             self.listings[table_id] = listing
-            self.codes[listing.code] = table_id
         self._soon()
 
     def others_online(self, count: int) -> None:
@@ -464,13 +270,12 @@ class Lobby:
         self._soon_by(LOBBY_DEBOUNCE)
 
     def _soon_by(self, delay: float) -> None:
-        loop = asyncio.get_running_loop()
-        due = loop.time() + delay
+        due = self.clock.time() + delay
         if self._pending is not None:
-            if self._pending.when() <= due:
+            if self._pending_at <= due:
                 return
             self._pending.cancel()
-        self._pending = loop.call_at(due, self._publish)
+        self._pending, self._pending_at = self.clock.call_at(due, self._publish), due
 
     def _build(self) -> LobbyView:
         tables = [
@@ -502,7 +307,9 @@ class Lobby:
             del self._owed[conn]
         send_to_all([c for c in batch if c in self.watchers], msg)
         if self._owed:
-            asyncio.get_running_loop().call_later(PUBLISH_GAP, self._send_slice, msg)
+            self.clock.call_at(
+                self.clock.time() + PUBLISH_GAP, functools.partial(self._send_slice, msg)
+            )
 
     def online(self, delta: int) -> None:
         self.players_online += delta

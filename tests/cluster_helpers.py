@@ -25,10 +25,12 @@ import msgspec
 
 from protocol.codec import SUBPROTOCOL_JSON, codec_for
 from protocol.messages import Command, Event
+from server.clock import WALL
 from server.cluster.node import Node
 from server.config import Settings
 from server.lobby import Lobby
 from server.store.redis import RedisStore
+from server.tables import Tables
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -190,6 +192,7 @@ class Member:
 
     def __init__(self, lobby: Lobby, node: Node, store: RedisStore) -> None:
         self.lobby = lobby
+        self.tables = lobby.tables
         self.node = node
         self.store = store
 
@@ -197,9 +200,14 @@ class Member:
     async def start(cls, redis_url: str, lease: float = 5.0) -> Member:
         settings = Settings(redis_url=redis_url, lease=lease, bot_think=0.0)
         store = await RedisStore.connect(redis_url)
-        lobby = Lobby(store, settings)
-        node = Node(store, settings, lobby, lobby.clock)
-        lobby.node = node
+        nodes: list[Node] = []
+
+        def directory(tables: Tables) -> Node:
+            nodes.append(Node(store, settings, tables, WALL))
+            return nodes[0]
+
+        lobby = Lobby(store, settings, directory=directory)
+        node = nodes[0]
         await node.open()
         return cls(lobby, node, store)
 

@@ -588,7 +588,7 @@ async def test_an_owner_that_does_not_know_a_connection_has_it_sit_again(
     # The owner lost track of the guest (its Sit lost on the bus, say).
     peer = a.node.peers.pop((b.node.proc, guest.id))
     a.lobby.tables[table_id].inbox.put_nowait(Gone(peer))
-    b.lobby.at[cast(Conn, guest)].inbox.put_nowait(Act(cast(Peer, guest), GetHistory(rid=5)))
+    b.tables.at[cast(Conn, guest)].inbox.put_nowait(Act(cast(Peer, guest), GetHistory(rid=5)))
     reply = await guest.wait_for(lambda e: isinstance(e, History | Error) and e.rid == 5)
     assert isinstance(reply, History), reply  # sat again, then the command went again
     assert len([e for e in guest.events if isinstance(e, Seated)]) == 2
@@ -631,7 +631,7 @@ async def test_a_process_forgets_connections_and_tables_it_no_longer_holds(
     assert (await refused.wait_for(lambda e: isinstance(e, Error))).code == "seat_taken"
     assert set(b.node.conns) == {guest.id}
     # The guest leaves: neither it nor the table is kept here any more.
-    b.lobby.at[cast(Conn, guest)].inbox.put_nowait(Act(cast(Peer, guest), Leave(rid=9)))
+    b.tables.at[cast(Conn, guest)].inbox.put_nowait(Act(cast(Peer, guest), Leave(rid=9)))
     await guest.wait_for(lambda e: isinstance(e, LobbySnapshot))
     assert b.node.conns == {}
     assert table_id not in b.node.remotes
@@ -644,7 +644,7 @@ async def test_a_command_sent_during_a_drain_reaches_the_next_owner(
     table_id, guest = await _guest_at_a_remote_table(a, b)
     draining = asyncio.create_task(a.node.drain())
     await asyncio.sleep(0)  # a's table is stopping ...
-    b.lobby.at[cast(Conn, guest)].inbox.put_nowait(Act(cast(Peer, guest), GetHistory(rid=11)))
+    b.tables.at[cast(Conn, guest)].inbox.put_nowait(Act(cast(Peer, guest), GetHistory(rid=11)))
     await asyncio.wait_for(draining, 5.0)
     # ... the command, answered ``Moved``, waited at b, which took the table.
     reply = await guest.wait_for(lambda e: isinstance(e, History | Error) and e.rid == 11)
@@ -661,7 +661,7 @@ async def test_a_publish_that_reached_nobody_does_not_make_a_live_process_dead(
         a.node.start()  # renews its leases and beats every lease / 3
         table_id, guest = await _guest_at_a_remote_table(a, b)
         # One publish to a met nobody (its subscriber was reconnecting, say).
-        b.node._on_unreached(a.node.keys.bus(a.node.proc))
+        b.node.unreached(a.node.keys.bus(a.node.proc))
         await asyncio.sleep(lease * 1.5)  # a's heartbeats came meanwhile
         assert b.node.remotes[table_id].owner == a.node.proc  # still a's
         assert table_id in a.lobby.tables
@@ -680,7 +680,7 @@ async def test_a_subscriber_that_reconnects_sits_its_connections_again(
     assert _kill_subscribers(redis_server.port, None) >= 2
     await guest.wait_for(lambda e: isinstance(e, Seated) and e is not guest.events[0], timeout=10)
     assert b.node.bus is not None and b.node.bus.subscribed
-    b.lobby.at[cast(Conn, guest)].inbox.put_nowait(Act(cast(Peer, guest), GetHistory(rid=7)))
+    b.tables.at[cast(Conn, guest)].inbox.put_nowait(Act(cast(Peer, guest), GetHistory(rid=7)))
     reply = await guest.wait_for(lambda e: isinstance(e, History | Error) and e.rid == 7)
     assert isinstance(reply, History), reply
     assert not guest.closed

@@ -17,6 +17,7 @@ from structlog.testing import capture_logs
 
 from protocol.messages import CreateTable, Error, JoinTable, Seated, StartGame
 from server.cluster import node as node_module
+from server.cluster import ownership
 from server.cluster.bus import (
     PROBE,
     Batch,
@@ -153,7 +154,7 @@ async def _score(store: RedisStore, table_id: str) -> float | None:
 async def test_the_orphan_scan_reads_only_the_leases_that_lapsed(
     redis_server: RedisServer, store: RedisStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(node_module, "SCAN_PAGE", 2)  # pages of two: the scan pages on
+    monkeypatch.setattr(ownership, "SCAN_PAGE", 2)  # pages of two: the scan pages on
     lease = 0.5
     async with two_members(redis_server.url, lease) as (a, b):
         before = await b.node.leases.now_ms()
@@ -213,7 +214,7 @@ async def test_the_orphan_scan_reads_only_the_leases_that_lapsed(
 async def test_the_orphan_scan_pages_past_this_process_own_lapsed_leases(
     redis_server: RedisServer, store: RedisStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(node_module, "SCAN_PAGE", 2)
+    monkeypatch.setattr(ownership, "SCAN_PAGE", 2)
     async with two_members(redis_server.url) as (a, b):  # long: no timer runs meanwhile
         mine = [(await _create(b, f"m{i}"))[0] for i in range(2)]
         orphan = (await _create(a, "o"))[0]
@@ -307,7 +308,7 @@ async def test_a_draining_process_claims_nothing_new_and_hands_over_what_it_was_
         taking = asyncio.create_task(a.node.take(late))
         await asyncio.wait_for(loading.wait(), 5)
         assert await a.node.leases.holder(late) == a.node.proc
-        async with a.node._renewing_lock:  # its hand-overs wait here: the drain is under way
+        async with a.node.ownership.renewing:  # its hand-overs wait here: the drain is under way
             draining = asyncio.create_task(a.node.drain())
             table = a.lobby.tables[mine]
             assert table.task is not None
@@ -492,7 +493,7 @@ def _deafenable(
     """``node`` on a manual clock (returned), its subscriber subscribed while
     ``up[0]`` (returned, True to begin with; the others' as they are)."""
     clock = ManualClock()
-    node.clock = clock
+    node.membership.clock = clock
     up = [True]
     real = node_module.Node.subscribed
 
@@ -515,27 +516,27 @@ async def test_a_live_process_is_not_judged_gone_while_our_own_subscriber_reconn
     async with two_members(redis_server.url, lease) as (a, b):
         clock, up = _deafenable(monkeypatch, b.node)
         table_id, guest = await _guest_at_a_remote_table(a, b)
-        b.node._on_message(Beat(a.node.proc, 1))
+        b.node.heard(Beat(a.node.proc, 1))
         up[0] = False  # b's subscriber lost its connection
-        b.node._on_unreached(a.node.keys.bus(a.node.proc))  # a's too: a send met nobody
+        b.node.unreached(a.node.keys.bus(a.node.proc))  # a's too: a send met nobody
         await asyncio.sleep(0.01)  # its check is waiting a lease (of ``clock``)
         clock.advance(lease)  # a lease without a beat: b heard nothing
         await asyncio.sleep(lease + 0.3)  # (time enough for code sleeping on the loop)
         assert b.node.remotes[table_id].owner == a.node.proc  # not judged gone
-        assert a.node.proc in b.node._suspects  # no verdict yet
+        assert a.node.proc in b.node.membership.suspects  # no verdict yet
         # b's subscriber is back (it sits its guest again); a's next beat is
         # late. Back less than a lease before this look: still no verdict.
         clock.advance(0.1)
         up[0] = True
-        b.node._on_resubscribed()
+        b.node.resubscribed()
         clock.advance(lease)
         await asyncio.sleep(0.05)
-        assert a.node.proc in b.node._suspects
+        assert a.node.proc in b.node.membership.suspects
         assert b.node.remotes[table_id].owner == a.node.proc
         clock.advance(0.1)
-        b.node._on_message(Beat(a.node.proc, 1))
+        b.node.heard(Beat(a.node.proc, 1))
         clock.advance(lease)
-        await until(lambda: a.node.proc not in b.node._suspects)
+        await until(lambda: a.node.proc not in b.node.membership.suspects)
         assert b.node.remotes[table_id].owner == a.node.proc
         assert (b.node.proc, guest.id) in a.node.peers  # not Gone at a's table
         assert table_id in a.lobby.tables and not guest.closed
@@ -556,28 +557,28 @@ async def test_the_heartbeat_probe_waits_for_our_subscriber_and_an_unheard_probe
 
         monkeypatch.setattr(b.node, "publish", publish)
         table_id, guest = await _guest_at_a_remote_table(a, b)
-        b.node._on_message(Beat(a.node.proc, 1))
+        b.node.heard(Beat(a.node.proc, 1))
         clock.advance(lease + 0.1)  # no beat from a for more than a lease
         up[0] = False
-        b.node._missed_beats()  # b's subscriber is away: its beats may be what is lost
-        b.node._on_resubscribed()  # it sits its guest again
+        b.node.probe_silent()  # b's subscriber is away: its beats may be what is lost
+        b.node.resubscribed()  # it sits its guest again
         up[0] = True
         await guest.wait_for(lambda e: isinstance(e, Seated) and e is not guest.events[0])
         clock.advance(lease / 2)
-        b.node._missed_beats()  # back less than a lease ago: the same
+        b.node.probe_silent()  # back less than a lease ago: the same
         assert not [m for _, m in sent if m == PROBE]
         clock.advance(lease / 2 + 0.01)
-        b.node._missed_beats()
+        b.node.probe_silent()
         assert (a.node.proc, PROBE) in sent and isinstance(PROBE, Batch)
         # The probe went unheard (a's subscriber reconnecting, say), a is alive:
         # nothing was lost, so b's guest does not sit again (a fresh snapshot).
         seated = len([e for e in guest.events if isinstance(e, Seated)])
-        b.node._on_unreached(a.node.keys.bus(a.node.proc), True)
+        b.node.unreached(a.node.keys.bus(a.node.proc), True)
         await asyncio.sleep(0.01)  # its check is waiting a lease (of ``clock``)
         clock.advance(0.1)
-        b.node._on_message(Beat(a.node.proc, 1))
+        b.node.heard(Beat(a.node.proc, 1))
         clock.advance(lease)
-        await until(lambda: a.node.proc not in b.node._suspects)
+        await until(lambda: a.node.proc not in b.node.membership.suspects)
         await asyncio.sleep(0.1)
         assert len([e for e in guest.events if isinstance(e, Seated)]) == seated
         assert b.node.remotes[table_id].owner == a.node.proc and not guest.closed
@@ -598,7 +599,7 @@ async def test_a_drain_waits_for_a_takeover_under_way_which_hands_its_table_over
         table_id, _ = await _create(b, "taking")
         await _owner_lets_go(b, table_id)
         loading, go_on = _hold_load(monkeypatch, a, table_id)
-        a.node._on_message(Released(table_id, "elsewhere"))  # a drained process's table
+        a.node.heard(Released(table_id, "elsewhere"))  # a drained process's table
         await asyncio.wait_for(loading.wait(), 5)
         draining = asyncio.create_task(a.node.drain())
         await asyncio.sleep(0.2)  # a has no table of its own: only the takeover is left
@@ -628,7 +629,7 @@ async def test_a_claim_a_drain_cuts_short_frees_its_lease_and_says_so(
             return epoch
 
         monkeypatch.setattr(a.node.leases, "claim", claim_then_hang)
-        a.node._on_message(Released(table_id, "elsewhere"))
+        a.node.heard(Released(table_id, "elsewhere"))
         await asyncio.wait_for(claimed.wait(), 5)
         assert await b.node.leases.holder(table_id) == a.node.proc
         started = time.monotonic()

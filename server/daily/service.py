@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import math
 import secrets
-import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog
 
@@ -37,26 +36,48 @@ from protocol.views import (
     LeaderboardLine,
     LeaderboardView,
 )
+from server.clock import WALL
 from server.daily.board import PERIODS, BoardLine, DailyBoard, MemoryBoard, Period, board_days
 from server.daily.deals import DailySpec, DailyTag, daily_spec, new_secret, utc_day
 from server.daily.ranking import compare
 from server.players import BadName, Player, clean_name, key_digest, valid_key
 from server.store.base import StoreError, TableStore
 from server.store.players import MemoryPlayers, NameTaken, PlayerStore
-from server.table import Act, Join, new_state
-from server.table.actor import Table
+from server.table import Act, Join, Reclaim, TableState, new_state
 from server.table.daily import DailyMode
 from server.table.modes import assign
 
 if TYPE_CHECKING:
     from server.config import Settings
     from server.conn import Conn
-    from server.lobby import Lobby
+    from server.directory import Place
 
 log = structlog.get_logger()
 
 RENAME_EVERY = 10.0
 """Seconds between two name changes of one connection."""
+
+
+class Seating(Protocol):
+    """How the daily game opens tables and seats players (the lobby, server/lobby.py)."""
+
+    def find(self, table_id: str | None, code: str | None = None) -> Place | None:
+        """An open table, served here or elsewhere."""
+        ...
+
+    async def open(
+        self, conn: Conn, rid: int, state: Callable[[str, str, float], TableState], table_id: str
+    ) -> Place | None:
+        """Open a table whose first state is ``state(table_id, code, now)``; None
+        (``conn`` was told why) if it cannot be."""
+        ...
+
+    async def sit(self, conn: Conn, table: Place, msg: Join | Reclaim) -> None:
+        """Seat ``conn`` as ``msg`` asks (refused: back in the lobby)."""
+
+    def table_of(self, conn: Conn) -> Place | None:
+        """The table ``conn``'s commands go to."""
+        ...
 
 
 class DailyService:
@@ -66,16 +87,20 @@ class DailyService:
         players: PlayerStore,
         board: DailyBoard,
         secret: str,
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] = WALL.time,
     ) -> None:
         self.settings = settings
         self.players = players
         self.board = board
         self.secret = secret
         self.clock = clock
+        """Now, in seconds since the epoch: the server's clock (``Clock.time``) sets
+        the day, the results' times and the rename limit."""
 
     @classmethod
-    async def open(cls, settings: Settings, store: TableStore) -> DailyService:
+    async def open(
+        cls, settings: Settings, store: TableStore, clock: Callable[[], float] = WALL.time
+    ) -> DailyService:
         """Beside ``store``: in its Redis when it is a ``RedisStore``, else in memory.
 
         The secret is ``daily_secret`` if set; else, with Redis, the one
@@ -96,8 +121,9 @@ class DailyService:
                     stored = await store.pool.get(key)
                 assert stored is not None  # set just before, never deleted
                 secret = stored.decode()
-            return cls(settings, RedisPlayers(store), RedisBoard(store), secret)
-        return cls(settings, MemoryPlayers(), MemoryBoard(), settings.daily_secret or new_secret())
+            return cls(settings, RedisPlayers(store), RedisBoard(store), secret, clock)
+        secret = settings.daily_secret or new_secret()
+        return cls(settings, MemoryPlayers(), MemoryBoard(), secret, clock)
 
     def spec(self, now: float | None = None) -> DailySpec:
         now = self.clock() if now is None else now
@@ -140,7 +166,9 @@ class DailyService:
 
     # -- commands -----------------------------------------------------------------
 
-    async def command(self, lobby: Lobby, conn: Conn, msg: Rename | Daily | GetLeaderboard) -> None:
+    async def command(
+        self, lobby: Seating, conn: Conn, msg: Rename | Daily | GetLeaderboard
+    ) -> None:
         try:
             match msg:
                 case Rename():
@@ -169,7 +197,7 @@ class DailyService:
                 )
             )
             return
-        now = time.monotonic()
+        now = self.clock()
         if now - conn.renamed_at < RENAME_EVERY:
             conn.send(
                 Error(code="rate_limited", message="one name change every 10 seconds", rid=msg.rid)
@@ -242,7 +270,7 @@ class DailyService:
 
     # -- the daily game -------------------------------------------------------------
 
-    async def start(self, lobby: Lobby, conn: Conn, rid: int) -> None:
+    async def start(self, lobby: Seating, conn: Conn, rid: int) -> None:
         """Sit ``conn``'s player at its daily table: the attempt in progress,
         else a new ranked attempt, else (already played) a practice game."""
         player = conn.player
@@ -260,33 +288,37 @@ class DailyService:
         earlier = await self.board.claim(spec.day, player.id, table_id)
         ranked = earlier is None
         if earlier is not None and await self.board.result(spec.day, player.id) is None:
-            found = lobby.find(earlier, None)  # served here or elsewhere
+            found = lobby.find(earlier)  # served here or elsewhere
             if found is not None:
-                await lobby._sit(conn, found, Join(conn, spec.seat, rid, player=player.id))
+                await lobby.sit(conn, found, Join(conn, spec.seat, rid, player=player.id))
                 return
             # The attempt's table is gone (an in-memory server restarted):
             # what is left is practice.
         tag = DailyTag(
             day=spec.day, player=player.id, seat=spec.seat, deals=spec.deals, ranked=ranked
         )
-        state = new_state(
-            table_id,
-            lobby._new_code(),
-            f"Daily {spec.day}" + ("" if ranked else " (practice)"),
-            now=lobby.clock.time(),
-            private=True,
-            deals=spec.deals,
-            bot_level="normal",
-            turn_timer=0.0,
-            seed=spec.seed,
-            result_wait=lobby.settings.result_wait,
-        )
-        assign(state, DailyMode(tag))  # the table's daily rules: server/table/daily.py
-        table = Table(state, lobby.store, lobby.settings, lobby, lobby.clock)
-        if not await lobby.open(table, conn, rid):
+
+        def state(table_id: str, code: str, now: float) -> TableState:
+            state = new_state(
+                table_id,
+                code,
+                f"Daily {spec.day}" + ("" if ranked else " (practice)"),
+                now=now,
+                private=True,
+                deals=spec.deals,
+                bot_level="normal",
+                turn_timer=0.0,
+                seed=spec.seed,
+                result_wait=self.settings.result_wait,
+            )
+            assign(state, DailyMode(tag))  # the table's daily rules: server/table/daily.py
+            return state
+
+        table = await lobby.open(conn, rid, state, table_id)
+        if table is None:
             return
         log.info("daily_started", table=table_id, player=player.id, ranked=ranked)
-        await lobby._sit(conn, table, Join(conn, spec.seat, rid, creator=True, player=player.id))
+        await lobby.sit(conn, table, Join(conn, spec.seat, rid, creator=True, player=player.id))
         if lobby.table_of(conn) is table:
             table.inbox.put_nowait(Act(conn, StartGame(rid=rid)))
 

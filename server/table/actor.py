@@ -25,12 +25,12 @@ import asyncio
 import functools
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import msgspec
 import structlog
 
-from protocol.messages import Error, GameCommand, History
+from protocol.messages import DailyResult, Error, GameCommand, History
 from server import metrics
 from server.bots import RandomBot, make_bot
 from server.clock import WALL, Clock, Timer
@@ -59,7 +59,7 @@ from server.table.state import TableState, decode_state, encode_state
 if TYPE_CHECKING:
     from server.config import Settings
     from server.conn import Conn
-    from server.daily.service import DailyService
+    from server.daily.deals import DailyTag
 
 log = structlog.get_logger()
 
@@ -69,11 +69,20 @@ HOLD_MAX_S = 1.0
 meanwhile, so try again soon; a refused connect costs next to nothing."""
 
 
-class Home(Protocol):
-    """What a table needs from the lobby."""
+class DailyResults(Protocol):
+    """Where a daily table's result is recorded (server/daily/service.py)."""
 
-    daily: DailyService | None
-    """Records a daily table's result (``DailyFinished``); None: nowhere to."""
+    async def finished(
+        self, tag: DailyTag, scores: list[int], table_log: Any
+    ) -> DailyResult | None: ...
+
+
+class Home(Protocol):
+    """What a table needs from the tables that serve it (server/tables.py)."""
+
+    @property
+    def daily(self) -> DailyResults | None:
+        """Records a daily table's result (``DailyFinished``); None: nowhere to."""
 
     def table_changed(self, table: Table, listing: Listing) -> None:
         """The table's lobby listing is now ``listing``."""
@@ -105,7 +114,7 @@ class Table:
         self.core = TableCore(state, settings)
         self.store = store
         self.settings = settings
-        self.home = home  # the lobby: told of changes, takes back who leaves
+        self.home = home  # told of changes, takes back who leaves
         self.clock = clock
         self.inbox: asyncio.Queue[InboxItem] = asyncio.Queue()
         self.timer: Timer | None = None
