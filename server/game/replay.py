@@ -8,7 +8,7 @@ and printing is the CLI's job.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeGuard
 
 import msgspec
 
@@ -38,7 +38,7 @@ def _cards(codes: list[str], what: str, code: ErrorCode) -> list[int]:
     return parse_cards(codes, code=code, what=what)
 
 
-def _is_seat(value: Any, variant: Variant) -> bool:
+def _is_seat(value: Any, variant: Variant) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and value in variant.seats
 
 
