@@ -122,6 +122,9 @@ def deal_view(game: Game, reuse: Reuse | None = None, every_deal_counts: bool = 
         annulled=deal.annulled_reason,
         annulled_seat=deal.annulled_seat,
         result=msgspec.to_builtins(result) if result is not None else None,
+        players=deal.variant.players,
+        hand_size=deal.variant.hand_size,
+        ecart_size=deal.variant.ecart_size,
     )
 
 

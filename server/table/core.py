@@ -113,7 +113,7 @@ class TableCore:
         self.state = state
         self.settings = settings
         self.game: Game | None = Game.restore(state.game) if state.game else None
-        self.fan = Fanout()
+        self.fan = Fanout(state.players)
         self.seat_of: dict[Peer, int | None] = {}
         """The connections at this table and their seat (``None``: watching)."""
         self.chat_next: dict[int, float] = {}

@@ -60,8 +60,8 @@ class Fanout:
 
     __slots__ = ("reuse", "spectator_stream", "spectators", "streams")
 
-    def __init__(self) -> None:
-        self.streams: list[Stream | None] = [None, None, None, None]
+    def __init__(self, players: int) -> None:
+        self.streams: list[Stream | None] = [None] * players
         self.spectators: set[Peer] = set()
         self.spectator_stream = Stream()
         self.reuse = Reuse()
@@ -147,8 +147,7 @@ class Fanout:
         """Bring every stream up to date with the table (a patch each, if it changed)."""
         parts = self.public_parts(st, game)
         public_ops: dict[int, tuple[Patch, bytes]] = {}
-        for seat in range(4):
-            stream = self.streams[seat]
+        for seat, stream in enumerate(self.streams):
             if stream is None:
                 continue
             to = (stream.peer,) if stream.peer is not None else ()

@@ -14,8 +14,10 @@ import msgspec
 from protocol.views import BotLevel, ChatLine, SeatKind, TableStatus
 from server.daily.deals import DailyTag
 from server.game import GameState
+from server.game.variant import FOUR, Variant, variant_for
 
-BOT_NAMES = ("Bot Ada", "Bot Blaise", "Bot Colette", "Bot Denis")
+BOT_NAMES = ("Bot Ada", "Bot Blaise", "Bot Colette", "Bot Denis", "Bot Émile")
+"""A bot's name by seat: one for each seat of the largest table."""
 
 
 class SeatState(msgspec.Struct):
@@ -37,7 +39,10 @@ class TableState(msgspec.Struct):
     turn_timer: float = 0.0
     seed: str | None = None
     creator: int | None = None
-    seats: list[SeatState] = msgspec.field(default_factory=lambda: [SeatState() for _ in range(4)])
+    seats: list[SeatState] = msgspec.field(
+        default_factory=lambda: [SeatState() for _ in FOUR.seats]
+    )
+    """One per seat of the table's variant (``new_state`` sizes them)."""
     status: TableStatus = "waiting"
     game: GameState | None = None
     games_played: int = 0
@@ -59,6 +64,13 @@ class TableState(msgspec.Struct):
     daily: DailyTag | None = None
     """Set on a daily table: whose attempt it is, and the rules it follows
     (``server.table.daily``)."""
+    players: int = FOUR.players
+    """The table's size, its variant's player count (``server.game.variant``);
+    a state saved before table sizes is of four."""
+
+    @property
+    def variant(self) -> Variant:
+        return variant_for(self.players)
 
 
 encode_state = msgspec.msgpack.Encoder().encode
@@ -82,8 +94,11 @@ def new_state(
     turn_timer: float,
     seed: str | None,
     result_wait: float,
+    variant: Variant = FOUR,
 ) -> TableState:
     return TableState(
+        players=variant.players,
+        seats=[SeatState() for _ in variant.seats],
         table_id=table_id,
         name=name,
         code=code,
