@@ -73,7 +73,9 @@ class Legal(msgspec.Struct, kw_only=True):
     bids: list[str] = msgspec.field(default_factory=list)
     cards: list[str] = msgspec.field(default_factory=list)
     ecart: list[str] = msgspec.field(default_factory=list)
-    """Écart candidates (the taker discards ``DealView.ecart_size`` of them)."""
+    """Écart candidates (the taker discards ``ecart_size`` of them)."""
+    ecart_size: int = FOUR_PLAYER_ECART
+    """How many cards the écart is (as many as the chien holds)."""
     ecart_trumps: int = 0
     """How many trumps the écart must hold (then every candidate suit card goes too)."""
     chelem: bool = False
@@ -114,8 +116,6 @@ class DealView(msgspec.Struct, kw_only=True):
     """Seats dealt to: seat ``leader + i`` (modulo ``players``) plays a trick's i-th card."""
     hand_size: int = FOUR_PLAYER_HAND
     """Cards dealt to each seat: also the tricks of the deal."""
-    ecart_size: int = FOUR_PLAYER_ECART
-    """Cards the taker discards after a prise or a garde (the chien's size)."""
 
 
 class DealLine(msgspec.Struct, kw_only=True):

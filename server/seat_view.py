@@ -124,7 +124,6 @@ def deal_view(game: Game, reuse: Reuse | None = None, every_deal_counts: bool = 
         result=msgspec.to_builtins(result) if result is not None else None,
         players=deal.variant.players,
         hand_size=deal.variant.hand_size,
-        ecart_size=deal.variant.ecart_size,
     )
 
 
@@ -144,6 +143,7 @@ def legal_view(deal: Deal, seat: int | None) -> Legal:
         return Legal(
             ecart=_codes(cards_of(deal.ecart_candidates())),
             ecart_trumps=deal.ecart_trumps_needed(),
+            ecart_size=deal.variant.ecart_size,
         )
     if phase == "chelem":
         return Legal(chelem=True)

@@ -48,12 +48,12 @@ class RandomBot:
         legal = view.legal
         if legal.bids:
             return Bid(bid=self.rng.choice(legal.bids))
-        if legal.ecart and view.deal is not None:
+        if legal.ecart:
             suits = [c for c in legal.ecart if not c.startswith("T")]
             trumps = [c for c in legal.ecart if c.startswith("T")]
             if legal.ecart_trumps:
                 return Ecart(cards=suits + self.rng.sample(trumps, legal.ecart_trumps))
-            return Ecart(cards=self.rng.sample(suits, view.deal.ecart_size))
+            return Ecart(cards=self.rng.sample(suits, legal.ecart_size))
         if legal.chelem:
             return Chelem(declare=False)
         if legal.cards:

@@ -25,7 +25,6 @@ from protocol.views import TableView
 from server.bots.knowledge import Knowledge, mask_of_codes
 from server.bots.normal import trick_state
 from server.bots.tactics import beating, highest, iter_cards, lowest
-from server.game.variant import Variant
 
 
 class EasyBot:
@@ -40,12 +39,8 @@ class EasyBot:
         if legal.bids:
             return Bid(bid=_bid(k.hand, legal.bids))
         if legal.ecart:
-            return Ecart(
-                cards=[
-                    CODES[c]
-                    for c in _ecart(mask_of_codes(legal.ecart), legal.ecart_trumps, k.variant)
-                ]
-            )
+            cards = _ecart(mask_of_codes(legal.ecart), legal.ecart_trumps, legal.ecart_size)
+            return Ecart(cards=[CODES[c] for c in cards])
         if legal.chelem:
             return Chelem(declare=False)
         if legal.poignee_sizes:
@@ -65,12 +60,12 @@ def _bid(hand: int, legal: list[str]) -> str:
     return want if want in legal else "pass"
 
 
-def _ecart(candidates: int, trumps_needed: int, variant: Variant) -> list[int]:
+def _ecart(candidates: int, trumps_needed: int, size: int) -> list[int]:
     if trumps_needed:
         suits = candidates & ~TRUMP_MASK
         return [*iter_cards(suits), *iter_cards(candidates & TRUMP_MASK)[:trumps_needed]]
     # The richest cards first: points in the écart are points won.
-    return sorted(iter_cards(candidates), key=lambda c: -HALF_POINTS[c])[: variant.ecart_size]
+    return sorted(iter_cards(candidates), key=lambda c: -HALF_POINTS[c])[:size]
 
 
 def _card(k: Knowledge, legal: int) -> int:

@@ -80,7 +80,7 @@ class NormalBot:
             return Bid(bid=BID_NAMES[choose_bid(k, [BID_OF[b] for b in legal.bids])])
         if legal.ecart:
             cards = choose_ecart(
-                k.hand, mask_of_codes(legal.ecart), legal.ecart_trumps, k.variant.ecart_size
+                k.hand, mask_of_codes(legal.ecart), legal.ecart_trumps, legal.ecart_size
             )
             return Ecart(cards=[CODES[c] for c in cards])
         if legal.chelem:
