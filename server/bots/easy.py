@@ -39,8 +39,8 @@ class EasyBot:
         if legal.bids:
             return Bid(bid=_bid(k.hand, legal.bids))
         if legal.ecart:
-            cards = _ecart(mask_of_codes(legal.ecart), legal.ecart_trumps, legal.ecart_size)
-            return Ecart(cards=[CODES[c] for c in cards])
+            ecart = _ecart(mask_of_codes(legal.ecart), legal.ecart_trumps, legal.ecart_size)
+            return Ecart(cards=[CODES[c] for c in ecart])
         if legal.chelem:
             return Chelem(declare=False)
         if legal.poignee_sizes:
