@@ -20,9 +20,9 @@ class Holdings:
 
     def __init__(self, k: Knowledge) -> None:
         seats = k.variant.seats
-        self.sure = k.variant.no_scores()  # per seat: a mask, or a count, of 0
-        self.maybe = k.variant.no_scores()
-        self.unknown_count = k.variant.no_scores()
+        self.sure = k.variant.each(0)
+        self.maybe = k.variant.each(0)
+        self.unknown_count = k.variant.each(0)
         known = k.known_places()
         for card, place in known.items():
             if place != k.pile:

@@ -84,9 +84,9 @@ class Knowledge:
     """Per seat, the highest trump it may still hold."""
 
     def __post_init__(self) -> None:
-        self.played_by = self.variant.no_scores()  # an empty mask per seat
-        self.void = self.variant.no_scores()
-        self.trump_ceiling = [NO_CEILING for _ in self.variant.seats]
+        self.played_by = self.variant.each(0)
+        self.void = self.variant.each(0)
+        self.trump_ceiling = self.variant.each(NO_CEILING)
 
     @property
     def pile(self) -> int:

@@ -154,7 +154,7 @@ class Deal:
         self.dealer = dealer
         self.dealt = [list(h) for h in hands]
         self.chien = list(chien)
-        self.hands = variant.no_scores()  # an empty hand (mask 0) per seat
+        self.hands = variant.each(0)  # an empty hand (mask) per seat
         for seat, hand in enumerate(hands):
             m = 0
             for c in hand:

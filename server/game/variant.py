@@ -72,6 +72,10 @@ class Variant(msgspec.Struct, frozen=True):
         """The seat ``steps`` places after ``seat`` in the order of play."""
         return (seat + steps) % self.players
 
+    def each(self, value: int) -> list[int]:
+        """A list holding ``value`` for every seat (an empty hand: 0)."""
+        return [value] * self.players
+
     def no_scores(self) -> list[int]:
         """A score of 0 for every seat (an annulled deal; a game not begun)."""
         return [0] * self.players
