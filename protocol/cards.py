@@ -37,6 +37,8 @@ DIAMONDS: Final = 2
 CLUBS: Final = 3
 TRUMP: Final = 4
 """The pseudo-suit of the 21 trumps (``suit_of`` returns it)."""
+PLAIN_SUITS: Final = range(TRUMP)
+"""The suits proper, spades to clubs (trumps are not one of them)."""
 NO_SUIT: Final = 5
 """The Excuse's pseudo-suit: it belongs to no suit."""
 
@@ -84,14 +86,14 @@ HALF_POINTS: Final[tuple[int, ...]] = tuple(
 
 # Bitmasks: a set of cards is an int whose bit ``c`` is set when card ``c`` is in.
 SUIT_MASKS: Final[tuple[int, ...]] = (
-    *(((1 << 14) - 1) << (14 * s) for s in range(4)),
+    *(((1 << 14) - 1) << (14 * s) for s in PLAIN_SUITS),
     ((1 << 21) - 1) << FIRST_TRUMP,
     1 << EXCUSE,
 )
 """``SUIT_MASKS[suit]`` for suits 0..3, ``TRUMP`` and ``NO_SUIT``."""
 TRUMP_MASK: Final = SUIT_MASKS[TRUMP]
 EXCUSE_BIT: Final = 1 << EXCUSE
-KINGS_MASK: Final = sum(1 << (14 * s + KING_RANK) for s in range(4))
+KINGS_MASK: Final = sum(1 << (14 * s + KING_RANK) for s in PLAIN_SUITS)
 BOUTS_MASK: Final = (1 << PETIT) | (1 << MONDE) | (1 << EXCUSE)
 FULL_DECK: Final = (1 << DECK_SIZE) - 1
 SUIT_CARDS_MASK: Final = (1 << FIRST_TRUMP) - 1

@@ -13,7 +13,7 @@ do not know. Cards are card codes.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import msgspec
 
@@ -22,9 +22,20 @@ TableStatus = Literal["waiting", "playing", "between_deals", "finished", "closed
 DealPhase = Literal["bidding", "ecart", "chelem", "play", "done", "annulled"]
 BotLevel = Literal["random", "easy", "normal", "strong"]
 
+# What a view says of a table's size when it does not say: a table of four,
+# the one size older servers played. The server always says (its game's
+# variant); these are the defaults, for a message that predates the fields.
+FOUR_PLAYERS: Final = 4
+FOUR_PLAYER_HAND: Final = 18
+FOUR_PLAYER_ECART: Final = 6
+
+
+def _no_scores() -> list[int]:
+    return [0] * FOUR_PLAYERS
+
 
 class SeatView(msgspec.Struct, kw_only=True):
-    """One of the four seats as everyone sees it."""
+    """One of the table's seats as everyone sees it."""
 
     seat: int
     kind: SeatKind = "empty"
@@ -62,7 +73,9 @@ class Legal(msgspec.Struct, kw_only=True):
     bids: list[str] = msgspec.field(default_factory=list)
     cards: list[str] = msgspec.field(default_factory=list)
     ecart: list[str] = msgspec.field(default_factory=list)
-    """Écart candidates (the taker discards 6 of them)."""
+    """Écart candidates (the taker discards ``ecart_size`` of them)."""
+    ecart_size: int = FOUR_PLAYER_ECART
+    """How many cards the écart is (as many as the chien holds)."""
     ecart_trumps: int = 0
     """How many trumps the écart must hold (then every candidate suit card goes too)."""
     chelem: bool = False
@@ -99,6 +112,10 @@ class DealView(msgspec.Struct, kw_only=True):
     annulled_seat: int | None = None
     result: dict[str, Any] | None = None
     """When the deal is over: the result as ``atout-server replay`` prints it."""
+    players: int = FOUR_PLAYERS
+    """Seats dealt to: seat ``leader + i`` (modulo ``players``) plays a trick's i-th card."""
+    hand_size: int = FOUR_PLAYER_HAND
+    """Cards dealt to each seat: also the tricks of the deal."""
 
 
 class DealLine(msgspec.Struct, kw_only=True):
@@ -110,7 +127,7 @@ class DealLine(msgspec.Struct, kw_only=True):
     contract: str | None = None
     made: bool | None = None
     annulled: str | None = None
-    scores: list[int] = msgspec.field(default_factory=lambda: [0, 0, 0, 0])
+    scores: list[int] = msgspec.field(default_factory=_no_scores)
 
 
 class ChatLine(msgspec.Struct, kw_only=True):
@@ -141,7 +158,7 @@ class TableView(msgspec.Struct, kw_only=True):
     """The recipient's own écart, when it is the taker."""
     legal: Legal = msgspec.field(default_factory=Legal)
     deals: int = 8
-    scores: list[int] = msgspec.field(default_factory=lambda: [0, 0, 0, 0])
+    scores: list[int] = msgspec.field(default_factory=_no_scores)
     sheet: list[DealLine] = msgspec.field(default_factory=list)
     deal: DealView | None = None
     deadline: float | None = None

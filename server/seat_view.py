@@ -15,7 +15,7 @@ from protocol.cards import CODES, EXCUSE_BIT, TRUMP_MASK, cards_of
 from protocol.views import BidView, DealLine, DealView, Legal, PoigneeView, TrickView
 from server.game import BID_NAMES, Deal, Game, ScoredDeal
 from server.game.contracts import takes_chien
-from server.game.scoring import POIGNEE_SIZES, AnnulledDeal
+from server.game.scoring import AnnulledDeal
 
 
 def _codes(cards: list[int]) -> list[str]:
@@ -94,7 +94,8 @@ def deal_view(game: Game, reuse: Reuse | None = None, every_deal_counts: bool = 
     """The public state of the game's current deal (``every_deal_counts``:
     as for ``deal_number``)."""
     deal = game.deal
-    first = (deal.dealer + 1) % 4
+    after = deal.variant.after
+    first = after(deal.dealer)
     tricks = (reuse or Reuse()).tricks(deal)  # a fresh Reuse builds them all
     trick = None
     if deal.phase == "play":
@@ -105,7 +106,7 @@ def deal_view(game: Game, reuse: Reuse | None = None, every_deal_counts: bool = 
         dealer=deal.dealer,
         phase=deal.phase,
         turn=deal.turn,
-        bids=[BidView(seat=(first + i) % 4, bid=BID_NAMES[b]) for i, b in enumerate(deal.bids)],
+        bids=[BidView(seat=after(first, i), bid=BID_NAMES[b]) for i, b in enumerate(deal.bids)],
         taker=deal.taker if deal.taker >= 0 else None,
         contract=BID_NAMES[deal.contract] if deal.taker >= 0 else None,
         # The chien is shown to all in a prise or garde, never otherwise.
@@ -113,7 +114,7 @@ def deal_view(game: Game, reuse: Reuse | None = None, every_deal_counts: bool = 
         ecart_trumps=_codes(deal.ecart_trumps),
         chelem_declared=deal.chelem_declared,
         poignees=[
-            PoigneeView(seat=s, size=POIGNEE_SIZES[len(cs)], cards=_codes(cs))
+            PoigneeView(seat=s, size=deal.variant.poignee_name(len(cs)), cards=_codes(cs))
             for s, cs in deal.poignees
         ],
         tricks=tricks,
@@ -122,6 +123,8 @@ def deal_view(game: Game, reuse: Reuse | None = None, every_deal_counts: bool = 
         annulled=deal.annulled_reason,
         annulled_seat=deal.annulled_seat,
         result=msgspec.to_builtins(result) if result is not None else None,
+        players=deal.variant.players,
+        hand_size=deal.variant.hand_size,
     )
 
 
@@ -141,6 +144,7 @@ def legal_view(deal: Deal, seat: int | None) -> Legal:
         return Legal(
             ecart=_codes(cards_of(deal.ecart_candidates())),
             ecart_trumps=deal.ecart_trumps_needed(),
+            ecart_size=deal.variant.ecart_size,
         )
     if phase == "chelem":
         return Legal(chelem=True)
@@ -171,7 +175,7 @@ def sheet(game: Game, every_deal_counts: bool = False) -> list[DealLine]:
     lines = []
     number = 0
     for attempt, result in enumerate(game.results):
-        dealer = (game.first_dealer + attempt) % 4
+        dealer = game.variant.after(game.first_dealer, attempt)
         if isinstance(result, ScoredDeal) or every_deal_counts:
             number += 1
         if isinstance(result, ScoredDeal):
@@ -190,5 +194,12 @@ def sheet(game: Game, every_deal_counts: bool = False) -> list[DealLine]:
             # An annulled deal is an attempt at the next counted deal (or,
             # where every deal counts, a deal of its own).
             own = number if every_deal_counts else number + 1
-            lines.append(DealLine(number=own, dealer=dealer, annulled=result.annulled))
+            lines.append(
+                DealLine(
+                    number=own,
+                    dealer=dealer,
+                    annulled=result.annulled,
+                    scores=list(result.scores),
+                )
+            )
     return lines

@@ -103,15 +103,15 @@ def action_bar(
         buttons = [
             Button(
                 _("Show poignée {name} ({n}, +{bonus})").format(
-                    name=wording.POIGNEE_NAMES.get(n, n),
+                    name=wording.POIGNEE_NAMES[kind],
                     n=n,
-                    bonus=wording.POIGNEE_BONUS.get(n, 0),
+                    bonus=wording.POIGNEE_BONUS[kind],
                 ),
                 classes=f"poignee poignee-{n}",
                 name=f"poignee:{n}",
                 compact=True,
             )
-            for n in legal.poignee_sizes
+            for n, kind in zip(legal.poignee_sizes, wording.POIGNEE_KINDS, strict=False)
         ]
         return ("play", "poignee-offer", tuple(legal.poignee_sizes)), buttons, None
     if kind == "play":

@@ -21,7 +21,7 @@ from clients.cli.cards_text import card_text, cards_text
 from clients.cli.help_text import help_keys, help_text
 from clients.cli.i18n import N_, Translated, _
 from clients.cli.screen_keys import ButtonArrows
-from clients.cli.table_facts import seat_name
+from clients.cli.table_facts import seat_count, seat_name
 from clients.cli.table_names import table_name
 from protocol.limits import MAX_DEALS, MAX_TURN_TIMER, TABLE_NAME_MAX
 from protocol.messages import CreateTable
@@ -287,7 +287,7 @@ class History(Translated, ModalScreen[None]):
         self.deals = history.past_deals(records)
 
     def compose(self) -> ComposeResult:
-        names = [seat_name(self.view, seat, own=True) for seat in range(4)]
+        names = [seat_name(self.view, seat, own=True) for seat in range(seat_count(self.view))]
         with Vertical(classes="dialog", id="history"):
             title = f"{wording.HISTORY_TITLE} — {table_name(self.view.name)}"
             yield Label(Text(title, style="bold"))
@@ -346,9 +346,10 @@ class Replay(Translated, ModalScreen[None]):
 
     def body(self) -> Text:
         deal, view = self.deal, self.view
-        names = [seat_name(view, seat) for seat in range(4)]
+        seats = range(seat_count(view))
+        names = [seat_name(view, seat) for seat in seats]
         out = Text(no_wrap=True, overflow="ellipsis")
-        out.append(history.summary(deal, [seat_name(view, s, own=True) for s in range(4)]))
+        out.append(history.summary(deal, [seat_name(view, s, own=True) for s in seats]))
         out.stylize("bold")
         if deal.bids:
             out.append("\n" + wording.replay_bids([(names[s], b) for s, b in deal.bids]))

@@ -122,7 +122,7 @@ def rank_letters() -> str:
     # this order, as players of your language write them (French: RDCV). They
     # show on the cards and may be typed; keep them ASCII capitals.
     letters = pgettext("card letters", "KQCJ")
-    return letters if len(letters) == 4 else ENGLISH_RANKS
+    return letters if len(letters) == len(ENGLISH_RANKS) else ENGLISH_RANKS
 
 
 def local_rank(rank: str) -> str:

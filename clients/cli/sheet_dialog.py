@@ -21,7 +21,7 @@ from textual.widgets import Label, Static
 from clients.cli import wording
 from clients.cli.dialogs import DIALOG_CSS
 from clients.cli.i18n import N_, Translated
-from clients.cli.table_facts import seat_name, signed
+from clients.cli.table_facts import seat_count, seat_name, signed
 from protocol.views import DealLine, TableView
 
 
@@ -78,6 +78,8 @@ def counted_lines(view: TableView) -> list[DealLine]:
 def sheet_table(view: TableView, width: int) -> Table:
     """The sheet as a Rich table no wider than ``width``: a column per player,
     names as long as the room allows, the taker marked ★ in their column."""
+    seats = range(seat_count(view))
+    gaps = GAP * (len(seats) + 1)  # between the columns: deal, contract, a seat each
     rows: list[tuple[str, Text, list[Text]]] = []
     for line in view.sheet:
         if line.annulled:
@@ -86,7 +88,7 @@ def sheet_table(view: TableView, width: int) -> Table:
                 (
                     str(line.number),
                     Text(wording.sheet_annulled(line.annulled), style="italic"),
-                    [Text("") for _seat in range(4)],
+                    [Text("") for _seat in seats],
                 )
             )
             continue
@@ -101,16 +103,16 @@ def sheet_table(view: TableView, width: int) -> Table:
         )
     deal_w = max([cell_len(wording.SHEET_HEAD_DEAL)] + [len(r[0]) for r in rows])
     contract_w = max([cell_len(wording.SHEET_HEAD_CONTRACT)] + [r[1].cell_len for r in rows])
-    names = [seat_name(view, seat, own=True) for seat in range(4)]
+    names = [seat_name(view, seat, own=True) for seat in seats]
     totals = [signed(s) for s in view.scores]
-    fits = [max([len(totals[seat])] + [r[2][seat].cell_len for r in rows]) for seat in range(4)]
+    fits = [max([len(totals[seat])] + [r[2][seat].cell_len for r in rows]) for seat in seats]
     # Columns are 2 apart (a blank rule and a cell of padding); what is left
     # goes to the names, the longest cropped first.
-    room = width - deal_w - contract_w - GAP * 5
+    room = width - deal_w - contract_w - gaps
     wanted = [max(fit, cell_len(name)) for fit, name in zip(fits, names, strict=True)]
     widths = list(wanted)
     while sum(widths) > room and max(w - f for w, f in zip(widths, fits, strict=True)) > 0:
-        i = max(range(4), key=lambda k: (widths[k] - fits[k] > 0, widths[k]))
+        i = max(seats, key=lambda k: (widths[k] - fits[k] > 0, widths[k]))
         widths[i] -= 1
     table = Table(
         box=box.SIMPLE_HEAD,
@@ -118,7 +120,7 @@ def sheet_table(view: TableView, width: int) -> Table:
         padding=(0, 0, 0, 1),
         pad_edge=False,
         show_edge=False,
-        width=deal_w + contract_w + sum(widths) + GAP * 5,
+        width=deal_w + contract_w + sum(widths) + gaps,
     )
     table.add_column(wording.SHEET_HEAD_DEAL, justify="right", width=deal_w, no_wrap=True)
     table.add_column(
@@ -127,7 +129,7 @@ def sheet_table(view: TableView, width: int) -> Table:
         width=contract_w,
         no_wrap=True,
     )
-    for seat in range(4):
+    for seat in seats:
         table.add_column(
             Text(crop(names[seat], widths[seat]), style="bold" if seat == view.you else ""),
             footer=Text(totals[seat], style="bold"),

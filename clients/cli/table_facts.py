@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from clients.cli import wording
 from clients.cli.cards_text import is_trump, label, trump_number
 from clients.cli.i18n import _, ngettext
-from protocol.views import DealView, Legal, TableView, TrickView
+from protocol.views import FOUR_PLAYERS, DealView, Legal, TableView, TrickView
 
 BOUT_CODES = ("T1", "T21", "EX")
 TRUMP_CODES = tuple(f"T{n}" for n in range(1, 22))
@@ -30,15 +30,22 @@ def viewpoint(view: TableView) -> int:
     return view.you if view.you is not None else 0
 
 
-def positions(bottom: int) -> dict[int, str]:
-    """Screen place of each seat. Play goes counter-clockwise: the seat after
-    yours (``you + 1``) is on your right, then across, then on your left."""
-    return {
-        bottom: "bottom",
-        (bottom + 1) % 4: "right",
-        (bottom + 2) % 4: "top",
-        (bottom + 3) % 4: "left",
-    }
+PLACES = ("bottom", "right", "top", "left")
+"""The screen places of the seats, from yours in the order of play."""
+
+
+def positions(bottom: int, players: int = FOUR_PLAYERS) -> dict[int, str]:
+    """Screen place of each seat of a table of ``players`` (``seat_count``).
+    Play goes counter-clockwise: the seat after yours (``you + 1``) is on
+    your right, then across, then on your left."""
+    return {(bottom + i) % players: place for i, place in enumerate(PLACES[:players])}
+
+
+def seat_count(view: TableView) -> int:
+    """The table's seats: those the view lists, else those its deal was dealt to."""
+    if view.seats:
+        return len(view.seats)
+    return view.deal.players if view.deal is not None else FOUR_PLAYERS
 
 
 def seat_name(view: TableView, seat: int | None, *, own: bool = False) -> str:
@@ -76,9 +83,9 @@ def bid_of(deal: DealView | None, seat: int) -> str | None:
 # -- cards seen --------------------------------------------------------------------
 
 
-def trick_seats(trick: TrickView) -> list[tuple[int, str]]:
-    """(seat, card) of a trick, in the order played."""
-    return [((trick.leader + i) % 4, card) for i, card in enumerate(trick.cards)]
+def trick_seats(trick: TrickView, players: int = FOUR_PLAYERS) -> list[tuple[int, str]]:
+    """(seat, card) of a trick, in the order played (``players``: the deal's)."""
+    return [((trick.leader + i) % players, card) for i, card in enumerate(trick.cards)]
 
 
 def played_cards(deal: DealView | None) -> set[str]:
@@ -148,17 +155,18 @@ def bouts_won(deal: DealView) -> dict[str, list[str]]:
     if deal.taker is None:
         return won
     taker = deal.taker
+    last = deal.hand_size - 1  # one trick per card of a hand
     for i, trick in enumerate(deal.tricks):
         if trick.winner is None:
             continue
-        for seat, card in trick_seats(trick):
+        for seat, card in trick_seats(trick, deal.players):
             if card in ("T1", "T21"):
                 won[_camp(trick.winner, taker)].append(card)
             elif card == "EX":
                 camp = _camp(seat, taker)
-                if i == 17:
+                if i == last:
                     earlier = {
-                        _camp(t.winner, taker) for t in deal.tricks[:17] if t.winner is not None
+                        _camp(t.winner, taker) for t in deal.tricks[:last] if t.winner is not None
                     }
                     led = trick.cards and trick.cards[0] == "EX"
                     if not (led and earlier == {camp}):
@@ -275,7 +283,9 @@ def prompt(view: TableView, *, again: bool = True) -> str:
             return wording.about("ecart_wait", seat_name(view, turn), False)
         case "chelem":
             if mine:
-                return _("Declare a chelem (all 18 tricks)? +400 if made, −200 if not.")
+                return _("Declare a chelem (all {n} tricks)? +400 if made, −200 if not.").format(
+                    n=deal.hand_size
+                )
             return wording.about("chelem_wait", seat_name(view, turn), False)
         case "play":
             if mine:
@@ -325,11 +335,12 @@ def ecart_problem(picked: list[str], legal: Legal) -> str | None:
         if need_trumps == 0:
             return _("trumps may go to the écart only when you lack other cards")
         return _exact_trumps(need_trumps)
-    if len(picked) < 6:
-        more = 6 - len(picked)
+    size = legal.ecart_size
+    if len(picked) < size:
+        more = size - len(picked)
         return ngettext("choose {n} more card", "choose {n} more cards", more).format(n=more)
-    if len(picked) > 6:
-        return _("choose exactly 6 cards")
+    if len(picked) > size:
+        return ngettext("choose exactly {n} card", "choose exactly {n} cards", size).format(n=size)
     if len(trumps) < need_trumps:
         return _exact_trumps(need_trumps)
     return None

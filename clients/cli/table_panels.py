@@ -93,10 +93,11 @@ def seats_panel(view: TableView, width: int = 24) -> Text:
     deal = view.deal
     out = Text(no_wrap=True, overflow="crop")
     bottom = facts.viewpoint(view)
-    where = facts.positions(bottom)
+    players = facts.seat_count(view)
+    where = facts.positions(bottom, players)
     arrows = {"bottom": "↓", "right": "→", "top": "↑", "left": "←"}
     playing = view.status in ("playing", "between_deals") and deal is not None
-    for n, seat in enumerate(sorted(range(4), key=lambda s: (s - bottom) % 4)):
+    for n, seat in enumerate(sorted(range(players), key=lambda s: (s - bottom) % players)):
         if seat >= len(view.seats):
             continue
         if n:
@@ -188,9 +189,10 @@ def _center(t: Text, width: int) -> Text:
 def compass(view: TableView, trick: TrickView | None, width: int, *, show_bids: bool) -> list[Text]:
     """The four seats around the table with what each played (or bid)."""
     deal = view.deal
-    where = facts.positions(facts.viewpoint(view))
+    players = facts.seat_count(view)
+    where = facts.positions(facts.viewpoint(view), players)
     by_place: dict[str, int] = {place: seat for seat, place in where.items()}
-    played = dict(facts.trick_seats(trick)) if trick is not None else {}
+    played = dict(facts.trick_seats(trick, players)) if trick is not None else {}
     winner = trick.winner if trick is not None else None
     leader = trick.leader if trick is not None and trick.cards else None
 
@@ -380,7 +382,7 @@ def reading_lines(view: TableView) -> list[Text]:
 
 def ranking_lines(view: TableView) -> list[Text]:
     lines = [Text(_("Game over"), style="bold"), Text("")]
-    order = view.ranking or sorted(range(4), key=lambda s: -view.scores[s])
+    order = view.ranking or sorted(range(len(view.scores)), key=lambda s: -view.scores[s])
     for place, seat in enumerate(order, 1):
         name = _crop_cells(facts.seat_name(view, seat), 12)
         style = "bold" if seat == view.you else ""

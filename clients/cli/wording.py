@@ -22,7 +22,10 @@ from clients.cli.i18n import N_, _, deep, ngettext, pgettext
 from clients.cli.table_names import table_name
 
 MULTIPLIERS = {"prise": 1, "garde": 2, "garde_sans": 4, "garde_contre": 6}
-POIGNEE_BONUS = {10: 20, 13: 30, 15: 40}
+POIGNEE_KINDS = ("simple", "double", "triple")
+"""The poignées from the smallest: ``legal.poignee_sizes`` lists the sizes a
+hand may show from the smallest, so the i-th is of the i-th kind."""
+POIGNEE_BONUS = {"simple": 20, "double": 30, "triple": 40}
 TARGETS = (56, 51, 41, 36)
 """Points the taker needs with 0, 1, 2 or 3 bouts."""
 
@@ -66,7 +69,11 @@ _MARKED["CHELEMS"] = {
     "defense": N_("the defense took every trick"),
 }
 
-_MARKED["POIGNEE_NAMES"] = {10: N_("simple"), 13: N_("double"), 15: N_("triple")}
+_MARKED["POIGNEE_NAMES"] = {
+    "simple": N_("simple"),
+    "double": N_("double"),
+    "triple": N_("triple"),
+}
 
 
 _MARKED["BOT_LEVELS"] = {

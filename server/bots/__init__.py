@@ -53,7 +53,7 @@ class RandomBot:
             trumps = [c for c in legal.ecart if c.startswith("T")]
             if legal.ecart_trumps:
                 return Ecart(cards=suits + self.rng.sample(trumps, legal.ecart_trumps))
-            return Ecart(cards=self.rng.sample(suits, 6))
+            return Ecart(cards=self.rng.sample(suits, legal.ecart_size))
         if legal.chelem:
             return Chelem(declare=False)
         if legal.cards:

@@ -39,9 +39,8 @@ class EasyBot:
         if legal.bids:
             return Bid(bid=_bid(k.hand, legal.bids))
         if legal.ecart:
-            return Ecart(
-                cards=[CODES[c] for c in _ecart(mask_of_codes(legal.ecart), legal.ecart_trumps)]
-            )
+            ecart = _ecart(mask_of_codes(legal.ecart), legal.ecart_trumps, legal.ecart_size)
+            return Ecart(cards=[CODES[c] for c in ecart])
         if legal.chelem:
             return Chelem(declare=False)
         if legal.poignee_sizes:
@@ -61,12 +60,12 @@ def _bid(hand: int, legal: list[str]) -> str:
     return want if want in legal else "pass"
 
 
-def _ecart(candidates: int, trumps_needed: int) -> list[int]:
+def _ecart(candidates: int, trumps_needed: int, size: int) -> list[int]:
     if trumps_needed:
         suits = candidates & ~TRUMP_MASK
         return [*iter_cards(suits), *iter_cards(candidates & TRUMP_MASK)[:trumps_needed]]
     # The richest cards first: points in the écart are points won.
-    return sorted(iter_cards(candidates), key=lambda c: -HALF_POINTS[c])[:6]
+    return sorted(iter_cards(candidates), key=lambda c: -HALF_POINTS[c])[:size]
 
 
 def _card(k: Knowledge, legal: int) -> int:

@@ -12,7 +12,15 @@ from __future__ import annotations
 
 from typing import Final
 
-from protocol.cards import EXCUSE_BIT, FIRST_TRUMP, MONDE, PETIT, SUIT_MASKS, TRUMP_MASK
+from protocol.cards import (
+    EXCUSE_BIT,
+    FIRST_TRUMP,
+    MONDE,
+    PETIT,
+    PLAIN_SUITS,
+    SUIT_MASKS,
+    TRUMP_MASK,
+)
 from server.game.contracts import GARDE, GARDE_CONTRE, GARDE_SANS, PASS, PRISE
 
 MAJOR_TRUMPS: Final = TRUMP_MASK & ~((1 << (FIRST_TRUMP + 15)) - 1)
@@ -27,7 +35,7 @@ def _rank_bit(suit: int, rank: int) -> int:
 
 
 def hand_strength(hand: int) -> float:
-    """The bidding count of an 18-card hand (a mask)."""
+    """The bidding count of a hand (a mask), as a four-player hand is counted."""
     trumps = (hand & TRUMP_MASK).bit_count()
     count = 2.0 * trumps + (hand & MAJOR_TRUMPS).bit_count()
     if hand >> MONDE & 1:
@@ -37,7 +45,7 @@ def hand_strength(hand: int) -> float:
     if hand >> PETIT & 1:
         # The Petit is worth as much as the trumps that can protect it.
         count += (0, 0, 0, 1, 3, 5, 7)[trumps] if trumps < 7 else 9
-    for suit in range(4):
+    for suit in PLAIN_SUITS:
         cards = hand & SUIT_MASKS[suit]
         length = cards.bit_count()
         king = bool(cards & _rank_bit(suit, 13))

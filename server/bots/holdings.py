@@ -11,7 +11,7 @@ good enough for ``normal``'s rules of thumb.
 from __future__ import annotations
 
 from protocol.cards import FIRST_TRUMP, SUIT_MASKS, TRUMP, TRUMP_MASK
-from server.bots.knowledge import PILE, Knowledge
+from server.bots.knowledge import Knowledge
 from server.bots.tactics import above
 
 
@@ -19,12 +19,13 @@ class Holdings:
     """Per other seat: the cards it surely holds, those it may hold, how many it holds."""
 
     def __init__(self, k: Knowledge) -> None:
-        self.sure = [0, 0, 0, 0]
-        self.maybe = [0, 0, 0, 0]
-        self.unknown_count = [0, 0, 0, 0]
+        seats = k.variant.seats
+        self.sure = k.variant.each(0)
+        self.maybe = k.variant.each(0)
+        self.unknown_count = k.variant.each(0)
         known = k.known_places()
         for card, place in known.items():
-            if place != PILE:
+            if place != k.pile:
                 self.sure[place] |= 1 << card
         free = k.unseen()
         for card in known:
@@ -34,11 +35,11 @@ class Holdings:
             low = m & -m
             card = low.bit_length() - 1
             places = k.allowed_places(card)
-            for seat in range(4):
+            for seat in seats:
                 if places >> seat & 1:
                     self.maybe[seat] |= low
             m ^= low
-        for seat in range(4):
+        for seat in seats:
             if seat != k.me:
                 self.unknown_count[seat] = k.held_count(seat) - self.sure[seat].bit_count()
 

@@ -33,13 +33,9 @@ from protocol.cards import (
 )
 from protocol.views import TableView
 from server.game.contracts import BID_OF, PASS, takes_chien
-
-PILE = 4
-"""The fifth place a card may hide in: the écart or an unseen chien."""
+from server.game.variant import FOUR, Variant, variant_for
 
 NO_CEILING = EXCUSE - 1  # T21: no limit on the trumps a seat may hold
-ECART_SIZE = 6
-HAND_SIZE = 18
 
 
 def mask_of_codes(codes: list[str]) -> int:
@@ -53,14 +49,16 @@ def mask_of_codes(codes: list[str]) -> int:
 class Knowledge:
     """The public facts of a deal plus one seat's private ones (its hand, its écart).
 
-    Masks are card bitmasks (``protocol.cards``). Seats are 0..3; ``PILE``
-    (4) stands for the hidden pile in ``place`` indexed lists.
+    Masks are card bitmasks (``protocol.cards``). Seats are those of the
+    ``variant``; ``pile`` (the place after the last seat) stands for the
+    hidden pile in ``place`` indexed lists.
     """
 
     me: int
     dealer: int
     phase: str
     hand: int
+    variant: Variant = FOUR
     taker: int = -1
     contract: int = PASS
     bids: list[tuple[int, int]] = field(default_factory=list)
@@ -75,15 +73,25 @@ class Knowledge:
     plays: list[tuple[int, int]] = field(default_factory=list)
     """Every card played so far, ``(seat, card)`` in order (current trick included)."""
     played: int = 0
-    played_by: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    played_by: list[int] = field(init=False)
     tricks_done: int = 0
     taker_tricks: int = 0
     trick: list[int] = field(default_factory=list)
     trick_leader: int = -1
-    void: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    void: list[int] = field(init=False)
     """Per seat, the suits it holds none of: bit ``s`` for suit ``s``, bit 4 for trumps."""
-    trump_ceiling: list[int] = field(default_factory=lambda: [NO_CEILING] * 4)
+    trump_ceiling: list[int] = field(init=False)
     """Per seat, the highest trump it may still hold."""
+
+    def __post_init__(self) -> None:
+        self.played_by = self.variant.each(0)
+        self.void = self.variant.each(0)
+        self.trump_ceiling = self.variant.each(NO_CEILING)
+
+    @property
+    def pile(self) -> int:
+        """The place of the hidden pile: the écart or an unseen chien."""
+        return self.variant.players
 
     # -- building --------------------------------------------------------
 
@@ -93,7 +101,13 @@ class Knowledge:
         if view.you is None or view.deal is None:
             raise ValueError("a bot needs a seated view of a deal")
         d = view.deal
-        k = cls(me=view.you, dealer=d.dealer, phase=d.phase, hand=mask_of_codes(view.hand))
+        k = cls(
+            me=view.you,
+            dealer=d.dealer,
+            phase=d.phase,
+            hand=mask_of_codes(view.hand),
+            variant=variant_for(d.players),
+        )
         k.bids = [(b.seat, BID_OF[b.bid]) for b in d.bids]
         if d.taker is not None and d.contract is not None:
             k.taker = d.taker
@@ -118,8 +132,9 @@ class Knowledge:
         """Record a trick's cards and what each card says about its player's hand."""
         led = -1
         top = -1  # the winning card so far
+        players = self.variant.players
         for i, card in enumerate(cards):
-            seat = (leader + i) % 4
+            seat = (leader + i) % players
             self.plays.append((seat, card))
             self.played |= 1 << card
             self.played_by[seat] |= 1 << card
@@ -150,16 +165,17 @@ class Knowledge:
         return self.taker >= 0 and takes_chien(self.contract)
 
     def held_count(self, seat: int) -> int:
-        """How many cards ``seat`` holds now (the taker is back to 18 after the écart)."""
+        """How many cards ``seat`` holds now (the taker is back to a hand after the écart)."""
+        size = self.variant.hand_size
         if seat == self.taker and self.phase == "ecart":
-            return HAND_SIZE + ECART_SIZE
-        return HAND_SIZE - self.played_by[seat].bit_count()
+            return size + self.variant.ecart_size
+        return size - self.played_by[seat].bit_count()
 
     def pile_size(self) -> int:
         """Cards in the hidden pile: the chien (unseen) or another taker's écart."""
         if self.chien_taken and (self.me == self.taker or self.phase == "ecart"):
             return 0
-        return ECART_SIZE
+        return self.variant.ecart_size
 
     def known_places(self) -> dict[int, int]:
         """Cards whose place is known though unseen: ``{card: place}``."""
@@ -173,7 +189,7 @@ class Knowledge:
         m = self.ecart_trumps
         while m:
             low = m & -m
-            places[low.bit_length() - 1] = PILE
+            places[low.bit_length() - 1] = self.pile
             m ^= low
         return places
 
@@ -182,11 +198,11 @@ class Knowledge:
         return FULL_DECK & ~(self.hand | self.played | self.my_ecart)
 
     def allowed_places(self, card: int) -> int:
-        """Bitmask of the places (seats 0..3, ``PILE``) that may hold an unseen card."""
+        """Bitmask of the places (the seats, ``pile``) that may hold an unseen card."""
         suit = SUIT_OF[card]
         places = 0
         chien_card = self.chien >> card & 1 and self.me != self.taker
-        for seat in range(4):
+        for seat in self.variant.seats:
             if seat == self.me or self.void[seat] >> suit & 1:
                 continue
             if suit == TRUMP and (card > self.trump_ceiling[seat] or self._trumps_pinned(seat)):
@@ -195,7 +211,7 @@ class Knowledge:
                 continue  # a shown chien card went to the taker (or the écart)
             places |= 1 << seat
         if self.pile_size() and self._pile_may_hold(card):
-            places |= 1 << PILE
+            places |= 1 << self.pile
         return places
 
     def _trumps_pinned(self, seat: int) -> bool:
@@ -215,7 +231,7 @@ class Knowledge:
 
     def capacities(self) -> list[int]:
         """How many unseen cards each place holds (0 for this seat)."""
-        caps = [0 if s == self.me else self.held_count(s) for s in range(4)]
+        caps = [0 if s == self.me else self.held_count(s) for s in self.variant.seats]
         caps.append(self.pile_size())
         return caps
 

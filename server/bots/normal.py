@@ -36,6 +36,7 @@ from protocol.cards import (
     KINGS_MASK,
     MONDE,
     PETIT,
+    PLAIN_SUITS,
     SUIT_CARDS_MASK,
     SUIT_MASKS,
     SUIT_OF,
@@ -78,7 +79,9 @@ class NormalBot:
         if legal.bids:
             return Bid(bid=BID_NAMES[choose_bid(k, [BID_OF[b] for b in legal.bids])])
         if legal.ecart:
-            cards = choose_ecart(k.hand, mask_of_codes(legal.ecart), legal.ecart_trumps)
+            cards = choose_ecart(
+                k.hand, mask_of_codes(legal.ecart), legal.ecart_trumps, legal.ecart_size
+            )
             return Ecart(cards=[CODES[c] for c in cards])
         if legal.chelem:
             return Chelem(declare=should_declare_chelem(k))
@@ -103,18 +106,19 @@ def choose_bid(k: Knowledge, legal: list[int]) -> int:
 # -- écart ------------------------------------------------------------------
 
 
-def choose_ecart(hand: int, candidates: int, trumps_needed: int) -> list[int]:
-    """Six cards to discard from the taker's 24 (see the module docstring)."""
+def choose_ecart(hand: int, candidates: int, trumps_needed: int, size: int) -> list[int]:
+    """The ``size`` cards to discard from the taker's hand and the chien
+    (see the module docstring)."""
     if trumps_needed:
         # Forced: every candidate suit card goes, and the lowest trumps.
         lowest_trumps = iter_cards(candidates & TRUMP_MASK)[:trumps_needed]
         return [*iter_cards(candidates & SUIT_CARDS_MASK), *lowest_trumps]
     chosen = 0
-    room = 6
+    room = size
     # Voids first: a suit without a King, shortest first, so the taker can
     # trump it; a long one is not worth the whole écart.
     kingless = sorted(
-        (s for s in range(4) if not hand & KINGS_MASK & SUIT_MASKS[s] and hand & SUIT_MASKS[s]),
+        (s for s in PLAIN_SUITS if not hand & KINGS_MASK & SUIT_MASKS[s] and hand & SUIT_MASKS[s]),
         key=lambda s: ((hand & SUIT_MASKS[s]).bit_count(), -_suit_half(hand, s)),
     )
     for s in kingless:
@@ -170,7 +174,7 @@ def should_declare_chelem(k: Knowledge) -> bool:
         top_run += 1
     if top_run < out.bit_count():
         return False
-    for s in range(4):
+    for s in PLAIN_SUITS:
         cards = hand & SUIT_MASKS[s]
         n = cards.bit_count()
         expected = sum(1 << (s * 14 + KING_RANK - i) for i in range(n))
@@ -201,7 +205,7 @@ def trick_state(k: Knowledge) -> tuple[int, int, int]:
     for i, card in enumerate(k.trick):
         if card == EXCUSE:
             continue
-        seat = (k.trick_leader + i) % 4
+        seat = k.variant.after(k.trick_leader, i)
         suit = SUIT_OF[card]
         if led < 0:
             led, top, winner = suit, card, seat
@@ -235,12 +239,12 @@ def _chelem_on(k: Knowledge) -> bool:
 
 
 def _opponents(k: Knowledge) -> list[int]:
-    return [s for s in range(4) if not k.partners(s)]
+    return [s for s in k.variant.seats if not k.partners(s)]
 
 
 def _after_me(k: Knowledge) -> list[int]:
     n = len(k.trick)
-    return [(k.me + i) % 4 for i in range(1, 4 - n)]
+    return [k.variant.after(k.me, i) for i in range(1, k.variant.players - n)]
 
 
 def _follow(
@@ -294,7 +298,7 @@ def _lead(k: Knowledge, legal: int, odds: Holdings) -> int:
             return card
     # Cash a King (or any top card) the opponents will follow under.
     best, best_risk = -1, 0.3
-    for suit in range(4):
+    for suit in PLAIN_SUITS:
         cards = hand & SUIT_MASKS[suit]
         if not cards:
             continue
@@ -318,7 +322,7 @@ def _lead(k: Knowledge, legal: int, odds: Holdings) -> int:
         # The taker shortens its shortest suit (to trump it later); keep honours.
         pick = min if k.me == k.taker else max
         suit = pick(
-            (s for s in range(4) if suits & SUIT_MASKS[s]),
+            (s for s in PLAIN_SUITS if suits & SUIT_MASKS[s]),
             key=lambda s: (suits & SUIT_MASKS[s]).bit_count(),
         )
         return cheapest(suits & SUIT_MASKS[suit])
@@ -349,7 +353,7 @@ def _defence_lead(k: Knowledge, hand: int, odds: Holdings) -> int:
     """Defence: make the taker trump a suit it is out of (its trumps are
     what makes the contract), with the cheapest card of that suit."""
     taker = k.taker
-    for suit in range(4):
+    for suit in PLAIN_SUITS:
         cards = hand & SUIT_MASKS[suit]
         if cards and odds.p_any(taker, SUIT_MASKS[suit]) == 0.0:
             card = cheapest(cards)

@@ -20,7 +20,15 @@ decision:
 
 from __future__ import annotations
 
-from protocol.cards import EXCUSE, EXCUSE_BIT, HALF_POINTS, PETIT, SUIT_MASKS, TRUMP_MASK
+from protocol.cards import (
+    EXCUSE,
+    EXCUSE_BIT,
+    HALF_POINTS,
+    PETIT,
+    PLAIN_SUITS,
+    SUIT_MASKS,
+    TRUMP_MASK,
+)
 from server.bots.tactics import (
     KNIGHT_HALF,
     above,
@@ -59,7 +67,8 @@ def greedy_card(deal: Deal) -> int:
     if led < 0:
         return _lead(deal, seat, legal)
     trick_len = len(deal.trick)
-    after = [(seat + i) % 4 for i in range(1, 4 - trick_len)]
+    players = deal.players
+    after = [(seat + i) % players for i in range(1, players - trick_len)]
     opponents_after = [s for s in after if (s == taker) != is_taker]
     win_card = deal.win_card
     win_seat = deal.win_seat
@@ -87,7 +96,7 @@ def _lead(deal: Deal, seat: int, legal: int) -> int:
     hands = deal.hands
     taker = deal.taker
     is_taker = seat == taker
-    opponents = [s for s in range(4) if s != seat and (s == taker) != is_taker]
+    opponents = [s for s in range(deal.players) if s != seat and (s == taker) != is_taker]
     hand = legal & ~EXCUSE_BIT
     if not hand:
         return EXCUSE
@@ -106,7 +115,7 @@ def _lead(deal: Deal, seat: int, legal: int) -> int:
             return top  # draw their trumps with a master
     best = -1
     best_half = -1
-    for suit in range(4):
+    for suit in PLAIN_SUITS:
         cards = hand & SUIT_MASKS[suit]
         if not cards:
             continue
@@ -121,12 +130,12 @@ def _lead(deal: Deal, seat: int, legal: int) -> int:
     if not is_taker and suits:
         # Lead low to a partner's master in a suit the taker must follow.
         taker_hand = hands[taker]
-        for suit in range(4):
+        for suit in PLAIN_SUITS:
             cards = suits & SUIT_MASKS[suit]
             theirs = taker_hand & SUIT_MASKS[suit]
             if not cards or not theirs:
                 continue
-            for p in range(4):
+            for p in range(deal.players):
                 if p not in (seat, taker) and hands[p] & SUIT_MASKS[suit] & above(highest(theirs)):
                     return lowest(cards)
     if suits:
@@ -134,7 +143,7 @@ def _lead(deal: Deal, seat: int, legal: int) -> int:
         # defence plays its longest.
         pick = min if is_taker else max
         suit = pick(
-            (s for s in range(4) if suits & SUIT_MASKS[s]),
+            (s for s in PLAIN_SUITS if suits & SUIT_MASKS[s]),
             key=lambda s: (suits & SUIT_MASKS[s]).bit_count(),
         )
         return lowest(suits & SUIT_MASKS[suit])

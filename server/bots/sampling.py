@@ -17,15 +17,15 @@ import random
 from collections import deque
 
 from protocol.cards import cards_of
-from server.bots.knowledge import PILE, Knowledge
+from server.bots.knowledge import Knowledge
 from server.game import Action, Deal, RuleError
 
 World = tuple[list[int], int]
-"""``(hands, pile)``: the four seats' current hands and the hidden pile, as masks."""
+"""``(hands, pile)``: the seats' current hands and the hidden pile, as masks."""
 
 
 def _places(mask: int) -> list[int]:
-    return [p for p in range(5) if mask >> p & 1]
+    return [p for p in range(mask.bit_length()) if mask >> p & 1]
 
 
 class Sampler:
@@ -33,8 +33,9 @@ class Sampler:
     ``sample`` is one random deal of the unseen cards."""
 
     def __init__(self, k: Knowledge) -> None:
+        self.pile = k.pile
         self.caps = k.capacities()
-        self.fixed = [0, 0, 0, 0, 0]
+        self.fixed = [0] * len(self.caps)  # an empty mask per place
         self.fixed[k.me] = k.hand
         known = 0
         for card, place in k.known_places().items():
@@ -62,7 +63,7 @@ class Sampler:
         rng.shuffle(free)
         options = self.options
         free.sort(key=lambda c: len(options[c]))  # most constrained first
-        members: list[list[int]] = [[], [], [], [], []]
+        members: list[list[int]] = [[] for _ in caps]
         random_ = rng.random
         for card in free:
             total = 0
@@ -90,7 +91,7 @@ class Sampler:
             for c in cards:
                 m |= 1 << c
             hands[place] = m
-        return hands[:4], hands[PILE]
+        return hands[: self.pile], hands[self.pile]
 
 
 def sample_world(k: Knowledge, rng: random.Random) -> World | None:
@@ -131,10 +132,10 @@ def _make_room(
 def dealt_hands(k: Knowledge, world: World) -> tuple[list[int], int, int]:
     """The hands as dealt, the chien and the écart (masks) that lead to ``world``."""
     hands, pile = world
-    dealt = [hands[s] | k.played_by[s] for s in range(4)]
+    dealt = [hands[s] | k.played_by[s] for s in k.variant.seats]
     if k.chien_taken and k.phase != "ecart":
         ecart = k.my_ecart if k.me == k.taker else pile
-        # The taker's 18 after the écart plus the écart, minus the chien taken.
+        # The taker's hand after the écart plus the écart, minus the chien taken.
         dealt[k.taker] = (dealt[k.taker] | ecart) & ~k.chien
         return dealt, k.chien, ecart
     return dealt, pile, 0
@@ -167,9 +168,12 @@ def rebuild_deal(k: Knowledge, world: World) -> Deal | None:
     """The engine ``Deal`` of ``world`` at the view's moment, or ``None`` when
     the world breaks a rule (the engine is the judge of consistency)."""
     dealt, chien, ecart = dealt_hands(k, world)
-    if any(m.bit_count() != 18 for m in dealt) or chien.bit_count() != 6:
+    variant = k.variant
+    if any(m.bit_count() != variant.hand_size for m in dealt):
         return None
-    deal = Deal(k.dealer, [cards_of(m) for m in dealt], cards_of(chien))
+    if chien.bit_count() != variant.chien_size:
+        return None
+    deal = Deal(k.dealer, [cards_of(m) for m in dealt], cards_of(chien), variant)
     if deal.phase == "annulled" and k.phase != "annulled":
         return None  # a petit sec the real deal did not have
     try:

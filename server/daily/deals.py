@@ -20,6 +20,8 @@ import secrets
 
 import msgspec
 
+from server.game.variant import FOUR
+
 SECRET_BYTES = 32
 
 
@@ -56,7 +58,10 @@ def daily_spec(secret: str, day: dt.date, deals: int) -> DailySpec:
     mac = hmac.new(secret.encode(), f"atout-daily/{day.isoformat()}".encode(), hashlib.sha256)
     digest = mac.hexdigest()
     return DailySpec(
-        day=day.isoformat(), seed=digest[:32], seat=int(digest[32:40], 16) % 4, deals=deals
+        day=day.isoformat(),
+        seed=digest[:32],
+        seat=int(digest[32:40], 16) % FOUR.players,
+        deals=deals,
     )
 
 

@@ -4,22 +4,25 @@ A ``Deal`` goes through the phases below; each phase admits exactly the
 commands listed in ``COMMANDS`` (a table, not an ``if`` chain), and a command
 that breaks a rule raises ``RuleError`` and changes nothing.
 
-    bidding --(4 bids, someone took)--> ecart   (prise, garde: chien shown)
-            --(garde sans / contre)---> chelem
-            --(4 passes)--------------> annulled
-    ecart   --(taker discards 6)------> chelem
-    chelem  --(taker declares or not)-> play
-    play    --(18th trick)------------> done
+    bidding --(every seat bid, one took)--> ecart   (prise, garde: chien shown)
+            --(garde sans / contre)-------> chelem
+            --(every seat passed)---------> annulled
+    ecart   --(taker discards the écart)--> chelem
+    chelem  --(taker declares or not)-----> play
+    play    --(the last trick)------------> done
 
 A petit sec annuls the deal as soon as it is dealt (phase ``annulled``).
+How many seats, cards, tricks and poignée sizes there are is the deal's
+``variant`` (``server.game.variant``; four players unless told otherwise).
 
 Words used throughout:
 
-* taker: the highest bidder; the three others defend together.
-* chien: the 6 cards set aside; écart: the 6 cards the taker discards after
-  taking the chien (prise, garde).
+* taker: the highest bidder; the others defend together.
+* chien: the cards set aside (6 at four players); écart: as many cards, that
+  the taker discards after taking the chien (prise, garde) — ``ecart.py``.
 * bout: T1 (the Petit), T21 and the Excuse; they lower the taker's target.
-* poignée: 10, 13 or 15 trumps shown before one's first card, for a bonus.
+* poignée: trumps shown before one's first card, for a bonus (10, 13 or 15
+  at four players) — ``poignee.py``.
 * chelem: one camp takes every trick; the taker may declare it beforehand.
 * petit au bout: the Petit played in the last trick, a bonus for the camp that
   wins that trick.
@@ -37,16 +40,13 @@ from collections.abc import Callable, Iterable
 from typing import Any, Final, Literal
 
 from protocol.cards import (
-    BOUTS_MASK,
     CODES,
     EXCUSE,
     EXCUSE_BIT,
     FIRST_TRUMP,
     HALF_POINTS,
-    KINGS_MASK,
     MONDE,
     PETIT,
-    SUIT_CARDS_MASK,
     SUIT_MASKS,
     SUIT_NAMES,
     SUIT_OF,
@@ -54,6 +54,9 @@ from protocol.cards import (
     TRUMP_MASK,
     cards_of,
 )
+from server.game import ecart as ecart_rules
+from server.game import outcome
+from server.game import poignee as poignee_rules
 from server.game.contracts import (
     BID_NAMES,
     BID_OF,
@@ -65,18 +68,15 @@ from server.game.contracts import (
 from server.game.dealing import deal_cards, has_petit_sec
 from server.game.errors import RuleError
 from server.game.scoring import (
-    POIGNEE_SIZES,
     AnnulledDeal,
     Camp,
     ChelemOutcome,
     DealResult,
     score,
 )
+from server.game.variant import FOUR, Variant
 
 Phase = Literal["bidding", "ecart", "chelem", "play", "done", "annulled"]
-
-TRICKS: Final = 18
-LAST_TRICK: Final = TRICKS - 1
 
 Action = tuple[str, int, Any]
 """A logged command: ``(kind, seat, value)``; replaying a deal's log rebuilds it."""
@@ -90,14 +90,6 @@ COMMANDS: Final[dict[Phase, frozenset[str]]] = {
     "annulled": frozenset(),
 }
 """Which commands each phase admits; anything else is ``wrong_phase``."""
-
-ECART_SIZE: Final = 6
-NON_KING_SUIT_MASK: Final = SUIT_CARDS_MASK & ~KINGS_MASK
-DISCARDABLE_TRUMPS: Final = TRUMP_MASK & ~BOUTS_MASK
-
-
-def _names(mask: int) -> str:
-    return " ".join(CODES[c] for c in cards_of(mask))
 
 
 class Deal:
@@ -127,39 +119,49 @@ class Deal:
         "ecart_trumps",
         "excuse_camp",
         "hands",
+        "last_trick",
         "leader",
         "leaders",
         "led",
         "log",
         "phase",
+        "players",
         "poignees",
         "taker",
         "taker_tricks",
         "trick",
         "tricks",
         "turn",
+        "variant",
         "win_card",
         "win_seat",
         "winners",
     )
 
-    def __init__(self, dealer: int, hands: list[list[int]], chien: list[int]) -> None:
+    def __init__(
+        self, dealer: int, hands: list[list[int]], chien: list[int], variant: Variant = FOUR
+    ) -> None:
         """Start a deal from the cards as dealt (``hands[seat]``, ``chien``).
 
-        The caller guarantees 4×18 + 6 distinct cards (``replay`` checks a
-        record before building a deal). A petit sec annuls it at once.
+        The caller guarantees the whole pack, as ``variant`` deals it: a hand
+        per seat and the chien (``replay`` checks a record before building a
+        deal). A petit sec annuls it at once.
         """
+        self.variant = variant
+        # Copied out of the variant: read on every card played.
+        self.players = players = variant.players
+        self.last_trick = variant.tricks - 1
         self.dealer = dealer
         self.dealt = [list(h) for h in hands]
         self.chien = list(chien)
-        self.hands = [0, 0, 0, 0]
+        self.hands = variant.each(0)  # an empty hand (mask) per seat
         for seat, hand in enumerate(hands):
             m = 0
             for c in hand:
                 m |= 1 << c
             self.hands[seat] = m
         self.phase: Phase = "bidding"
-        self.turn: int | None = (dealer + 1) % 4
+        self.turn: int | None = (dealer + 1) % players
         self.bids: list[int] = []
         self.contract = PASS
         self.taker = -1
@@ -183,24 +185,29 @@ class Deal:
         self.annulled_seat: int | None = None
         self.log: list[Action] = []
         self._legal = -1
-        for i in range(4):
-            seat = (dealer + 1 + i) % 4
+        for i in range(players):
+            seat = (dealer + 1 + i) % players
             if has_petit_sec(self.hands[seat]):
                 self._annul("petit_sec", seat)
                 break
 
     @classmethod
-    def deal(cls, rng: random.Random, dealer: int) -> Deal:
+    def deal(cls, rng: random.Random, dealer: int, variant: Variant = FOUR) -> Deal:
         """Shuffle, deal and start a new deal."""
-        hands, chien = deal_cards(rng, dealer)
-        return cls(dealer, hands, chien)
+        hands, chien = deal_cards(rng, dealer, variant)
+        return cls(dealer, hands, chien, variant)
 
     @classmethod
     def from_log(
-        cls, dealer: int, hands: list[list[int]], chien: list[int], log: Iterable[Action]
+        cls,
+        dealer: int,
+        hands: list[list[int]],
+        chien: list[int],
+        log: Iterable[Action],
+        variant: Variant = FOUR,
     ) -> Deal:
         """Rebuild a deal from its cards and logged commands (persistence)."""
-        deal = cls(dealer, hands, chien)
+        deal = cls(dealer, hands, chien, variant)
         for action in log:
             deal.apply(action)
         return deal
@@ -282,15 +289,16 @@ class Deal:
             )
         self.bids.append(bid)
         self.log.append(("bid", seat, bid))
-        if len(self.bids) < 4:
-            self.turn = (seat + 1) % 4
+        players = self.players
+        if len(self.bids) < players:
+            self.turn = (seat + 1) % players
             return
         high = self.highest_bid()
         if high == PASS:
             self._annul("all_pass", None)
             return
-        first = (self.dealer + 1) % 4
-        self.taker = (first + self.bids.index(high)) % 4
+        first = (self.dealer + 1) % players
+        self.taker = (first + self.bids.index(high)) % players
         self.contract = high
         self.turn = self.taker
         if takes_chien(high):
@@ -304,51 +312,22 @@ class Deal:
     # -- chien and écart --------------------------------------------------
 
     def ecart_trumps_needed(self) -> int:
-        """How many trumps the écart must hold: only when the taker has fewer
-        than 6 suit cards other than Kings, exactly as many as are missing."""
+        """How many trumps the écart must hold (``ecart.trumps_needed``)."""
         if self.phase != "ecart":
             return 0
-        suit = (self.hands[self.taker] & NON_KING_SUIT_MASK).bit_count()
-        return max(0, ECART_SIZE - suit)
+        return ecart_rules.trumps_needed(self.hands[self.taker], self.variant.ecart_size)
 
     def ecart_candidates(self) -> int:
-        """The mask of cards the taker may discard: never a King or a bout,
-        trumps only when forced (then every non-King suit card must go too)."""
+        """The mask of cards the taker may discard (``ecart.candidates``)."""
         if self.phase != "ecart":
             return 0
-        hand = self.hands[self.taker]
-        mask = hand & NON_KING_SUIT_MASK
-        if mask.bit_count() < ECART_SIZE:
-            mask |= hand & DISCARDABLE_TRUMPS
-        return mask
+        return ecart_rules.candidates(self.hands[self.taker], self.variant.ecart_size)
 
     def ecart(self, seat: int, cards: list[int]) -> None:
-        """The taker discards 6 cards face down; forced trumps are shown to all."""
+        """The taker discards the écart face down; forced trumps are shown to all."""
         self._check_turn(seat, "ecart")
         hand = self.hands[seat]
-        mask = 0
-        for c in cards:
-            mask |= 1 << c
-        if len(cards) != ECART_SIZE or mask.bit_count() != ECART_SIZE:
-            raise RuleError("bad_ecart", "the écart is exactly 6 different cards", seat=seat)
-        if mask & ~hand:
-            raise RuleError(
-                "bad_ecart", f"not in the taker's hand: {_names(mask & ~hand)}", seat=seat
-            )
-        if forbidden := mask & (KINGS_MASK | BOUTS_MASK):
-            raise RuleError(
-                "bad_ecart",
-                f"Kings and bouts may never be discarded: {_names(forbidden)}",
-                seat=seat,
-            )
-        needed = self.ecart_trumps_needed()
-        trumps = (mask & TRUMP_MASK).bit_count()
-        if trumps != needed:
-            if needed == 0:
-                msg = "trumps may be discarded only when there are fewer than 6 other suit cards"
-            else:
-                msg = f"the écart must hold exactly {needed} trump(s) and every non-King suit card"
-            raise RuleError("bad_ecart", msg, seat=seat)
+        mask = ecart_rules.check(seat, hand, cards, self.variant.ecart_size)
         self.hands[seat] = hand & ~mask
         self.ecart_cards = list(cards)
         self.ecart_trumps = cards_of(mask & TRUMP_MASK)
@@ -368,7 +347,7 @@ class Deal:
 
     def _start_play(self) -> None:
         self.phase = "play"
-        first = self.taker if self.chelem_declared else (self.dealer + 1) % 4
+        first = self.taker if self.chelem_declared else (self.dealer + 1) % self.players
         self.turn = first
         self.leader = first
         # The écart counts for the taker; the chien counts for the taker in a
@@ -388,18 +367,16 @@ class Deal:
     # -- poignées ----------------------------------------------------------
 
     def poignee_sizes(self, seat: int) -> list[int]:
-        """The poignée sizes (10, 13, 15) ``seat`` may show now: just before
-        its first card, once, counting the Excuse only as a last trump."""
+        """The poignée sizes ``seat`` may show now: just before its first
+        card, once, counting the Excuse only as a last trump."""
         if self.phase != "play" or self.tricks or seat != self.turn:
             return []
         if any(s == seat for s, _ in self.poignees):
             return []
-        hand = self.hands[seat]
-        n = (hand & TRUMP_MASK).bit_count() + (1 if hand & EXCUSE_BIT else 0)
-        return [size for size in POIGNEE_SIZES if size <= n]
+        return poignee_rules.sizes_within(self.hands[seat], self.variant.poignees)
 
     def declare_poignee(self, seat: int, cards: list[int]) -> None:
-        """Show exactly 10, 13 or 15 trumps before playing one's first card.
+        """Show one of the variant's poignées before playing one's first card.
 
         The Excuse may stand in for a trump only when every trump of the hand
         is shown with it.
@@ -409,31 +386,7 @@ class Deal:
             raise RuleError("bad_poignee", "a poignée is shown before one's first card", seat=seat)
         if any(s == seat for s, _ in self.poignees):
             raise RuleError("bad_poignee", "one poignée per player", seat=seat)
-        mask = 0
-        for c in cards:
-            mask |= 1 << c
-        hand = self.hands[seat]
-        if mask.bit_count() != len(cards) or len(cards) not in POIGNEE_SIZES:
-            raise RuleError(
-                "bad_poignee",
-                "a poignée is exactly 10, 13 or 15 different trumps",
-                seat=seat,
-            )
-        if mask & ~hand:
-            raise RuleError("bad_poignee", f"not in your hand: {_names(mask & ~hand)}", seat=seat)
-        if mask & ~(TRUMP_MASK | EXCUSE_BIT):
-            raise RuleError(
-                "bad_poignee",
-                f"a poignée shows trumps only: {_names(mask & ~(TRUMP_MASK | EXCUSE_BIT))}",
-                seat=seat,
-            )
-        if mask & EXCUSE_BIT and hand & TRUMP_MASK & ~mask:
-            raise RuleError(
-                "bad_poignee",
-                "the Excuse may stand in for a trump only when every trump is shown",
-                seat=seat,
-                card="EX",
-            )
+        mask = poignee_rules.check(seat, self.hands[seat], cards, self.variant.poignees)
         self.poignees.append((seat, cards_of(mask)))
         self.log.append(("poignee", seat, list(cards)))
 
@@ -521,8 +474,9 @@ class Deal:
             elif card > self.win_card and (suit == self.led or suit == TRUMP):
                 self.win_card = card
                 self.win_seat = seat
-        if len(trick) < 4:
-            self.turn = (seat + 1) % 4
+        players = self.players
+        if len(trick) < players:
+            self.turn = (seat + 1) % players
             return None
         return self._end_trick()
 
@@ -532,12 +486,13 @@ class Deal:
         taker = self.taker
         winner = self.win_seat
         leader = self.leader
+        last = self.last_trick
         excuse_led_wins = False
-        if number == LAST_TRICK and trick[0] == EXCUSE:
+        if number == last and trick[0] == EXCUSE:
             # Chelem exception: the Excuse led to the last trick by a camp
-            # that won all 17 previous tricks wins it.
+            # that won every previous trick wins it.
             leader_is_taker = leader == taker
-            if self.taker_tricks == (LAST_TRICK if leader_is_taker else 0):
+            if self.taker_tricks == (last if leader_is_taker else 0):
                 winner = leader
                 excuse_led_wins = True
         win_camp = 0 if winner == taker else 1
@@ -547,8 +502,8 @@ class Deal:
         has_excuse = EXCUSE in trick
         if has_excuse and not excuse_led_wins:
             half -= 9
-            owner = 0 if (leader + trick.index(EXCUSE)) % 4 == taker else 1
-            if number < LAST_TRICK:
+            owner = 0 if (leader + trick.index(EXCUSE)) % self.players == taker else 1
+            if number < last:
                 # The Excuse stays with its owner's camp, which gives a
                 # half-point card to the trick's winners in exchange.
                 if owner == win_camp:
@@ -577,7 +532,7 @@ class Deal:
         self.led = -1
         self.win_card = -1
         self.win_seat = -1
-        if number == LAST_TRICK:
+        if number == last:
             self.phase = "done"
             self.turn = None
         else:
@@ -592,37 +547,19 @@ class Deal:
         return 0 if seat == self.taker else 1
 
     def taker_bouts(self) -> int:
-        n = sum(1 for camp in self.bout_camps.values() if camp == 0)
-        return n + (1 if self.excuse_camp == 0 else 0)
+        return outcome.taker_bouts(self)
 
     def petit_au_bout(self) -> Camp | None:
-        """The camp that won the Petit in the last trick (or in the 17th when
-        the last trick was won by an Excuse led under the chelem exception)."""
-        if self.phase != "done":
-            return None
-        last = self.tricks[LAST_TRICK]
-        n = LAST_TRICK
-        excuse_won = last[0] == EXCUSE and self.winners[LAST_TRICK] == self.leaders[LAST_TRICK]
-        if excuse_won and PETIT not in last:
-            n = LAST_TRICK - 1
-        if PETIT not in self.tricks[n]:
-            return None
-        return "taker" if self.winners[n] == self.taker else "defense"
+        return outcome.petit_au_bout(self)
 
     def chelem_outcome(self) -> ChelemOutcome | None:
-        if self.taker_tricks == TRICKS:
-            return "declared_made" if self.chelem_declared else "undeclared_made"
-        if self.chelem_declared:
-            return "declared_failed"
-        if self.taker_tricks == 0:
-            return "defense"
-        return None
+        return outcome.chelem_outcome(self)
 
     def result(self) -> DealResult | None:
         """The deal's score once it is over (``None`` while it is played)."""
         if self.phase == "annulled":
             assert self.annulled_reason is not None
-            return AnnulledDeal(self.annulled_reason, self.annulled_seat)
+            return AnnulledDeal(self.annulled_reason, self.annulled_seat, self.variant.no_scores())
         if self.phase != "done":
             return None
         return score(
@@ -633,57 +570,20 @@ class Deal:
             petit_au_bout=self.petit_au_bout(),
             poignees=[(seat, len(cards)) for seat, cards in self.poignees],
             chelem=self.chelem_outcome(),
+            variant=self.variant,
         )
 
     def record(self) -> dict[str, Any]:
-        """The deal record (docs/DEAL-RECORD.md) of the deal so far, as JSON-ready data."""
-        rec: dict[str, Any] = {
-            "dealer": self.dealer,
-            "hands": [[CODES[c] for c in hand] for hand in self.dealt],
-            "chien": [CODES[c] for c in self.chien],
-        }
-        if self.annulled_reason == "petit_sec":
-            return rec
-        rec["bids"] = [BID_NAMES[b] for b in self.bids]
-        if self.phase in ("bidding", "annulled"):
-            return rec
-        if self.ecart_cards:
-            rec["ecart"] = [CODES[c] for c in self.ecart_cards]
-        rec["chelem"] = self.chelem_declared
-        rec["poignees"] = [
-            {"seat": seat, "cards": [CODES[c] for c in cards]} for seat, cards in self.poignees
-        ]
-        tricks = [[CODES[c] for c in t] for t in self.tricks]
-        if self.trick:
-            tricks.append([CODES[c] for c in self.trick])
-        rec["tricks"] = tricks
-        return rec
+        """The deal record (docs/DEAL-RECORD.md) of the deal so far (``outcome.record``)."""
+        return outcome.record(self)
 
 
-def _apply_bid(deal: Deal, seat: int, value: Any) -> None:
-    deal.bid(seat, value)
-
-
-def _apply_ecart(deal: Deal, seat: int, value: Any) -> None:
-    deal.ecart(seat, list(value))
-
-
-def _apply_chelem(deal: Deal, seat: int, value: Any) -> None:
-    deal.declare_chelem(seat, value)
-
-
-def _apply_poignee(deal: Deal, seat: int, value: Any) -> None:
-    deal.declare_poignee(seat, list(value))
-
-
-def _apply_play(deal: Deal, seat: int, value: Any) -> None:
-    deal.play(seat, value)
-
-
-_DISPATCH: Final[dict[str, Callable[[Deal, int, Any], None]]] = {
-    "bid": _apply_bid,
-    "ecart": _apply_ecart,
-    "chelem": _apply_chelem,
-    "poignee": _apply_poignee,
-    "play": _apply_play,
+# The log's values go straight to the methods: a list read back from a store
+# as a tuple is as good, since the methods copy what they keep.
+_DISPATCH: Final[dict[str, Callable[[Deal, int, Any], object]]] = {
+    "bid": Deal.bid,
+    "ecart": Deal.ecart,
+    "chelem": Deal.declare_chelem,
+    "poignee": Deal.declare_poignee,
+    "play": Deal.play,
 }

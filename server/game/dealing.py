@@ -1,9 +1,9 @@
-"""Shuffling and dealing: 18 cards to each seat, 6 to the chien.
+"""Shuffling and dealing: a hand to each seat and the chien, as the variant says.
 
-Cards go out 3 at a time in the order of play, starting after the dealer; the
-chien cards go one at a time between packets, never as the first or the last
-card of the pack. The RNG is injected so that a seeded game deals the same
-cards every time it is replayed.
+Cards go out a packet at a time (3 at four players) in the order of play,
+starting after the dealer; the chien cards go one at a time between packets,
+never as the first or the last card of the pack. The RNG is injected so that
+a seeded game deals the same cards every time it is replayed.
 """
 
 from __future__ import annotations
@@ -11,30 +11,34 @@ from __future__ import annotations
 import random
 
 from protocol.cards import DECK_SIZE, EXCUSE_BIT, PETIT, TRUMP_MASK
+from server.game.variant import FOUR, Variant
 
-PACKETS: int = 24  # 72 cards to the players, 3 at a time
 
-
-def deal_cards(rng: random.Random, dealer: int) -> tuple[list[list[int]], list[int]]:
+def deal_cards(
+    rng: random.Random, dealer: int, variant: Variant = FOUR
+) -> tuple[list[list[int]], list[int]]:
     """Shuffle a fresh pack and deal it; returns ``(hands, chien)``.
 
-    ``hands[seat]`` lists that seat's 18 cards in the order received.
+    ``hands[seat]`` lists that seat's cards in the order received.
     """
     # Sorting by random keys is a uniform shuffle, and twice as fast as
     # random.shuffle here (one C-level sort instead of 77 Python-level swaps).
     keys = [rng.random() for _ in range(DECK_SIZE)]
     pack = sorted(range(DECK_SIZE), key=keys.__getitem__)
     # A chien card may follow any packet but the last, and never comes first:
-    # choose 6 of the 23 gaps between consecutive packets.
-    chien_after = frozenset(rng.sample(range(PACKETS - 1), 6))
-    hands: list[list[int]] = [[], [], [], []]
+    # choose the chien's gaps among those between consecutive packets.
+    packets = variant.packets
+    chien_after = frozenset(rng.sample(range(packets - 1), variant.chien_size))
+    players = variant.players
+    size = variant.packet
+    hands: list[list[int]] = [[] for _ in range(players)]
     chien: list[int] = []
-    seat = (dealer + 1) % 4
+    seat = (dealer + 1) % players
     pos = 0
-    for packet in range(PACKETS):
-        hands[seat].extend(pack[pos : pos + 3])
-        pos += 3
-        seat = (seat + 1) % 4
+    for packet in range(packets):
+        hands[seat].extend(pack[pos : pos + size])
+        pos += size
+        seat = (seat + 1) % players
         if packet in chien_after:
             chien.append(pack[pos])
             pos += 1

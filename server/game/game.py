@@ -1,6 +1,6 @@
 """A game at a table: N counted deals, the deal passing round, scores adding up.
 
-Annulled deals (four passes, petit sec) do not count towards N, but the deal
+Annulled deals (every seat passed, petit sec) do not count towards N, but the deal
 still passes to the next dealer. Each deal's cards come from an RNG seeded by
 the game's seed and the deal's attempt number, so a game is reproducible from
 ``GameState`` alone: the seed, the results so far and the current deal's log.
@@ -17,6 +17,7 @@ import msgspec
 from server.game.deal import Action, Deal
 from server.game.errors import RuleError
 from server.game.scoring import AnnulledDeal, DealResult, ScoredDeal
+from server.game.variant import FOUR, Variant, variant_for
 
 DEFAULT_DEALS = 8
 
@@ -30,6 +31,8 @@ class GameState(msgspec.Struct):
     attempt: int
     results: list[dict[str, Any]]
     log: list[tuple[str, int, Any]]
+    players: int = FOUR.players
+    """The variant's player count; a state saved before variants is of four."""
 
 
 def _result_from(data: dict[str, Any]) -> DealResult:
@@ -43,10 +46,10 @@ class _Tally:
 
     __slots__ = ("counted", "documents", "length", "totals")
 
-    def __init__(self, results: list[DealResult]) -> None:
+    def __init__(self, results: list[DealResult], variant: Variant) -> None:
         self.length = len(results)
         self.counted = sum(1 for r in results if isinstance(r, ScoredDeal))
-        self.totals = [0, 0, 0, 0]
+        self.totals = variant.no_scores()
         for result in results:
             for seat, points in enumerate(result.scores):
                 self.totals[seat] += points
@@ -62,16 +65,21 @@ class Game:
     """
 
     def __init__(
-        self, deals: int = DEFAULT_DEALS, seed: str | None = None, first_dealer: int | None = None
+        self,
+        deals: int = DEFAULT_DEALS,
+        seed: str | None = None,
+        first_dealer: int | None = None,
+        variant: Variant = FOUR,
     ) -> None:
         if deals < 1:
             raise RuleError("malformed", "a game has at least one deal")
+        self.variant = variant
         self.seed = seed if seed is not None else secrets.token_hex(8)
         self.deals = deals
         if first_dealer is None:
             # The first dealer is drawn at random (from the seed, so a seeded
             # game is reproducible).
-            first_dealer = random.Random(f"{self.seed}/dealer").randrange(4)
+            first_dealer = random.Random(f"{self.seed}/dealer").randrange(variant.players)
         self.first_dealer = first_dealer
         self.attempt = 0
         self.results: list[DealResult] = []
@@ -80,10 +88,10 @@ class Game:
 
     @property
     def dealer(self) -> int:
-        return (self.first_dealer + self.attempt) % 4
+        return self.variant.after(self.first_dealer, self.attempt)
 
     def _new_deal(self) -> Deal:
-        return Deal.deal(random.Random(f"{self.seed}/{self.attempt}"), self.dealer)
+        return Deal.deal(random.Random(f"{self.seed}/{self.attempt}"), self.dealer, self.variant)
 
     def _tally(self) -> _Tally:
         # ``results`` only ever grows (record_deal), so what is derived from
@@ -91,7 +99,7 @@ class Game:
         # every move, and a long game has many results.
         tally = self._tally_cache
         if tally is None or tally.length != len(self.results):
-            tally = self._tally_cache = _Tally(self.results)
+            tally = self._tally_cache = _Tally(self.results, self.variant)
         return tally
 
     @property
@@ -143,7 +151,7 @@ class Game:
     def ranking(self) -> list[int]:
         """Seats from first to last by total score (ties: the lower seat first)."""
         totals = self.totals()
-        return sorted(range(4), key=lambda seat: (-totals[seat], seat))
+        return sorted(self.variant.seats, key=lambda seat: (-totals[seat], seat))
 
     def state(self) -> GameState:
         return GameState(
@@ -153,12 +161,14 @@ class Game:
             attempt=self.attempt,
             results=self._tally().documents,
             log=list(self.deal.log),
+            players=self.variant.players,
         )
 
     @classmethod
     def restore(cls, state: GameState) -> Game:
         """Rebuild a game from its state: re-deal the current deal, replay its log."""
         game = cls.__new__(cls)
+        game.variant = variant_for(state.players)
         game.seed = state.seed
         game.deals = state.deals
         game.first_dealer = state.first_dealer

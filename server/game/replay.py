@@ -8,7 +8,7 @@ and printing is the CLI's job.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeGuard
 
 import msgspec
 
@@ -16,8 +16,9 @@ from protocol.cards import CARD_OF, CODES, DECK_SIZE
 from protocol.errors import ErrorCode
 from server.game.commands import parse_cards
 from server.game.contracts import BID_OF, takes_chien
-from server.game.deal import TRICKS, Deal
+from server.game.deal import Deal
 from server.game.errors import RuleError
+from server.game.variant import FOUR, Variant
 
 
 def _malformed(message: str, **where: Any) -> RuleError:
@@ -37,33 +38,45 @@ def _cards(codes: list[str], what: str, code: ErrorCode) -> list[int]:
     return parse_cards(codes, code=code, what=what)
 
 
-def _deal_from(record: Any) -> Deal:
+def _is_seat(value: Any, variant: Variant) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool) and value in variant.seats
+
+
+def _deal_from(record: Any, variant: Variant) -> Deal:
     if not isinstance(record, dict):
         raise _malformed("a deal record is a JSON object")
     dealer = record.get("dealer")
-    if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer <= 3:
-        raise _malformed("dealer must be a seat 0-3")
+    if not _is_seat(dealer, variant):
+        raise _malformed(f"dealer must be a seat 0-{variant.players - 1}")
     hands = record.get("hands")
-    if not isinstance(hands, list) or len(hands) != 4:
-        raise _malformed("hands must be a list of 4 hands")
+    if not isinstance(hands, list) or len(hands) != variant.players:
+        raise _malformed(f"hands must be a list of {variant.players} hands")
     hand_cards = [
-        _cards(_card_list(h, f"hand of seat {s}", 18, "bad_deck"), f"hand of seat {s}", "bad_deck")
+        _cards(
+            _card_list(h, f"hand of seat {s}", variant.hand_size, "bad_deck"),
+            f"hand of seat {s}",
+            "bad_deck",
+        )
         for s, h in enumerate(hands)
     ]
-    chien = _cards(_card_list(record.get("chien"), "chien", 6, "bad_deck"), "chien", "bad_deck")
+    chien_size = variant.chien_size
+    chien = _cards(
+        _card_list(record.get("chien"), "chien", chien_size, "bad_deck"), "chien", "bad_deck"
+    )
     seen = set(chien)
     for h in hand_cards:
         seen.update(h)
     if len(seen) != DECK_SIZE:
         missing = [CODES[c] for c in range(DECK_SIZE) if c not in seen]
         raise RuleError("bad_deck", f"the deal is not the 78 cards once each; missing {missing}")
-    return Deal(dealer, hand_cards, chien)
+    return Deal(dealer, hand_cards, chien, variant)
 
 
 def _play_tricks(deal: Deal, record: dict[str, Any]) -> None:
+    variant = deal.variant
     tricks = record.get("tricks")
-    if not isinstance(tricks, list) or len(tricks) != TRICKS:
-        raise _malformed(f"tricks must be a list of {TRICKS} tricks")
+    if not isinstance(tricks, list) or len(tricks) != variant.tricks:
+        raise _malformed(f"tricks must be a list of {variant.tricks} tricks")
     poignees: dict[int, list[int]] = {}
     raw = record.get("poignees", [])
     if not isinstance(raw, list):
@@ -72,15 +85,15 @@ def _play_tricks(deal: Deal, record: dict[str, Any]) -> None:
         if not isinstance(p, dict):
             raise _malformed("a poignée is an object with seat and cards")
         seat = p.get("seat")
-        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat <= 3:
-            raise RuleError("bad_poignee", "a poignée's seat must be 0-3")
+        if not _is_seat(seat, variant):
+            raise RuleError("bad_poignee", f"a poignée's seat must be 0-{variant.players - 1}")
         if seat in poignees:
             raise RuleError("bad_poignee", "one poignée per player", seat=seat)
         codes = _card_list(p.get("cards"), "poignée", None)
         poignees[seat] = _cards(codes, "poignée", "bad_poignee")
     for number, trick in enumerate(tricks):
-        if not isinstance(trick, list) or len(trick) != 4:
-            raise _malformed(f"trick {number} must hold 4 cards", trick=number)
+        if not isinstance(trick, list) or len(trick) != variant.players:
+            raise _malformed(f"trick {number} must hold {variant.players} cards", trick=number)
         for code in trick:
             seat = deal.turn
             assert seat is not None
@@ -101,14 +114,17 @@ def _result(deal: Deal) -> dict[str, Any]:
 def replay_record(record: Any) -> dict[str, Any]:
     """Check one record against the rules and score it, or say what is wrong."""
     try:
-        deal = _deal_from(record)
+        # A record is of four players (docs/DEAL-RECORD.md); other table
+        # sizes will say theirs in the record.
+        deal = _deal_from(record, FOUR)
         if deal.phase == "annulled":
             if record.get("tricks"):
                 raise _malformed("the deal was annulled (petit sec) but the record goes on")
             return _result(deal)
         bids = record.get("bids")
-        if not isinstance(bids, list) or len(bids) != 4:
-            raise _malformed("bids must list exactly 4 bids")
+        players = deal.variant.players
+        if not isinstance(bids, list) or len(bids) != players:
+            raise _malformed(f"bids must list exactly {players} bids")
         for bid in bids:
             seat = deal.turn
             assert seat is not None

@@ -13,12 +13,11 @@ from typing import Final, Literal
 import msgspec
 
 from server.game.contracts import BID_NAMES, MULTIPLIER, ContractName
+from server.game.variant import FOUR, PoigneeSize, Variant
 
-PoigneeSize = Literal["simple", "double", "triple"]
 Camp = Literal["taker", "defense"]
 ChelemOutcome = Literal["declared_made", "undeclared_made", "declared_failed", "defense"]
 
-POIGNEE_SIZES: Final[dict[int, PoigneeSize]] = {10: "simple", 13: "double", 15: "triple"}
 POIGNEE_BONUS: Final[dict[PoigneeSize, int]] = {"simple": 20, "double": 30, "triple": 40}
 CHELEM_BONUS: Final[dict[ChelemOutcome, int]] = {
     "declared_made": 400,
@@ -56,11 +55,13 @@ class ScoredDeal(msgspec.Struct, frozen=True):
 
 
 class AnnulledDeal(msgspec.Struct, frozen=True, omit_defaults=True):
-    """A deal that did not count: four passes, or a petit sec (with its seat)."""
+    """A deal that did not count: every seat passed, or a petit sec (with its seat)."""
 
     annulled: Literal["all_pass", "petit_sec"]
     seat: int | None = None
-    scores: list[int] = msgspec.field(default_factory=lambda: [0, 0, 0, 0])
+    # The default is four players' zeros: a four-player result leaves them
+    # out (as results always did), any other size writes its own.
+    scores: list[int] = msgspec.field(default_factory=FOUR.no_scores)
 
 
 DealResult = ScoredDeal | AnnulledDeal
@@ -75,8 +76,11 @@ def score(
     petit_au_bout: Camp | None,
     poignees: list[tuple[int, int]],
     chelem: ChelemOutcome | None,
+    variant: Variant = FOUR,
+    partner: int | None = None,
 ) -> ScoredDeal:
-    """Score a deal. ``poignees`` lists ``(seat, number of cards shown)``."""
+    """Score a deal. ``poignees`` lists ``(seat, number of cards shown)``;
+    ``partner`` is the taker's called partner, where the variant has one."""
     target_half = TARGET_HALF[bouts]
     over = taker_half_points - target_half
     made = over >= 0
@@ -90,16 +94,13 @@ def score(
         base += 10 * multiplier
     elif petit_au_bout == "defense":
         base -= 10 * multiplier
-    shown = [
-        PoigneeScore(seat, POIGNEE_SIZES[n], POIGNEE_BONUS[POIGNEE_SIZES[n]])
-        for seat, n in poignees
-    ]
+    named = [(seat, variant.poignee_name(n)) for seat, n in poignees]
+    shown = [PoigneeScore(seat, size, POIGNEE_BONUS[size]) for seat, size in named]
     # Poignée bonuses go to the camp that wins the deal, whoever showed them.
     base += sign * sum(p.bonus for p in shown)
     if chelem is not None:
         base += CHELEM_BONUS[chelem]
-    scores = [-base] * 4
-    scores[taker] = 3 * base
+    scores = [share * base for share in variant.shares(taker, partner)]
     name = BID_NAMES[contract]
     assert name != "pass"
     return ScoredDeal(

@@ -117,7 +117,7 @@ class TableCore:
         self.mode: TableMode = policy_of(state)
         """The rules of the table's kind (fixed for a table): see ``server.table.mode``."""
         self.game: Game | None = Game.restore(state.game) if state.game else None
-        self.fan = Fanout(self.mode.every_deal_counts)
+        self.fan = Fanout(state.players, self.mode.every_deal_counts)
         self.seat_of: dict[Peer, int | None] = {}
         """The connections at this table and their seat (``None``: watching)."""
         self.chat_next: dict[int, float] = {}

@@ -60,10 +60,10 @@ class Fanout:
 
     __slots__ = ("every_deal_counts", "reuse", "spectator_stream", "spectators", "streams")
 
-    def __init__(self, every_deal_counts: bool = False) -> None:
+    def __init__(self, players: int, every_deal_counts: bool = False) -> None:
         self.every_deal_counts = every_deal_counts
         """How the table's mode numbers deals (``TableMode.every_deal_counts``)."""
-        self.streams: list[Stream | None] = [None, None, None, None]
+        self.streams: list[Stream | None] = [None] * players
         self.spectators: set[Peer] = set()
         self.spectator_stream = Stream()
         self.reuse = Reuse()
@@ -149,8 +149,7 @@ class Fanout:
         """Bring every stream up to date with the table (a patch each, if it changed)."""
         parts = self.public_parts(st, game)
         public_ops: dict[int, tuple[Patch, bytes]] = {}
-        for seat in range(4):
-            stream = self.streams[seat]
+        for seat, stream in enumerate(self.streams):
             if stream is None:
                 continue
             to = (stream.peer,) if stream.peer is not None else ()

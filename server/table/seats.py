@@ -28,7 +28,7 @@ def free_seat(st: TableState, wanted: int | None) -> int | ErrorCode:
     seats = st.seats
     between = st.status in ("waiting", "between_deals", "finished")
     if wanted is not None:
-        if not 0 <= wanted <= 3:
+        if wanted not in st.variant.seats:
             return "bad_seat"
         kind = seats[wanted].kind
         if kind == "empty" or (kind == "bot" and between):
@@ -83,7 +83,7 @@ def new_game(st: TableState, seed: str | None) -> Game:
             s.kind, s.name = "bot", BOT_NAMES[i]
     st.status = "playing"
     dealt(st)
-    return Game(deals=st.deals, seed=seed)
+    return Game(deals=st.deals, seed=seed, variant=st.variant)
 
 
 def summary(st: TableState, spectators: int) -> TableSummary:

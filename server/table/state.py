@@ -14,8 +14,10 @@ import msgspec
 
 from protocol.views import BotLevel, ChatLine, SeatKind, TableStatus
 from server.game import GameState
+from server.game.variant import FOUR, Variant, variant_for
 
-BOT_NAMES = ("Bot Ada", "Bot Blaise", "Bot Colette", "Bot Denis")
+BOT_NAMES = ("Bot Ada", "Bot Blaise", "Bot Colette", "Bot Denis", "Bot Émile")
+"""A bot's name by seat: one for each seat of the largest table."""
 
 
 class SeatState(msgspec.Struct):
@@ -37,7 +39,10 @@ class TableState(msgspec.Struct):
     turn_timer: float = 0.0
     seed: str | None = None
     creator: int | None = None
-    seats: list[SeatState] = msgspec.field(default_factory=lambda: [SeatState() for _ in range(4)])
+    seats: list[SeatState] = msgspec.field(
+        default_factory=lambda: [SeatState() for _ in FOUR.seats]
+    )
+    """One per seat of the table's variant (``new_state`` sizes them)."""
     status: TableStatus = "waiting"
     game: GameState | None = None
     games_played: int = 0
@@ -56,6 +61,9 @@ class TableState(msgspec.Struct):
     ready: list[int] = msgspec.field(default_factory=list)
     """Between deals: the human seats that pressed Continue (bots always are ready)."""
     last_human_at: float = 0.0
+    players: int = FOUR.players
+    """The table's size, its variant's player count (``server.game.variant``);
+    a state saved before table sizes is of four."""
     mode: str = "normal"
     """The table's mode, by its registered name (``server.table.modes``): the
     policy the core asks who may sit, where the deals come from, how the game
@@ -72,6 +80,10 @@ class TableState(msgspec.Struct):
         if self.terms is not None and self.mode == "normal":
             # Saved before modes (no ``mode`` stored): only a daily table had terms.
             self.mode = "daily"
+
+    @property
+    def variant(self) -> Variant:
+        return variant_for(self.players)
 
 
 encode_state = msgspec.msgpack.Encoder().encode
@@ -95,8 +107,11 @@ def new_state(
     turn_timer: float,
     seed: str | None,
     result_wait: float,
+    variant: Variant = FOUR,
 ) -> TableState:
     return TableState(
+        players=variant.players,
+        seats=[SeatState() for _ in variant.seats],
         table_id=table_id,
         name=name,
         code=code,
