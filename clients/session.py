@@ -26,7 +26,7 @@ from websockets.typing import Subprotocol
 
 from clients.sync import Sync
 from protocol.codec import PROTOCOL_VERSION, SUBPROTOCOL_MSGPACK, codec_for
-from protocol.diff import apply
+from protocol.diff import Patch, apply
 from protocol.messages import (
     Error,
     Event,
@@ -63,7 +63,7 @@ class Session:
     def __init__(self, ws: ClientConnection, subprotocol: str, keep: bool = False) -> None:
         self.ws = ws
         self.codec = codec_for(subprotocol, Event)
-        self.sync: Sync[TableView, LobbyView] = Sync(apply, apply)
+        self.sync: Sync[TableView, LobbyView, Patch] = Sync(apply, apply)
         self.events: asyncio.Queue[Any] = asyncio.Queue()
         self.received: list[tuple[Any, Any]] | None = [] if keep else None
         """(raw decoded message, table view after it) of every message, if kept."""
