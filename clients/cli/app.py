@@ -30,7 +30,7 @@ import logging
 import traceback
 from pathlib import Path
 from ssl import SSLContext
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import msgspec
 from textual.app import App
@@ -43,6 +43,7 @@ from clients.cli.daily_screen import DailyFlow
 from clients.cli.dialogs import ChatBox, Confirm
 from clients.cli.i18n import N_, Translated, _
 from clients.cli.keys import Keys
+from clients.cli.leaderboard_screen import BoardHost
 from clients.cli.link import Link, LinkStatus
 from clients.cli.lobby_screen import LobbyScreen
 from clients.cli.saved_game import SavedGameFile
@@ -120,8 +121,8 @@ class AtoutApp(Translated, App[None]):
         self.log_path = log_path
         self.link: Link | None = None
         self.link_status = LinkStatus("connecting", _("starting…"))
-        self.lobby_screen = LobbyScreen()
-        self.table_screen = TableScreen()
+        self.lobby_screen = LobbyScreen(self)
+        self.table_screen = TableScreen(self)
         self.statuses: list[LinkStatus] = []
         """The connection's recent states, oldest first (tests read it)."""
         self.errors: list[str] = []
@@ -419,3 +420,9 @@ class AtoutApp(Translated, App[None]):
         if self.log_path:
             text += " " + _("Details: {path}").format(path=self.log_path)
         self.panic(text)
+
+
+if TYPE_CHECKING:
+    # The leaderboard and profile screens find their host as their ``app``
+    # (leaderboard_screen.py says why): mypy checks here that ours is one.
+    _board_host: type[BoardHost] = AtoutApp
