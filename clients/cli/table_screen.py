@@ -14,7 +14,7 @@ chat), the hand, a prompt with its buttons, a message line and the keys.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on
@@ -33,10 +33,11 @@ from clients.cli.cards_text import cards_text
 from clients.cli.cards_widget import HandWidget
 from clients.cli.dialogs import ChatBox, Confirm, Help, History
 from clients.cli.i18n import N_, Translated, _
-from clients.cli.link import Link, LinkStatus
+from clients.cli.link import LinkStatus
 from clients.cli.screen_keys import ButtonArrows, fit_footer
 from clients.cli.sheet_dialog import ScoreSheet
 from clients.cli.status_line import StatusLine
+from clients.cli.table_host import TableHost
 from protocol.messages import (
     Bid,
     Chat,
@@ -50,29 +51,6 @@ from protocol.messages import (
     StartGame,
 )
 from protocol.views import TableView
-
-
-class DailyTables(Protocol):
-    def is_daily(self, view: TableView) -> bool:
-        """A daily table (ranked or practice): no "play again" there."""
-        ...
-
-
-class TableHost(Protocol):
-    """What the table screen needs from the app that shows it (``app.py``)."""
-
-    @property
-    def url(self) -> str: ...
-    @property
-    def link(self) -> Link | None: ...
-    @property
-    def link_status(self) -> LinkStatus: ...
-    @property
-    def daily(self) -> DailyTables: ...
-    def send(self, cmd: Any) -> None: ...
-    def ask_history(self) -> None: ...
-    def retry_now(self) -> None: ...
-    def leave_table(self, cmd: Any) -> None: ...
 
 
 class TableScreen(Translated, ButtonArrows, Screen[None]):
