@@ -6,9 +6,10 @@ WebSockets on loopback. Each table has four human clients (no bots): one
 creates a private table (``turn_timer`` 0), three join it by invite code, the
 creator starts, and the table then plays random legal moves at a fixed pace
 (``--pace`` moves per second per table, each table's phase jittered). A
-client keeps its view as the plain msgpack document and patches it in place
-(plain dict and list operations, no typed conversion: cheap enough for
-thousands of clients per process).
+client keeps its view in step with the terminal client's synchroniser
+(``clients/sync.py``: the seq, patch and snapshot rules), over the plain
+msgpack document patched in place (plain dict and list operations, no typed
+conversion: cheap enough for thousands of clients per process).
 
 Latency is move-to-last-seat-update: from the moment a client sends a move to
 the moment the fourth client of its table holds a view showing it. "Showing
@@ -88,7 +89,9 @@ from websockets.exceptions import ConnectionClosed
 # Runnable as a plain script: the project and its tests folder from the root.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from clients.sync import Sync
 from protocol.codec import PROTOCOL_VERSION, SUBPROTOCOL_MSGPACK
+from protocol.diff import PatchError
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -132,6 +135,15 @@ def apply_patch(doc: Any, patch: list[Any]) -> Any:
         else:
             raise ValueError(f"unknown op {op!r}")
     return doc
+
+
+def patch_view(doc: Any, patch: list[Any]) -> Any:
+    """``apply_patch`` as ``clients.sync`` wants it: a patch that does not
+    fit the document raises ``PatchError`` (the sync then asks for a snapshot)."""
+    try:
+        return apply_patch(doc, patch)
+    except (LookupError, TypeError, ValueError, AttributeError) as e:
+        raise PatchError(f"{type(e).__name__}: {e}") from None
 
 
 def view_progress(doc: Any) -> tuple[int, int, int, int]:
@@ -190,20 +202,17 @@ class Move:
 
 
 class Client:
-    """One WebSocket client: its document, sequence number and progress."""
+    """One WebSocket client: its synchroniser (document, sequence number) and progress."""
 
     __slots__ = (
         "changed",
         "closed",
-        "doc",
         "game",
         "idx",
         "progress",
         "resuming",
         "run",
-        "seat",
-        "seq",
-        "snapshot_asked",
+        "sync",
         "welcomed",
         "ws",
     )
@@ -212,11 +221,8 @@ class Client:
         self.run = run
         self.idx = idx
         self.ws: Any = None
-        self.doc: Any = None
-        self.seq = -1
-        self.seat: int | None = None
+        self.sync: Sync[Any, Any, list[Any]] = Sync(patch_view, patch_view)
         self.welcomed = False
-        self.snapshot_asked = False
         self.game = 0
         # (game, *view_progress) for a table view; the last move number for bare.
         self.progress: Any = 0 if run.worker.kind == "bare" else (0, -1, 0, 0, 0)
@@ -246,6 +252,15 @@ class Client:
             return
         await self.send({"t": "hello", "rid": 1, "version": PROTOCOL_VERSION, "name": "load"})
         await self.wait(lambda: self.welcomed, 30)
+
+    @property
+    def doc(self) -> Any:
+        """The table view (a plain document), or None before it or while a snapshot is due."""
+        return self.sync.table.view
+
+    @property
+    def seq(self) -> int:
+        return self.sync.table.seq
 
     def url(self) -> str:
         # Several URLs (bench/scale.py): a table's four clients on different
@@ -290,45 +305,40 @@ class Client:
             await run.on_update(self)
             return
         t = msg["t"]
+        sync = self.sync
         if t == "tpatch":
-            seq = msg["seq"]
-            if self.snapshot_asked:
+            if sync.on_tpatch(msg["seq"], msg["patch"]):
+                # The one command the synchroniser sends: a snapshot request.
+                run.worker.count("seq_gap" if sync.table.miss == "gap" else "patch_failed")
+                await self.send({"t": "snapshot", "rid": 0})
                 return
-            if self.doc is None or seq != self.seq + 1:
-                run.worker.count("seq_gap")
-                await self.ask_snapshot()
-                return
-            try:
-                self.doc = apply_patch(self.doc, msg["patch"])
-            except Exception:
-                run.worker.count("patch_failed")
-                await self.ask_snapshot()
-                return
-            self.seq = seq
+            if sync.table.view is None:
+                return  # sent before the snapshot we asked for: it covers it
         elif t == "table":
-            self.doc, self.seq, self.snapshot_asked = msg["view"], msg["seq"], False
-            self.seat = self.doc["you"]
+            view = msg["view"]
+            sync.on_table(msg["seq"], view, view["you"])
         elif t == "welcome":
             self.welcomed = True
         elif t == "error":
             run.worker.count(f"error:{msg['code']}")
             run.refused(self, msg.get("rid"))
         elif t in ("bye", "left"):
+            if t == "left":
+                sync.on_left()
             run.worker.count(f"{t}:{msg.get('code') or msg.get('reason')}")
         else:  # seated, lobby, lpatch, pong
+            if t == "seated":
+                sync.on_seated(msg["table_id"], msg.get("seat"), msg.get("token"))
             self.changed.set()
             return
         self.changed.set()
-        if self.doc is not None:
-            progress = view_progress(self.doc)
+        doc = sync.table.view
+        if doc is not None:
+            progress = view_progress(doc)
             if progress < self.progress[1:]:
                 self.game += 1  # a new game starts from zero
             self.progress = (self.game, *progress)
             await run.on_update(self)
-
-    async def ask_snapshot(self) -> None:
-        self.snapshot_asked = True
-        await self.send({"t": "snapshot", "rid": 0})
 
 
 class TableRun:

@@ -5,6 +5,11 @@ current ``TableView`` and ``LobbyView`` through ``clients.sync`` (patches in
 sequence; on a gap or a patch that does not fit, a snapshot). Every message
 received is also put on ``events`` (and logged in ``received`` when asked),
 so a caller can wait for what it needs.
+
+Errors by blame: the connection dropping (``ConnectionClosed``) ends the
+session quietly (``closed`` is set, ``events`` gets ``None``); anything else
+the reader meets is our bug, and it surfaces — ``wait_for``, ``wait_view``
+and ``close`` raise it — rather than passing for a dropped link.
 """
 
 from __future__ import annotations
@@ -16,11 +21,12 @@ from ssl import SSLContext
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
 
 from clients.sync import Sync
 from protocol.codec import PROTOCOL_VERSION, SUBPROTOCOL_MSGPACK, codec_for
-from protocol.diff import apply
+from protocol.diff import Patch, apply
 from protocol.messages import (
     Error,
     Event,
@@ -57,7 +63,7 @@ class Session:
     def __init__(self, ws: ClientConnection, subprotocol: str, keep: bool = False) -> None:
         self.ws = ws
         self.codec = codec_for(subprotocol, Event)
-        self.sync: Sync[TableView, LobbyView] = Sync(apply, apply)
+        self.sync: Sync[TableView, LobbyView, Patch] = Sync(apply, apply)
         self.events: asyncio.Queue[Any] = asyncio.Queue()
         self.received: list[tuple[Any, Any]] | None = [] if keep else None
         """(raw decoded message, table view after it) of every message, if kept."""
@@ -138,7 +144,7 @@ class Session:
         self.events = asyncio.Queue()
         self.ws = await connect(
             self.url,
-            subprotocols=[self.codec.subprotocol],  # type: ignore[list-item]
+            subprotocols=[Subprotocol(self.codec.subprotocol)],
             max_size=2**22,
             open_timeout=open_timeout,
             compression=None,
@@ -166,8 +172,8 @@ class Session:
             async for data in self.ws:
                 msg = self.codec.decode(data)
                 await self._take(msg)
-        except Exception:
-            pass
+        except ConnectionClosed:
+            pass  # the link dropped (a clean close ends the loop by itself)
         finally:
             self.close_code = self.ws.close_code
             self.closed.set()
@@ -256,7 +262,7 @@ class Session:
             while True:
                 msg = await self.events.get()
                 if msg is None:
-                    raise ConnectionError(f"connection closed ({self.close_code})")
+                    raise self._ended()
                 if isinstance(msg, kinds) and (where is None or where(msg)):
                     return msg
 
@@ -273,9 +279,19 @@ class Session:
                     return self.table
                 msg = await self.events.get()
                 if msg is None:
-                    raise ConnectionError(f"connection closed ({self.close_code})")
+                    raise self._ended()
 
         return await asyncio.wait_for(loop(), timeout)
+
+    def _ended(self) -> BaseException:
+        """Why the events stopped: the reader's own failure (our bug) if it
+        failed, else the connection closed."""
+        reader = self._reader
+        if reader is not None and reader.done() and not reader.cancelled():
+            failure = reader.exception()
+            if failure is not None:
+                return failure
+        return ConnectionError(f"connection closed ({self.close_code})")
 
     async def resume(self, token: str, last_seq: int = -1) -> Any:
         await self.send(Resume(token=token, last_seq=last_seq))

@@ -138,6 +138,26 @@ def test_the_table_core_does_no_io(path: str) -> None:
     assert not bad, f"{path} reaches {sorted(bad)}"
 
 
+CLIENT_MAY_IMPORT = ("server.game", "server.embedded")
+"""All of the server a client may use: the pure rules, and the one entry point
+that starts an embedded server (``atout play``). Everything else it learns
+over the protocol."""
+
+
+def test_clients_import_from_the_server_only_the_rules_and_the_embedded_entry_point() -> None:
+    # Every import, at any depth (in functions, under TYPE_CHECKING too).
+    files = sorted((ROOT / "clients").rglob("*.py"))
+    assert files
+    bad = {
+        f"{name} (in {path.relative_to(ROOT)})"
+        for path in files
+        for name in _imports(str(path.relative_to(ROOT)))
+        if (name == "server" or name.startswith("server."))
+        and not any(name == ok or name.startswith(ok + ".") for ok in CLIENT_MAY_IMPORT)
+    }
+    assert not bad, sorted(bad)
+
+
 def test_no_import_cycle_between_conn_and_table_nor_app_and_net() -> None:
     assert not {n for n in _imports("server/conn.py") if n.startswith("server.table")}
     assert "server.app" not in _imports("server/net.py")

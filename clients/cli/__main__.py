@@ -276,7 +276,7 @@ def main(argv: list[str] | None = None) -> None:
 
     if args.command == "play":
         from clients.cli.tokens import play_file
-        from server.config import Settings
+        from server.embedded import Settings
 
         app = AtoutApp(
             play_file=play_file(args.profile or args.name),

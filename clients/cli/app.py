@@ -3,12 +3,16 @@ server message to the screen it concerns, and switches between the lobby and
 the table.
 
 Two ways in: with a ``url`` it connects to that server (``atout connect``);
-without one it starts an ``EmbeddedServer`` first and, given ``autoplay``,
-creates that table, starts it and lands the player at it (``atout play``).
-With a ``play_file`` the embedded server keeps its tables in that SQLite
-file and the seat's token is saved: an unfinished game found there is
-offered for resuming before the server starts (the other tables in the file
-are dropped, since ``atout play`` has one game at a time).
+without one it starts an ``EmbeddedServer`` first (``server/embedded.py``,
+the one part of the server a client uses besides the rules) and, given
+``autoplay``, creates that table, starts it and lands the player at it
+(``atout play``). With a ``play_file`` the embedded server keeps its tables
+in that SQLite file and the seat's token is saved, with what this client
+last saw of the game (``saved_game.py``): the next start offers to resume
+it before the server starts, then asks that server over the protocol like
+any other, by resuming the seat. Declined (or gone), the game is dropped
+from the file by the server (``keep_only``): ``atout play`` has one game at
+a time. The client never reads the server's file.
 
 Quitting in the middle of a game asks first, with "Stay" focused.
 
@@ -26,7 +30,7 @@ import logging
 import traceback
 from pathlib import Path
 from ssl import SSLContext
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import msgspec
 from textual.app import App
@@ -37,11 +41,12 @@ from clients.cli import cards_text, wording
 from clients.cli.daily_history import FileHistory
 from clients.cli.daily_screen import DailyFlow
 from clients.cli.dialogs import ChatBox, Confirm
-from clients.cli.embedded import EmbeddedServer
 from clients.cli.i18n import N_, Translated, _
 from clients.cli.keys import Keys
+from clients.cli.leaderboard_screen import BoardHost
 from clients.cli.link import Link, LinkStatus
 from clients.cli.lobby_screen import LobbyScreen
+from clients.cli.saved_game import SavedGameFile
 from clients.cli.table_screen import TableScreen
 from clients.cli.tokens import FileTokens, MemoryTokens, Tokens, seat_key
 from protocol.messages import (
@@ -58,7 +63,7 @@ from protocol.messages import (
     TableSnapshot,
 )
 from protocol.messages import History as HistoryAnswer
-from server.config import Settings
+from server.embedded import EmbeddedError, EmbeddedServer, Settings
 
 log = logging.getLogger("atout.client")
 
@@ -104,14 +109,20 @@ class AtoutApp(Translated, App[None]):
         """What a wss:// server's certificate may be signed by (``--cafile``; tls.py)."""
         self.autoplay = autoplay
         self.embedded = (
-            None if url else EmbeddedServer(embedded_settings, store_path=self.play_file)
+            None
+            if url
+            else EmbeddedServer(
+                embedded_settings,
+                store_path=self.play_file,
+                keep_only=self._our_table if self.play_file is not None else None,
+            )
         )
         self.base_delay = base_delay
         self.log_path = log_path
         self.link: Link | None = None
         self.link_status = LinkStatus("connecting", _("starting…"))
-        self.lobby_screen = LobbyScreen()
-        self.table_screen = TableScreen()
+        self.lobby_screen = LobbyScreen(self)
+        self.table_screen = TableScreen(self)
         self.statuses: list[LinkStatus] = []
         """The connection's recent states, oldest first (tests read it)."""
         self.errors: list[str] = []
@@ -122,6 +133,14 @@ class AtoutApp(Translated, App[None]):
         self._asking_quit = False
         self._quick = False
         self._history_asked = False
+        self.saved_game = (
+            SavedGameFile(self.play_file.with_name(self.play_file.name + ".game.json"))
+            if self.play_file is not None
+            else None
+        )
+        """``atout play``'s resume offer: what we last saw of our game."""
+        self._offer: str | None = None
+        """The saved game being resumed, until the server seats us (or says it is gone)."""
         # Players and the daily game (clients/cli/daily_screen.py): with
         # ``keys`` we say hello as a player of this server, else as a guest.
         self.keys = keys
@@ -141,13 +160,13 @@ class AtoutApp(Translated, App[None]):
         self.run_worker(self._sender(), name="sender", group="link")
 
     async def _connect(self) -> None:
-        if self.embedded is not None and self.play_file is not None:
-            await self._offer_resume(self.play_file)
         if self.embedded is not None:
+            if self.saved_game is not None:
+                await self._offer_saved_game(self.saved_game)
             self._status(LinkStatus("connecting", _("starting the local server…")))
             try:
                 self.url = await asyncio.to_thread(self.embedded.start)
-            except Exception as e:
+            except EmbeddedError as e:
                 log.exception("embedded server failed")
                 self._status(LinkStatus("stopped", str(e)))
                 return
@@ -165,48 +184,31 @@ class AtoutApp(Translated, App[None]):
         )
         await self.link.run()
 
-    async def _offer_resume(self, path: Path) -> None:
-        """Before the local server starts: offer the unfinished game saved in
-        ``path`` (if our token holds a seat there), and drop every other table."""
-        from server.store.base import StoreError
-        from server.store.sqlite import SqliteStore
-        from server.table import TableState
+    def _our_table(self) -> str | None:
+        """The table our saved seat is at, if any (the embedded server keeps
+        only that one in its file; called in its thread)."""
+        saved = self.tokens.get(self.token_key)
+        return saved.table_id if saved is not None else None
 
-        key = self.token_key
-        saved = self.tokens.get(key)
-        try:
-            store = SqliteStore(path)
-        except StoreError:
-            log.exception("cannot open the saved games")
-            return
-        try:
-            keep: str | None = None
-            stored = await store.load(saved.table_id) if saved is not None else None
-            if saved is not None and stored is not None:
-                state = msgspec.msgpack.decode(stored[1], type=TableState)
-                game = state.game
-                if state.status in ("playing", "between_deals") and game is not None:
-                    counted = [r for r in game.results if "annulled" not in r]
-                    score = sum(int(r["scores"][saved.seat]) for r in game.results)
-                    question = wording.resume_question(
-                        state.name, len(counted) + 1, state.deals, score
-                    )
-                    resume = await self.push_screen(
-                        Confirm(question, yes=wording.RESUME, no=wording.NEW_GAME, safe=True),
-                        wait_for_dismiss=True,
-                    )
-                    if resume:
-                        keep = saved.table_id
-            if keep is None:
-                self.tokens.forget(key)
-            for table_id in await store.open_tables():
-                if table_id != keep:
-                    await store.delete(table_id)
-        except (StoreError, msgspec.DecodeError, KeyError, IndexError, TypeError, ValueError):
-            log.exception("the saved game could not be read; starting afresh")
-            self.tokens.forget(key)
-        finally:
-            await store.close()
+    async def _offer_saved_game(self, games: SavedGameFile) -> None:
+        """Before the local server starts: offer the game our saved seat is
+        at, as we last saw it. Declined, or nothing to offer: the seat is
+        forgotten, and the server drops its table as it starts."""
+        seat = self.tokens.get(self.token_key)
+        game = games.load()
+        resume = False
+        if seat is not None and game is not None and game.table_id == seat.table_id:
+            resume = bool(
+                await self.push_screen(
+                    Confirm(game.question(), yes=wording.RESUME, no=wording.NEW_GAME, safe=True),
+                    wait_for_dismiss=True,
+                )
+            )
+        if resume and seat is not None:
+            self._offer = seat.table_id  # the server has the last word: see on_server
+        else:
+            self.tokens.forget(self.token_key)
+            games.forget()
 
     async def aclose(self) -> None:
         """Close the connection, then the embedded server (if any)."""
@@ -242,7 +244,7 @@ class AtoutApp(Translated, App[None]):
         )
 
     async def quit_now(self) -> None:
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(TimeoutError):  # quit all the same
             await asyncio.wait_for(self.aclose(), 5.0)
         self.exit()
 
@@ -299,6 +301,8 @@ class AtoutApp(Translated, App[None]):
             case TableSnapshot() | TablePatch():
                 view = link.table if link else None
                 self._show_mode("table")
+                if self.saved_game is not None:
+                    self.saved_game.note(view)
                 self.table_screen.update_view(view)
                 chat = self.screen
                 if isinstance(chat, ChatBox) and view is not None:
@@ -307,6 +311,7 @@ class AtoutApp(Translated, App[None]):
             case LobbySnapshot() | LobbyPatch():
                 self.lobby_screen.update_lobby(link.lobby if link else None)
             case Seated(seat=seat, table_id=table_id):
+                self._offer = None
                 if (
                     self.table_screen.view is not None
                     and self.table_screen.view.table_id != table_id
@@ -316,6 +321,8 @@ class AtoutApp(Translated, App[None]):
                 if seat is None:
                     self.table_screen.say(_("You are watching this table."))
             case Left(reason=reason):
+                if self.saved_game is not None:
+                    self.saved_game.forget()  # no seat, no game to offer
                 left = self.daily.left_words(reason, self.table_screen.view)  # daily_screen.py
                 self._show_mode("lobby")
                 self.table_screen.reset()
@@ -327,6 +334,15 @@ class AtoutApp(Translated, App[None]):
             case Error(code=code, message=message, rid=rid):
                 text = wording.error(code, message)
                 if link is not None and rid is not None and rid == link.resume_rid:
+                    if self._offer is not None:
+                        # ``atout play``: the server no longer has the saved
+                        # game (the link forgot its token): a new one, quietly.
+                        self._offer = None
+                        if self.saved_game is not None:
+                            self.saved_game.forget()
+                        self._created = False
+                        self._autoplay_create()
+                        return
                     text = _("Could not take your seat back: {error}").format(error=text)
                     self._show_mode("lobby")
                     self.table_screen.reset()
@@ -404,3 +420,9 @@ class AtoutApp(Translated, App[None]):
         if self.log_path:
             text += " " + _("Details: {path}").format(path=self.log_path)
         self.panic(text)
+
+
+if TYPE_CHECKING:
+    # The leaderboard and profile screens find their host as their ``app``
+    # (leaderboard_screen.py says why): mypy checks here that ours is one.
+    _board_host: type[BoardHost] = AtoutApp

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 from clients.cli import daily_words as words
@@ -31,12 +31,29 @@ from clients.cli.daily_history import FileHistory, game_record
 from clients.cli.dialogs import Confirm
 from clients.cli.i18n import N_, Translated, _
 from clients.cli.leaderboard_screen import LeaderboardScreen, ProfileScreen
+from clients.cli.link import Link
 from clients.cli.table_names import is_daily, is_practice
 from protocol.messages import Daily, DailyResult, Leaderboard, PlayerInfo
 from protocol.views import DailyResultView, TableView
 
-if TYPE_CHECKING:
-    from clients.cli.app import AtoutApp
+
+class DailyHost(Protocol):
+    """What ``DailyFlow`` needs from the app it works for (``app.py``)."""
+
+    player_name: str
+    """The name we play under: the server may tell us another (a registered one)."""
+
+    @property
+    def url(self) -> str: ...
+    @property
+    def link(self) -> Link | None: ...
+    @property
+    def screen_stack(self) -> list[Screen[Any]]: ...
+    def send(self, cmd: Any) -> None: ...
+    def notify(self, message: str, *, timeout: float | None = None) -> None: ...
+    def push_screen(
+        self, screen: Screen[Any], callback: Callable[[Any], None] | None = None
+    ) -> object: ...
 
 
 def utc_day() -> str:
@@ -47,8 +64,8 @@ def utc_day() -> str:
 class DailyFlow:
     """The app's part for players and the daily game (one per app)."""
 
-    def __init__(self, app: AtoutApp, *, start: bool, history: FileHistory | None) -> None:
-        self.app = app
+    def __init__(self, host: DailyHost, *, start: bool, history: FileHistory | None) -> None:
+        self.host = host
         self.start = start
         self.tables: set[str] = set()
         """Daily tables whose game ended here: "again" there is a practice game."""
@@ -68,12 +85,12 @@ class DailyFlow:
 
     def online(self) -> None:
         """A connection opened: take our identity, and start the daily game once."""
-        session = self.app.link.session if self.app.link else None
+        session = self.host.link.session if self.host.link else None
         if session is None:
             return
         self.player_id = session.player_id
         if session.player_name:
-            self.app.player_name = session.player_name
+            self.host.player_name = session.player_name
         self._start()
 
     def resume_failed(self) -> None:
@@ -86,17 +103,17 @@ class DailyFlow:
         match msg:
             case DailyResult(result=result):
                 self.results.append(result)
-                view = self.app.link.table if self.app.link else None
+                view = self.host.link.table if self.host.link else None
                 if view is not None:
                     self.tables.add(view.table_id)
-                self.history.add(self.app.url, game_record(result, view))
-                self.app.push_screen(DailyResultScreen(result, annulled_deals(result, view)))
+                self.history.add(self.host.url, game_record(result, view))
+                self.host.push_screen(DailyResultScreen(result, annulled_deals(result, view)))
             case Leaderboard(view=view):
-                for screen in self.app.screen_stack:
+                for screen in self.host.screen_stack:
                     if isinstance(screen, LeaderboardScreen | ProfileScreen):
                         screen.take(view)
             case PlayerInfo(player_id=player_id, name=name):
-                self.player_id, self.app.player_name = player_id, name
+                self.player_id, self.host.player_name = player_id, name
             case _:
                 return False
         return True
@@ -111,7 +128,7 @@ class DailyFlow:
         if any(r.ranked and r.day == day for r in self.results):
             return True
         return any(
-            g.get("ranked") and g.get("day") == day for g in self.history.games(self.app.url)
+            g.get("ranked") and g.get("day") == day for g in self.history.games(self.host.url)
         )
 
     def ask_start(self) -> None:
@@ -119,14 +136,14 @@ class DailyFlow:
         game after a question (it is not ranked, and it is not the game
         the player may think of)."""
         if not self.played_today():
-            self.app.send(Daily())
+            self.host.send(Daily())
             return
 
         def done(yes: bool | None) -> None:
             if yes:
-                self.app.send(Daily())
+                self.host.send(Daily())
 
-        self.app.push_screen(
+        self.host.push_screen(
             Confirm(words.PRACTICE_QUESTION, yes=words.PRACTICE_YES, no=_("Cancel")), done
         )
 
@@ -139,14 +156,14 @@ class DailyFlow:
         return wording.left(reason) if reason else wording.left("you left the table")
 
     def _start(self) -> None:
-        link = self.app.link
+        link = self.host.link
         if not self.start or self._sent or link is None:
             return
         if link.tokens.get(link.token_key) is not None:
             return  # a seat to resume first (the daily table itself, most likely)
         self._sent = True
-        self.app.notify(words.DAILY_STARTING, timeout=3)
-        self.app.send(Daily())
+        self.host.notify(words.DAILY_STARTING, timeout=3)
+        self.host.send(Daily())
 
 
 class DailyResultScreen(Translated, ModalScreen[None]):

@@ -13,7 +13,7 @@ them through ``DailyFlow``), and a screen keeps the ones it asked for.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from rich.text import Text
 from textual import on
@@ -24,15 +24,45 @@ from textual.widgets import DataTable, Footer, Static, Tab, Tabs
 
 from clients.cli import daily_history
 from clients.cli import daily_words as words
+from clients.cli.daily_history import FileHistory
 from clients.cli.i18n import N_, Translated
 from protocol.messages import GetLeaderboard
 from protocol.views import LeaderboardLine, LeaderboardPeriod, LeaderboardView
 
-if TYPE_CHECKING:
-    from clients.cli.app import AtoutApp
-
 PERIODS: tuple[LeaderboardPeriod, ...] = ("today", "yesterday", "week", "all")
 OWN_STYLE = "bold"
+
+
+class BoardDaily(Protocol):
+    @property
+    def player_id(self) -> str | None:
+        """Ours on this server; ``None`` while a guest."""
+        ...
+
+    @property
+    def history(self) -> FileHistory: ...
+
+
+@runtime_checkable
+class BoardHost(Protocol):
+    """What the leaderboard and profile screens need from the app. They are
+    opened from several screens (and by tests) with no arguments, so they
+    find it as their ``app``; ``app.py`` has mypy check the app is one."""
+
+    @property
+    def url(self) -> str: ...
+    @property
+    def player_name(self) -> str: ...
+    @property
+    def daily(self) -> BoardDaily: ...
+    def send(self, cmd: Any) -> None: ...
+
+
+def board_host(screen: Screen[Any]) -> BoardHost:
+    app = screen.app
+    if not isinstance(app, BoardHost):
+        raise TypeError(f"{type(screen).__name__} runs in an app that is a BoardHost")
+    return app
 
 
 def board_row(line: LeaderboardLine, period: str) -> tuple[Text, ...]:
@@ -78,8 +108,8 @@ class LeaderboardScreen(Translated, Screen[None]):
         self.view: LeaderboardView | None = None
 
     @property
-    def atout(self) -> AtoutApp:
-        return cast("AtoutApp", self.app)
+    def host(self) -> BoardHost:
+        return board_host(self)
 
     def compose(self) -> ComposeResult:
         yield Static(Text(words.BOARD_TITLE, style="bold"), id="board-top")
@@ -104,7 +134,7 @@ class LeaderboardScreen(Translated, Screen[None]):
 
     def _ask(self) -> None:
         self.query_one("#own", Static).update(words.BOARD_LOADING)
-        self.atout.send(GetLeaderboard(period=self.period, page=self.page))
+        self.host.send(GetLeaderboard(period=self.period, page=self.page))
 
     def take(self, view: LeaderboardView) -> None:
         """A page from the server: drawn when it is the one we show."""
@@ -130,7 +160,7 @@ class LeaderboardScreen(Translated, Screen[None]):
             table.move_cursor(row=ours[0])
         table.border_title = words.board_days(view.first_day, view.last_day)
         table.border_subtitle = words.board_page(view.page, view.pages, view.total)
-        guest = self.atout.daily.player_id is None
+        guest = self.host.daily.player_id is None
         own = Text(words.own_line(view.own, guest, view.period))
         if view.own is not None:
             own.stylize("bold")
@@ -187,8 +217,8 @@ class ProfileScreen(Translated, Screen[None]):
         self.lines: dict[str, LeaderboardLine | None] = {}
 
     @property
-    def atout(self) -> AtoutApp:
-        return cast("AtoutApp", self.app)
+    def host(self) -> BoardHost:
+        return board_host(self)
 
     def compose(self) -> ComposeResult:
         yield Static(Text(words.PROFILE_TITLE, style="bold"), id="profile-top")
@@ -196,9 +226,9 @@ class ProfileScreen(Translated, Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        if self.atout.daily.player_id is not None:
+        if self.host.daily.player_id is not None:
             for period in PERIODS:
-                self.atout.send(GetLeaderboard(period=period))
+                self.host.send(GetLeaderboard(period=period))
         self._draw()
 
     def take(self, view: LeaderboardView) -> None:
@@ -207,7 +237,7 @@ class ProfileScreen(Translated, Screen[None]):
             self._draw()
 
     def text(self) -> Text:
-        app = self.atout
+        app = self.host
         out = Text()
         out.append(app.player_name, style="bold")  # a name is never markup
         out.append(f"  {app.url}\n\n")

@@ -9,7 +9,7 @@ an ``Error``) comes back through the app like every server message.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -30,8 +30,27 @@ from clients.cli.table_names import table_name
 from protocol.messages import JoinTable, Watch
 from protocol.views import LobbyView, TableSummary
 
-if TYPE_CHECKING:
-    from clients.cli.app import AtoutApp
+
+class DailyStarter(Protocol):
+    def ask_start(self) -> None:
+        """The daily game: today's, or a practice game after a question."""
+
+
+class LobbyHost(Protocol):
+    """What the lobby needs from the app that shows it (``app.py``)."""
+
+    @property
+    def url(self) -> str: ...
+    @property
+    def player_name(self) -> str: ...
+    @property
+    def link_status(self) -> LinkStatus: ...
+    @property
+    def daily(self) -> DailyStarter: ...
+    def send(self, cmd: Any) -> None: ...
+    def quick_play(self) -> None: ...
+    def retry_now(self) -> None: ...
+
 
 STATUS_WORDS = {
     "waiting": N_("waiting"),
@@ -110,14 +129,11 @@ class LobbyScreen(Translated, ButtonArrows, Screen[None]):
     FOOTER_OPTIONAL = ("watch", "code", "new", "quick")
     """Left out of the footer, first ones first, when it is too narrow (the buttons have them)."""
 
-    def __init__(self) -> None:
+    def __init__(self, host: LobbyHost) -> None:
         super().__init__()
+        self.host = host
         self._ready = False
         self.lobby: LobbyView | None = None
-
-    @property
-    def atout(self) -> AtoutApp:
-        return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="top"):
@@ -147,7 +163,7 @@ class LobbyScreen(Translated, ButtonArrows, Screen[None]):
         table.border_title = _("Open tables")
         table.focus()
         self.update_lobby(self.lobby)
-        self.update_link(self.atout.link_status)
+        self.update_link(self.host.link_status)
         self.set_interval(0.5, self._tick)
         fit_footer(self, self.FOOTER_OPTIONAL)
 
@@ -158,7 +174,7 @@ class LobbyScreen(Translated, ButtonArrows, Screen[None]):
 
     def _tick(self) -> None:
         # The countdown to the next attempt moves while we are not online.
-        status = self.atout.link_status
+        status = self.host.link_status
         if status.phase != "online":
             self.update_link(status)
 
@@ -166,7 +182,7 @@ class LobbyScreen(Translated, ButtonArrows, Screen[None]):
         self.lobby = lobby
         if not self._ready:
             return
-        app = self.atout
+        app = self.host
         title = Text("Atout", style="bold")
         title.append(f" │ {app.url or _('starting…')} │ {app.player_name}")
         if lobby is not None:
@@ -231,7 +247,7 @@ class LobbyScreen(Translated, ButtonArrows, Screen[None]):
     @on(DataTable.RowSelected)
     def _row(self, event: DataTable.RowSelected) -> None:
         if event.row_key.value:
-            self.atout.send(JoinTable(table_id=str(event.row_key.value)))
+            self.host.send(JoinTable(table_id=str(event.row_key.value)))
 
     @on(Button.Pressed, "#buttons Button")
     def _button(self, event: Button.Pressed) -> None:
@@ -250,42 +266,40 @@ class LobbyScreen(Translated, ButtonArrows, Screen[None]):
 
     def action_quick(self) -> None:
         self.say(_("Looking for a table…"))
-        self.atout.quick_play()
+        self.host.quick_play()
 
     def action_new(self) -> None:
         def done(cmd: object) -> None:
             if cmd is not None:
-                self.atout.send(cmd)
+                self.host.send(cmd)
 
-        self.app.push_screen(
-            NewTable(_("{name}'s table").format(name=self.atout.player_name)), done
-        )
+        self.app.push_screen(NewTable(_("{name}'s table").format(name=self.host.player_name)), done)
 
     def action_join(self) -> None:
         table_id = self._selected()
         if table_id is None:
             self.say(_("Select a table first (or p for quick play)."))
             return
-        self.atout.send(JoinTable(table_id=table_id))
+        self.host.send(JoinTable(table_id=table_id))
 
     def action_watch(self) -> None:
         table_id = self._selected()
         if table_id is None:
             self.say(_("Select a table to watch first."))
             return
-        self.atout.send(Watch(table_id=table_id))
+        self.host.send(Watch(table_id=table_id))
 
     def action_code(self) -> None:
         def done(answer: tuple[str, bool] | None) -> None:
             if answer is None:
                 return
             code, watch = answer
-            self.atout.send(Watch(code=code) if watch else JoinTable(code=code))
+            self.host.send(Watch(code=code) if watch else JoinTable(code=code))
 
         self.app.push_screen(JoinByCode(), done)
 
     def action_retry(self) -> None:
-        self.atout.retry_now()
+        self.host.retry_now()
 
     def action_help(self) -> None:
         self.app.push_screen(Help())
@@ -293,7 +307,7 @@ class LobbyScreen(Translated, ButtonArrows, Screen[None]):
     # -- the daily game and leaderboards (leaderboard_screen.py) -----------------------
 
     def action_daily(self) -> None:
-        self.atout.daily.ask_start()  # asks first when it can only be practice
+        self.host.daily.ask_start()  # asks first when it can only be practice
 
     def action_leaderboard(self) -> None:
         self.app.push_screen(LeaderboardScreen())

@@ -14,7 +14,7 @@ chat), the hand, a prompt with its buttons, a message line and the keys.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on
@@ -37,6 +37,7 @@ from clients.cli.link import LinkStatus
 from clients.cli.screen_keys import ButtonArrows, fit_footer
 from clients.cli.sheet_dialog import ScoreSheet
 from clients.cli.status_line import StatusLine
+from clients.cli.table_host import TableHost
 from protocol.messages import (
     Bid,
     Chat,
@@ -50,9 +51,6 @@ from protocol.messages import (
     StartGame,
 )
 from protocol.views import TableView
-
-if TYPE_CHECKING:
-    from clients.cli.app import AtoutApp
 
 
 class TableScreen(Translated, ButtonArrows, Screen[None]):
@@ -93,8 +91,9 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
     FOOTER_OPTIONAL = ("history", "last_trick", "chat", "sheet")
     """Left out of the footer, first ones first, when it is too narrow (all in Help)."""
 
-    def __init__(self) -> None:
+    def __init__(self, host: TableHost) -> None:
         super().__init__()
+        self.host = host
         self._ready = False
         self.view: TableView | None = None
         self.show_last = False
@@ -108,10 +107,6 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
         self._offline = False
         self.line = StatusLine()
         """The message line (``say``)."""
-
-    @property
-    def atout(self) -> AtoutApp:
-        return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="top"):
@@ -148,7 +143,7 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
         self._ready = True
         if self.view is not None:
             self.update_view(self.view)
-        self.update_link(self.atout.link_status)
+        self.update_link(self.host.link_status)
         fit_footer(self, self.FOOTER_OPTIONAL)
 
     def on_resize(self) -> None:
@@ -197,7 +192,7 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
         self._draw(view)
         if old is not None:
             note = news.what_happened(old, view)
-            online = self.atout.link_status.phase == "online"
+            online = self.host.link_status.phase == "online"
             if note:
                 self.say(note)
             elif news.moment(old) != news.moment(view) and online:
@@ -210,7 +205,7 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
             return
         link = self.query_one("#link", Static)
         if status.phase == "online":
-            link_ = self.atout.link
+            link_ = self.host.link
             if self._offline and link_ is not None and link_.connections > 1:
                 self.say(wording.CONNECTED_AGAIN)
             elif self._offline:
@@ -236,7 +231,7 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
 
     def _prompt(self) -> str:
         view = self.view
-        return facts.prompt(view, again=not self.atout.daily.is_daily(view)) if view else ""
+        return facts.prompt(view, again=not self.host.daily.is_daily(view)) if view else ""
 
     def server_error(self, text: str) -> None:
         # A refused command: let the player try again.
@@ -253,7 +248,7 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
         seats.update(panels.seats_panel(view, max(10, seats.content_region.width or 24)))
         trick = self.query_one("#trick", Static)
         width = trick.content_region.width or 24
-        trick.update(panels.trick_panel(view, width, show_last=self.show_last, url=self.atout.url))
+        trick.update(panels.trick_panel(view, width, show_last=self.show_last, url=self.host.url))
         trick.border_title = (
             _("You: seat {n}").format(n=view.you + 1) if view.you is not None else _("Watching")
         )
@@ -271,7 +266,7 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
         self._draw_actions(view)
 
     def _draw_header(self, view: TableView) -> None:
-        online = self.atout.link_status.phase == "online"
+        online = self.host.link_status.phase == "online"
         self.query_one("#title", Static).update(panels.header(view, online=online))
 
     def _draw_hand(self, view: TableView) -> None:
@@ -349,7 +344,7 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
             kind=facts.decision(view) if self.answered is None else "",
             pick_kind=self.pick_kind,
             poignee_size=self.poignee_size,
-            daily=self.atout.daily.is_daily(view),
+            daily=self.host.daily.is_daily(view),
             decision_key=self._decision_key(view),
         )
 
@@ -376,7 +371,7 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
         view = self.view
         if view is not None and (view.deadline is not None or view.next_deal_at is not None):
             self._draw_header(view)
-        status = self.atout.link_status
+        status = self.host.link_status
         if status.phase != "online":
             self.say(status.text(), error=True)
 
@@ -385,7 +380,7 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
     def _send(self, cmd: Any) -> None:
         if self.view is not None:
             self.answered = self._decision_key(self.view)
-        self.atout.send(cmd)
+        self.host.send(cmd)
         if self.view is not None:
             self._draw(self.view)
 
@@ -449,11 +444,11 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
         if view is None:
             return
         if name == "start":
-            self.atout.send(StartGame())
+            self.host.send(StartGame())
         elif name == "continue":
             self.action_continue()
         elif name == "again":
-            self.atout.send(PlayAgain())
+            self.host.send(PlayAgain())
         elif name == "leave":
             self.action_leave()
         elif name.startswith("bid:") and self.answered is None:
@@ -525,7 +520,7 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
         if self.view is None:
             return
         self.say(wording.HISTORY_LOADING)
-        self.atout.ask_history()
+        self.host.ask_history()
 
     def show_history(self, records: list[dict[str, Any]]) -> None:
         if self.view is not None:
@@ -542,7 +537,7 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
 
         def sent(text: str | None) -> None:
             if text:
-                self.atout.send(Chat(text=text))
+                self.host.send(Chat(text=text))
 
         self.app.push_screen(ChatBox(view), sent)
 
@@ -556,10 +551,10 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
     def action_continue(self) -> None:
         """The result is read: the next deal may come (``ready``)."""
         if self.view is not None and facts.reading_now(self.view):
-            self.atout.send(Ready())
+            self.host.send(Ready())
 
     def action_retry(self) -> None:
-        self.atout.retry_now()
+        self.host.retry_now()
 
     def action_help(self) -> None:
         self.app.push_screen(Help())
@@ -583,7 +578,7 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
 
         def done(yes: bool | None) -> None:
             if yes:
-                self.atout.leave_table(Leave())
+                self.host.leave_table(Leave())
 
         # Stay has the focus: Esc then Enter must not give the seat away.
         self.app.push_screen(
