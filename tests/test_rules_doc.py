@@ -245,7 +245,12 @@ def test_deal_record_documents_every_error_code_replay_can_give() -> None:
     documented = set(re.findall(r"^\| `(\w+)` \|", table, flags=re.M))
     source = "".join(
         (ROOT / p).read_text(encoding="utf-8")
-        for p in ("server/game/replay.py", "server/game/deal.py", "server/replay_cli.py")
+        for p in (
+            "server/game/replay.py",
+            "server/game/deal.py",
+            "server/game/calling.py",
+            "server/replay_cli.py",
+        )
     )
     raised = set(re.findall(r'RuleError\(\s*"(\w+)"', source))
     raised |= set(re.findall(r'"error": "(\w+)"', source))

@@ -303,3 +303,24 @@ def test_random_deals_sizes_tricks_and_zero_sum(seed: int, variant: Variant) -> 
             assert deal.partner is not None and deal.called in rec["hands"][deal.partner]
     # The record replays to the same result.
     assert replay_record(deal.record()) == msgspec.to_builtins(result)
+
+
+# -- the reference deals at three and five players ------------------------------------
+
+REFERENCE = ROOT / "tests" / "data" / "reference-deals-3-5.jsonl"
+
+
+def test_reference_deals_at_three_and_five_replay_to_their_results() -> None:
+    entries = [json.loads(line) for line in REFERENCE.read_text(encoding="utf-8").splitlines()]
+    names = {e["name"] for e in entries}
+    assert {"5p-alone-own-king", "5p-called-in-chien", "5p-partner-excuse-last-trick"} <= names
+    out = io.StringIO()
+    assert run([str(REFERENCE)], out) == 0
+    for entry, line in zip(entries, out.getvalue().splitlines(), strict=True):
+        assert json.loads(line) == entry["expected"] == independent_score(entry["record"])
+    by_name = {e["name"]: e for e in entries}
+    alone = by_name["5p-alone-own-king"]
+    assert alone["record"]["call"] in alone["record"]["hands"][alone["expected"]["taker"]]
+    chien = by_name["5p-called-in-chien"]
+    assert chien["record"]["call"] in chien["record"]["chien"]
+    assert chien["expected"]["partner"] is None
