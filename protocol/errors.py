@@ -46,6 +46,7 @@ ErrorCode: TypeAlias = Literal[
     "wrong_phase",
     "not_your_turn",
     "bad_bid",
+    "bad_call",
     "bad_ecart",
     "bad_chelem",
     "bad_poignee",

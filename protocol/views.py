@@ -19,7 +19,7 @@ import msgspec
 
 SeatKind = Literal["empty", "human", "bot"]
 TableStatus = Literal["waiting", "playing", "between_deals", "finished", "closed"]
-DealPhase = Literal["bidding", "ecart", "chelem", "play", "done", "annulled"]
+DealPhase = Literal["bidding", "call", "ecart", "chelem", "play", "done", "annulled"]
 BotLevel = Literal["random", "easy", "normal", "strong"]
 
 # What a view says of a table's size when it does not say: a table of four,
