@@ -220,7 +220,12 @@ def test_two_browsers_and_a_protocol_client_play_a_deal_to_the_end(
 # -- a reload mid-trick ----------------------------------------------------------------------
 
 
-def test_a_reload_mid_trick_resumes_the_same_trick(page: Page, web_server: ServerThread) -> None:
+def test_a_reload_mid_trick_resumes_the_same_trick(
+    page: Page, start_web_server: Callable[..., ServerThread]
+) -> None:
+    # The fast settings' grace (0.2 s) has a bot play an away human's turn:
+    # on a busy machine a reload takes longer, and the trick would move on.
+    web_server = start_web_server(grace=60.0)
     page.set_viewport_size(PHONE)
     enter(page, web_server.url, "Alice")
     new_table(page, deals=3)
