@@ -191,3 +191,91 @@ async def test_the_lobby_lists_each_tables_size_and_quick_play_keeps_to_it() -> 
         assert isinstance(seated, Seated) and seated.table_id == listed.table_id
         for s in (host, watcher, third):
             await s.close()
+
+
+# -- bad input ---------------------------------------------------------------------
+
+
+async def _refused(s: Session, command: Any, code: str) -> Error:
+    """``command`` is refused with ``code`` and changes nothing: no patch
+    comes before the answer to a ``history`` sent after it (the table takes
+    commands in order; it waits for a human, so no bot moves meanwhile)."""
+    seq = s.table_seq
+    rid = await s.send(command)
+    error = await s.wait_for(Error, where=lambda e: e.rid == rid)
+    assert error.code == code, error
+    assert error.message and "_" not in error.message.split()[0]  # words for a person
+    await s.send(GetHistory())
+    await s.wait_for(History)
+    assert s.table_seq == seq, f"{command} changed the table"
+    return error
+
+
+async def test_sizes_other_than_three_to_five_are_refused_and_open_nothing() -> None:
+    async with running() as server:
+        s = await Session.open(url(server), "Alice")
+        for players in (2, 6, 0):
+            rid = await s.send(CreateTable(players=players))
+            error = await s.wait_for(Error, where=lambda e, rid=rid: e.rid == rid)
+            assert error.code == "bad_players" and str(players) in error.message
+        rid = await s.send(QuickPlay(players=6))
+        error = await s.wait_for(Error, where=lambda e: e.rid == rid)
+        assert error.code == "bad_players"
+        assert s.table_id is None and len(server.lobby.tables) == 0
+        await s.close()
+
+
+async def test_a_call_where_none_is_due_is_refused_and_changes_nothing() -> None:
+    async with running() as server:
+        # A table of four: nobody calls.
+        four = await Session.open(url(server), "Four")
+        await _create(four, players=4, deals=1, seed="four")
+        await four.send(StartGame())
+        await four.wait_view(lambda v: bool(v.legal.bids))  # the table waits for us
+        error = await _refused(four, Call(card="KH"), "wrong_phase")
+        assert "table of 4" in error.message
+        await four.close()
+        # A table of five: two humans, three bots.
+        alice = await Session.open(url(server), "Alice")
+        bob = await Session.open(url(server), "Bob")
+        await _create(alice, players=5, deals=1, seed="calls", bot_level="normal")
+        table = await alice.wait_view(lambda v: v.invite_code is not None)
+        await bob.send(JoinTable(code=table.invite_code))
+        assert isinstance(await bob.wait_for(Seated, Error), Seated)
+        await alice.send(StartGame())
+        # Out of phase: nobody took yet (the table waits for Alice's bid).
+        await alice.wait_view(lambda v: bool(v.legal.bids))
+        await _refused(alice, Call(card="KH"), "wrong_phase")
+
+        def taking(view: TableView, rng: random.Random) -> Any:
+            legal = view.legal
+            return Bid(bid=legal.bids[-1]) if legal.bids else choose(view, rng)
+
+        def called(v: TableView) -> bool:
+            # (or over: then a bot took and called, and the test says so)
+            return v.deal is not None and v.deal.phase in ("call", "done", "annulled")
+
+        at_call = await asyncio.gather(
+            autoplay(alice, random.Random(1), called, decide=taking),
+            autoplay(bob, random.Random(2), called, decide=taking),
+        )
+        deal = at_call[0].deal
+        assert deal is not None and deal.taker in (alice.seat, bob.seat), "a human took"
+        taker, other = (alice, bob) if deal.taker == alice.seat else (bob, alice)
+        calls = taker.table.legal.calls if taker.table else []
+        assert calls and other.table is not None and not other.table.legal.calls
+        # Out of turn, then cards that may not be called.
+        await _refused(other, Call(card=calls[0]), "not_your_turn")
+        not_callable = next(c for c in ("QH", "T21", "1S", "EX") if c not in calls)
+        error = await _refused(taker, Call(card=not_callable), "bad_call")
+        assert not_callable in error.message
+        await _refused(taker, Call(card="ZZ"), "bad_call")
+        # The good call goes through, public to all at once.
+        await taker.send(Call(card=calls[0]))
+        for s in (taker, other):
+            view = await s.wait_view(lambda v: v.deal is not None and v.deal.called is not None)
+            assert view.deal is not None and view.deal.called == calls[0]
+            assert view.deal.partner is None
+        await _refused(taker, Call(card=calls[0]), "wrong_phase")  # called already
+        for s in (alice, bob):
+            await s.close()
