@@ -256,6 +256,7 @@ def check_no_leaks(s: Session, seat: int | None, records: list[dict[str, Any]]) 
             allowed |= set(rec["chien"]) if contract in ("prise", "garde") else set()
             allowed |= set(rec.get("ecart", []))
         allowed |= set(d.ecart_trumps)
+        allowed |= set(view.legal.calls)  # the cards one may call: no one's holding
         if d.called is not None:
             assert d.called == rec["call"]
             allowed.add(d.called)  # public once called (five players)
