@@ -25,6 +25,7 @@ ErrorCode: TypeAlias = Literal[
     "not_at_table",
     "bad_table",
     "too_many_tables",
+    "bad_players",
     "no_such_table",
     "bad_token",
     "table_closed",
