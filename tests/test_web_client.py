@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import random
 import re
-import threading
 import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -25,126 +23,19 @@ from protocol.codec import SUBPROTOCOL_JSON
 from protocol.messages import JoinTable, Seated
 from tests.browser import ServerThread, axe_violations, describe
 from tests.server_helpers import autoplay
+from tests.web_helpers import (
+    GAME_OVER,
+    LAPTOP,
+    PHONE,
+    enter,
+    in_background,
+    new_table,
+    play_to_the_end,
+    step,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
-
-PHONE = {"width": 390, "height": 844}
-LAPTOP = {"width": 1280, "height": 800}
-GAME_OVER = "#result-title:text-is('Game over')"
-
-
-def enter(page: Page, url: str, name: str) -> None:
-    """Open the page and give a name: the lobby shows."""
-    page.goto(url)
-    page.fill("input[name=name]", name)
-    page.get_by_role("button", name="Play").click()
-    page.get_by_role("button", name="Quick play").wait_for()
-    page.locator(".link-online").wait_for(state="attached")
-
-
-def new_table(page: Page, deals: int = 1, private: bool = False) -> None:
-    page.get_by_role("button", name="New table").click()
-    page.fill("input[name=deals]", str(deals))
-    if private:
-        page.get_by_label("private: invite code only").check()
-    page.get_by_role("button", name="Create").click()
-    page.get_by_role("heading", name="Waiting to start").wait_for()
-
-
-def _click(page: Page, selector: str) -> bool:
-    """Click the first enabled match, if any; False when there is none (or it
-    went away under the click, as the view moves on)."""
-    target = page.locator(f"{selector}:enabled").first
-    if target.count() == 0:
-        return False
-    try:
-        target.click(timeout=2000)
-    except Exception:
-        return False
-    return True
-
-
-def step(page: Page, bids: tuple[str, ...] = ("pass",)) -> str:
-    """Do what the page asks now, as a person would, once: "done" when the
-    game is over, what was done, or "" when nothing is asked."""
-    if page.locator(GAME_OVER).count():
-        return "done"
-    if _click(page, "button:text-is('Continue')"):
-        return "continue"
-    if page.locator("[data-bid]:enabled").count():
-        for bid in (*bids, "pass"):
-            if _click(page, f"[data-bid={bid}]"):
-                return f"bid {bid}"
-    if _click(page, "button:text-is('No chelem')"):
-        return "chelem"
-    if page.get_by_role("group", name="Écart", exact=True).count():
-        enabled = page.locator(".hand button.card:enabled")
-        pressed = page.locator(".hand button.card[aria-pressed=true]").count()
-        if pressed < 6:
-            codes = [
-                enabled.nth(i).get_attribute("data-card") or "" for i in range(enabled.count())
-            ]
-            # Suit cards first: trumps go only when the rule forces them.
-            codes.sort(key=lambda c: c.startswith("T"))
-            free = [
-                c for c in codes if page.locator(f"[data-card='{c}'][aria-pressed=false]").count()
-            ]
-            if free:
-                page.locator(f"[data-card='{free[0]}']").click()
-                return "pick"
-        if _click(page, "button:text-is('Discard')"):
-            return "ecart"
-        return ""
-    if _click(page, ".hand button.card"):
-        return "play"
-    return ""
-
-
-def play_to_the_end(
-    pages: list[Page], bids: tuple[str, ...] = ("pass",), timeout: float = 60.0
-) -> list[str]:
-    """Click on every page until each shows the game over; what was done."""
-    done: list[str] = []
-    deadline = time.monotonic() + timeout
-    finished: set[int] = set()
-    while len(finished) < len(pages):
-        assert time.monotonic() < deadline, f"no game over in {timeout} s; did {done[-20:]}"
-        idle = True
-        for i, page in enumerate(pages):
-            if i in finished:
-                continue
-            what = step(page, bids)
-            if what == "done":
-                finished.add(i)
-            elif what:
-                done.append(what)
-                idle = False
-        if idle:
-            pages[0].wait_for_timeout(50)
-    return done
-
-
-def in_background(server: ServerThread, coro: Any) -> Callable[[], Any]:
-    """Run ``coro`` in the server's loop from a thread; returns a join()."""
-    out: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            out["result"] = server.call(coro, timeout=120)
-        except BaseException as exc:
-            out["error"] = exc
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-
-    def join() -> Any:
-        thread.join(120)
-        if "error" in out:
-            raise out["error"]
-        return out.get("result")
-
-    return join
 
 
 # -- a whole deal against bots ---------------------------------------------------------------
