@@ -206,6 +206,9 @@ class ServerThread:
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout)
 
     def stop(self, timeout: float = 30.0) -> None:
+        """Stop the server (its tables saved, as on a restart); again is a no-op."""
+        if not self._thread.is_alive():
+            return
         if self._loop is not None and self._stop is not None:
             self._loop.call_soon_threadsafe(self._stop.set)
         self._thread.join(timeout)

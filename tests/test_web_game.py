@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import random
 import re
-import time
 from typing import TYPE_CHECKING, Any
+
+import pytest
 
 from clients.session import Session
 from protocol.messages import CreateTable, Seated, StartGame
@@ -23,7 +24,6 @@ from tests.browser import ServerThread
 from tests.redis_server import RedisServer, RedisUnavailable
 from tests.server_helpers import autoplay
 from tests.web_helpers import (
-    GAME_OVER,
     PHONE,
     enter,
     hand_of,
@@ -101,3 +101,42 @@ def test_a_phone_and_the_terminal_client_play_a_whole_game_with_a_reload(
     assert sheet_totals(page) == list(final.scores)
     seats = page.locator(".seats").inner_text()
     assert "Hugo" in seats and "Pia" in seats and seats.count("bot") >= 1
+
+
+def test_the_page_comes_back_by_itself_after_a_server_restart_on_redis(
+    page: Page, start_web_server: Any
+) -> None:
+    """Mid-trick, the server stops (saving its tables in Redis) and a new one
+    starts on the same port and Redis: the page reconnects without a click,
+    resumes its seat and shows the same trick and hand, and the deal goes on."""
+    try:
+        redis = RedisServer()
+    except RedisUnavailable as exc:
+        pytest.skip(str(exc))
+    with redis:
+        # A long grace: no bot may stand in for the page while it reconnects.
+        first = start_web_server(redis_url=redis.url, grace=30.0)
+        page.set_viewport_size(PHONE)
+        enter(page, first.url, "Rita")
+        new_table(page, deals=2)
+        page.get_by_role("button", name="Start the game").click()
+        play_until(page, lambda: mid_trick(page))
+        trick, hand = page.locator(TRICK).inner_text(), hand_of(page)
+
+        first.stop()
+        page.locator(".link-reconnecting").wait_for()
+        second = start_web_server(redis_url=redis.url, grace=30.0, port=first.port)
+        page.locator(".link-online").wait_for(state="attached")
+        page.locator(".hand button.card:enabled").first.wait_for()
+        assert page.locator(TRICK).inner_text() == trick
+        assert hand_of(page) == hand
+        assert "Rita" in page.locator(".seats").inner_text()
+        # The restored deal plays on: a card played lands in the trick.
+        before = page.locator(f"{TRICK} .trick-cards li").count()
+        assert step(page) == "play"
+        page.wait_for_function(
+            "n => document.querySelectorAll('.trick-cards li').length !== n "
+            "|| document.querySelectorAll('figure.trick').length === 0",
+            arg=before,
+        )
+        second.stop()  # before its Redis goes
