@@ -38,7 +38,11 @@ def new_table(page: Page, deals: int = 1, private: bool = False) -> None:
     page.get_by_role("heading", name="Waiting to start").wait_for()
 
 
-def _click(page: Page, selector: str) -> bool:
+Press = Callable[["Page", str], bool]
+"""How a test acts on the page: ``click`` (the mouse), ``by_keyboard``."""
+
+
+def click(page: Page, selector: str) -> bool:
     """Click the first enabled match, if any; False when there is none (or it
     went away under the click, as the view moves on)."""
     target = page.locator(f"{selector}:enabled").first
@@ -51,11 +55,12 @@ def _click(page: Page, selector: str) -> bool:
     return True
 
 
-def step(page: Page, bids: tuple[str, ...] = ("pass",)) -> str:
+def step(page: Page, bids: tuple[str, ...] = ("pass",), press: Press | None = None) -> str:
     """Do what the page asks now, as a person would, once: "done" when the
     game is over, what was done, or "" when nothing is asked."""
     if page.locator(GAME_OVER).count():
         return "done"
+    _click = press or click
     if _click(page, "button:text-is('Continue')"):
         return "continue"
     if page.locator("[data-bid]:enabled").count():
@@ -77,7 +82,7 @@ def step(page: Page, bids: tuple[str, ...] = ("pass",)) -> str:
                 c for c in codes if page.locator(f"[data-card='{c}'][aria-pressed=false]").count()
             ]
             if free:
-                page.locator(f"[data-card='{free[0]}']").click()
+                _click(page, f"[data-card='{free[0]}']")
                 return "pick"
         if _click(page, "button:text-is('Discard')"):
             return "ecart"
@@ -88,7 +93,10 @@ def step(page: Page, bids: tuple[str, ...] = ("pass",)) -> str:
 
 
 def play_to_the_end(
-    pages: list[Page], bids: tuple[str, ...] = ("pass",), timeout: float = 60.0
+    pages: list[Page],
+    bids: tuple[str, ...] = ("pass",),
+    timeout: float = 60.0,
+    press: Press | None = None,
 ) -> list[str]:
     """Click on every page until each shows the game over; what was done."""
     done: list[str] = []
@@ -100,7 +108,7 @@ def play_to_the_end(
         for i, page in enumerate(pages):
             if i in finished:
                 continue
-            what = step(page, bids)
+            what = step(page, bids, press)
             if what == "done":
                 finished.add(i)
             elif what:
@@ -166,3 +174,38 @@ def sheet_totals(page: Page) -> list[int]:
     """The score sheet's totals row, seat by seat (the sheet panel must be open)."""
     cells = page.locator("table.sheet tfoot td").all_inner_texts()
     return [int(c.replace("−", "-").replace("+", "")) for c in cells]
+
+
+# What Tab reaches, in the order it reaches it (no tabindex is used on the page).
+_TABBABLE = """() => Array.from(document.querySelectorAll(
+  'button:not([disabled]), input:not([disabled]), select:not([disabled]), a[href]'
+)).filter(e => e.offsetParent !== null || e === document.activeElement)"""
+
+
+def by_keyboard(page: Page, selector: str) -> bool:
+    """Do to the first enabled match what a keyboard user does: Tab (or
+    Shift+Tab, whichever way is shorter in the page's order) until it has the
+    focus, then Enter. False when there is none, or when it went away while
+    the focus travelled (the view moved on)."""
+    target = page.locator(f"{selector}:enabled").first
+    if target.count() == 0:
+        return False
+    for _ in range(120):
+        try:
+            where = target.evaluate(
+                f"(t) => {{ const all = ({_TABBABLE})(); const now = document.activeElement; "
+                "return [all.indexOf(t), all.indexOf(now), t === now]; }",
+                timeout=2000,
+            )
+        except Exception:
+            return False
+        at, focused, done = where
+        if done:
+            # A toggle (a card of the écart) takes Space, a button Enter.
+            toggle = target.get_attribute("aria-pressed") is not None
+            page.keyboard.press("Space" if toggle else "Enter")
+            return True
+        if at < 0:
+            return False
+        page.keyboard.press("Shift+Tab" if 0 <= at < focused else "Tab")
+    raise AssertionError(f"Tab never reached {selector}")

@@ -10,6 +10,7 @@ import { TableScreen } from "./table.js";
 import { DailyResult, Leaderboard, Profile } from "./boards.js";
 import { announcements } from "./announce.js";
 import { errorText, leftReason } from "./words.js";
+import { installKeys, useEscape } from "./keys.js";
 
 const server = serverUrl(window.location);
 const store = storeFor(server);
@@ -200,6 +201,19 @@ function LangPicker() {
     </select></label>`;
 }
 
+function ConfirmLeave({ view }) {
+  const stay = () => {
+    state.confirmLeave = false;
+    draw();
+  };
+  useEscape(stay);
+  return html`<div class="card-box confirm" role="alertdialog" aria-labelledby="leave-q">
+    <p id="leave-q"><strong>${_("Leave this table?")}</strong> ${_("A bot takes your seat until the end of the game.")}</p>
+    <button onClick=${() => leave(view)}>${_("Leave")}</button>
+    <button class="secondary" onClick=${stay}>${_("Stay")}</button>
+  </div>`;
+}
+
 function App() {
   const sync = conn?.sync;
   const view = sync?.table.view;
@@ -217,11 +231,7 @@ function App() {
       ? `${window.location.origin}${window.location.pathname}${window.location.search}#join=${view.invite_code}` : "";
     main = html`<${TableScreen} view=${view} act=${act} move=${move} busy=${conn.pendingMove !== null || state.status.phase !== "online"}
       inviteUrl=${inviteUrl} onLeave=${() => leave(view)} log=${state.log} />
-      ${state.confirmLeave && html`<div class="card-box confirm" role="alertdialog" aria-labelledby="leave-q">
-        <p id="leave-q"><strong>${_("Leave this table?")}</strong> ${_("A bot takes your seat until the end of the game.")}</p>
-        <button onClick=${() => leave(view)}>${_("Leave")}</button>
-        <button class="secondary" onClick=${() => { state.confirmLeave = false; draw(); }}>${_("Stay")}</button>
-      </div>`}
+      ${state.confirmLeave && html`<${ConfirmLeave} view=${view} />`}
       ${state.daily && html`<${DailyResult} result=${state.daily} onClose=${() => { state.daily = null; draw(); }}
         onBoard=${() => { state.daily = null; leave(null); go("leaderboard"); }} />`}`;
   } else if (seated) main = html`<p class="boot">${_("loading the table…")}</p>`;
@@ -278,4 +288,5 @@ async function boot() {
   draw();
 }
 
+installKeys(document);
 boot();

@@ -6,6 +6,7 @@ import { useEffect, useState } from "preact/hooks";
 import { _, ngettext } from "./i18n.js";
 import { Card, CardList, Hand } from "./hand.js";
 import { html } from "./ui.js";
+import { useEscape } from "./keys.js";
 import { Chat, Sheet } from "./sheet.js";
 import {
   CONTRACT_ORDER, POIGNEE_BONUS, POIGNEE_NAMES, bidHelp, botLevel, contract, ecartProblem, myTurn, need,
@@ -64,6 +65,11 @@ function Trick({ view, trick, title }) {
       })}
     </ol>
   </figure>`;
+}
+
+function LastTrick({ view, trick, onClose }) {
+  useEscape(onClose);
+  return html`<${Trick} view=${view} trick=${trick} title=${_("Last trick")} />`;
 }
 
 function Bidding({ legal, move, busy }) {
@@ -232,7 +238,7 @@ export function TableScreen({ view, move, act, busy, inviteUrl, onLeave, log }) 
       <p class="prompt" id="prompt">${prompt(view)}
         ${view.deadline !== null && html` <${Countdown} at=${view.deadline} words=${(s) => _("{s}s left", { s })} />`}</p>
       ${deal && deal.trick && html`<${Trick} view=${view} trick=${deal.trick} title=${_("Trick {n}", { n: deal.tricks.length + 1 })} />`}
-      ${panel === "last" && lastTrick && html`<${Trick} view=${view} trick=${lastTrick} title=${_("Last trick")} />`}
+      ${panel === "last" && lastTrick && html`<${LastTrick} view=${view} trick=${lastTrick} onClose=${() => setPanel(null)} />`}
       ${view.status === "waiting" && html`<${Waiting} view=${view} move=${move} busy=${busy} inviteUrl=${inviteUrl} />`}
       ${over && deal && html`<${Result} view=${view} move=${move} busy=${busy} />`}
       ${legal.bids.length > 0 && html`<${Bidding} legal=${legal} move=${move} busy=${busy} />`}
