@@ -9,7 +9,7 @@ import { Lobby } from "./lobby.js";
 import { TableScreen } from "./table.js";
 import { DailyResult, Leaderboard, Profile } from "./boards.js";
 import { announcements } from "./announce.js";
-import { errorText, leftReason } from "./words.js";
+import { byeText, errorText, leftReason } from "./words.js";
 import { installKeys, useEscape } from "./keys.js";
 
 const server = serverUrl(window.location);
@@ -93,7 +93,7 @@ function onMessage(msg, sync) {
       } else notice(errorText(msg.code, msg.message));
       break;
     case "bye":
-      notice(`${msg.message} [${msg.code}]`, "info");
+      notice(byeText(msg.code, msg.message), "info");
       break;
     case "daily_result":
       state.daily = msg.result;
