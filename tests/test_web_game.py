@@ -14,17 +14,20 @@ from __future__ import annotations
 
 import random
 import re
+import time
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from clients.session import Session
-from protocol.messages import CreateTable, Seated, StartGame
+from protocol.messages import CreateTable, Seated, StartGame, Watch
 from tests.browser import ServerThread
 from tests.redis_server import RedisServer, RedisUnavailable
 from tests.server_helpers import autoplay
 from tests.web_helpers import (
+    GAME_OVER,
     PHONE,
+    click,
     enter,
     hand_of,
     in_background,
@@ -103,6 +106,11 @@ def test_a_phone_and_the_terminal_client_play_a_whole_game_with_a_reload(
     assert "Hugo" in seats and "Pia" in seats and seats.count("bot") >= 1
 
 
+# While the server is down, Chromium logs the page's refused attempts.
+REFUSED = r"WebSocket connection to 'ws://127\.0\.0\.1:\d+/' failed: .*ERR_CONNECTION_REFUSED"
+
+
+@pytest.mark.console_allows(REFUSED)
 def test_the_page_comes_back_by_itself_after_a_server_restart_on_redis(
     page: Page, start_web_server: Any
 ) -> None:
@@ -140,3 +148,108 @@ def test_the_page_comes_back_by_itself_after_a_server_restart_on_redis(
             arg=before,
         )
         second.stop()  # before its Redis goes
+
+
+NOTICES = """() => {
+  window.shown = [];
+  new MutationObserver(() => {
+    for (const n of document.querySelectorAll('.notice')) {
+      if (!window.shown.includes(n.textContent)) window.shown.push(n.textContent);
+    }
+    const link = document.querySelector('.link');
+    if (link && !window.shown.includes(link.className)) window.shown.push(link.className);
+  }).observe(document.body, {childList: true, subtree: true, characterData: true});
+}"""
+
+
+async def cut(server: ServerThread, name: str) -> None:
+    """Drop ``name``'s lines under it, as a lost network does (no close frame)."""
+    assert server.server is not None
+    for conn in [c for c in server.server.front.conns if c.name == name]:
+        conn.ws.transport.abort()
+
+
+def _stored_seat(page: Page, server: ServerThread) -> dict[str, Any]:
+    seat: dict[str, Any] = page.evaluate(
+        "key => JSON.parse(localStorage.getItem(key))", f"atout:seat:{server.ws_url}/"
+    )
+    return seat
+
+
+def test_a_slow_then_dropping_network_loses_and_doubles_no_move(
+    page: Page, start_web_server: Any
+) -> None:
+    """Chromium's network emulation: 400 ms each way while every card is
+    double-clicked, then offline for a few seconds in the middle of the deal.
+    What the server recorded (seen by a spectator) is exactly the cards
+    clicked, in order, and no refusal was ever shown."""
+    # A grace longer than the outage: no bot stands in for the page meanwhile.
+    web_server = start_web_server(grace=30.0)
+    page.set_viewport_size(PHONE)
+    enter(page, web_server.url, "Nina")
+    new_table(page, deals=1)
+    seat = _stored_seat(page, web_server)
+    page.evaluate(NOTICES)
+
+    async def watch() -> Any:
+        s = await Session.open(web_server.ws_url, "Sam")
+        try:
+            await s.send(Watch(table_id=seat["table_id"]))
+            return await s.wait_view(lambda v: v.status == "finished", timeout=150)
+        finally:
+            await s.close()
+
+    watched = in_background(web_server, watch())
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    slow = {"offline": False, "latency": 400, "downloadThroughput": -1, "uploadThroughput": -1}
+    cdp.send("Network.emulateNetworkConditions", slow)
+    page.get_by_role("button", name="Start the game").click()
+
+    clicked: list[str] = []
+
+    def but_cards(page: Page, selector: str) -> bool:
+        # Cards are played by the loop below, which records them.
+        return selector != ".hand button.card" and click(page, selector)
+
+    went_offline = False
+    deadline = time.monotonic() + 150
+    while not page.locator(GAME_OVER).count():
+        assert time.monotonic() < deadline, f"no game over; clicked {clicked}"
+        card = page.locator(".hand button.card:enabled").first
+        if card.count() and not page.get_by_role("group", name="Écart", exact=True).count():
+            code = card.get_attribute("data-card") or ""
+            try:
+                card.dblclick(timeout=2000)  # the second click must not play twice
+            except Exception:
+                continue  # the view moved on under the click
+            if not clicked or clicked[-1] != code:
+                clicked.append(code)
+            if len(clicked) == 6 and not went_offline:
+                went_offline = True
+                # The device loses its network: the page says so at once, and
+                # the server loses the line if it still has it (as it would,
+                # later, by its pings).
+                cdp.send("Network.emulateNetworkConditions", {**slow, "offline": True})
+                page.locator(".link-reconnecting", has_text="no network").wait_for()
+                web_server.call(cut(web_server, "Nina"))
+                page.wait_for_timeout(3000)  # a few seconds without a network
+                assert page.locator(".link-reconnecting").count() == 1
+                assert page.locator(".hand button.card:enabled").count() == 0
+                cdp.send("Network.emulateNetworkConditions", slow)
+                page.locator(".link-online").wait_for(state="attached")
+            continue
+        if not step(page, bids=("prise", "garde"), press=but_cards):
+            page.wait_for_timeout(50)
+    final = watched()
+    assert went_offline
+    mine = [
+        code
+        for trick in final.deal.tricks
+        for i, code in enumerate(trick.cards)
+        if (trick.leader + i) % 4 == seat["seat"]
+    ]
+    assert mine == clicked
+    shown = page.evaluate("() => window.shown")
+    assert "link link-reconnecting" in shown
+    assert not [n for n in shown if "not_your_turn" in n or "illegal_card" in n], shown

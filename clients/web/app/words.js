@@ -257,6 +257,8 @@ const CLOSE_CODES = {
   4006: [N_("you were idle in the lobby for a long time, so the server closed the connection"), false],
 };
 
+export const offline = () => _("no network: waiting for it to come back");
+
 export function closed(code) {
   const known = CLOSE_CODES[code];
   if (known) return [_(known[0]), known[1]];
