@@ -261,3 +261,21 @@ def test_the_page_speaks_french_from_the_shared_catalogs(
     assert page.evaluate("() => document.documentElement.lang") == "fr"
     page.reload()  # the choice is kept
     page.get_by_role("button", name="Partie rapide").wait_for()
+
+
+def test_what_is_typed_in_a_form_survives_a_redraw(page: Page, web_server: ServerThread) -> None:
+    """A lobby patch redraws the page while a person fills the new table's
+    form: the deals they typed stay, and the table gets them."""
+    enter(page, web_server.url, "Alice")
+    page.get_by_role("button", name="New table").click()
+    page.fill("input[name=deals]", "3")
+    online = page.locator(".screen-title small").inner_text()
+
+    passer = web_server.call(Session.open(web_server.ws_url, "Passer"))  # a lobby patch
+    page.wait_for_function(
+        "was => document.querySelector('.screen-title small').textContent !== was", arg=online
+    )
+    assert page.input_value("input[name=deals]") == "3"
+    page.get_by_role("button", name="Create").click()
+    page.get_by_text("3 deals").wait_for()
+    web_server.call(passer.close())

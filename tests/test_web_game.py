@@ -249,7 +249,7 @@ def test_a_slow_then_dropping_network_loses_and_doubles_no_move(
         for i, code in enumerate(trick.cards)
         if (trick.leader + i) % 4 == seat["seat"]
     ]
-    assert mine == clicked
+    assert mine == clicked, (mine, clicked, page.evaluate("() => window.shown"))
     shown = page.evaluate("() => window.shown")
     assert "link link-reconnecting" in shown
     assert not [n for n in shown if "not_your_turn" in n or "illegal_card" in n], shown

@@ -169,7 +169,7 @@ function NameForm() {
     <h1 id="name-title">Atout</h1>
     <p>${_("French Tarot for four, in your browser.")}</p>
     <label>${_("Your name")} <input name="name" maxlength="24" autocomplete="nickname" required
-      value=${store.name()} aria-describedby="name-problem" /></label>
+      defaultValue=${store.name()} aria-describedby="name-problem" /></label>
     ${state.nameProblem && html`<p id="name-problem" class="problem" role="alert">${state.nameProblem}</p>`}
     <button type="submit">${_("Play")}</button>
   </form>`;
