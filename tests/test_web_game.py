@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from clients.session import Session
+from protocol.cards import CODES
 from protocol.messages import CreateTable, Seated, StartGame, Watch
+from server.game.game import Game
 from tests.browser import ServerThread
 from tests.redis_server import RedisServer, RedisUnavailable
 from tests.server_helpers import autoplay
@@ -263,3 +265,71 @@ def test_a_slow_then_dropping_network_loses_and_doubles_no_move(
     shown = page.evaluate("() => window.shown")
     assert "link link-reconnecting" in shown
     assert not [n for n in shown if "not_your_turn" in n or "illegal_card" in n], shown
+
+
+def _seed_giving_a_poignee(seat: int) -> str:
+    """A seed whose first deal gives ``seat`` a simple poignée (10 trumps,
+    the Excuse counted), found with the rules engine itself."""
+    for i in range(10_000):
+        seed = f"poignee-{i}"
+        hand = [CODES[c] for c in Game(deals=1, seed=seed).deal.dealt[seat]]
+        if sum(c.startswith("T") or c == "EX" for c in hand) >= 10:
+            return seed
+    raise AssertionError("no seed gives a poignée")
+
+
+def test_a_poignee_is_offered_picked_and_shown(page: Page, web_server: ServerThread) -> None:
+    seed = _seed_giving_a_poignee(1)
+    box: dict[str, Any] = {}
+
+    async def host_opens() -> str:
+        s = box["session"] = await Session.open(web_server.ws_url, "Hugo")
+        await s.send(CreateTable(private=True, deals=1, seed=seed))
+        await s.wait_for(Seated)
+        view = await s.wait_view(lambda v: v.invite_code is not None)
+        return str(view.invite_code)
+
+    code = web_server.call(host_opens())
+    session: Session = box["session"]
+
+    async def host_plays() -> Any:
+        try:
+            await session.wait_view(lambda v: any(s.name == "Pia" for s in v.seats), 30)
+            await session.send(StartGame())
+            return await autoplay(
+                session, random.Random(5), lambda v: v.status == "finished", timeout=120
+            )
+        finally:
+            await session.close()
+
+    join = in_background(web_server, host_plays())
+    page.set_viewport_size(PHONE)
+    page.goto(f"{web_server.url}#join={code}")
+    page.fill("input[name=name]", "Pia")
+    page.get_by_role("button", name="Play").click()
+    page.locator(".hand button.card").first.wait_for()
+    assert _stored_seat(page, web_server)["seat"] == 1
+
+    offer = page.get_by_role("button", name=re.compile(r"^Show poignée simple \(10, \+20\)"))
+
+    def but_not_a_card_past_the_offer(page: Page, selector: str) -> bool:
+        # Playing a card first would let the offer go by.
+        return not (selector == ".hand button.card" and offer.count()) and click(page, selector)
+
+    deadline = time.monotonic() + 60
+    while not offer.count():
+        assert time.monotonic() < deadline, "no poignée offered"
+        if not step(page, bids=("pass",), press=but_not_a_card_past_the_offer):
+            page.wait_for_timeout(50)
+    offer.click()
+    # The lowest trumps are chosen (the Excuse only to make up the 10); Show.
+    assert page.locator(".hand button.card[aria-pressed=true]").count() == 10
+    page.get_by_text("Ready: press “Show” to show your poignée.").wait_for()
+    page.get_by_role("button", name="Show", exact=True).click()
+    page.get_by_text("Poignée simple: You").wait_for()
+    assert page.locator(".log", has_text="You show a 10-card poignée").count() == 1
+    play_to_the_end([page], timeout=90)
+    final = join()
+    # The server took it: the terminal player saw the 10 cards shown by seat 1.
+    assert final.deal is not None
+    assert [(p.seat, len(p.cards)) for p in final.deal.poignees if p.seat == 1] == [(1, 10)]
