@@ -19,9 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from clients.cli.history import past_deals
 from clients.session import Session
 from protocol.cards import CODES
-from protocol.messages import CreateTable, Seated, StartGame, Watch
+from protocol.messages import CreateTable, GetHistory, History, Seated, StartGame, Watch
 from server.game.game import Game
 from tests.browser import ServerThread
 from tests.redis_server import RedisServer, RedisUnavailable
@@ -333,3 +334,54 @@ def test_a_poignee_is_offered_picked_and_shown(page: Page, web_server: ServerThr
     # The server took it: the terminal player saw the 10 cards shown by seat 1.
     assert final.deal is not None
     assert [(p.seat, len(p.cards)) for p in final.deal.poignees if p.seat == 1] == [(1, 10)]
+
+
+def test_past_deals_replay_trick_by_trick_as_the_rules_engine_does(
+    page: Page, web_server: ServerThread
+) -> None:
+    """The page's replay of a past deal names, for every trick, the same
+    leader and winner as the terminal client's replay through the engine
+    (clients/cli/history.py) of the same records; Esc closes it."""
+    page.set_viewport_size(PHONE)
+    enter(page, web_server.url, "Ada")
+    new_table(page, deals=1)
+    seat = _stored_seat(page, web_server)["seat"]
+    table_id = _stored_seat(page, web_server)["table_id"]
+    page.get_by_role("button", name="Start the game").click()
+    play_to_the_end([page], bids=("prise", "garde"))
+
+    async def records() -> tuple[list[str], list[dict[str, Any]]]:
+        s = await Session.open(web_server.ws_url, "Sam")
+        try:
+            await s.send(Watch(table_id=table_id))
+            view = await s.wait_view(lambda v: v.status == "finished")
+            await s.send(GetHistory())
+            answer = await s.wait_for(History)
+            return [x.name for x in view.seats], list(answer.records)
+        finally:
+            await s.close()
+
+    names, got = web_server.call(records())
+    deals = past_deals(got)
+    played = next(d for d in deals if d.tricks)
+    page.get_by_role("button", name="Past deals").click()
+    past = page.locator("ol.past li button")
+    past.first.wait_for()
+    assert past.count() == len(deals)
+    past.nth(deals.index(played)).click()
+
+    def who(s: int) -> str:
+        return "You" if s == seat else names[s]
+
+    for n, trick in enumerate(played.tricks, 1):
+        caption = page.locator(".replay figcaption").inner_text()
+        took = "you took it" if trick.winner == seat else f"{who(trick.winner)} took it"
+        assert caption == f"Trick {n} of 18 · {who(trick.leader)} led · {took}", caption
+        cards = page.locator(".replay .trick-cards li .card").evaluate_all(
+            "cs => cs.map(c => c.getAttribute('aria-label'))"
+        )
+        assert len(cards) == 4
+        if n < 18:
+            page.get_by_role("button", name="Next trick").click()
+    page.keyboard.press("Escape")
+    page.get_by_role("heading", name="Past deals").wait_for(state="detached")

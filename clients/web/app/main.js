@@ -26,6 +26,7 @@ const state = {
   confirmLeave: false,
   nameProblem: "",
   keyLost: false,
+  history: null, // the table's deal records, once asked (null: asking)
 };
 let conn = null;
 let ids = 0;
@@ -95,6 +96,9 @@ function onMessage(msg, sync) {
     case "bye":
       notice(byeText(msg.code, msg.message), "info");
       break;
+    case "history":
+      state.history = msg.records;
+      break;
     case "daily_result":
       state.daily = msg.result;
       break;
@@ -134,6 +138,10 @@ const go = (screen) => {
   if (screen === "leaderboard") askBoard(state.board.period, 0);
   draw();
 };
+function askHistory() {
+  state.history = null;
+  act({ t: "history" });
+}
 function askBoard(period, page) {
   state.board = { period, view: state.board.period === period ? state.board.view : null };
   act({ t: "leaderboard", period, page });
@@ -230,7 +238,8 @@ function App() {
     const inviteUrl = view.invite_code
       ? `${window.location.origin}${window.location.pathname}${window.location.search}#join=${view.invite_code}` : "";
     main = html`<${TableScreen} view=${view} act=${act} move=${move} busy=${conn.pendingMove !== null || state.status.phase !== "online"}
-      inviteUrl=${inviteUrl} onLeave=${() => leave(view)} log=${state.log} />
+      inviteUrl=${inviteUrl} onLeave=${() => leave(view)} log=${state.log}
+      history=${state.history} askHistory=${askHistory} />
       ${state.confirmLeave && html`<${ConfirmLeave} view=${view} />`}
       ${state.daily && html`<${DailyResult} result=${state.daily} onClose=${() => { state.daily = null; draw(); }}
         onBoard=${() => { state.daily = null; leave(null); go("leaderboard"); }} />`}`;

@@ -8,6 +8,7 @@ import { Card, CardList, Hand } from "./hand.js";
 import { html } from "./ui.js";
 import { useEscape } from "./keys.js";
 import { Chat, Sheet } from "./sheet.js";
+import { PastDeals } from "./history.js";
 import {
   CONTRACT_ORDER, POIGNEE_BONUS, POIGNEE_NAMES, bidHelp, botLevel, contract, ecartProblem, myTurn, need,
   poigneeDefault, poigneeProblem, prompt, reading, readingNow, resultLines, seatName, seatState, signed,
@@ -175,10 +176,10 @@ function DealFacts({ view }) {
   </div>`;
 }
 
-export function TableScreen({ view, move, act, busy, inviteUrl, onLeave, log }) {
+export function TableScreen({ view, move, act, busy, inviteUrl, onLeave, log, history, askHistory }) {
   const [picked, setPicked] = useState([]);
   const [poignee, setPoignee] = useState(null);
-  const [panel, setPanel] = useState(null); // "sheet" | "chat" | "last"
+  const [panel, setPanel] = useState(null); // "sheet" | "chat" | "last" | "past"
   const legal = view.legal;
   const ecartKey = legal.ecart.join(",");
   useEffect(() => setPicked([]), [ecartKey]);
@@ -225,6 +226,8 @@ export function TableScreen({ view, move, act, busy, inviteUrl, onLeave, log }) 
           ${_("Chat")}${view.chat.length ? ` (${view.chat.length})` : ""}</button>
         <button class="secondary" aria-pressed=${String(panel === "last")} disabled=${!lastTrick} onClick=${() => toggle("last")}>
           ${_("Last trick")}</button>
+        <button class="secondary" aria-pressed=${String(panel === "past")} disabled=${!view.sheet.length}
+          onClick=${() => { if (panel !== "past") askHistory(); toggle("past"); }}>${_("Past deals")}</button>
         <button class="secondary" onClick=${onLeave}>${_("Leave")}</button>
       </nav>
     </header>
@@ -253,6 +256,7 @@ export function TableScreen({ view, move, act, busy, inviteUrl, onLeave, log }) 
         onCard=${onCard} busy=${busy} />`}
     ${panel === "sheet" && html`<${Sheet} view=${view} onClose=${() => setPanel(null)} />`}
     ${panel === "chat" && html`<${Chat} view=${view} act=${act} onClose=${() => setPanel(null)} />`}
+    ${panel === "past" && html`<${PastDeals} view=${view} records=${history} onClose=${() => setPanel(null)} />`}
     <section class="log" aria-label=${_("What happened")}>
       <h2 class="visually-hidden">${_("What happened")}</h2>
       <ol>${log.slice(-6).map((l) => html`<li key=${l.id}>${l.text}</li>`)}</ol>
