@@ -279,3 +279,32 @@ def test_what_is_typed_in_a_form_survives_a_redraw(page: Page, web_server: Serve
     page.get_by_role("button", name="Create").click()
     page.get_by_text("3 deals").wait_for()
     web_server.call(passer.close())
+
+
+def test_a_guest_plays_without_a_player_key(page: Page, web_server: ServerThread) -> None:
+    """As ``atout connect --guest``: no key sent, so no daily game and no
+    rename; tables as anyone. Importing a key makes the guest a player."""
+    page.goto(web_server.url)
+    page.fill("input[name=name]", "Gus")
+    page.get_by_label("Play as a guest").check()
+    page.get_by_role("button", name="Play").click()
+    page.get_by_role("button", name="Quick play").wait_for()
+    assert page.get_by_role("button", name="Daily").is_disabled()
+
+    async def who() -> list[Any]:
+        assert web_server.server is not None
+        return [c.player for c in web_server.server.front.conns if c.name == "Gus"]
+
+    assert web_server.call(who()) == [None]
+    assert (
+        page.evaluate("() => Object.keys(localStorage).some(k => k.startsWith('atout:player'))")
+        is False
+    )
+    page.get_by_role("button", name="Profile").click()
+    page.get_by_text("You play as a guest: guests enter no leaderboard.").wait_for()
+    assert page.get_by_role("button", name="Rename").count() == 0
+    page.get_by_role("button", name="Close").click()
+    new_table(page)  # a guest sits and plays like anyone
+    page.reload()  # and stays a guest
+    page.get_by_role("heading", name="Waiting to start").wait_for()
+    assert web_server.call(who()) == [None]

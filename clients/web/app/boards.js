@@ -83,15 +83,16 @@ export function Profile({ name, player, act, onImport, onClose }) {
   };
   return html`<${Panel} title=${_("Profile")} onClose=${onClose}>
     <p>${_("Name")}: <strong>${name}</strong></p>
-    <form class="card-box" onSubmit=${rename}>
+    ${player ? html`<form class="card-box" onSubmit=${rename}>
       <label>${_("New name")} <input name="newname" maxlength="24" autocomplete="nickname" /></label>
       <button type="submit">${_("Rename")}</button>
-    </form>
+    </form>` : html`<p class="guest">${_("You play as a guest: guests enter no leaderboard.")}</p>`}
     <section class="card-box" aria-labelledby="key-title">
       <h3 id="key-title">${_("Your player key")}</h3>
       <p>${_("It keeps your name and your place on the leaderboards. It is a secret: whoever has it plays as you. Copy it to play from another browser or from the terminal client (atout key import).")}</p>
-      ${shown ? html`<p><code class="key" data-key>${player?.key}</code></p>` : ""}
-      <button class="secondary" aria-expanded=${String(shown)} onClick=${() => setShown(!shown)}>${shown ? _("Hide the key") : _("Show the key")}</button>
+      ${shown && player ? html`<p><code class="key" data-key>${player.key}</code></p>` : ""}
+      ${player && html`<button class="secondary" aria-expanded=${String(shown)} onClick=${() => setShown(!shown)}>
+        ${shown ? _("Hide the key") : _("Show the key")}</button>`}
       <form onSubmit=${importKey}>
         <label>${_("Use a key from elsewhere")} <input name="key" maxlength="40" autocomplete="off" spellcheck="false" /></label>
         ${problem && html`<p class="problem" role="alert">${problem}</p>`}

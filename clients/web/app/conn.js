@@ -78,7 +78,7 @@ export class Connection {
   }
 
   hello() {
-    const player = this.store.player();
+    const player = this.store.guest() ? null : this.store.player();
     this.send({
       t: "hello",
       version: 1,
@@ -102,7 +102,7 @@ export class Connection {
       case "welcome": {
         this.attempt = 0;
         this.welcome = msg;
-        const player = this.store.player();
+        const player = this.store.guest() ? null : this.store.player();
         if (player && !player.registered) this.store.setPlayer({ ...player, registered: true });
         this.setStatus({ phase: "online", reason: "", attempt: 0 });
         const seat = this.store.seat();

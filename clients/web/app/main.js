@@ -117,7 +117,7 @@ function onMessage(msg, sync) {
 
 function connect() {
   if (conn) conn.close();
-  if (!store.player()) store.setPlayer({ key: newKey(), registered: false });
+  if (!store.guest() && !store.player()) store.setPlayer({ key: newKey(), registered: false });
   conn = new Connection({ url: server, store, onMessage, onStatus: (s) => { state.status = s; draw(); } });
   conn.open(state.name);
 }
@@ -168,6 +168,7 @@ function NameForm() {
     }
     state.name = name;
     store.setName(name);
+    store.setGuest(ev.currentTarget.elements.guest.checked);
     const player = store.player();
     if (player && !player.registered) store.setPlayer({ ...player, key: newKey() }); // a fresh try at a free name
     connect();
@@ -179,6 +180,8 @@ function NameForm() {
     <label>${_("Your name")} <input name="name" maxlength="24" autocomplete="nickname" required
       defaultValue=${store.name()} aria-describedby="name-problem" /></label>
     ${state.nameProblem && html`<p id="name-problem" class="problem" role="alert">${state.nameProblem}</p>`}
+    <label class="choice"><input type="checkbox" name="guest" defaultChecked=${store.guest()} />
+      ${_("Play as a guest")} <small>(${_("no player key: no kept name, no leaderboard")})</small></label>
     <button type="submit">${_("Play")}</button>
   </form>`;
 }
@@ -247,9 +250,10 @@ function App() {
   else if (state.screen === "leaderboard") {
     main = html`<${Leaderboard} board=${state.board} ask=${askBoard} onClose=${() => go("lobby")} />`;
   } else if (state.screen === "profile") {
-    main = html`<${Profile} name=${state.name} player=${store.player()} act=${act} onImport=${importKey} onClose=${() => go("lobby")} />`;
+    main = html`<${Profile} name=${state.name} player=${store.guest() ? null : store.player()} act=${act} onImport=${importKey}
+      onClose=${() => go("lobby")} />`;
   } else if (!sync.lobby.view) main = html`<p class="boot">${_("connecting…")}</p>`;
-  else main = html`<${Lobby} lobby=${sync.lobby.view} act=${act} go=${go} player=${store.player()} />`;
+  else main = html`<${Lobby} lobby=${sync.lobby.view} act=${act} go=${go} player=${store.guest() ? null : store.player()} />`;
   return html`<header class="top">
       <span class="brand">Atout</span>
       ${state.name && html`<span class="who">${state.name}</span>`}
@@ -265,6 +269,7 @@ function App() {
 function importKey(key) {
   if (!KEY_RE.test(key)) return;
   store.setPlayer({ key, registered: true });
+  store.setGuest(false);
   store.setSeat(null);
   state.keyLost = false;
   connect();
