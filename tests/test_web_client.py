@@ -177,6 +177,14 @@ def test_a_daily_game_to_its_result(page: Page, start_web_server: Any) -> None:
     page.get_by_role("button", name="Leaderboard").click()
     page.locator("table.board tr.you").wait_for()
     assert "Eve" in page.locator("table.board").inner_text()
+    # The profile shows her own place on each board, as the terminal's does.
+    page.get_by_role("button", name="Close").click()
+    page.get_by_role("button", name="Profile").click()
+    places = page.locator("dl.places")
+    places.get_by_text(re.compile(r"^#1, ")).wait_for()
+    text = places.inner_text()
+    assert re.search(r"Today:\s*#1, [\d.]+%, [+-]?\d+ points?", text), text
+    assert re.search(r"7 days:\s*not listed", text), text
 
 
 # -- errors in words ---------------------------------------------------------------------------

@@ -27,6 +27,7 @@ const state = {
   nameProblem: "",
   keyLost: false,
   history: null, // the table's deal records, once asked (null: asking)
+  own: {}, // period -> our leaderboard line (null: not listed), for the profile
 };
 let conn = null;
 let ids = 0;
@@ -103,7 +104,8 @@ function onMessage(msg, sync) {
       state.daily = msg.result;
       break;
     case "leaderboard":
-      state.board = { period: msg.view.period, view: msg.view };
+      if (msg.view.page === 0) state.own = { ...state.own, [msg.view.period]: msg.view.own };
+      if (state.screen === "leaderboard") state.board = { period: msg.view.period, view: msg.view };
       break;
     case "player":
       state.name = msg.name;
@@ -135,6 +137,7 @@ const move = (command) => {
 };
 const go = (screen) => {
   state.screen = screen;
+  if (screen === "profile") state.own = {};
   if (screen === "leaderboard") askBoard(state.board.period, 0);
   draw();
 };
@@ -251,7 +254,7 @@ function App() {
     main = html`<${Leaderboard} board=${state.board} ask=${askBoard} onClose=${() => go("lobby")} />`;
   } else if (state.screen === "profile") {
     main = html`<${Profile} name=${state.name} player=${store.guest() ? null : store.player()} act=${act} onImport=${importKey}
-      onClose=${() => go("lobby")} />`;
+      onClose=${() => go("lobby")} own=${state.own} />`;
   } else if (!sync.lobby.view) main = html`<p class="boot">${_("connecting…")}</p>`;
   else main = html`<${Lobby} lobby=${sync.lobby.view} act=${act} go=${go} player=${store.guest() ? null : store.player()} />`;
   return html`<header class="top">
