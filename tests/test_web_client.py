@@ -111,7 +111,10 @@ def test_two_browsers_and_a_protocol_client_play_a_deal_to_the_end(
 # -- a reload mid-trick ----------------------------------------------------------------------
 
 
-def test_a_reload_mid_trick_resumes_the_same_trick(page: Page, web_server: ServerThread) -> None:
+def test_a_reload_mid_trick_resumes_the_same_trick(page: Page, start_web_server: Any) -> None:
+    # A grace longer than a reload: no bot may play the seat meanwhile (the
+    # fast settings' 0.2 s is shorter than a reload on a busy machine).
+    web_server = start_web_server(grace=30.0)
     page.set_viewport_size(PHONE)
     enter(page, web_server.url, "Alice")
     new_table(page, deals=3)

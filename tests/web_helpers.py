@@ -176,9 +176,10 @@ def sheet_totals(page: Page) -> list[int]:
     return [int(c.replace("−", "-").replace("+", "")) for c in cells]
 
 
-# What Tab reaches, in the order it reaches it (no tabindex is used on the page).
+# What Tab reaches, in the order it reaches it (no positive tabindex on the page).
 _TABBABLE = """() => Array.from(document.querySelectorAll(
-  'button:not([disabled]), input:not([disabled]), select:not([disabled]), a[href]'
+  'button:not([disabled]), input:not([disabled]), select:not([disabled]), a[href],'
+  + ' [tabindex]:not([tabindex="-1"])'
 )).filter(e => e.offsetParent !== null || e === document.activeElement)"""
 
 

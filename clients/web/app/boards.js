@@ -50,7 +50,7 @@ export function Leaderboard({ board, ask, onClose }) {
     ${!view ? html`<p>${_("Asking the server…")}</p>` : html`
       <p>${view.last_day && (view.first_day ? (view.first_day === view.last_day ? view.last_day : _("{first} to {last}", { first: view.first_day, last: view.last_day })) : _("every day to {last}", { last: view.last_day }))}
         ${" · "}${pageWords}</p>
-      ${view.lines.length === 0 ? html`<p>${_(EMPTY[period])}</p>` : html`<div class="scroll"><table class="board">
+      ${view.lines.length === 0 ? html`<p>${_(EMPTY[period])}</p>` : html`<div class="scroll" tabindex="0" role="region" aria-label=${_("Leaderboard")}><table class="board">
         <thead><tr><th scope="col">${_("#")}</th><th scope="col">${_("Player")}</th><th scope="col">${_("%")}</th>
           <th scope="col">${long(period) ? _("Days") : _("Points")}</th></tr></thead>
         <tbody>${view.lines.map((l) => html`<tr key=${l.position + l.name} class=${l.you ? "you" : ""}>
