@@ -12,7 +12,7 @@ Fixtures:
   another test; ``context_options`` gives the context's options). **Any
   console error or uncaught exception in the page fails the test** (a
   refused Content-Security-Policy, a module that does not load, a 404 are
-  console errors).
+  console errors), but those a test expects: ``@pytest.mark.console_allows(regex)``.
 * ``web_server``: a real Atout server (``tests.server_helpers.running``, the
   fast settings) serving the bundled client; ``web_server.url`` is its page.
   ``start_web_server(**settings)`` starts one with other settings.
@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shutil
 import threading
 from collections.abc import Callable, Coroutine, Iterator
@@ -138,10 +139,20 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     """Fail a test whose page logged a console error or threw, even if every
     assertion of the test held."""
     result = yield
-    errors = item.stash.get(ERRORS, [])
+    allowed = [re.compile(m.args[0]) for m in item.iter_markers("console_allows")]
+    errors = [e for e in item.stash.get(ERRORS, []) if not any(a.search(e) for a in allowed)]
     if errors:
         raise AssertionError("the page reported errors:\n  " + "\n  ".join(errors))
     return result
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "console_allows(pattern): a console error matching this regex does not fail the "
+        "test (Chromium itself logs every refused WebSocket, which a test of a server "
+        "restart expects)",
+    )
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -206,6 +217,9 @@ class ServerThread:
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout)
 
     def stop(self, timeout: float = 30.0) -> None:
+        """Stop the server (its tables saved, as on a restart); again is a no-op."""
+        if not self._thread.is_alive():
+            return
         if self._loop is not None and self._stop is not None:
             self._loop.call_soon_threadsafe(self._stop.set)
         self._thread.join(timeout)

@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import random
 import re
-import threading
 import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -25,126 +23,19 @@ from protocol.codec import SUBPROTOCOL_JSON
 from protocol.messages import JoinTable, Seated
 from tests.browser import ServerThread, axe_violations, describe
 from tests.server_helpers import autoplay
+from tests.web_helpers import (
+    GAME_OVER,
+    LAPTOP,
+    PHONE,
+    enter,
+    in_background,
+    new_table,
+    play_to_the_end,
+    step,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
-
-PHONE = {"width": 390, "height": 844}
-LAPTOP = {"width": 1280, "height": 800}
-GAME_OVER = "#result-title:text-is('Game over')"
-
-
-def enter(page: Page, url: str, name: str) -> None:
-    """Open the page and give a name: the lobby shows."""
-    page.goto(url)
-    page.fill("input[name=name]", name)
-    page.get_by_role("button", name="Play").click()
-    page.get_by_role("button", name="Quick play").wait_for()
-    page.locator(".link-online").wait_for(state="attached")
-
-
-def new_table(page: Page, deals: int = 1, private: bool = False) -> None:
-    page.get_by_role("button", name="New table").click()
-    page.fill("input[name=deals]", str(deals))
-    if private:
-        page.get_by_label("private: invite code only").check()
-    page.get_by_role("button", name="Create").click()
-    page.get_by_role("heading", name="Waiting to start").wait_for()
-
-
-def _click(page: Page, selector: str) -> bool:
-    """Click the first enabled match, if any; False when there is none (or it
-    went away under the click, as the view moves on)."""
-    target = page.locator(f"{selector}:enabled").first
-    if target.count() == 0:
-        return False
-    try:
-        target.click(timeout=2000)
-    except Exception:
-        return False
-    return True
-
-
-def step(page: Page, bids: tuple[str, ...] = ("pass",)) -> str:
-    """Do what the page asks now, as a person would, once: "done" when the
-    game is over, what was done, or "" when nothing is asked."""
-    if page.locator(GAME_OVER).count():
-        return "done"
-    if _click(page, "button:text-is('Continue')"):
-        return "continue"
-    if page.locator("[data-bid]:enabled").count():
-        for bid in (*bids, "pass"):
-            if _click(page, f"[data-bid={bid}]"):
-                return f"bid {bid}"
-    if _click(page, "button:text-is('No chelem')"):
-        return "chelem"
-    if page.get_by_role("group", name="Écart", exact=True).count():
-        enabled = page.locator(".hand button.card:enabled")
-        pressed = page.locator(".hand button.card[aria-pressed=true]").count()
-        if pressed < 6:
-            codes = [
-                enabled.nth(i).get_attribute("data-card") or "" for i in range(enabled.count())
-            ]
-            # Suit cards first: trumps go only when the rule forces them.
-            codes.sort(key=lambda c: c.startswith("T"))
-            free = [
-                c for c in codes if page.locator(f"[data-card='{c}'][aria-pressed=false]").count()
-            ]
-            if free:
-                page.locator(f"[data-card='{free[0]}']").click()
-                return "pick"
-        if _click(page, "button:text-is('Discard')"):
-            return "ecart"
-        return ""
-    if _click(page, ".hand button.card"):
-        return "play"
-    return ""
-
-
-def play_to_the_end(
-    pages: list[Page], bids: tuple[str, ...] = ("pass",), timeout: float = 60.0
-) -> list[str]:
-    """Click on every page until each shows the game over; what was done."""
-    done: list[str] = []
-    deadline = time.monotonic() + timeout
-    finished: set[int] = set()
-    while len(finished) < len(pages):
-        assert time.monotonic() < deadline, f"no game over in {timeout} s; did {done[-20:]}"
-        idle = True
-        for i, page in enumerate(pages):
-            if i in finished:
-                continue
-            what = step(page, bids)
-            if what == "done":
-                finished.add(i)
-            elif what:
-                done.append(what)
-                idle = False
-        if idle:
-            pages[0].wait_for_timeout(50)
-    return done
-
-
-def in_background(server: ServerThread, coro: Any) -> Callable[[], Any]:
-    """Run ``coro`` in the server's loop from a thread; returns a join()."""
-    out: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            out["result"] = server.call(coro, timeout=120)
-        except BaseException as exc:
-            out["error"] = exc
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-
-    def join() -> Any:
-        thread.join(120)
-        if "error" in out:
-            raise out["error"]
-        return out.get("result")
-
-    return join
 
 
 # -- a whole deal against bots ---------------------------------------------------------------
@@ -220,12 +111,10 @@ def test_two_browsers_and_a_protocol_client_play_a_deal_to_the_end(
 # -- a reload mid-trick ----------------------------------------------------------------------
 
 
-def test_a_reload_mid_trick_resumes_the_same_trick(
-    page: Page, start_web_server: Callable[..., ServerThread]
-) -> None:
-    # The fast settings' grace (0.2 s) has a bot play an away human's turn:
-    # on a busy machine a reload takes longer, and the trick would move on.
-    web_server = start_web_server(grace=60.0)
+def test_a_reload_mid_trick_resumes_the_same_trick(page: Page, start_web_server: Any) -> None:
+    # A grace longer than a reload: no bot may play the seat meanwhile (the
+    # fast settings' 0.2 s is shorter than a reload on a busy machine).
+    web_server = start_web_server(grace=30.0)
     page.set_viewport_size(PHONE)
     enter(page, web_server.url, "Alice")
     new_table(page, deals=3)
@@ -291,6 +180,14 @@ def test_a_daily_game_to_its_result(page: Page, start_web_server: Any) -> None:
     page.get_by_role("button", name="Leaderboard").click()
     page.locator("table.board tr.you").wait_for()
     assert "Eve" in page.locator("table.board").inner_text()
+    # The profile shows her own place on each board, as the terminal's does.
+    page.get_by_role("button", name="Close").click()
+    page.get_by_role("button", name="Profile").click()
+    places = page.locator("dl.places")
+    places.get_by_text(re.compile(r"^#1, ")).wait_for()
+    text = places.inner_text()
+    assert re.search(r"Today:\s*#1, [\d.]+%, [+-]?\d+ points?", text), text
+    assert re.search(r"7 days:\s*not listed", text), text
 
 
 # -- errors in words ---------------------------------------------------------------------------
@@ -375,3 +272,50 @@ def test_the_page_speaks_french_from_the_shared_catalogs(
     assert page.evaluate("() => document.documentElement.lang") == "fr"
     page.reload()  # the choice is kept
     page.get_by_role("button", name="Partie rapide").wait_for()
+
+
+def test_what_is_typed_in_a_form_survives_a_redraw(page: Page, web_server: ServerThread) -> None:
+    """A lobby patch redraws the page while a person fills the new table's
+    form: the deals they typed stay, and the table gets them."""
+    enter(page, web_server.url, "Alice")
+    page.get_by_role("button", name="New table").click()
+    page.fill("input[name=deals]", "3")
+    online = page.locator(".screen-title small").inner_text()
+
+    passer = web_server.call(Session.open(web_server.ws_url, "Passer"))  # a lobby patch
+    page.wait_for_function(
+        "was => document.querySelector('.screen-title small').textContent !== was", arg=online
+    )
+    assert page.input_value("input[name=deals]") == "3"
+    page.get_by_role("button", name="Create").click()
+    page.get_by_text("3 deals").wait_for()
+    web_server.call(passer.close())
+
+
+def test_a_guest_plays_without_a_player_key(page: Page, web_server: ServerThread) -> None:
+    """As ``atout connect --guest``: no key sent, so no daily game and no
+    rename; tables as anyone. Importing a key makes the guest a player."""
+    page.goto(web_server.url)
+    page.fill("input[name=name]", "Gus")
+    page.get_by_label("Play as a guest").check()
+    page.get_by_role("button", name="Play").click()
+    page.get_by_role("button", name="Quick play").wait_for()
+    assert page.get_by_role("button", name="Daily").is_disabled()
+
+    async def who() -> list[Any]:
+        assert web_server.server is not None
+        return [c.player for c in web_server.server.front.conns if c.name == "Gus"]
+
+    assert web_server.call(who()) == [None]
+    assert (
+        page.evaluate("() => Object.keys(localStorage).some(k => k.startsWith('atout:player'))")
+        is False
+    )
+    page.get_by_role("button", name="Profile").click()
+    page.get_by_text("You play as a guest: guests enter no leaderboard.").wait_for()
+    assert page.get_by_role("button", name="Rename").count() == 0
+    page.get_by_role("button", name="Close").click()
+    new_table(page)  # a guest sits and plays like anyone
+    page.reload()  # and stays a guest
+    page.get_by_role("heading", name="Waiting to start").wait_for()
+    assert web_server.call(who()) == [None]

@@ -1,6 +1,6 @@
 // The daily game's result, the leaderboards and the player's profile (name,
 // player key export and import).
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { _, N_, ngettext } from "./i18n.js";
 import { KEY_RE } from "./store.js";
 import { Panel, days, html, percent, points } from "./ui.js";
@@ -50,7 +50,7 @@ export function Leaderboard({ board, ask, onClose }) {
     ${!view ? html`<p>${_("Asking the server…")}</p>` : html`
       <p>${view.last_day && (view.first_day ? (view.first_day === view.last_day ? view.last_day : _("{first} to {last}", { first: view.first_day, last: view.last_day })) : _("every day to {last}", { last: view.last_day }))}
         ${" · "}${pageWords}</p>
-      ${view.lines.length === 0 ? html`<p>${_(EMPTY[period])}</p>` : html`<div class="scroll"><table class="board">
+      ${view.lines.length === 0 ? html`<p>${_(EMPTY[period])}</p>` : html`<div class="scroll" tabindex="0" role="region" aria-label=${_("Leaderboard")}><table class="board">
         <thead><tr><th scope="col">${_("#")}</th><th scope="col">${_("Player")}</th><th scope="col">${_("%")}</th>
           <th scope="col">${long(period) ? _("Days") : _("Points")}</th></tr></thead>
         <tbody>${view.lines.map((l) => html`<tr key=${l.position + l.name} class=${l.you ? "you" : ""}>
@@ -66,8 +66,25 @@ export function Leaderboard({ board, ask, onClose }) {
   </${Panel}>`;
 }
 
-export function Profile({ name, player, act, onImport, onClose }) {
+/** Our line on each board ("#3, 61.50%, +120 points"), as the terminal client's profile shows it. */
+function OwnPlaces({ own }) {
+  return html`<section class="card-box" aria-labelledby="places-title">
+    <h3 id="places-title">${_("On the server's leaderboards")}</h3>
+    <dl class="places">${Object.entries(PERIODS).map(([period, label]) => {
+      const line = own[period];
+      const value = line === undefined ? _("Asking the server…") : line === null ? _("not listed")
+        : _("#{position}, {percent}, {second}", { position: line.position, percent: percent(line.percent), second: second(line, period) });
+      return html`<div key=${period}><dt>${_("{period}:", { period: _(label) })}</dt> <dd>${value}</dd></div>`;
+    })}</dl>
+  </section>`;
+}
+
+export function Profile({ name, player, act, onImport, onClose, own }) {
   const [shown, setShown] = useState(false);
+  useEffect(() => {
+    // Page 0 of each board carries our own line (`own`), listed or not.
+    if (player && own) for (const period of Object.keys(PERIODS)) act({ t: "leaderboard", period, page: 0 });
+  }, [player?.key]);
   const [problem, setProblem] = useState("");
   const rename = (ev) => {
     ev.preventDefault();
@@ -83,15 +100,17 @@ export function Profile({ name, player, act, onImport, onClose }) {
   };
   return html`<${Panel} title=${_("Profile")} onClose=${onClose}>
     <p>${_("Name")}: <strong>${name}</strong></p>
-    <form class="card-box" onSubmit=${rename}>
+    ${player ? html`<form class="card-box" onSubmit=${rename}>
       <label>${_("New name")} <input name="newname" maxlength="24" autocomplete="nickname" /></label>
       <button type="submit">${_("Rename")}</button>
-    </form>
+    </form>` : html`<p class="guest">${_("You play as a guest: guests enter no leaderboard.")}</p>`}
+    ${player && own && html`<${OwnPlaces} own=${own} />`}
     <section class="card-box" aria-labelledby="key-title">
       <h3 id="key-title">${_("Your player key")}</h3>
       <p>${_("It keeps your name and your place on the leaderboards. It is a secret: whoever has it plays as you. Copy it to play from another browser or from the terminal client (atout key import).")}</p>
-      ${shown ? html`<p><code class="key" data-key>${player?.key}</code></p>` : ""}
-      <button class="secondary" aria-expanded=${String(shown)} onClick=${() => setShown(!shown)}>${shown ? _("Hide the key") : _("Show the key")}</button>
+      ${shown && player ? html`<p><code class="key" data-key>${player.key}</code></p>` : ""}
+      ${player && html`<button class="secondary" aria-expanded=${String(shown)} onClick=${() => setShown(!shown)}>
+        ${shown ? _("Hide the key") : _("Show the key")}</button>`}
       <form onSubmit=${importKey}>
         <label>${_("Use a key from elsewhere")} <input name="key" maxlength="40" autocomplete="off" spellcheck="false" /></label>
         ${problem && html`<p class="problem" role="alert">${problem}</p>`}

@@ -2,7 +2,7 @@
 // resume, reconnection with backoff, and the synchroniser between the wire
 // and the app. The app sees messages and the state of the link, never the socket.
 import { Sync } from "./sync.js";
-import { closed } from "./words.js";
+import { closed, offline } from "./words.js";
 
 const SUBPROTOCOL = "atout.v1.json";
 // Commands that change a table: one at a time, until the view answers it
@@ -43,6 +43,13 @@ export class Connection {
     this.resumeRid = null;
     this.stopped = false;
     this.welcome = null;
+    // The device says it lost its network: the socket is dead even if no
+    // close has come (none will, without a network), so say so now and
+    // reconnect as soon as the network is back.
+    this.offline = () => {
+      if (this.ws) this.lost(this.ws, null, offline());
+    };
+    window.addEventListener("offline", this.offline);
   }
 
   setStatus(status) {
@@ -71,7 +78,7 @@ export class Connection {
   }
 
   hello() {
-    const player = this.store.player();
+    const player = this.store.guest() ? null : this.store.player();
     this.send({
       t: "hello",
       version: 1,
@@ -95,7 +102,7 @@ export class Connection {
       case "welcome": {
         this.attempt = 0;
         this.welcome = msg;
-        const player = this.store.player();
+        const player = this.store.guest() ? null : this.store.player();
         if (player && !player.registered) this.store.setPlayer({ ...player, registered: true });
         this.setStatus({ phase: "online", reason: "", attempt: 0 });
         const seat = this.store.seat();
@@ -150,11 +157,13 @@ export class Connection {
     return rid;
   }
 
-  lost(ws, code) {
+  lost(ws, code, why = null) {
     if (ws !== this.ws) return;
     this.ws = null;
     this.pendingMove = null;
-    const [reason, again] = closed(code);
+    if (why) ws.close();
+    const [said, again] = closed(code);
+    const reason = why || said;
     if (this.stopped || !again || this.bye?.code === "replaced") {
       this.setStatus({ phase: "stopped", reason, attempt: 0, code });
       return;
@@ -164,7 +173,20 @@ export class Connection {
     // server is not hit by every browser in the same instant.
     const delay = Math.min(10000, 500 * 2 ** (this.attempt - 1)) * (0.8 + 0.4 * Math.random());
     this.setStatus({ phase: "reconnecting", reason, attempt: this.attempt, at: Date.now() + delay });
-    this.timer = setTimeout(() => this.open(this.name), delay);
+    this.timer = setTimeout(() => this.again(), delay);
+  }
+
+  // Reconnect, unless the device knows it has no network: then wait for the
+  // network to come back instead of failing again every few seconds.
+  again() {
+    if (navigator.onLine !== false) {
+      this.open(this.name);
+      return;
+    }
+    this.setStatus({ ...this.status, reason: offline(), at: null });
+    window.addEventListener("online", () => {
+      if (this.ws === null && !this.stopped) this.open(this.name);
+    }, { once: true });
   }
 
   /** Reconnect now (the "Reconnect" button), or after a stop. */
@@ -178,6 +200,7 @@ export class Connection {
 
   close() {
     this.stopped = true;
+    window.removeEventListener("offline", this.offline);
     clearTimeout(this.timer);
     if (this.ws) this.ws.close(1000);
   }

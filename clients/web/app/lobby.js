@@ -42,6 +42,8 @@ function NewTable({ act, onDone }) {
     act({ t: "create", name: f.name.value.trim(), private: priv, deals, bot_level: f.bots.value, turn_timer: timer });
     onDone();
   };
+  // defaultValue, not value: Preact puts a `value` back on every redraw (a
+  // lobby patch, a status change), wiping what the person typed.
   return html`<form class="card-box" onSubmit=${submit} aria-labelledby="new-title">
     <h2 id="new-title">${_("New table")}</h2>
     <label>${_("Name")} <input name="name" maxlength="40" autocomplete="off" /></label>
@@ -51,11 +53,11 @@ function NewTable({ act, onDone }) {
       <label class="choice"><input type="radio" name="who" checked=${priv} onChange=${() => setPriv(true)} />
         ${_("private: invite code only")}</label>
     </fieldset>
-    <label>${_("Deals")} <input name="deals" type="number" min="1" max="40" value="8" inputmode="numeric" /></label>
+    <label>${_("Deals")} <input name="deals" type="number" min="1" max="40" defaultValue="8" inputmode="numeric" /></label>
     <label>${_("Bots")} <select name="bots">
       ${Object.keys(BOT_LEVELS).map((l) => html`<option value=${l} selected=${l === "normal"}>${botLevel(l)}</option>`)}
     </select></label>
-    <label>${_("Turn timer")} <input name="timer" type="number" min="0" max="600" value="0" inputmode="numeric"
+    <label>${_("Turn timer")} <input name="timer" type="number" min="0" max="600" defaultValue="0" inputmode="numeric"
       aria-describedby="timer-help" /></label>
     <p id="timer-help" class="hint">${_("seconds a move (0: none)")}</p>
     ${problem && html`<p class="problem" role="alert">${problem}</p>`}

@@ -9,7 +9,8 @@ import { Lobby } from "./lobby.js";
 import { TableScreen } from "./table.js";
 import { DailyResult, Leaderboard, Profile } from "./boards.js";
 import { announcements } from "./announce.js";
-import { errorText, leftReason } from "./words.js";
+import { byeText, errorText, leftReason } from "./words.js";
+import { installKeys, useEscape } from "./keys.js";
 
 const server = serverUrl(window.location);
 const store = storeFor(server);
@@ -25,6 +26,8 @@ const state = {
   confirmLeave: false,
   nameProblem: "",
   keyLost: false,
+  history: null, // the table's deal records, once asked (null: asking)
+  own: {}, // period -> our leaderboard line (null: not listed), for the profile
 };
 let conn = null;
 let ids = 0;
@@ -92,13 +95,17 @@ function onMessage(msg, sync) {
       } else notice(errorText(msg.code, msg.message));
       break;
     case "bye":
-      notice(`${msg.message} [${msg.code}]`, "info");
+      notice(byeText(msg.code, msg.message), "info");
+      break;
+    case "history":
+      state.history = msg.records;
       break;
     case "daily_result":
       state.daily = msg.result;
       break;
     case "leaderboard":
-      state.board = { period: msg.view.period, view: msg.view };
+      if (msg.view.page === 0) state.own = { ...state.own, [msg.view.period]: msg.view.own };
+      if (state.screen === "leaderboard") state.board = { period: msg.view.period, view: msg.view };
       break;
     case "player":
       state.name = msg.name;
@@ -112,7 +119,7 @@ function onMessage(msg, sync) {
 
 function connect() {
   if (conn) conn.close();
-  if (!store.player()) store.setPlayer({ key: newKey(), registered: false });
+  if (!store.guest() && !store.player()) store.setPlayer({ key: newKey(), registered: false });
   conn = new Connection({ url: server, store, onMessage, onStatus: (s) => { state.status = s; draw(); } });
   conn.open(state.name);
 }
@@ -130,9 +137,14 @@ const move = (command) => {
 };
 const go = (screen) => {
   state.screen = screen;
+  if (screen === "profile") state.own = {};
   if (screen === "leaderboard") askBoard(state.board.period, 0);
   draw();
 };
+function askHistory() {
+  state.history = null;
+  act({ t: "history" });
+}
 function askBoard(period, page) {
   state.board = { period, view: state.board.period === period ? state.board.view : null };
   act({ t: "leaderboard", period, page });
@@ -159,6 +171,7 @@ function NameForm() {
     }
     state.name = name;
     store.setName(name);
+    store.setGuest(ev.currentTarget.elements.guest.checked);
     const player = store.player();
     if (player && !player.registered) store.setPlayer({ ...player, key: newKey() }); // a fresh try at a free name
     connect();
@@ -168,8 +181,10 @@ function NameForm() {
     <h1 id="name-title">Atout</h1>
     <p>${_("French Tarot for four, in your browser.")}</p>
     <label>${_("Your name")} <input name="name" maxlength="24" autocomplete="nickname" required
-      value=${store.name()} aria-describedby="name-problem" /></label>
+      defaultValue=${store.name()} aria-describedby="name-problem" /></label>
     ${state.nameProblem && html`<p id="name-problem" class="problem" role="alert">${state.nameProblem}</p>`}
+    <label class="choice"><input type="checkbox" name="guest" defaultChecked=${store.guest()} />
+      ${_("Play as a guest")} <small>(${_("no player key: no kept name, no leaderboard")})</small></label>
     <button type="submit">${_("Play")}</button>
   </form>`;
 }
@@ -200,6 +215,19 @@ function LangPicker() {
     </select></label>`;
 }
 
+function ConfirmLeave({ view }) {
+  const stay = () => {
+    state.confirmLeave = false;
+    draw();
+  };
+  useEscape(stay);
+  return html`<div class="card-box confirm" role="alertdialog" aria-labelledby="leave-q">
+    <p id="leave-q"><strong>${_("Leave this table?")}</strong> ${_("A bot takes your seat until the end of the game.")}</p>
+    <button onClick=${() => leave(view)}>${_("Leave")}</button>
+    <button class="secondary" onClick=${stay}>${_("Stay")}</button>
+  </div>`;
+}
+
 function App() {
   const sync = conn?.sync;
   const view = sync?.table.view;
@@ -216,21 +244,19 @@ function App() {
     const inviteUrl = view.invite_code
       ? `${window.location.origin}${window.location.pathname}${window.location.search}#join=${view.invite_code}` : "";
     main = html`<${TableScreen} view=${view} act=${act} move=${move} busy=${conn.pendingMove !== null || state.status.phase !== "online"}
-      inviteUrl=${inviteUrl} onLeave=${() => leave(view)} log=${state.log} />
-      ${state.confirmLeave && html`<div class="card-box confirm" role="alertdialog" aria-labelledby="leave-q">
-        <p id="leave-q"><strong>${_("Leave this table?")}</strong> ${_("A bot takes your seat until the end of the game.")}</p>
-        <button onClick=${() => leave(view)}>${_("Leave")}</button>
-        <button class="secondary" onClick=${() => { state.confirmLeave = false; draw(); }}>${_("Stay")}</button>
-      </div>`}
+      inviteUrl=${inviteUrl} onLeave=${() => leave(view)} log=${state.log}
+      history=${state.history} askHistory=${askHistory} />
+      ${state.confirmLeave && html`<${ConfirmLeave} view=${view} />`}
       ${state.daily && html`<${DailyResult} result=${state.daily} onClose=${() => { state.daily = null; draw(); }}
         onBoard=${() => { state.daily = null; leave(null); go("leaderboard"); }} />`}`;
   } else if (seated) main = html`<p class="boot">${_("loading the table…")}</p>`;
   else if (state.screen === "leaderboard") {
     main = html`<${Leaderboard} board=${state.board} ask=${askBoard} onClose=${() => go("lobby")} />`;
   } else if (state.screen === "profile") {
-    main = html`<${Profile} name=${state.name} player=${store.player()} act=${act} onImport=${importKey} onClose=${() => go("lobby")} />`;
+    main = html`<${Profile} name=${state.name} player=${store.guest() ? null : store.player()} act=${act} onImport=${importKey}
+      onClose=${() => go("lobby")} own=${state.own} />`;
   } else if (!sync.lobby.view) main = html`<p class="boot">${_("connecting…")}</p>`;
-  else main = html`<${Lobby} lobby=${sync.lobby.view} act=${act} go=${go} player=${store.player()} />`;
+  else main = html`<${Lobby} lobby=${sync.lobby.view} act=${act} go=${go} player=${store.guest() ? null : store.player()} />`;
   return html`<header class="top">
       <span class="brand">Atout</span>
       ${state.name && html`<span class="who">${state.name}</span>`}
@@ -246,6 +272,7 @@ function App() {
 function importKey(key) {
   if (!KEY_RE.test(key)) return;
   store.setPlayer({ key, registered: true });
+  store.setGuest(false);
   store.setSeat(null);
   state.keyLost = false;
   connect();
@@ -278,4 +305,5 @@ async function boot() {
   draw();
 }
 
+installKeys(document);
 boot();

@@ -11,7 +11,7 @@ export function Sheet({ view, onClose }) {
     <p>${ngettext("{table} · {played} of {n} deal played", "{table} · {played} of {n} deals played", view.deals, { table: view.name, played })}</p>
     ${view.sheet.length === 0
       ? html`<p>${_("no deal finished yet")}</p>`
-      : html`<div class="scroll"><table class="sheet">
+      : html`<div class="scroll" tabindex="0" role="region" aria-label=${title}><table class="sheet">
         <caption class="visually-hidden">${title}</caption>
         <thead><tr><th scope="col">${_("Deal")}</th><th scope="col">${_("Contract")}</th>
           ${view.seats.map((s) => html`<th scope="col" key=${s.seat}>${seatName(view, s.seat)}</th>`)}</tr></thead>
@@ -37,7 +37,7 @@ export function Chat({ view, act, onClose }) {
     if (line && act({ t: "chat", text: line }) !== null) setText("");
   };
   return html`<${Panel} title=${_("Chat")} onClose=${onClose}>
-    <ol class="chat scroll" ref=${list} aria-live="polite">
+    <ol class="chat scroll" ref=${list} aria-live="polite" tabindex="0" aria-label=${_("Chat")}>
       ${view.chat.length === 0 && html`<li>${_("no message yet")}</li>`}
       ${view.chat.map((c, i) => html`<li key=${i}><strong>${c.name}</strong>: ${c.text}</li>`)}
     </ol>

@@ -34,6 +34,9 @@ export function storeFor(server) {
     /** {token, table_id, seat} or null. */
     seat: () => get(k("seat")),
     setSeat: (s) => put(k("seat"), s),
+    /** Playing as a guest here: no player key sent (as `atout connect --guest`). */
+    guest: () => get(k("guest")) === true,
+    setGuest: (g) => put(k("guest"), g ? true : null),
     name: () => get("atout:name") || "",
     setName: (n) => put("atout:name", n),
   };

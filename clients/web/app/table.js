@@ -6,7 +6,9 @@ import { useEffect, useState } from "preact/hooks";
 import { _, ngettext } from "./i18n.js";
 import { Card, CardList, Hand } from "./hand.js";
 import { html } from "./ui.js";
+import { useEscape } from "./keys.js";
 import { Chat, Sheet } from "./sheet.js";
+import { PastDeals } from "./history.js";
 import {
   CONTRACT_ORDER, POIGNEE_BONUS, POIGNEE_NAMES, bidHelp, botLevel, contract, ecartProblem, myTurn, need,
   poigneeDefault, poigneeProblem, prompt, reading, readingNow, resultLines, seatName, seatState, signed,
@@ -64,6 +66,11 @@ function Trick({ view, trick, title }) {
       })}
     </ol>
   </figure>`;
+}
+
+function LastTrick({ view, trick, onClose }) {
+  useEscape(onClose);
+  return html`<${Trick} view=${view} trick=${trick} title=${_("Last trick")} />`;
 }
 
 function Bidding({ legal, move, busy }) {
@@ -169,10 +176,10 @@ function DealFacts({ view }) {
   </div>`;
 }
 
-export function TableScreen({ view, move, act, busy, inviteUrl, onLeave, log }) {
+export function TableScreen({ view, move, act, busy, inviteUrl, onLeave, log, history, askHistory }) {
   const [picked, setPicked] = useState([]);
   const [poignee, setPoignee] = useState(null);
-  const [panel, setPanel] = useState(null); // "sheet" | "chat" | "last"
+  const [panel, setPanel] = useState(null); // "sheet" | "chat" | "last" | "past"
   const legal = view.legal;
   const ecartKey = legal.ecart.join(",");
   useEffect(() => setPicked([]), [ecartKey]);
@@ -219,6 +226,8 @@ export function TableScreen({ view, move, act, busy, inviteUrl, onLeave, log }) 
           ${_("Chat")}${view.chat.length ? ` (${view.chat.length})` : ""}</button>
         <button class="secondary" aria-pressed=${String(panel === "last")} disabled=${!lastTrick} onClick=${() => toggle("last")}>
           ${_("Last trick")}</button>
+        <button class="secondary" aria-pressed=${String(panel === "past")} disabled=${!view.sheet.length}
+          onClick=${() => { if (panel !== "past") askHistory(); toggle("past"); }}>${_("Past deals")}</button>
         <button class="secondary" onClick=${onLeave}>${_("Leave")}</button>
       </nav>
     </header>
@@ -232,7 +241,7 @@ export function TableScreen({ view, move, act, busy, inviteUrl, onLeave, log }) 
       <p class="prompt" id="prompt">${prompt(view)}
         ${view.deadline !== null && html` <${Countdown} at=${view.deadline} words=${(s) => _("{s}s left", { s })} />`}</p>
       ${deal && deal.trick && html`<${Trick} view=${view} trick=${deal.trick} title=${_("Trick {n}", { n: deal.tricks.length + 1 })} />`}
-      ${panel === "last" && lastTrick && html`<${Trick} view=${view} trick=${lastTrick} title=${_("Last trick")} />`}
+      ${panel === "last" && lastTrick && html`<${LastTrick} view=${view} trick=${lastTrick} onClose=${() => setPanel(null)} />`}
       ${view.status === "waiting" && html`<${Waiting} view=${view} move=${move} busy=${busy} inviteUrl=${inviteUrl} />`}
       ${over && deal && html`<${Result} view=${view} move=${move} busy=${busy} />`}
       ${legal.bids.length > 0 && html`<${Bidding} legal=${legal} move=${move} busy=${busy} />`}
@@ -247,6 +256,7 @@ export function TableScreen({ view, move, act, busy, inviteUrl, onLeave, log }) 
         onCard=${onCard} busy=${busy} />`}
     ${panel === "sheet" && html`<${Sheet} view=${view} onClose=${() => setPanel(null)} />`}
     ${panel === "chat" && html`<${Chat} view=${view} act=${act} onClose=${() => setPanel(null)} />`}
+    ${panel === "past" && html`<${PastDeals} view=${view} records=${history} onClose=${() => setPanel(null)} />`}
     <section class="log" aria-label=${_("What happened")}>
       <h2 class="visually-hidden">${_("What happened")}</h2>
       <ol>${log.slice(-6).map((l) => html`<li key=${l.id}>${l.text}</li>`)}</ol>

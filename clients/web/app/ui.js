@@ -3,6 +3,7 @@
 import { h } from "preact";
 import htm from "htm";
 import { _, ngettext, pgettext } from "./i18n.js";
+import { useEscape } from "./keys.js";
 
 export const html = htm.bind(h);
 
@@ -18,8 +19,9 @@ export const percent = (value, decimals = 2) => _("{value}%", { value: number(va
 
 export const days = (n) => ngettext("{n} day", "{n} days", n);
 
-/** A heading and a close button, for the panels that open over a screen. */
+/** A heading and a close button, for the panels that open over a screen (Esc closes too). */
 export function Panel({ title, onClose, children, label }) {
+  useEscape(onClose);
   return html`<section class="panel" aria-label=${label || title}>
     <header class="panel-head">
       <h2>${title}</h2>

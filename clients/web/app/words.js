@@ -257,6 +257,8 @@ const CLOSE_CODES = {
   4006: [N_("you were idle in the lobby for a long time, so the server closed the connection"), false],
 };
 
+export const offline = () => _("no network: waiting for it to come back");
+
 export function closed(code) {
   const known = CLOSE_CODES[code];
   if (known) return [_(known[0]), known[1]];
@@ -271,8 +273,9 @@ export function leftReason(reason) {
   return LEFT_REASONS.includes(sentence) ? _(sentence) : sentence;
 }
 
-// Server error codes (§6.1) the clients have their own words for; the others
-// show the server's English message. The code is always shown.
+// Every server error code (§6.1, §11.5) in words (tests/test_web_errors.py
+// checks none is missing); a code from a newer server shows the server's
+// English message. The code is always shown.
 const ERROR_CODES = {
   incompatible_version: N_("this client is too old for the server: please update Atout"),
   hello_first: N_("the server expected a hello first (a client bug)"),
@@ -296,7 +299,39 @@ const ERROR_CODES = {
   guest: N_("guests have no daily game nor profile"),
   daily_private: N_("that is someone's daily game: it can be watched once finished"),
   unavailable: N_("the server could not answer just now; try again"),
+  malformed: N_("the server could not read what this client sent (a client bug)"),
+  unknown_message: N_("the server does not know that command (a client bug)"),
+  invalid_message: N_("a command had a missing or wrong field (a client bug)"),
+  already_hello: N_("this client said hello twice (a client bug)"),
+  already_seated: N_("you are at a table already: leave it first"),
+  not_at_table: N_("you are not at a table"),
+  bad_table: N_("those table settings are out of range"),
+  bad_seat: N_("there is no such seat"),
+  already_started: N_("the game has started already"),
+  not_finished: N_("the game is not over yet"),
+  not_between_deals: N_("no result is waiting to be read"),
+  unexpected: N_("the table did not expect that command"),
+  internal: N_("the server hit a bug: nothing was done; try again"),
+  wrong_phase: N_("that is not possible at this point of the deal"),
+  bad_bid: N_("that bid is not allowed: bid higher than the bids before"),
+  bad_ecart: N_("that écart is not allowed: 6 cards, no King, no bout, trumps only if you must"),
+  bad_chelem: N_("that chelem answer was not understood"),
+  bad_poignee: N_("that poignée cannot be shown"),
+  card_not_in_hand: N_("you do not hold that card"),
+  unknown_card: N_("there is no such card"),
+  bad_deck: N_("that deal record is not a full deck"),
+  daily_again: N_("a daily game is played once: Daily starts a practice game"),
+  bad_period: N_("there is no such leaderboard"),
 };
+
+// Why the server says goodbye (§6.2): the same words as its close code's.
+const BYE_CODES = { no_hello: 4004, flooding: 4005, idle: 4006, replaced: 4001, restarting: 1012 };
+
+/** One line for a `bye` event: words a person understands, then its code. */
+export function byeText(code, message) {
+  const text = BYE_CODES[code] ? _(CLOSE_CODES[BYE_CODES[code]][0]) : String(message || "").trim();
+  return `${text.slice(0, 1).toUpperCase()}${text.slice(1)} [${code}]`;
+}
 
 /** One line for an `error` event: words a person understands, then its code. */
 export function errorText(code, message) {

@@ -1,0 +1,212 @@
+"""Playing the browser client as a person would, for the browser tests:
+open the page and give a name, open a table, answer whatever the page asks
+(one step at a time, or to the game's end), and run a protocol client in the
+server's loop beside the page (tests/browser.py's ``ServerThread``)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from tests.browser import ServerThread
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+PHONE = {"width": 390, "height": 844}
+LAPTOP = {"width": 1280, "height": 800}
+GAME_OVER = "#result-title:text-is('Game over')"
+
+
+def enter(page: Page, url: str, name: str) -> None:
+    """Open the page and give a name: the lobby shows."""
+    page.goto(url)
+    page.fill("input[name=name]", name)
+    page.get_by_role("button", name="Play").click()
+    page.get_by_role("button", name="Quick play").wait_for()
+    page.locator(".link-online").wait_for(state="attached")
+
+
+def new_table(page: Page, deals: int = 1, private: bool = False) -> None:
+    page.get_by_role("button", name="New table").click()
+    page.fill("input[name=deals]", str(deals))
+    if private:
+        page.get_by_label("private: invite code only").check()
+    page.get_by_role("button", name="Create").click()
+    page.get_by_role("heading", name="Waiting to start").wait_for()
+
+
+Press = Callable[["Page", str], bool]
+"""How a test acts on the page: ``click`` (the mouse), ``by_keyboard``."""
+
+
+def click(page: Page, selector: str) -> bool:
+    """Click the first enabled match, if any; False when there is none (or it
+    went away under the click, as the view moves on)."""
+    target = page.locator(f"{selector}:enabled").first
+    if target.count() == 0:
+        return False
+    try:
+        target.click(timeout=2000)
+    except Exception:
+        return False
+    return True
+
+
+def step(page: Page, bids: tuple[str, ...] = ("pass",), press: Press | None = None) -> str:
+    """Do what the page asks now, as a person would, once: "done" when the
+    game is over, what was done, or "" when nothing is asked."""
+    if page.locator(GAME_OVER).count():
+        return "done"
+    _click = press or click
+    if _click(page, "button:text-is('Continue')"):
+        return "continue"
+    if page.locator("[data-bid]:enabled").count():
+        for bid in (*bids, "pass"):
+            if _click(page, f"[data-bid={bid}]"):
+                return f"bid {bid}"
+    if _click(page, "button:text-is('No chelem')"):
+        return "chelem"
+    if page.get_by_role("group", name="Écart", exact=True).count():
+        enabled = page.locator(".hand button.card:enabled")
+        pressed = page.locator(".hand button.card[aria-pressed=true]").count()
+        if pressed < 6:
+            codes = [
+                enabled.nth(i).get_attribute("data-card") or "" for i in range(enabled.count())
+            ]
+            # Suit cards first: trumps go only when the rule forces them.
+            codes.sort(key=lambda c: c.startswith("T"))
+            free = [
+                c for c in codes if page.locator(f"[data-card='{c}'][aria-pressed=false]").count()
+            ]
+            if free:
+                _click(page, f"[data-card='{free[0]}']")
+                return "pick"
+        if _click(page, "button:text-is('Discard')"):
+            return "ecart"
+        return ""
+    if _click(page, ".hand button.card"):
+        return "play"
+    return ""
+
+
+def play_to_the_end(
+    pages: list[Page],
+    bids: tuple[str, ...] = ("pass",),
+    timeout: float = 60.0,
+    press: Press | None = None,
+) -> list[str]:
+    """Click on every page until each shows the game over; what was done."""
+    done: list[str] = []
+    deadline = time.monotonic() + timeout
+    finished: set[int] = set()
+    while len(finished) < len(pages):
+        assert time.monotonic() < deadline, f"no game over in {timeout} s; did {done[-20:]}"
+        idle = True
+        for i, page in enumerate(pages):
+            if i in finished:
+                continue
+            what = step(page, bids, press)
+            if what == "done":
+                finished.add(i)
+            elif what:
+                done.append(what)
+                idle = False
+        if idle:
+            pages[0].wait_for_timeout(50)
+    return done
+
+
+def in_background(server: ServerThread, coro: Any) -> Callable[[], Any]:
+    """Run ``coro`` in the server's loop from a thread; returns a join()."""
+    out: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            out["result"] = server.call(coro, timeout=120)
+        except BaseException as exc:
+            out["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+
+    def join() -> Any:
+        thread.join(120)
+        if "error" in out:
+            raise out["error"]
+        return out.get("result")
+
+    return join
+
+
+def play_until(page: Page, condition: Callable[[], bool], timeout: float = 60.0) -> list[str]:
+    """Answer what the page asks (``step``) until ``condition()`` holds."""
+    done: list[str] = []
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"condition not met in {timeout} s; did {done[-20:]}"
+        what = step(page)
+        assert what != "done", f"the game ended first; did {done[-20:]}"
+        if what:
+            done.append(what)
+        else:
+            page.wait_for_timeout(50)
+    return done
+
+
+def mid_trick(page: Page) -> bool:
+    """My turn, with cards already in the trick."""
+    trick = page.locator("figure.trick[aria-label^='Trick'] .trick-cards li")
+    return bool(trick.count() and page.locator(".hand button.card:enabled").count())
+
+
+def hand_of(page: Page) -> list[str]:
+    """The card codes in the page's hand, in order."""
+    cards: list[str] = page.locator(".hand button.card").evaluate_all(
+        "bs => bs.map(b => b.dataset.card)"
+    )
+    return cards
+
+
+def sheet_totals(page: Page) -> list[int]:
+    """The score sheet's totals row, seat by seat (the sheet panel must be open)."""
+    cells = page.locator("table.sheet tfoot td").all_inner_texts()
+    return [int(c.replace("−", "-").replace("+", "")) for c in cells]
+
+
+# What Tab reaches, in the order it reaches it (no positive tabindex on the page).
+_TABBABLE = """() => Array.from(document.querySelectorAll(
+  'button:not([disabled]), input:not([disabled]), select:not([disabled]), a[href],'
+  + ' [tabindex]:not([tabindex="-1"])'
+)).filter(e => e.offsetParent !== null || e === document.activeElement)"""
+
+
+def by_keyboard(page: Page, selector: str) -> bool:
+    """Do to the first enabled match what a keyboard user does: Tab (or
+    Shift+Tab, whichever way is shorter in the page's order) until it has the
+    focus, then Enter. False when there is none, or when it went away while
+    the focus travelled (the view moved on)."""
+    target = page.locator(f"{selector}:enabled").first
+    if target.count() == 0:
+        return False
+    for _ in range(120):
+        try:
+            where = target.evaluate(
+                f"(t) => {{ const all = ({_TABBABLE})(); const now = document.activeElement; "
+                "return [all.indexOf(t), all.indexOf(now), t === now]; }",
+                timeout=2000,
+            )
+        except Exception:
+            return False
+        at, focused, done = where
+        if done:
+            # A toggle (a card of the écart) takes Space, a button Enter.
+            toggle = target.get_attribute("aria-pressed") is not None
+            page.keyboard.press("Space" if toggle else "Enter")
+            return True
+        if at < 0:
+            return False
+        page.keyboard.press("Shift+Tab" if 0 <= at < focused else "Tab")
+    raise AssertionError(f"Tab never reached {selector}")
