@@ -33,7 +33,7 @@ from server.daily.redis_board import RedisBoard
 from server.players import key_digest, new_key
 from server.store.redis import RedisStore
 from server.store.redis_players import RedisPlayers
-from tests.redis_server import RedisServer
+from tests.support.redis import RedisServer
 
 DEALS = 4
 CONCURRENCY = 50  # requests in flight while loading (many tables finishing at once)

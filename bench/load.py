@@ -73,7 +73,6 @@ import random
 import resource
 import shlex
 import signal
-import socket
 import statistics
 import sys
 import tempfile
@@ -89,6 +88,7 @@ from websockets.exceptions import ConnectionClosed
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from protocol.codec import PROTOCOL_VERSION, SUBPROTOCOL_MSGPACK
+from tests.support.ports import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -924,12 +924,6 @@ def proc_rss(pid: int) -> int:
     return 0
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def child_setup(cores: set[int], deathsig: int, nice: int = 0) -> Any:
     """A ``preexec_fn``: pin to ``cores``, raise the descriptor limit, die with
     us, and take the ``nice`` value (negative: ahead of the machine's other work)."""
@@ -1045,7 +1039,7 @@ class Run:
                 *shlex.split(args.server_args),
             ]  # fmt: skip
             if self.store == "redis":
-                from tests.redis_server import RedisServer
+                from tests.support.redis import RedisServer
 
                 self.redis = RedisServer()
                 # Redis stands for a separate machine: keep it off the server's core.

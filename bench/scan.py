@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from server.cluster.lease import Leases
 from server.cluster.node import FULL_SCAN_EVERY, SCAN_PAGE
 from server.store.redis import RedisStore
-from tests.redis_server import RedisServer
+from tests.support.redis import RedisServer
 
 
 def redis_usec(client: redis.Redis) -> int:

@@ -33,7 +33,7 @@ from server.store.base import TableStore
 from server.store.memory import MemoryStore
 from server.store.redis import RedisStore
 from server.table import SeatState, TableState, digest
-from tests.redis_server import RedisServer
+from tests.support.redis import RedisServer
 
 WARMUP = 200
 

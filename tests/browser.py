@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from server.app import Server
-from tests.server_helpers import running
+from tests.support.servers import running
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

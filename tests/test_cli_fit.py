@@ -31,8 +31,8 @@ from protocol.views import (
     LeaderboardView,
     LobbyView,
 )
-from tests.cli_cuts import cuts, intended_ellipses
-from tests.cli_preview import PreviewApp, lobby_view, scripted_game, scripted_view
+from tests.support.cli_cuts import cuts, intended_ellipses
+from tests.support.cli_preview import PreviewApp, lobby_view, scripted_game, scripted_view
 
 LANGS = ("en", "fr", "zh", "ko")
 SIZES = {"80x24": (80, 24), "140x40": (140, 40)}

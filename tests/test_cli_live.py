@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from clients.cli import table_facts as facts
 from clients.cli.app import AtoutApp
@@ -23,119 +21,24 @@ from protocol.messages import CreateTable, Ready
 from protocol.messages import JoinTable as JoinTableCmd
 from protocol.views import TableView
 from server.app import Server
-from server.config import Settings
 from server.store.memory import MemoryStore
-from tests.test_cli_screens import screen_text
-
-SIZE = (80, 24)
-# A deal where seat 0 holds 10 trumps and the three bouts and nobody else
-# holds more than 4 trumps or any bout: the bots pass, we take a garde,
-# make the écart and may show a poignée.
-STRONG_SEED = "s9901"
-
-
-def fast(**kw: Any) -> Settings:
-    base: dict[str, Any] = {
-        "port": 0,
-        "bot_think": 0.0,
-        "deal_pause": 0.0,
-        "log_level": "warning",
-        "shutdown_grace": 1.0,
-    }
-    base.update(kw)
-    return Settings(**base)
-
-
-@pytest.fixture
-async def server() -> AsyncIterator[Server]:
-    srv = Server(fast())
-    await srv.start()
-    yield srv
-    await srv.stop()
-
-
-def url_of(srv: Server) -> str:
-    return f"ws://127.0.0.1:{srv.port}"
-
-
-def client(url: str, folder: Path, name: str = "Alice") -> AtoutApp:
-    return AtoutApp(url=url, name=name, tokens=FileTokens(folder / name), base_delay=0.05)
-
-
-async def until(pilot: Any, pred: Callable[[], Any], timeout: float = 30.0, what: str = "") -> None:
-    # Generous: a passing wait returns at once, and a 2-core machine running
-    # other suites beside this one has taken over 10 s to show a first deal.
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if pred():
-            return
-        await pilot.pause(0.02)
-    app = pilot.app
-    raise AssertionError(
-        f"timed out waiting for {what or pred}; that client's last errors "
-        f"{app.errors[-3:]}, its link {app.link_status}"
-    )
-
-
-async def click(pilot: Any, selector: str) -> None:
-    """Click a widget as a player does: move the mouse onto it, then click,
-    once nothing else lies over it (a notification, say); after a few tries
-    the failure names what is in the way, instead of a later wait timing out
-    with no clue that the click went elsewhere."""
-    for _ in range(5):
-        await pilot.hover(selector)
-        target = pilot.app.screen.query_one(selector)
-        at, _ = pilot.app.get_widget_at(*target.region.offset)
-        if at is target or target in at.ancestors:  # a Select is clicked on its label
-            await pilot.click(selector)
-            return
-        await pilot.pause(0.2)
-    raise AssertionError(f"clicks on {selector} would land on {at!r}")
-
-
-def table(app: AtoutApp) -> TableView:
-    view = app.link.table if app.link else None
-    assert view is not None
-    return view
-
-
-async def shown(pilot: Any, app: AtoutApp, *texts: str) -> None:
-    """Wait until the screen shows every one of ``texts`` (drawing follows the view)."""
-    await until(
-        pilot,
-        lambda: all(t in screen_text(app) for t in texts),
-        what=f"{texts} on screen",
-    )
-
-
-async def type_card(pilot: Any, app: AtoutApp, code: str) -> None:
-    """Type a card code as a player would (Enter when the code is a prefix of another)."""
-    hand = app.table_screen.query_one("#hand", HandWidget)
-    await pilot.press(*code)
-    if hand.typed:
-        await pilot.press("enter")
-
-
-def began(view: TableView) -> bool:
-    """The game has begun: a deal is played, or (1 first deal in about 540
-    has a petit sec) was annulled as soon as dealt and its result is shown."""
-    return view.status in ("playing", "between_deals")
-
-
-async def sit_and_start(pilot: Any, app: AtoutApp, **create: Any) -> TableView:
-    """Create a table and start it; its first deal is played (a seed with no
-    petit sec unless ``create`` names one)."""
-    create.setdefault("seed", "sit")
-    await until(
-        pilot, lambda: app.link and app.link.online and app.link.lobby is not None, what="lobby"
-    )
-    app.send(CreateTable(name="t", **create))
-    await until(pilot, lambda: app.link.table is not None, what="table view")
-    await pilot.pause()
-    await click(pilot, ".start")
-    await until(pilot, lambda: table(app).status == "playing" and table(app).hand, what="a deal")
-    return table(app)
-
+from tests.support.pilot import (  # noqa: F401 - server: a fixture
+    SIZE,
+    STRONG_SEED,
+    began,
+    click,
+    client,
+    fast,
+    pilot_server,
+    screen_text,
+    shown,
+    sit_and_start,
+    table,
+    type_card,
+    until,
+    url_of,
+)
+from tests.support.ports import free_port
 
 # -- a whole deal -------------------------------------------------------------------------
 
@@ -637,14 +540,6 @@ async def test_two_players_on_one_machine_never_take_each_others_seat(
 
 
 # -- start-up ------------------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 async def test_an_unreachable_server_is_retried_with_a_countdown_and_a_hint(

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli_preview import PreviewApp, lobby_view, scripted_view
+from tests.support.cli_preview import PreviewApp, lobby_view, scripted_view
 
 SIZE = (80, 24)
 

@@ -43,11 +43,17 @@ from server.store.base import StaleWrite
 from server.store.redis import RedisStore
 from server.table import Act, Gone
 from server.table.inbox import Join, Peer
-from tests.cluster_helpers import Member, Proc, Wire, two_members
-from tests.redis_server import RedisServer
-from tests.server_helpers import autoplay
-from tests.test_asyncio_redis_fixes import _kill_subscribers
-from tests.test_server import _check_no_leaks
+from tests.support.clients import autoplay, check_no_leaks
+from tests.support.members import (
+    Member,
+    Wire,
+    guest_at_a_remote_table,
+    owner_lets_go,
+    table_epoch,
+    two_members,
+)
+from tests.support.processes import Proc
+from tests.support.redis import RedisServer, kill_subscribers
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
 
@@ -58,11 +64,6 @@ def procs(redis_server: RedisServer, tmp_path: Path) -> Iterator[list[Proc]]:
     yield started
     for p in started:
         p.stop()
-
-
-async def _epoch(store: RedisStore, table_id: str) -> int:
-    value = await store.pool.hget(store.keys.table + table_id.encode(), b"e")
-    return int(value or 0)
 
 
 # --- leases and fenced saves ----------------------------------------------------------
@@ -115,7 +116,7 @@ async def test_a_lapsed_lease_nobody_claimed_is_renewed(store: RedisStore) -> No
     assert await leases.holder("t2") is None
     assert await leases.renew({"t2": epoch}) == []
     assert await leases.holder("t2") == "slow"
-    assert await _epoch(store, "t2") == epoch
+    assert await table_epoch(store, "t2") == epoch
 
 
 # --- a paused owner -----------------------------------------------------------------
@@ -125,7 +126,7 @@ async def test_a_lapsed_lease_nobody_claimed_is_renewed(store: RedisStore) -> No
 async def _renewing(leases: Leases, table_id: str) -> AsyncIterator[None]:
     """Renew ``table_id``'s lease as its holder ``leases.proc`` would, every
     third of the lease, while the block runs (that process is frozen)."""
-    epoch = await _epoch(leases.store, table_id)
+    epoch = await table_epoch(leases.store, table_id)
 
     async def renew() -> None:
         while True:
@@ -163,7 +164,7 @@ async def test_a_paused_owner_writes_nothing_and_steps_down(
     leases = Leases(store, "test", lease_s=lease, expire_s=60)
     owner = await leases.holder(table_id)
     assert owner is not None
-    epoch = await _epoch(store, table_id)
+    epoch = await table_epoch(store, table_id)
 
     first.signal(signal.SIGSTOP)
     try:
@@ -182,7 +183,7 @@ async def test_a_paused_owner_writes_nothing_and_steps_down(
             taken = await store.load(table_id)
             assert taken is not None
             records = await store.records(table_id)
-            assert await _epoch(store, table_id) == epoch + 1
+            assert await table_epoch(store, table_id) == epoch + 1
             first.signal(signal.SIGCONT)
             # The old owner wakes with overdue timers (a bot's move, the renewal).
             for _ in range(200):
@@ -193,7 +194,7 @@ async def test_a_paused_owner_writes_nothing_and_steps_down(
             await asyncio.sleep(0.3)
             assert await store.load(table_id) == taken  # wrote nothing
             assert await store.records(table_id) == records
-            assert await _epoch(store, table_id) == epoch + 1
+            assert await table_epoch(store, table_id) == epoch + 1
             assert await leases.holder(table_id) == holder
             assert first.health()["tables"] == 0  # and took nothing back
         events = {e.get("event") for e in first.logs()}
@@ -264,7 +265,7 @@ async def test_four_clients_on_three_processes_play_a_whole_game(
         assert replay_record(record)["scores"] == line.scores
     for s in players:
         assert s.snapshots_asked == 0  # no gap, no patch that failed
-        _check_no_leaks(s, s.seat, records)
+        check_no_leaks(s, s.seat, records)
         await s.close()
     # The game ran on one process only.
     assert sorted(proc.health()["tables"] for proc in p) == [0, 0, 1]
@@ -382,7 +383,7 @@ async def _owner_goes_away(
     for s in players:
         # Every view any client was ever sent, before and after the takeover,
         # is a prefix of the deal records: no acknowledged move was lost.
-        _check_no_leaks(s, s.seat, records)
+        check_no_leaks(s, s.seat, records)
     for s in survivors:
         assert not s.closed.is_set()  # never disconnected
         assert not [m for m, _ in s.received if isinstance(m, Bye)]
@@ -472,31 +473,13 @@ async def members(redis_server: RedisServer) -> AsyncIterator[list[Member]]:
         await m.stop()
 
 
-async def _guest_at_a_remote_table(a: Member, b: Member) -> tuple[str, Wire]:
-    """A table owned by ``a``, created by a client of ``a``; a client of ``b`` seated there."""
-    host, guest = Wire("Host"), Wire("Guest")
-    await a.lobby.create(host, CreateTable(name="corner", private=True))
-    table_id = (await host.wait_for(lambda e: isinstance(e, Seated))).table_id
-    await b.lobby.join(guest, JoinTable(table_id=table_id))
-    assert isinstance(await guest.wait_for(lambda e: isinstance(e, Seated | Error)), Seated)
-    return table_id, guest
-
-
-async def _owner_lets_go(a: Member, table_id: str) -> None:
-    """``a`` stops serving the table and frees its lease (as a drain does: once
-    its saves are answered, or one on its way would set the lease again)."""
-    a.lobby.tables[table_id].step_down()
-    await a.store.settled()
-    await a.node.leases.release(table_id)
-
-
 async def test_a_command_held_during_a_takeover_reaches_the_new_owner_after_the_reattach(
     members: list[Member],
 ) -> None:
     a, b = members
-    table_id, guest = await _guest_at_a_remote_table(a, b)
+    table_id, guest = await guest_at_a_remote_table(a, b)
     remote = b.node.remotes[table_id]
-    await _owner_lets_go(a, table_id)
+    await owner_lets_go(a, table_id)
     # b has no owner for the table yet: the guest's command waits ...
     remote.owner = None
     remote.inbox.put_nowait(Act(cast(Peer, guest), GetHistory(rid=77)))
@@ -513,7 +496,7 @@ async def test_a_command_held_during_a_takeover_reaches_the_new_owner_after_the_
 
 async def test_a_join_queued_behind_a_step_down_is_answered(members: list[Member]) -> None:
     a, b = members
-    table_id, _ = await _guest_at_a_remote_table(a, b)
+    table_id, _ = await guest_at_a_remote_table(a, b)
     late = Wire("Late")
     joining = asyncio.create_task(a.lobby.join(late, JoinTable(table_id=table_id)))
     await asyncio.sleep(0)  # the Join is on the inbox ...
@@ -527,7 +510,7 @@ async def test_a_join_beyond_what_a_moving_table_holds_is_answered(
     members: list[Member],
 ) -> None:
     a, b = members
-    table_id, guest = await _guest_at_a_remote_table(a, b)
+    table_id, guest = await guest_at_a_remote_table(a, b)
     remote = b.node.remotes[table_id]
     remote.owner = None  # its owner is being looked for: messages wait
     for i in range(HELD_MAX):  # as many as it holds, from many connections
@@ -544,7 +527,7 @@ async def test_a_flooding_connection_loses_only_its_own_commands_while_a_table_m
     members: list[Member],
 ) -> None:
     a, b = members
-    table_id, flooder = await _guest_at_a_remote_table(a, b)
+    table_id, flooder = await guest_at_a_remote_table(a, b)
     other, leaver = Wire("Other"), Wire("Leaver")
     seats = {}
     for wire in (other, leaver):
@@ -553,7 +536,7 @@ async def test_a_flooding_connection_loses_only_its_own_commands_while_a_table_m
         assert isinstance(seated, Seated) and seated.seat is not None
         seats[wire] = seated.seat
     remote = b.node.remotes[table_id]
-    await _owner_lets_go(a, table_id)
+    await owner_lets_go(a, table_id)
     remote.owner = None  # its owner is being looked for: messages wait
     for i in range(100):  # a client flooding the moving table
         remote.inbox.put_nowait(Act(cast(Peer, flooder), GetHistory(rid=1000 + i)))
@@ -584,7 +567,7 @@ async def test_an_owner_that_does_not_know_a_connection_has_it_sit_again(
     members: list[Member],
 ) -> None:
     a, b = members
-    table_id, guest = await _guest_at_a_remote_table(a, b)
+    table_id, guest = await guest_at_a_remote_table(a, b)
     # The owner lost track of the guest (its Sit lost on the bus, say).
     peer = a.node.peers.pop((b.node.proc, guest.id))
     a.lobby.tables[table_id].inbox.put_nowait(Gone(peer))
@@ -597,7 +580,7 @@ async def test_an_owner_that_does_not_know_a_connection_has_it_sit_again(
 
 async def test_only_a_higher_epoch_takes_a_table_away(members: list[Member]) -> None:
     a, b = members
-    table_id, guest = await _guest_at_a_remote_table(a, b)
+    table_id, guest = await guest_at_a_remote_table(a, b)
     table = a.lobby.tables[table_id]
     remote = b.node.remotes[table_id]
     bus = b.node.bus
@@ -624,7 +607,7 @@ async def test_a_process_forgets_connections_and_tables_it_no_longer_holds(
     members: list[Member],
 ) -> None:
     a, b = members
-    table_id, guest = await _guest_at_a_remote_table(a, b)
+    table_id, guest = await guest_at_a_remote_table(a, b)
     # Refused (the host's seat): nothing kept for that one.
     refused = Wire("Refused")
     await b.lobby.join(refused, JoinTable(table_id=table_id, seat=0))
@@ -641,7 +624,7 @@ async def test_a_command_sent_during_a_drain_reaches_the_next_owner(
     members: list[Member],
 ) -> None:
     a, b = members
-    table_id, guest = await _guest_at_a_remote_table(a, b)
+    table_id, guest = await guest_at_a_remote_table(a, b)
     draining = asyncio.create_task(a.node.drain())
     await asyncio.sleep(0)  # a's table is stopping ...
     b.lobby.at[cast(Conn, guest)].inbox.put_nowait(Act(cast(Peer, guest), GetHistory(rid=11)))
@@ -659,7 +642,7 @@ async def test_a_publish_that_reached_nobody_does_not_make_a_live_process_dead(
     lease = 0.6
     async with two_members(redis_server.url, lease) as (a, b):
         a.node.start()  # renews its leases and beats every lease / 3
-        table_id, guest = await _guest_at_a_remote_table(a, b)
+        table_id, guest = await guest_at_a_remote_table(a, b)
         # One publish to a met nobody (its subscriber was reconnecting, say).
         b.node._on_unreached(a.node.keys.bus(a.node.proc))
         await asyncio.sleep(lease * 1.5)  # a's heartbeats came meanwhile
@@ -674,10 +657,10 @@ async def test_a_subscriber_that_reconnects_sits_its_connections_again(
     members: list[Member], redis_server: RedisServer
 ) -> None:
     a, b = members
-    _, guest = await _guest_at_a_remote_table(a, b)
+    _, guest = await guest_at_a_remote_table(a, b)
     # Every subscriber loses its connection: whatever the owners publish
     # until they are back is lost, so ``b`` sits its guest again.
-    assert _kill_subscribers(redis_server.port, None) >= 2
+    assert kill_subscribers(redis_server.port, None) >= 2
     await guest.wait_for(lambda e: isinstance(e, Seated) and e is not guest.events[0], timeout=10)
     assert b.node.bus is not None and b.node.bus.subscribed
     b.lobby.at[cast(Conn, guest)].inbox.put_nowait(Act(cast(Peer, guest), GetHistory(rid=7)))

@@ -18,7 +18,6 @@ import json
 import os
 import random
 import shutil
-import socket
 import subprocess
 import time
 import urllib.error
@@ -42,7 +41,8 @@ from protocol.messages import (
     TableSnapshot,
 )
 from protocol.views import TableView
-from tests.server_helpers import autoplay
+from tests.support.clients import autoplay
+from tests.support.ports import free_port
 
 pytestmark = [pytest.mark.container, pytest.mark.asyncio]
 
@@ -75,12 +75,6 @@ def _engine_missing() -> str | None:
     except (OSError, subprocess.SubprocessError) as exc:
         return f"no container engine answers: {exc}"
     return None
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @dataclass
@@ -176,7 +170,7 @@ def stack() -> Iterator[Stack]:
     missing = _engine_missing()
     if missing:
         pytest.skip(missing)
-    port = _free_port()
+    port = free_port()
     env = {
         **os.environ,
         # Published on loopback only: the test is the only client.

@@ -18,13 +18,13 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from protocol.codec import SUBPROTOCOL_JSON
+from server.app import Server
 from server.config import Settings
 from server.guard import GUESS_BURST, Bucket, Guard, clean_text, parse_networks
-from server.app import Server
 from server.players import key_digest, new_key
 from server.text import BOT_NAME_REFUSED
-from tests.manual_clock import ManualClock
-from tests.server_helpers import FAST, running
+from tests.support.clock import ManualClock
+from tests.support.servers import FAST, running
 from tests.support.waits import eventually
 
 # -- units, with a clock we move by hand ------------------------------------------

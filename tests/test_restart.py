@@ -11,10 +11,8 @@ import json
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -25,18 +23,15 @@ from clients.session import Session
 from protocol.messages import Bye, CreateTable, Seated, StartGame
 from protocol.views import TableView
 from server.store.redis import RedisStore
-from tests.redis_server import RedisServer, RedisUnavailable
-from tests.server_helpers import autoplay, choose, running, url
+from tests.support.clients import autoplay, choose
+from tests.support.ports import free_port
+from tests.support.redis import RedisServer, RedisUnavailable
+from tests.support.servers import running, url
+from tests.support.waits import wait_until
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class ServerProcess:
@@ -73,14 +68,15 @@ class ServerProcess:
         self.proc = subprocess.Popen(
             args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
+
+        def up() -> bool:
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=1):
-                    return
+                    return True
             except OSError:
-                time.sleep(0.05)
-        raise RuntimeError("server did not start")
+                return False
+
+        wait_until(up, 15, what=f"the server on port {self.port} answering /healthz")
 
     def kill9(self) -> None:
         assert self.proc is not None
@@ -155,7 +151,7 @@ async def _reconnect(port: int, name: str, token: str) -> Session:
 async def test_kill_9_mid_trick_then_restart_finishes_with_the_same_scores(
     redis_server: RedisServer,
 ) -> None:
-    port = _free_port()
+    port = free_port()
     proc = ServerProcess(port, redis_server.url)
     proc.start()
     try:
@@ -267,7 +263,7 @@ os.environ.setdefault("PYTHONUNBUFFERED", "1")
 async def test_sigterm_persists_says_goodbye_closes_1012_and_clients_resume(
     redis_server: RedisServer,
 ) -> None:
-    port = _free_port()
+    port = free_port()
     proc = ServerProcess(port, redis_server.url)
     proc.start()
     try:

@@ -44,8 +44,10 @@ from protocol.messages import (
 from protocol.views import TableView
 from server.game import replay_record
 from server.lobby import SWEEP_EVERY
-from tests.manual_clock import ManualClock, until
-from tests.server_helpers import autoplay, cards_in, running, url, wants_decision
+from tests.support.clients import autoplay, check_no_leaks, wants_decision
+from tests.support.clock import ManualClock
+from tests.support.servers import running, url
+from tests.support.waits import eventually
 
 pytestmark = pytest.mark.asyncio
 
@@ -88,7 +90,7 @@ async def test_one_human_three_bots_play_a_whole_game_to_the_ranking() -> None:
         assert len(history.records) == len(view.sheet)
         for record, line in zip(history.records, view.sheet, strict=True):
             assert replay_record(record)["scores"] == line.scores
-        _check_no_leaks(s, seated.seat, history.records)
+        check_no_leaks(s, seated.seat, history.records)
         # Play again: a new game at the same table.
         await s.send(PlayAgain())
         again = await s.wait_view(lambda v: v.status == "playing" and not v.sheet)
@@ -118,75 +120,12 @@ async def test_four_humans_play_a_deal_and_json_clients_work_too() -> None:
         await players[0].send(GetHistory())
         records = (await players[0].wait_for(History)).records
         for p in players:
-            _check_no_leaks(p, p.seat, records)
+            check_no_leaks(p, p.seat, records)
             await p.close()
         assert seated.table_id
 
 
 # -- hidden information -------------------------------------------------------------
-
-
-def _contract_taker(record: dict[str, Any]) -> tuple[str | None, int | None]:
-    bids = record.get("bids") or []
-    order = ["pass", "prise", "garde", "garde_sans", "garde_contre"]
-    if not bids or all(b == "pass" for b in bids):
-        return None, None
-    best = max(range(len(bids)), key=lambda i: order.index(bids[i]))
-    return bids[best], (record["dealer"] + 1 + best) % 4
-
-
-def _deal_of(view: TableView, records: list[dict[str, Any]], seat: int | None) -> Any:
-    """The record of the deal a view shows (by its hand, or its tricks)."""
-    d = view.deal
-    assert d is not None
-    for rec in records:
-        if rec["dealer"] != d.dealer:
-            continue
-        played = [c for t in d.tricks for c in t.cards] + (d.trick.cards if d.trick else [])
-        rec_plays = [c for t in rec.get("tricks", []) for c in t]
-        if rec_plays[: len(played)] != played:
-            continue
-        if seat is not None and view.hand:
-            own = set(rec["hands"][seat]) | set(rec["chien"])
-            if not set(view.hand) <= own:
-                continue
-        return rec
-    return None
-
-
-def _check_no_leaks(s: Session, seat: int | None, records: list[dict[str, Any]]) -> None:
-    """No message to ``seat`` held a card that seat could not see at that time."""
-    assert s.received
-    checked = 0
-    for msg, view in s.received:
-        if not isinstance(msg, TableSnapshot | TablePatch) or view is None or view.deal is None:
-            continue
-        rec = _deal_of(view, records, seat)
-        assert rec is not None, "a view matches no deal record"
-        d = view.deal
-        allowed: set[str] = set()
-        if seat is not None:
-            allowed |= set(rec["hands"][seat])
-        contract, taker = _contract_taker(rec)
-        if contract in ("prise", "garde") and d.phase != "bidding":
-            allowed |= set(rec["chien"])  # shown to all
-        if seat is not None and seat == taker:
-            allowed |= set(rec["chien"]) if contract in ("prise", "garde") else set()
-            allowed |= set(rec.get("ecart", []))
-        allowed |= set(d.ecart_trumps)
-        assert set(d.ecart_trumps) <= {c for c in rec.get("ecart", []) if c.startswith("T")}
-        played = [c for t in d.tricks for c in t.cards] + (d.trick.cards if d.trick else [])
-        allowed |= set(played)  # genuinely played: _deal_of matched them to the record
-        for p in d.poignees:
-            shown = next(x for x in rec["poignees"] if x["seat"] == p.seat)
-            assert sorted(p.cards) == sorted(shown["cards"])
-            allowed |= set(p.cards)
-        leaked = cards_in(msg) - allowed
-        assert not leaked, f"seat {seat} was sent {sorted(leaked)}"
-        if seat is None:
-            assert not view.hand
-        checked += 1
-    assert checked > 10
 
 
 async def test_spectator_sees_no_hand_and_nothing_hidden() -> None:
@@ -202,8 +141,8 @@ async def test_spectator_sees_no_hand_and_nothing_hidden() -> None:
         assert final.you is None and final.hand == [] and final.invite_code is None
         await host.send(GetHistory())
         records = (await host.wait_for(History)).records
-        _check_no_leaks(watcher, None, records)
-        _check_no_leaks(host, seated.seat, records)
+        check_no_leaks(watcher, None, records)
+        check_no_leaks(host, seated.seat, records)
 
 
 # -- refusals and bad input ------------------------------------------------------------
@@ -360,14 +299,9 @@ async def test_lobby_lists_public_tables_live_private_ones_by_code_only() -> Non
         def listed(s: Session) -> list[str]:
             return [t.name for t in (s.lobby.tables if s.lobby else [])]
 
-        async def until(pred: Any) -> None:
-            for _ in range(100):
-                if pred():
-                    return
-                await asyncio.sleep(0.02)
-            raise AssertionError(listed(watcher))
-
-        await until(lambda: listed(watcher) == ["Public one"])
+        await eventually(
+            lambda: listed(watcher) == ["Public one"], detail=lambda: str(listed(watcher))
+        )
         summary = watcher.lobby.tables[0]  # type: ignore[union-attr]
         assert (summary.table_id, summary.humans, summary.free, summary.deals) == (
             seated.table_id,
@@ -377,7 +311,10 @@ async def test_lobby_lists_public_tables_live_private_ones_by_code_only() -> Non
         )
         assert summary.bot_level == "easy" and summary.status == "waiting"
         await host.send(StartGame())
-        await until(lambda: watcher.lobby.tables[0].status != "waiting")  # type: ignore[union-attr]
+        await eventually(
+            lambda: watcher.lobby.tables[0].status != "waiting",  # type: ignore[union-attr]
+            detail=lambda: str(listed(watcher)),
+        )
         assert watcher.lobby.tables[0].bots == 3  # type: ignore[union-attr]
 
 
@@ -446,10 +383,10 @@ async def test_dropped_client_bot_plays_then_resumes_with_token() -> None:
         before = len([c for t in view.deal.tricks for c in t.cards])  # type: ignore[union-attr]
         core = server.lobby.tables[seated.table_id].core
         await s.ws.close()  # the connection drops mid-trick
-        await until(lambda: not core.seat_of)  # the table saw it go
+        await eventually(lambda: not core.seat_of)  # the table saw it go
         version = core.state.version
         clock.advance(10.0)  # grace runs out: a bot plays the away seat's turn
-        await until(lambda: core.state.version > version)
+        await eventually(lambda: core.state.version > version)
         back = await Session.open(url(server), "Dropper")
         seated2 = await back.resume(seated.token)
         assert isinstance(seated2, Seated) and seated2.seat == seated.seat
@@ -484,11 +421,11 @@ async def test_resume_with_last_seq_gets_missing_patches_and_old_connection_clos
         stream = core.fan.streams[seated.seat]  # type: ignore[index]
         assert stream is not None
         await b.ws.close()
-        await until(lambda: stream.peer is None and stream.seq > kept)  # away: a patch missed
+        await eventually(lambda: stream.peer is None and stream.seq > kept)  # away: a patch missed
         assert isinstance(await b.reconnect(), Seated)
         patch = await b.wait_for(TablePatch, TableSnapshot)
         assert isinstance(patch, TablePatch) and patch.seq == kept + 1
-        await until(lambda: b.table_seq == stream.seq)
+        await eventually(lambda: b.table_seq == stream.seq)
         assert b.snapshots_asked == 0 and b.table == stream.view
         bad = await Session.open(url(server), "Thief")
         assert isinstance(await bad.resume("nope.token"), Error)
@@ -547,12 +484,12 @@ async def test_idle_table_is_closed() -> None:
         seated = await _table(s)
         await s.close()
         core = server.lobby.tables[seated.table_id].core
-        await until(lambda: not core.seat_of)
+        await eventually(lambda: not core.seat_of)
         clock.advance(SWEEP_EVERY)  # a sweep with nobody there: not idle for long yet
-        await until(lambda: core.state.last_human_at < clock.time())
+        await eventually(lambda: core.state.last_human_at < clock.time())
         assert seated.table_id in server.lobby.tables
         clock.advance(900.0)  # the next sweep finds it idle for idle_close: closed
-        await until(lambda: seated.table_id not in server.lobby.tables)
+        await eventually(lambda: seated.table_id not in server.lobby.tables)
         assert core.state.status == "closed"
 
 
@@ -609,7 +546,7 @@ async def test_client_seeing_a_gap_asks_for_a_snapshot_and_catches_up() -> None:
         # server's view of that seat (which waits for this seat to play).
         stream = server.lobby.tables[s.table_id].core.fan.streams[s.seat]  # type: ignore[index]
         assert stream is not None
-        await until(lambda: s.table_seq == stream.seq)
+        await eventually(lambda: s.table_seq == stream.seq)
         assert s.table == stream.view
 
 

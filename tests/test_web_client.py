@@ -24,7 +24,7 @@ from clients.session import Session
 from protocol.codec import SUBPROTOCOL_JSON
 from protocol.messages import JoinTable, Seated
 from tests.browser import ServerThread, axe_violations, describe
-from tests.server_helpers import autoplay
+from tests.support.clients import autoplay
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

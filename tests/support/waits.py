@@ -4,6 +4,7 @@ that says what did not happen. The only polling loops of the tests."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -25,15 +26,22 @@ async def eventually(
     detail: Callable[[], str] | None = None,
 ) -> None:
     """Wait (on the real loop: the server's tasks run meanwhile) until
-    ``condition()`` is true; ``AssertionError`` naming ``what`` after
-    ``timeout`` real seconds. ``pause`` is how to wait between looks (a
+    ``condition()`` is true (a coroutine function is awaited);
+    ``AssertionError`` naming ``what`` after ``timeout`` real seconds. ``pause`` is how to wait between looks (a
     Textual pilot's ``pause``, say); ``detail`` adds what the failure shows."""
     end = time.monotonic() + timeout
-    while not condition():
+    while not await _holds(condition):
         if time.monotonic() >= end:
             extra = f": {detail()}" if detail is not None else ""
             raise _failed(what or condition, timeout, extra)
         await pause(poll)
+
+
+async def _holds(condition: Callable[[], Any]) -> bool:
+    result = condition()
+    if inspect.isawaitable(result):
+        result = await result
+    return bool(result)
 
 
 def wait_until(
