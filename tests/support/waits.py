@@ -27,8 +27,9 @@ async def eventually(
 ) -> None:
     """Wait (on the real loop: the server's tasks run meanwhile) until
     ``condition()`` is true (a coroutine function is awaited);
-    ``AssertionError`` naming ``what`` after ``timeout`` real seconds. ``pause`` is how to wait between looks (a
-    Textual pilot's ``pause``, say); ``detail`` adds what the failure shows."""
+    ``AssertionError`` naming ``what`` after ``timeout`` real seconds.
+    ``pause`` is how to wait between looks (a Textual pilot's ``pause``,
+    say); ``detail`` adds what the failure shows."""
     end = time.monotonic() + timeout
     while not await _holds(condition):
         if time.monotonic() >= end:
