@@ -33,6 +33,9 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger()
 
+CUT_OFF_WAIT_S = 1.0
+"""After the grace, how long the connections cut off have to be gone."""
+
 
 async def open_store(settings: Settings) -> TableStore:
     if settings.redis_url:
@@ -156,9 +159,18 @@ class Server:
             await self.lobby.stop()
         await self.front.goodbye()
         self._ws.close()
-        with contextlib.suppress(Exception):
+        try:
             async with timeout(self.clock, self.settings.shutdown_grace):
                 await self._ws.wait_closed()
+        except TimeoutError:
+            # Clients that never answered the close (gone, or frozen): cut
+            # them off now. Else each connection's own close handshake goes on
+            # to websockets' close_timeout (10 s), and the process outlives
+            # its grace by that much after "stopped" (asyncio.run waits for it).
+            self.front.cut_off()
+            with contextlib.suppress(TimeoutError):
+                async with timeout(self.clock, CUT_OFF_WAIT_S):
+                    await self._ws.wait_closed()
         if self.node is not None:
             await self.node.close()
         await self.store.close()

@@ -429,6 +429,11 @@ class Front:
                 async with timeout(self.clock, GOODBYE_WAIT_S):
                     await asyncio.wait(closing)
 
+    def cut_off(self) -> None:
+        """Drop every connection still open, without waiting for its client."""
+        for conn in list(self.conns):
+            conn.ws.transport.abort()
+
 
 def _web_root(settings: Settings) -> WebRoot | None:
     """The browser client's folder, None when it is not served."""

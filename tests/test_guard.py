@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -281,6 +282,34 @@ async def test_shutdown_waits_for_the_clients_goodbyes_not_a_fixed_pause() -> No
         with pytest.raises(ConnectionClosed):
             await asyncio.wait_for(ws.recv(), 5)
         assert ws.close_code == 1012
+
+
+@pytest.mark.asyncio
+async def test_clients_that_never_answer_the_goodbye_are_cut_off_after_the_grace() -> None:
+    # A client that completed the upgrade and then reads nothing more (gone,
+    # frozen): without the cut-off, its close handshake ran on to websockets'
+    # close_timeout (10 s of real time) after stop() returned, and a server
+    # process outlived its shutdown_grace by that much.
+    clock = ManualClock()
+    server = Server(replace(FAST, shutdown_grace=5.0, hello_timeout=600.0), clock=clock)
+    await server.start()
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    writer.write(
+        b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    )
+    assert b" 101 " in await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+    await eventually(lambda: len(server.front.conns) == 1, what="the connection accepted")
+    began = clock.now
+    stopping = asyncio.create_task(server.stop())
+    # Nobody answers: the goodbye's wait, then the grace, run out on the clock.
+    await eventually(lambda: stopping.done() or clock.advance(0.25), what="stop()")
+    assert clock.now - began >= 5.0  # not before the grace
+    assert not server.front.conns
+    rest = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    await asyncio.wait_for(asyncio.gather(*rest, return_exceptions=True), 2)  # nothing lingers
+    assert await asyncio.wait_for(reader.read(), 5) is not None  # the socket is closed
+    writer.close()
 
 
 def test_a_wall_clock_stepping_back_takes_no_token() -> None:
