@@ -52,7 +52,7 @@ from tests.support.members import (
     table_epoch,
     two_members,
 )
-from tests.support.processes import Proc
+from tests.support.processes import Proc, stop_all
 from tests.support.redis import RedisServer, kill_subscribers
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
@@ -62,8 +62,7 @@ pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
 def procs(redis_server: RedisServer, tmp_path: Path) -> Iterator[list[Proc]]:
     started: list[Proc] = []
     yield started
-    for p in started:
-        p.stop()
+    stop_all(started)
 
 
 # --- leases and fenced saves ----------------------------------------------------------
@@ -297,13 +296,17 @@ async def test_one_lobby_and_quick_play_across_processes(
         await asyncio.sleep(0.1)
     assert watcher.lobby is not None and watcher.lobby.players_online == 3
     # Quick play from two other processes fills the waiting table on the first.
+    quick: list[Session] = []
     for proc in (p[1], p[2]):
         s = await Session.open(proc.url, "Quick")
+        quick.append(s)
         await s.send(QuickPlay())
         got = await s.wait_for(Seated, Error)
         assert isinstance(got, Seated) and got.table_id == first.table_id, got
     view = await host.wait_view(lambda v: sum(x.kind == "human" for x in v.seats) == 3)
     assert [x.name for x in view.seats][:3] == ["Host", "Quick", "Quick"]
+    for s in (host, other, watcher, *quick):
+        await s.close()
 
 
 # --- failover and drain -----------------------------------------------------------------

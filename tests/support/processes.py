@@ -145,16 +145,30 @@ class Proc:
                 continue
         return events
 
+    def terminate(self) -> None:
+        """SIGTERM (after SIGCONT: a stopped process cannot end); ``stop`` waits."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGCONT)
+            self.proc.terminate()
+
     def stop(self) -> None:
-        if self.proc is None or self.proc.poll() is not None:
+        """Terminate and wait; killed if still there after 10 s."""
+        self.terminate()
+        if self.proc is None:
             return
-        self.proc.send_signal(signal.SIGCONT)  # a stopped process cannot end
-        self.proc.terminate()
         try:
             self.proc.wait(10)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+
+
+def stop_all(procs: list[Proc]) -> None:
+    """Stop ``procs`` together: each shutdown runs beside the others'."""
+    for p in procs:
+        p.terminate()
+    for p in procs:
+        p.stop()
 
 
 __all__ = [
@@ -166,4 +180,5 @@ __all__ = [
     "atout_server",
     "healthz",
     "one_line",
+    "stop_all",
 ]
