@@ -28,7 +28,6 @@ from tests.support.pilot import (  # noqa: F401 - server: a fixture
     began,
     click,
     client,
-    fast,
     pilot_server,
     screen_text,
     shown,
@@ -39,6 +38,7 @@ from tests.support.pilot import (  # noqa: F401 - server: a fixture
     url_of,
 )
 from tests.support.ports import free_port
+from tests.support.servers import for_people
 
 # -- a whole deal -------------------------------------------------------------------------
 
@@ -134,7 +134,7 @@ async def test_a_lost_connection_is_resumed_without_a_keystroke(
 
 async def test_a_server_restart_on_the_same_port_is_resumed(tmp_path: Path) -> None:
     store = MemoryStore()
-    first = Server(fast(), store=store)
+    first = Server(for_people(), store=store)
     await first.start()
     app = client(url_of(first), tmp_path)
     second: Server | None = None
@@ -146,7 +146,7 @@ async def test_a_server_restart_on_the_same_port_is_resumed(tmp_path: Path) -> N
             await first.stop()  # goodbye with close code 1012
             await until(pilot, lambda: not app.link.online, what="the drop")
             assert any("restarting" in s.reason for s in app.statuses)
-            second = Server(fast(port=first.port), store=store)
+            second = Server(for_people(port=first.port), store=store)
             await second.start()
             await until(pilot, lambda: app.link.connections == 2 and app.link.online, what="resume")
             await until(pilot, lambda: app.link.table is not None, what="the table again")
@@ -255,7 +255,7 @@ async def test_atout_play_starts_a_local_server_and_a_game_with_three_bots() -> 
         autoplay=CreateTable(
             name="Alice's table", private=True, deals=1, bot_level="random", seed="play"
         ),
-        embedded_settings=fast(host="127.0.0.1"),
+        embedded_settings=for_people(host="127.0.0.1"),
     )
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.link and app.link.table is not None, what="the table")
@@ -383,7 +383,7 @@ def play_app(tmp_path: Path, **create: Any) -> AtoutApp:
     return AtoutApp(
         name="Alice",
         autoplay=CreateTable(name="Alice's table", private=True, **{"seed": "play", **create}),
-        embedded_settings=fast(host="127.0.0.1"),
+        embedded_settings=for_people(host="127.0.0.1"),
         play_file=tmp_path / "data" / "play.sqlite3",
         tokens=FileTokens(tmp_path / "config"),
     )
@@ -558,7 +558,7 @@ async def test_an_unreachable_server_is_retried_with_a_countdown_and_a_hint(
             await shown(pilot, app, "cannot reach", "trying again in", "Is atout-server running")
             assert app.link_status.unreachable
             # The server comes up on that address: the next attempt gets in by itself.
-            srv = Server(fast(port=port))
+            srv = Server(for_people(port=port))
             await srv.start()
             await until(pilot, lambda: app.link and app.link.lobby is not None, what="lobby")
             await shown(pilot, app, "● online")
@@ -697,8 +697,8 @@ async def test_the_link_says_in_words_why_the_server_closed_or_refused_it() -> N
         raise AssertionError(statuses)
 
     for settings, name, code in (
-        (fast(lobby_idle=0.4), "Idle", 4006),
-        (fast(rate=1.0, burst=1), "Flood", 4005),
+        (for_people(lobby_idle=0.4), "Idle", 4006),
+        (for_people(rate=1.0, burst=1), "Flood", 4005),
     ):
         srv = Server(settings)
         await srv.start()
@@ -718,7 +718,7 @@ async def test_the_link_says_in_words_why_the_server_closed_or_refused_it() -> N
         finally:
             await link.close()
             await srv.stop()
-    srv = Server(fast(max_per_ip=1))
+    srv = Server(for_people(max_per_ip=1))
     await srv.start()
     statuses = []
     link = Link(

@@ -17,7 +17,7 @@ from clients.cli.tokens import FileTokens
 from protocol.messages import CreateTable
 from protocol.views import TableView
 from server.app import Server
-from server.config import Settings
+from tests.support.servers import for_people, running
 from tests.support.waits import eventually
 
 SIZE = (80, 24)
@@ -27,25 +27,11 @@ SIZE = (80, 24)
 STRONG_SEED = "s9901"
 
 
-def fast(**kw: Any) -> Settings:
-    base: dict[str, Any] = {
-        "port": 0,
-        "bot_think": 0.0,
-        "deal_pause": 0.0,
-        "log_level": "warning",
-        "shutdown_grace": 1.0,
-    }
-    base.update(kw)
-    return Settings(**base)
-
-
 @pytest.fixture(name="server")
 async def pilot_server() -> AsyncIterator[Server]:
-    """A fast in-process server (the fixture ``server``)."""
-    srv = Server(fast())
-    await srv.start()
-    yield srv
-    await srv.stop()
+    """A server for a person's client, in-process (the fixture ``server``)."""
+    async with running(for_people()) as srv:
+        yield srv
 
 
 def url_of(srv: Server) -> str:
@@ -157,7 +143,6 @@ __all__ = [
     "began",
     "click",
     "client",
-    "fast",
     "pilot_server",
     "screen_text",
     "shown",

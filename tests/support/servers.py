@@ -36,6 +36,14 @@ FAST = Settings(
 )
 
 
+def for_people(**overrides: Any) -> Settings:
+    """Settings for a person's client (the terminal client's tests): quick
+    bots and deals, but the waits and limits a person meets (a result waits
+    for Continue, the rate limits are on)."""
+    base = Settings(port=0, bot_think=0.0, deal_pause=0.0, log_level="warning", shutdown_grace=1.0)
+    return replace(base, **overrides)
+
+
 @contextlib.asynccontextmanager
 async def running(
     settings: Settings = FAST,
@@ -119,4 +127,4 @@ async def tls_front(port: int, cert: Path, key: Path) -> AsyncIterator[int]:
         await front.wait_closed()
 
 
-__all__ = ["FAST", "running", "self_signed", "tls_front", "url"]
+__all__ = ["FAST", "for_people", "running", "self_signed", "tls_front", "url"]
