@@ -11,8 +11,6 @@ import json
 import os
 import random
 import signal
-import subprocess
-import sys
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -25,71 +23,13 @@ from protocol.views import TableView
 from server.store.redis import RedisStore
 from tests.support.clients import autoplay, choose
 from tests.support.ports import free_port
+from tests.support.processes import Proc
 from tests.support.redis import RedisServer, RedisUnavailable
 from tests.support.servers import running, url
-from tests.support.waits import wait_until
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-class ServerProcess:
-    """``atout-server serve`` in its own process, on a fixed port."""
-
-    def __init__(self, port: int, redis_url: str) -> None:
-        self.port = port
-        self.redis_url = redis_url
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        args = [
-            sys.executable,
-            "-m",
-            "server",
-            "serve",
-            "--port",
-            str(self.port),
-            "--redis",
-            self.redis_url,
-            "--bot-think",
-            "0.005",
-            "--deal-pause",
-            "0.05",
-            "--grace",
-            "60",
-            "--rate",
-            "1000",
-            "--burst",
-            "1000",
-            "--log-level",
-            "warning",
-        ]
-        self.proc = subprocess.Popen(
-            args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-
-        def up() -> bool:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=1):
-                    return True
-            except OSError:
-                return False
-
-        wait_until(up, 15, what=f"the server on port {self.port} answering /healthz")
-
-    def kill9(self) -> None:
-        assert self.proc is not None
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait()
-
-    def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
 
 
 def _policy_rng(view: TableView) -> random.Random:
@@ -152,7 +92,7 @@ async def test_kill_9_mid_trick_then_restart_finishes_with_the_same_scores(
     redis_server: RedisServer,
 ) -> None:
     port = free_port()
-    proc = ServerProcess(port, redis_server.url)
+    proc = Proc(redis_server.url, lease=5.0, port=port)  # the lease a server has by default
     proc.start()
     try:
 
@@ -264,7 +204,7 @@ async def test_sigterm_persists_says_goodbye_closes_1012_and_clients_resume(
     redis_server: RedisServer,
 ) -> None:
     port = free_port()
-    proc = ServerProcess(port, redis_server.url)
+    proc = Proc(redis_server.url, lease=5.0, port=port)  # the lease a server has by default
     proc.start()
     try:
         s = await Session.open(f"ws://127.0.0.1:{port}", "Graceful")

@@ -74,8 +74,10 @@ a minute, and the per-address limits off (every client is 127.0.0.1)."""
 class Proc:
     """One ``atout-server serve --redis ...`` process."""
 
-    def __init__(self, redis_url: str, *extra: str, lease: float = 1.0) -> None:
-        self.port = free_port()
+    def __init__(
+        self, redis_url: str, *extra: str, lease: float = 1.0, port: int | None = None
+    ) -> None:
+        self.port = port or free_port()  # a fixed port: started again on the same one
         self.redis_url = redis_url
         self.extra = extra
         self.lease = lease
