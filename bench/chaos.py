@@ -1,7 +1,7 @@
 """Crash campaign: tables play on Redis while the server is killed with SIGKILL
 at random moments and restarted, and while Redis itself is killed and restarted.
 
-A real ``redis-server`` (tests/redis_server.py) with the persistence of
+A real ``redis-server`` (tests/support/redis.py) with the persistence of
 deploy/redis.conf (append-only file, ``appendfsync everysec``), the real
 server as a child process (``python -m server serve --redis ...``), scripted
 clients over real WebSockets. Each table: two humans (seats 0 and 1, random

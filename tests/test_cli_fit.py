@@ -6,7 +6,7 @@ the last trick, the poignée and écart pickers, a spectator's view), its
 dialogs (score sheet, past deals and a replay, chat, help, leave and quit
 questions, the écart confirmation), the lobby (full and empty) with its
 dialogs, the leaderboard, the profile and the daily result — and collects
-every cut ``tests.cli_cuts`` finds: a word clipped, folded or shortened with
+every cut ``tests.support.cli_cuts`` finds: a word clipped, folded or shortened with
 "…", a footer key off the screen. The failure lists them all, each with
 where it was seen.
 """

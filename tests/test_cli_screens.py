@@ -1,5 +1,5 @@
 """The table and lobby screens driven with Textual's Pilot, without a server:
-scripted views (real rules engine, ``tests.cli_preview``) go in, the
+scripted views (real rules engine, ``tests.support.cli_preview``) go in, the
 commands the screen would send come out. Checks that only legal choices are
 offered and that what is on screen says what it should, at 80×24.
 

@@ -1,7 +1,7 @@
 """Many server processes on one Redis, one service (server/cluster/, docs/CLUSTER.md).
 
-Real ``redis-server`` (tests/redis_server.py), real server processes
-(tests/cluster_helpers.py), real WebSocket clients.
+Real ``redis-server`` (tests/support/redis.py), real server processes
+(tests/support/processes.py), real WebSocket clients.
 """
 
 from __future__ import annotations
@@ -465,7 +465,7 @@ async def test_a_table_waiting_for_a_player_of_a_killed_process_goes_on(
     await host.close()
 
 
-# --- the hand-over's corners, with in-process nodes (tests/cluster_helpers.Member) ------
+# --- the hand-over's corners, with in-process nodes (tests/support/members.Member) ------
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """Review fixes of the cluster (issue 16) that the process tests do not reach.
 
-A real ``redis-server`` (tests/redis_server.py).
+A real ``redis-server`` (tests/support/redis.py).
 """
 
 from __future__ import annotations

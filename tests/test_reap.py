@@ -1,6 +1,6 @@
 """A worker the supervisor reaped: its leases are freed at once, not a lease later.
 
-Real ``redis-server`` (tests/redis_server.py), the real supervisor and worker
+Real ``redis-server`` (tests/support/redis.py), the real supervisor and worker
 processes of ``atout-server --workers 2``, real WebSocket clients
 (server/workers.py, server/cluster/lease.py, docs/CLUSTER.md "A reaped worker").
 """

@@ -2,7 +2,7 @@
 
 A service is a Redis database and, within it, a namespace if one is set.
 Every database of a Redis shares its pub/sub channels, so the channels'
-names carry the database. Real ``redis-server`` (tests/redis_server.py),
+names carry the database. Real ``redis-server`` (tests/support/redis.py),
 real servers in this process with their cluster nodes, real WebSocket
 clients.
 """

@@ -1,6 +1,6 @@
 """Redis persistence end to end: kill -9 and restart, Redis outages, expiry.
 
-A real ``redis-server`` (tests/redis_server.py), a real server process for the
+A real ``redis-server`` (tests/support/redis.py), a real server process for the
 crash test, real WebSocket clients with their resume tokens.
 """
 
