@@ -82,9 +82,10 @@ class Bucket:
         self.stamp = now
 
     def refill(self, now: float) -> float:
-        # max: the wall clock may step back (NTP); that takes no token away.
-        self.tokens = min(self.burst, self.tokens + max(0.0, now - self.stamp) * self.rate)
-        self.stamp = max(self.stamp, now)
+        elapsed = now - self.stamp
+        if elapsed > 0:  # a wall clock stepped back (NTP) takes no token away
+            self.tokens = min(self.burst, self.tokens + elapsed * self.rate)
+            self.stamp = now
         return self.tokens
 
     def take(self, now: float) -> bool:
