@@ -47,8 +47,9 @@ def test_each_support_helper_is_defined_once() -> None:
     seen: dict[str, str] = {}
     for path in sorted((TESTS / "support").glob("*.py")):
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
-            is_def = isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-            if is_def and not node.name.startswith("_"):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                continue
+            if not node.name.startswith("_"):
                 assert node.name not in seen, f"{node.name} in {seen[node.name]} and {path.name}"
                 seen[node.name] = path.name
     for path in SOURCES:

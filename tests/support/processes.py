@@ -12,7 +12,7 @@ import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from tests.support.ports import free_port
 from tests.support.waits import wait_until
@@ -100,7 +100,7 @@ class Proc:
             "--log-format", "json",
             *self.extra,
         ]  # fmt: skip
-        out = subprocess.DEVNULL
+        out: int | IO[bytes] = subprocess.DEVNULL
         if log_dir is not None:
             self.log_path = log_dir / f"server-{self.port}.log"
             out = open(self.log_path, "ab")  # noqa: SIM115  (the child keeps it)

@@ -46,13 +46,18 @@ async def _holds(condition: Callable[[], Any]) -> bool:
 
 
 def wait_until(
-    condition: Callable[[], Any], timeout: float = 10.0, what: str = "", poll: float = 0.05
+    condition: Callable[[], Any],
+    timeout: float = 10.0,
+    what: str = "",
+    poll: float = 0.05,
+    detail: Callable[[], str] | None = None,
 ) -> None:
     """``eventually`` for code with no event loop (subprocesses, sockets)."""
     end = time.monotonic() + timeout
     while not condition():
         if time.monotonic() >= end:
-            raise _failed(what or condition, timeout)
+            extra = f": {detail()}" if detail is not None else ""
+            raise _failed(what or condition, timeout, extra)
         time.sleep(poll)
 
 
