@@ -58,20 +58,33 @@ async def until(pilot: Any, pred: Callable[[], Any], timeout: float = 30.0, what
     )
 
 
-async def click(pilot: Any, selector: str) -> None:
+async def click(pilot: Any, selector: str, timeout: float = 30.0) -> None:
     """Click a widget as a player does: move the mouse onto it, then click,
-    once nothing else lies over it (a notification, say); after a few tries
-    the failure names what is in the way, instead of a later wait timing out
-    with no clue that the click went elsewhere."""
-    for _ in range(5):
-        await pilot.hover(selector)
+    once nothing else lies over it (a notification, a screen still being laid
+    out on a busy machine); the failure names what is in the way, instead of
+    a later wait timing out with no clue that the click went elsewhere."""
+    under: list[Any] = [None]
+
+    def clear() -> bool:
         target = pilot.app.screen.query_one(selector)
-        at, _ = pilot.app.get_widget_at(*target.region.offset)
-        if at is target or target in at.ancestors:  # a Select is clicked on its label
-            await pilot.click(selector)
-            return
-        await pilot.pause(0.2)
-    raise AssertionError(f"clicks on {selector} would land on {at!r}")
+        under[0], _ = pilot.app.get_widget_at(*target.region.offset)
+        # A Select is clicked on its label.
+        return bool(under[0] is target or target in under[0].ancestors)
+
+    async def hover_again(delay: float) -> None:
+        await pilot.pause(delay)
+        await pilot.hover(selector)
+
+    await pilot.hover(selector)
+    await eventually(
+        clear,
+        timeout,
+        f"{selector} clear to click",
+        pause=hover_again,
+        poll=0.2,
+        detail=lambda: f"clicks would land on {under[0]!r}",
+    )
+    await pilot.click(selector)
 
 
 def table(app: AtoutApp) -> TableView:
