@@ -38,7 +38,7 @@ from server.bots import DEFAULT_BUDGET_S, Bot, make_bot
 from server.bots.evaluation import hand_strength
 from server.game import Game, ScoredDeal
 from server.game.contracts import GARDE, GARDE_CONTRE, GARDE_SANS, PASS, PRISE
-from tests.bot_harness import play_deal
+from tests.support.bots import play_deal
 
 SEAT_SETS = ((0, 2), (1, 3))
 

@@ -1,7 +1,7 @@
 """Crash campaign: tables play on Redis while the server is killed with SIGKILL
 at random moments and restarted, and while Redis itself is killed and restarted.
 
-A real ``redis-server`` (tests/redis_server.py) with the persistence of
+A real ``redis-server`` (tests/support/redis.py) with the persistence of
 deploy/redis.conf (append-only file, ``appendfsync everysec``), the real
 server as a child process (``python -m server serve --redis ...``), scripted
 clients over real WebSockets. Each table: two humans (seats 0 and 1, random
@@ -43,7 +43,6 @@ import json
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -62,7 +61,8 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake  # noqa: E4
 
 from server.game import replay_record  # noqa: E402
 from server.store.redis import RedisStore  # noqa: E402
-from tests.redis_server import RedisServer  # noqa: E402
+from tests.support.ports import free_port  # noqa: E402
+from tests.support.redis import RedisServer  # noqa: E402
 
 REDIS_CONF = ROOT / "deploy" / "redis.conf"
 PERSISTENCE_KEYS = ("appendonly", "appendfsync", "save", "maxmemory-policy")
@@ -76,12 +76,6 @@ def shipped_persistence() -> list[str]:
         if key in PERSISTENCE_KEYS:
             args += [f"--{key}", value.strip()]
     return args
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def health(port: int) -> dict[str, Any] | None:

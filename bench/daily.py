@@ -10,7 +10,7 @@ rebuild of the day's board from every result is timed too: each ``record``
 waits for one before it returns (one rebuild serves the records that arrive
 while another runs), so ``claim_and_record_per_second`` includes them.
 
-Against a throwaway ``redis-server`` (``tests/redis_server.py``). Run from
+Against a throwaway ``redis-server`` (``tests/support/redis.py``). Run from
 anywhere: ``python bench/daily.py [--players 10000] [--reads 500]``. Prints
 ``name: value`` lines.
 """
@@ -33,7 +33,7 @@ from server.daily.redis_board import RedisBoard
 from server.players import key_digest, new_key
 from server.store.redis import RedisStore
 from server.store.redis_players import RedisPlayers
-from tests.redis_server import RedisServer
+from tests.support.redis import RedisServer
 
 DEALS = 4
 CONCURRENCY = 50  # requests in flight while loading (many tables finishing at once)

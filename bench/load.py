@@ -74,7 +74,6 @@ import random
 import resource
 import shlex
 import signal
-import socket
 import statistics
 import sys
 import tempfile
@@ -92,6 +91,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from clients.sync import Sync
 from protocol.codec import PROTOCOL_VERSION, SUBPROTOCOL_MSGPACK
 from protocol.diff import PatchError
+from tests.support.ports import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -934,12 +934,6 @@ def proc_rss(pid: int) -> int:
     return 0
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def child_setup(cores: set[int], deathsig: int, nice: int = 0) -> Any:
     """A ``preexec_fn``: pin to ``cores``, raise the descriptor limit, die with
     us, and take the ``nice`` value (negative: ahead of the machine's other work)."""
@@ -1055,7 +1049,7 @@ class Run:
                 *shlex.split(args.server_args),
             ]  # fmt: skip
             if self.store == "redis":
-                from tests.redis_server import RedisServer
+                from tests.support.redis import RedisServer
 
                 self.redis = RedisServer()
                 # Redis stands for a separate machine: keep it off the server's core.

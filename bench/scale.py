@@ -261,7 +261,7 @@ class ScaleRun(load.Run):
                 await asyncio.sleep(0.1)
 
     async def start(self, workers: int | None = None) -> None:
-        from tests.redis_server import RedisServer
+        from tests.support.redis import RedisServer
 
         args = self.args
         self.redis = RedisServer()

@@ -11,7 +11,7 @@ of the lease was, the lease itself read only for an entry missing or lapsed).
 Here ``--tables`` open tables are created through the real code (a claim and
 a save each, by another process id), their leases held as live owners hold
 them. Then each way of scanning runs ``--scans`` times against a throwaway
-``redis-server`` (tests/redis_server.py) and prints, per scan, the wall time
+``redis-server`` (tests/support/redis.py) and prints, per scan, the wall time
 seen by the scanning process, the time Redis spent (``INFO commandstats``,
 all commands' ``usec`` summed) and the longest single script run (Redis's
 slow log, on for every command): how long a scan blocks Redis at once. Nothing is lapsed, the
@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from server.cluster.lease import Leases
 from server.cluster.node import FULL_SCAN_EVERY, SCAN_PAGE
 from server.store.redis import RedisStore
-from tests.redis_server import RedisServer
+from tests.support.redis import RedisServer
 
 
 def redis_usec(client: redis.Redis) -> int:

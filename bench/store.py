@@ -2,7 +2,7 @@
 
 A table saves its whole state before anyone hears of a move, so this latency
 sits on every move's path. Measures ``MemoryStore`` and ``RedisStore`` (against
-a throwaway ``redis-server`` started here, see ``tests/redis_server.py``), one
+a throwaway ``redis-server`` started here, see ``tests/support/redis.py``), one
 save awaited at a time, the version growing as a real table's does. Then the
 CPU this process spends per Redis save when 1, 2, 4 ... tables save at once
 and the store's group commit puts them in one request.
@@ -33,7 +33,7 @@ from server.store.base import TableStore
 from server.store.memory import MemoryStore
 from server.store.redis import RedisStore
 from server.table import SeatState, TableState, digest
-from tests.redis_server import RedisServer
+from tests.support.redis import RedisServer
 
 WARMUP = 200
 

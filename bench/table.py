@@ -25,7 +25,8 @@ from clients.session import Session
 from protocol.codec import SUBPROTOCOL_JSON, SUBPROTOCOL_MSGPACK
 from protocol.messages import CreateTable, Seated, StartGame, TablePatch, TableSnapshot
 from server import metrics
-from tests.server_helpers import FAST, choose, running, url, wants_decision
+from tests.support.clients import choose, wants_decision
+from tests.support.servers import FAST, running, url
 
 
 async def play_games(games: int, subprotocol: str) -> None:

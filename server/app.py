@@ -11,7 +11,6 @@ import asyncio
 import contextlib
 import gc
 import signal
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +20,7 @@ from websockets.typing import Subprotocol
 
 from protocol.codec import SUBPROTOCOLS
 from server import logs
-from server.clock import WALL, Clock
+from server.clock import WALL, Clock, timeout
 from server.config import Settings
 from server.daily.service import DailyService
 from server.directory import Directory, OneProcess
@@ -35,6 +34,9 @@ if TYPE_CHECKING:
     from server.tables import Tables
 
 log = structlog.get_logger()
+
+CUT_OFF_WAIT_S = 1.0
+"""After the grace, how long the connections cut off have to be gone."""
 
 
 async def open_store(settings: Settings) -> TableStore:
@@ -60,7 +62,7 @@ class Server:
         self.clock = clock
         self._store = store
         self.stopping = False
-        self.started_at = time.time()
+        self.started_at = clock.time()
         self._ws: Any = None
         self.port = settings.port
         self._healthy = True
@@ -116,7 +118,7 @@ class Server:
         sock = next(iter(self._ws.sockets))
         self.port = sock.getsockname()[1]
         self._health_task = asyncio.get_running_loop().create_task(self._watch_store())
-        self._gc_task = asyncio.get_running_loop().create_task(_freeze_survivors())
+        self._gc_task = asyncio.get_running_loop().create_task(_freeze_survivors(self.clock))
         log.info(
             "serving",
             host=self.settings.host,
@@ -127,7 +129,7 @@ class Server:
     async def _watch_store(self) -> None:
         while True:
             self._healthy = await self.store.healthy()
-            await asyncio.sleep(1.0 if self._healthy else 0.5)
+            await self.clock.sleep(1.0 if self._healthy else 0.5)
 
     def health(self) -> dict[str, Any]:
         dirty = self.tables.unsaved()
@@ -144,7 +146,7 @@ class Server:
             "unsaved_tables": dirty,
             "tables": len(self.tables),
             "connections": len(self.front.conns),
-            "uptime_s": round(time.time() - self.started_at, 1),
+            "uptime_s": round(self.clock.time() - self.started_at, 1),
         }
 
     async def stop(self) -> None:
@@ -160,8 +162,18 @@ class Server:
             await self.lobby.stop()
         await self.front.goodbye()
         self._ws.close()
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(self._ws.wait_closed(), self.settings.shutdown_grace)
+        try:
+            async with timeout(self.clock, self.settings.shutdown_grace):
+                await self._ws.wait_closed()
+        except TimeoutError:
+            # Clients that never answered the close (gone, or frozen): cut
+            # them off now. Else each connection's own close handshake goes on
+            # to websockets' close_timeout (10 s), and the process outlives
+            # its grace by that much after "stopped" (asyncio.run waits for it).
+            self.front.cut_off()
+            with contextlib.suppress(TimeoutError):
+                async with timeout(self.clock, CUT_OFF_WAIT_S):
+                    await self._ws.wait_closed()
         if self.node is not None:
             await self.node.close()
         await self.store.close()
@@ -214,7 +226,7 @@ async def run(
     await server.stop()
 
 
-async def _freeze_survivors(every: float = 0.5) -> None:
+async def _freeze_survivors(clock: Clock, every: float = 0.5) -> None:
     """Move the objects that survived the last moves out of the collector's
     reach. Measured in bench/load.py (docs/LOAD.md): at 1,000 tables the
     collector's pauses, not CPU, set the p99 (~320 ms); freezing every 0.5 s
@@ -223,7 +235,7 @@ async def _freeze_survivors(every: float = 0.5) -> None:
     """
     rounds = 0
     while True:
-        await asyncio.sleep(every)
+        await clock.sleep(every)
         rounds += 1
         if rounds % 600 == 0:  # every five minutes, sweep everything once
             gc.unfreeze()

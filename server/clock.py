@@ -1,16 +1,19 @@
-"""The time a table and the lobby live by, injectable so tests can drive it.
+"""The time the server lives by, injectable so tests can drive it.
 
 Deadlines a table persists are absolute wall-clock times (they must mean the
 same after a restart), so the clock gives wall time and arms timers for an
 absolute moment. ``WallClock`` is the real one; a test passes its own
-(``tests/manual_clock.py``) and moves time forward instead of sleeping.
+(``tests/support/clock.py``) and moves time forward instead of sleeping.
+``timeout`` bounds a wait by the clock's time, as ``asyncio.timeout`` does
+by the loop's.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Protocol
 
 
@@ -47,3 +50,18 @@ class WallClock:
 
 
 WALL = WallClock()
+
+
+@contextlib.asynccontextmanager
+async def timeout(clock: Clock, seconds: float) -> AsyncIterator[None]:
+    """``asyncio.timeout(seconds)`` measured on ``clock``: the block is
+    cancelled and ``TimeoutError`` raised once ``clock`` has moved ``seconds``."""
+    loop = asyncio.get_running_loop()
+    async with asyncio.timeout(None) as deadline:
+        # Due now on the loop: asyncio then cancels the block and turns the
+        # cancellation into TimeoutError, as for its own deadlines.
+        timer = clock.call_at(clock.time() + seconds, lambda: deadline.reschedule(loop.time()))
+        try:
+            yield
+        finally:
+            timer.cancel()

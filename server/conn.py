@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +25,8 @@ from websockets.asyncio.connection import broadcast
 from protocol.codec import Codec
 from protocol.errors import ByeCode
 from server import metrics
+from server.clock import WALL, Clock, timeout
+from server.guard import Bucket
 
 if TYPE_CHECKING:
     from websockets.asyncio.server import ServerConnection
@@ -55,32 +56,21 @@ CLOSE_FOR: dict[ByeCode, int] = {
 _ids = itertools.count(1)
 
 
-class TokenBucket:
-    """``rate`` tokens a second, at most ``burst`` saved up."""
-
-    __slots__ = ("burst", "rate", "stamp", "tokens")
-
-    def __init__(self, rate: float, burst: float) -> None:
-        self.rate = rate
-        self.burst = burst
-        self.tokens = burst
-        self.stamp = time.monotonic()
-
-    def take(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return True
-        return False
+CLOSE_WAIT_S = 2.0
+"""How long a finished handler waits for its requested close to go out."""
 
 
 class Conn:
     """A client connection after the WebSocket handshake."""
 
     def __init__(
-        self, ws: ServerConnection, codec: Codec, send_buffer: int, rate: float, burst: int
+        self,
+        ws: ServerConnection,
+        codec: Codec,
+        send_buffer: int,
+        rate: float,
+        burst: int,
+        clock: Clock = WALL,
     ) -> None:
         self.id = f"c{next(_ids)}"
         self.ws = ws
@@ -89,12 +79,20 @@ class Conn:
         self.hello = False
         self.player: Player | None = None  # None for a guest (no player key)
         self.renamed_at = 0.0  # the daily service's clock time of the last name change
-        self.bucket = TokenBucket(rate, burst)
+        self.clock = clock
+        self.heard_at = clock.time()
+        """When the last message came (the clock's time): the lobby's idle sweep reads it."""
+        self.bucket = Bucket(rate, burst, self.heard_at)
         self.refused = 0  # messages refused for rate, recently
         self.send_buffer = send_buffer
         self.closed = False
         self._closing: asyncio.Task[None] | None = None
         self.log = log.bind(conn=self.id)
+
+    def heard(self) -> bool:
+        """A message came: note when, and whether the rate limit lets it in."""
+        self.heard_at = now = self.clock.time()
+        return self.bucket.take(now)
 
     def send(self, msg: Any) -> None:
         """Send ``msg`` to the client now; drop the client if it is too far behind."""
@@ -124,12 +122,18 @@ class Conn:
         with contextlib.suppress(Exception):
             await self.ws.close(code, reason)
 
+    @property
+    def closing(self) -> asyncio.Task[None] | None:
+        """The close asked for (None: none yet); done once the client answered it."""
+        return self._closing
+
     async def finish(self) -> None:
         """The handler is done: give a requested close a moment to go out."""
         self.closed = True
         if self._closing is not None and not self._closing.done():
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(asyncio.shield(self._closing), 2.0)
+                async with timeout(self.clock, CLOSE_WAIT_S):
+                    await asyncio.shield(self._closing)
 
 
 def send_to_all(conns: Iterable[Conn], msg: Any) -> None:

@@ -33,17 +33,14 @@ whitespace is collapsed.
 from __future__ import annotations
 
 import ipaddress
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import structlog
 
+from server.clock import WALL
 from server.text import clean_text
-
-if TYPE_CHECKING:
-    from server.config import Settings
 
 log = structlog.get_logger()
 
@@ -53,6 +50,24 @@ CREATE_BURST = 5
 PRUNE_EVERY = 1000  # admissions between drops of forgotten addresses
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+class Limits(Protocol):
+    """The settings the guard reads (``server.config.Settings`` has them): a
+    Protocol, so that config may use ``parse_networks`` without a circle."""
+
+    @property
+    def trusted_proxies(self) -> str: ...
+    @property
+    def max_per_ip(self) -> int: ...
+    @property
+    def connect_rate(self) -> float: ...
+    @property
+    def guess_rate(self) -> float: ...
+    @property
+    def create_rate(self) -> float: ...
+    @property
+    def lobby_idle(self) -> float: ...
 
 
 class Bucket:
@@ -67,8 +82,10 @@ class Bucket:
         self.stamp = now
 
     def refill(self, now: float) -> float:
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
+        elapsed = now - self.stamp
+        if elapsed > 0:  # a wall clock stepped back (NTP) takes no token away
+            self.tokens = min(self.burst, self.tokens + elapsed * self.rate)
+            self.stamp = now
         return self.tokens
 
     def take(self, now: float) -> bool:
@@ -92,7 +109,10 @@ class Address:
 
 
 class Guard:
-    def __init__(self, settings: Settings, clock: Callable[[], float] = time.monotonic) -> None:
+    """The limits per address. ``clock`` is the server's ``Clock.time`` (the
+    one the front stamps messages with, for ``idle``); a test passes its own."""
+
+    def __init__(self, settings: Limits, clock: Callable[[], float] = WALL.time) -> None:
         self.settings = settings
         self.clock = clock
         self.trusted: list[Network] = parse_networks(settings.trusted_proxies)
@@ -209,4 +229,4 @@ def parse_networks(text: str) -> list[Network]:
     return out
 
 
-__all__ = ["Bucket", "Guard", "clean_text", "parse_networks"]
+__all__ = ["Bucket", "Guard", "Limits", "clean_text", "parse_networks"]

@@ -18,6 +18,7 @@ Errors by blame:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import secrets
 from http import HTTPStatus
@@ -52,11 +53,13 @@ from protocol.messages import (
     bye,
 )
 from server import metrics
+from server.clock import Clock, timeout
 from server.conn import (
     CLOSE_ABUSE,
     CLOSE_IDLE,
     CLOSE_INCOMPATIBLE,
     CLOSE_NO_HELLO,
+    CLOSE_RESTART,
     Conn,
 )
 from server.daily.http import leaderboard_response
@@ -77,6 +80,7 @@ class Host(Protocol):
     """What the front needs of the server process (``server.app.Server``)."""
 
     settings: Settings
+    clock: Clock
     lobby: Lobby
     daily: DailyService
     stopping: bool
@@ -88,6 +92,9 @@ log = structlog.get_logger()
 
 ABUSE_LIMIT = 50  # refused-for-rate messages before we hang up
 ORIGINS_LOGGED = 100  # refused origins logged by name, then no more (a log is no flood sink)
+GOODBYE_WAIT_S = 0.2
+"""At shutdown, how long the clients have to answer the restart close before
+the server closes what is left (with its own code, 1001)."""
 
 
 def select_subprotocol(connection: ServerConnection, offered: Any) -> Any:
@@ -114,14 +121,19 @@ def _drop_empty_subprotocol_offer(request: Request) -> None:
 
 
 class Front:
-    """Per-server handler state (the lobby, settings, counters)."""
+    """Per-server handler state (the lobby, settings, counters).
+
+    Its timers (the hello timeout, the idle sweep, the goodbye's wait) and the
+    rate limits run on the server's clock, so a test moves them by hand.
+    """
 
     def __init__(self, server: Host) -> None:
         self.server = server
         self.settings = server.settings
+        self.clock = server.clock
         self.lobby = server.lobby
         self.conns: set[Conn] = set()
-        self.guard = Guard(server.settings)
+        self.guard = Guard(server.settings, server.clock.time)
         self.address_of: dict[Conn, str] = {}
         self._sweeper: asyncio.Task[None] | None = None
         self.allowed_origins = origin.parse_allowed(server.settings.allowed_origins)
@@ -190,7 +202,7 @@ class Front:
     async def handler(self, ws: ServerConnection) -> None:
         codec = codec_for(ws.subprotocol, Command)
         s = self.settings
-        conn = Conn(ws, codec, s.send_buffer, s.rate, s.burst)
+        conn = Conn(ws, codec, s.send_buffer, s.rate, s.burst, self.clock)
         self.conns.add(conn)
         address = self.address_of[conn] = self._address(ws)
         self.guard.opened(address)
@@ -220,7 +232,8 @@ class Front:
 
     async def _hello(self, conn: Conn) -> bool:
         try:
-            data = await asyncio.wait_for(conn.ws.recv(), self.settings.hello_timeout)
+            async with timeout(self.clock, self.settings.hello_timeout):
+                data = await conn.ws.recv()
         except TimeoutError:
             conn.send(bye("no_hello", "say hello first"))
             conn.close(CLOSE_NO_HELLO, "no hello")
@@ -285,7 +298,7 @@ class Front:
     async def _serve(self, conn: Conn) -> None:
         async for data in conn.ws:
             metrics.MESSAGES_IN.count += 1
-            if not conn.bucket.take():
+            if not conn.heard():
                 conn.refused += 1
                 metrics.ERRORS.labels("rate").inc()
                 if conn.refused > ABUSE_LIMIT:
@@ -392,27 +405,34 @@ class Front:
         """Close connections that sit at no table and send nothing (``lobby_idle``)."""
         every = min(30.0, self.settings.lobby_idle / 4)
         while True:
-            await asyncio.sleep(every)
+            await self.clock.sleep(every)
             for conn in list(self.conns):
-                # The rate limiter's bucket is stamped with each message's arrival.
                 if (
                     conn.hello
                     and self.lobby.table_of(conn) is None
-                    and self.guard.idle(conn.bucket.stamp)
+                    and self.guard.idle(conn.heard_at)
                 ):
                     conn.send(bye("idle", "closed after a long silence in the lobby"))
                     conn.close(CLOSE_IDLE, "idle")
 
     async def goodbye(self) -> None:
         """Tell every client the server is restarting and close with 1012."""
-        from server.conn import CLOSE_RESTART
-
         if self._sweeper is not None:
             self._sweeper.cancel()
         for conn in list(self.conns):
             conn.send(bye("restarting", "the server is restarting; reconnecting"))
             conn.close(CLOSE_RESTART, "server restarting")
-        await asyncio.sleep(0.2)
+        # Done as soon as every client answered (none connected: at once).
+        closing = [c.closing for c in self.conns if c.closing is not None and not c.closing.done()]
+        if closing:
+            with contextlib.suppress(TimeoutError):
+                async with timeout(self.clock, GOODBYE_WAIT_S):
+                    await asyncio.wait(closing)
+
+    def cut_off(self) -> None:
+        """Drop every connection still open, without waiting for its client."""
+        for conn in list(self.conns):
+            conn.ws.transport.abort()
 
 
 def _web_root(settings: Settings) -> WebRoot | None:

@@ -13,7 +13,7 @@ Fixtures:
   console error or uncaught exception in the page fails the test** (a
   refused Content-Security-Policy, a module that does not load, a 404 are
   console errors), but those a test expects: ``@pytest.mark.console_allows(regex)``.
-* ``web_server``: a real Atout server (``tests.server_helpers.running``, the
+* ``web_server``: a real Atout server (``tests.support.servers.running``, the
   fast settings) serving the bundled client; ``web_server.url`` is its page.
   ``start_web_server(**settings)`` starts one with other settings.
 
@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from server.app import Server
-from tests.server_helpers import running
+from tests.support.servers import running
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -177,7 +177,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 class ServerThread:
-    """A real server (``tests.server_helpers.running``) in a thread with its
+    """A real server (``tests.support.servers.running``) in a thread with its
     own event loop, so that synchronous browser tests can use it."""
 
     def __init__(self, **overrides: Any) -> None:

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import settings
 
 from server.store.redis import RedisStore
-from tests.redis_server import RedisServer, RedisUnavailable
+from tests.support.ports import taken_port  # noqa: F401 - a fixture for every test
+from tests.support.redis import RedisServer, RedisUnavailable
 
 # Browser fixtures (browser, page, web_server, start_web_server) and the hook
 # that fails a test whose page logged an error.

@@ -11,7 +11,8 @@ from structlog.testing import capture_logs
 from server.config import Settings
 from server.lobby import SWEEP_EVERY, Lobby
 from server.store.memory import MemoryStore
-from tests.manual_clock import ManualClock, until
+from tests.support.clock import ManualClock
+from tests.support.waits import eventually
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -177,11 +178,11 @@ async def test_the_sweeper_survives_an_exception_and_logs_it() -> None:
     lobby.start()
     try:
         with capture_logs() as logs:
-            await until(lambda: bool(clock._timers))  # the sweeper sleeps
+            await eventually(lambda: bool(clock._timers))  # the sweeper sleeps
             clock.advance(SWEEP_EVERY)
-            await until(lambda: len(calls) == 1 and bool(clock._timers))
+            await eventually(lambda: len(calls) == 1 and bool(clock._timers))
             clock.advance(SWEEP_EVERY)
-            await until(lambda: len(calls) == 2)
+            await eventually(lambda: len(calls) == 2)
         assert [e["event"] for e in logs] == ["sweep_error"]
         assert logs[0]["log_level"] == "error" and logs[0]["exc_info"]
     finally:

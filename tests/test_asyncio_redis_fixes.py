@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import socket
 from collections import deque
 from importlib.metadata import version
 
@@ -27,7 +26,7 @@ from server.store.asyncio_redis_fixes import (
     _Pool,
     _Protocol,
 )
-from tests.redis_server import RedisServer, RedisUnavailable
+from tests.support.redis import RedisServer, RedisUnavailable, kill_subscribers
 
 
 def test_the_installed_library_is_the_pinned_one() -> None:
@@ -89,22 +88,6 @@ async def test_fix_5_evalsha_reports_noscript_as_a_bare_script_killed_error(
         connection.close()
 
 
-def _kill_subscribers(port: int, password: str | None) -> int:
-    """``CLIENT KILL TYPE pubsub`` from a plain socket; how many were killed."""
-    with socket.create_connection(("127.0.0.1", port), timeout=2) as s:
-        commands = [[b"AUTH", password.encode()]] if password else []
-        commands.append([b"CLIENT", b"KILL", b"TYPE", b"pubsub"])
-        for args in commands:
-            s.sendall(
-                b"*%d\r\n" % len(args) + b"".join(b"$%d\r\n%s\r\n" % (len(a), a) for a in args)
-            )
-        reply = b""
-        while reply.count(b"\r\n") < len(commands):
-            reply += s.recv(64)
-    assert not reply.startswith(b"-"), reply
-    return int(reply.split(b"\r\n")[-2].lstrip(b":"))
-
-
 @pytest.mark.redis
 @pytest.mark.parametrize(("password", "db"), [("s3cret", 0), (None, 3), ("s3cret", 3)])
 async def test_fix_6_a_subscriber_subscribes_again_after_auth_and_select(
@@ -127,7 +110,7 @@ async def test_fix_6_a_subscriber_subscribes_again_after_auth_and_select(
             assert await publisher.publish(b"ch", b"before") == 1
             assert await subscription.next() == (b"ch", b"before")
 
-            assert _kill_subscribers(server.port, password) == 1
+            assert kill_subscribers(server.port, password) == 1
             async with asyncio.timeout(5):
                 await resubscribed.wait()
                 # SUBSCRIBE is written, not yet confirmed: publish until it counts.

@@ -17,8 +17,8 @@ from server.bots import LEVELS, Bot, make_bot
 from server.bots.strong import StrongBot
 from server.game import Action, Deal, Game, ScoredDeal
 from server.game.commands import apply_command
-from tests.bot_harness import play_deal, table_view
-from tests.engine_helpers import build, play_codes, to_play
+from tests.support.bots import play_deal, table_view
+from tests.support.engine import build, play_codes, to_play
 
 # -- legality -------------------------------------------------------------------
 

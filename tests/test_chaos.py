@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.redis_server import RedisUnavailable, find_redis_server
+from tests.support.redis import RedisUnavailable, find_redis_server
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
 

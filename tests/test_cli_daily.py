@@ -24,9 +24,9 @@ from clients.cli.leaderboard_screen import OWN_STYLE, LeaderboardScreen, Profile
 from clients.cli.tokens import FileTokens, seat_key
 from server.app import Server
 from server.players import key_digest
-from tests.server_helpers import FAST, choose, running, wants_decision
-from tests.test_cli_live import SIZE, click, shown, table, until
-from tests.test_cli_screens import screen_text
+from tests.support.clients import choose, wants_decision
+from tests.support.pilot import SIZE, click, screen_text, shown, table, until
+from tests.support.servers import FAST, running
 
 DAY = 1_750_000_000.0  # 2025-06-15, 15:06 UTC
 

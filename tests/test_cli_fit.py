@@ -6,7 +6,7 @@ the last trick, the poignée and écart pickers, a spectator's view), its
 dialogs (score sheet, past deals and a replay, chat, help, leave and quit
 questions, the écart confirmation), the lobby (full and empty) with its
 dialogs, the leaderboard, the profile and the daily result — and collects
-every cut ``tests.cli_cuts`` finds: a word clipped, folded or shortened with
+every cut ``tests.support.cli_cuts`` finds: a word clipped, folded or shortened with
 "…", a footer key off the screen. The failure lists them all, each with
 where it was seen.
 """
@@ -31,8 +31,8 @@ from protocol.views import (
     LeaderboardView,
     LobbyView,
 )
-from tests.cli_cuts import cuts, intended_ellipses
-from tests.cli_preview import PreviewApp, lobby_view, scripted_game, scripted_view
+from tests.support.cli_cuts import cuts, intended_ellipses
+from tests.support.cli_preview import PreviewApp, lobby_view, scripted_game, scripted_view
 
 LANGS = ("en", "fr", "zh", "ko")
 SIZES = {"80x24": (80, 24), "140x40": (140, 40)}

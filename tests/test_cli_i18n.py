@@ -20,17 +20,17 @@ from clients.cli.__main__ import lang_arg
 from clients.cli.cards_text import label
 from clients.cli.cards_widget import HandWidget
 from protocol.views import DailyDealLine, DailyResultView, LeaderboardLine, LeaderboardView
-from tests.test_cli_live import (
+from tests.support.pilot import (  # noqa: F401 - the fixture
     STRONG_SEED,
     click,
     client,
-    server,  # noqa: F401 - the fixture
+    pilot_server,
+    screen_text,
     shown,
     sit_and_start,
     table,
     until,
 )
-from tests.test_cli_screens import screen_text
 
 TRANSLATED = ("fr", "zh", "ko")
 
@@ -179,7 +179,7 @@ def test_card_letters_never_mean_another_english_rank(lang: str) -> None:
 @pytest.mark.parametrize("lang", TRANSLATED)
 @pytest.mark.parametrize("moment", ["bidding", "play"])
 def test_table_in_each_language(snap_compare: Any, lang: str, moment: str) -> None:
-    from tests.cli_preview import PreviewApp, scripted_view
+    from tests.support.cli_preview import PreviewApp, scripted_view
 
     i18n.use(lang)
 
@@ -198,7 +198,7 @@ def test_no_line_of_the_table_overflows_80_columns_in_any_language() -> None:
     from rich.cells import cell_len
 
     from clients.cli import table_panels as panels
-    from tests.cli_preview import scripted_view
+    from tests.support.cli_preview import scripted_view
 
     for lang in ("en", *TRANSLATED):
         i18n.use(lang)
@@ -214,10 +214,10 @@ def test_no_line_of_the_table_overflows_80_columns_in_any_language() -> None:
 
 
 async def test_atout_lang_fr_plays_a_few_moves_against_a_real_server(
-    server: Any,  # noqa: F811 - the fixture
+    server: Any,
     tmp_path: Path,
 ) -> None:
-    from tests.test_cli_live import url_of
+    from tests.support.pilot import url_of
 
     i18n.use(i18n.choose(lang_arg(["connect", url_of(server), "--lang", "fr"]), {}))
     app = client(url_of(server), tmp_path)
@@ -302,7 +302,7 @@ DIALOG_CONTENT = 72
 
 
 def _preview() -> Any:
-    from tests.cli_preview import PreviewApp, lobby_view
+    from tests.support.cli_preview import PreviewApp, lobby_view
 
     app = PreviewApp(lobby=lobby_view())
     app.daily.player_id = "p-alice"  # a player, not a guest

@@ -19,8 +19,8 @@ from clients.cli.keys import FileKeys
 from clients.cli.tokens import FileTokens, seat_key
 from server.app import Server
 from server.players import key_digest
-from tests.server_helpers import running
-from tests.test_cli_live import SIZE, shown, until
+from tests.support.pilot import SIZE, shown, until
+from tests.support.servers import running
 
 
 @pytest.fixture

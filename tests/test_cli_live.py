@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from clients.cli import table_facts as facts
 from clients.cli.app import AtoutApp
@@ -23,119 +21,24 @@ from protocol.messages import CreateTable, Ready
 from protocol.messages import JoinTable as JoinTableCmd
 from protocol.views import TableView
 from server.app import Server
-from server.config import Settings
 from server.store.memory import MemoryStore
-from tests.test_cli_screens import screen_text
-
-SIZE = (80, 24)
-# A deal where seat 0 holds 10 trumps and the three bouts and nobody else
-# holds more than 4 trumps or any bout: the bots pass, we take a garde,
-# make the écart and may show a poignée.
-STRONG_SEED = "s9901"
-
-
-def fast(**kw: Any) -> Settings:
-    base: dict[str, Any] = {
-        "port": 0,
-        "bot_think": 0.0,
-        "deal_pause": 0.0,
-        "log_level": "warning",
-        "shutdown_grace": 1.0,
-    }
-    base.update(kw)
-    return Settings(**base)
-
-
-@pytest.fixture
-async def server() -> AsyncIterator[Server]:
-    srv = Server(fast())
-    await srv.start()
-    yield srv
-    await srv.stop()
-
-
-def url_of(srv: Server) -> str:
-    return f"ws://127.0.0.1:{srv.port}"
-
-
-def client(url: str, folder: Path, name: str = "Alice") -> AtoutApp:
-    return AtoutApp(url=url, name=name, tokens=FileTokens(folder / name), base_delay=0.05)
-
-
-async def until(pilot: Any, pred: Callable[[], Any], timeout: float = 30.0, what: str = "") -> None:
-    # Generous: a passing wait returns at once, and a 2-core machine running
-    # other suites beside this one has taken over 10 s to show a first deal.
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if pred():
-            return
-        await pilot.pause(0.02)
-    app = pilot.app
-    raise AssertionError(
-        f"timed out waiting for {what or pred}; that client's last errors "
-        f"{app.errors[-3:]}, its link {app.link_status}"
-    )
-
-
-async def click(pilot: Any, selector: str) -> None:
-    """Click a widget as a player does: move the mouse onto it, then click,
-    once nothing else lies over it (a notification, say); after a few tries
-    the failure names what is in the way, instead of a later wait timing out
-    with no clue that the click went elsewhere."""
-    for _ in range(5):
-        await pilot.hover(selector)
-        target = pilot.app.screen.query_one(selector)
-        at, _ = pilot.app.get_widget_at(*target.region.offset)
-        if at is target or target in at.ancestors:  # a Select is clicked on its label
-            await pilot.click(selector)
-            return
-        await pilot.pause(0.2)
-    raise AssertionError(f"clicks on {selector} would land on {at!r}")
-
-
-def table(app: AtoutApp) -> TableView:
-    view = app.link.table if app.link else None
-    assert view is not None
-    return view
-
-
-async def shown(pilot: Any, app: AtoutApp, *texts: str) -> None:
-    """Wait until the screen shows every one of ``texts`` (drawing follows the view)."""
-    await until(
-        pilot,
-        lambda: all(t in screen_text(app) for t in texts),
-        what=f"{texts} on screen",
-    )
-
-
-async def type_card(pilot: Any, app: AtoutApp, code: str) -> None:
-    """Type a card code as a player would (Enter when the code is a prefix of another)."""
-    hand = app.table_screen.query_one("#hand", HandWidget)
-    await pilot.press(*code)
-    if hand.typed:
-        await pilot.press("enter")
-
-
-def began(view: TableView) -> bool:
-    """The game has begun: a deal is played, or (1 first deal in about 540
-    has a petit sec) was annulled as soon as dealt and its result is shown."""
-    return view.status in ("playing", "between_deals")
-
-
-async def sit_and_start(pilot: Any, app: AtoutApp, **create: Any) -> TableView:
-    """Create a table and start it; its first deal is played (a seed with no
-    petit sec unless ``create`` names one)."""
-    create.setdefault("seed", "sit")
-    await until(
-        pilot, lambda: app.link and app.link.online and app.link.lobby is not None, what="lobby"
-    )
-    app.send(CreateTable(name="t", **create))
-    await until(pilot, lambda: app.link.table is not None, what="table view")
-    await pilot.pause()
-    await click(pilot, ".start")
-    await until(pilot, lambda: table(app).status == "playing" and table(app).hand, what="a deal")
-    return table(app)
-
+from tests.support.pilot import (  # noqa: F401 - server: a fixture
+    SIZE,
+    STRONG_SEED,
+    began,
+    click,
+    client,
+    pilot_server,
+    screen_text,
+    shown,
+    sit_and_start,
+    table,
+    type_card,
+    until,
+    url_of,
+)
+from tests.support.ports import free_port
+from tests.support.servers import for_people
 
 # -- a whole deal -------------------------------------------------------------------------
 
@@ -231,7 +134,7 @@ async def test_a_lost_connection_is_resumed_without_a_keystroke(
 
 async def test_a_server_restart_on_the_same_port_is_resumed(tmp_path: Path) -> None:
     store = MemoryStore()
-    first = Server(fast(), store=store)
+    first = Server(for_people(), store=store)
     await first.start()
     app = client(url_of(first), tmp_path)
     second: Server | None = None
@@ -243,7 +146,7 @@ async def test_a_server_restart_on_the_same_port_is_resumed(tmp_path: Path) -> N
             await first.stop()  # goodbye with close code 1012
             await until(pilot, lambda: not app.link.online, what="the drop")
             assert any("restarting" in s.reason for s in app.statuses)
-            second = Server(fast(port=first.port), store=store)
+            second = Server(for_people(port=first.port), store=store)
             await second.start()
             await until(pilot, lambda: app.link.connections == 2 and app.link.online, what="resume")
             await until(pilot, lambda: app.link.table is not None, what="the table again")
@@ -352,7 +255,7 @@ async def test_atout_play_starts_a_local_server_and_a_game_with_three_bots() -> 
         autoplay=CreateTable(
             name="Alice's table", private=True, deals=1, bot_level="random", seed="play"
         ),
-        embedded_settings=fast(host="127.0.0.1"),
+        embedded_settings=for_people(host="127.0.0.1"),
     )
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.link and app.link.table is not None, what="the table")
@@ -480,7 +383,7 @@ def play_app(tmp_path: Path, **create: Any) -> AtoutApp:
     return AtoutApp(
         name="Alice",
         autoplay=CreateTable(name="Alice's table", private=True, **{"seed": "play", **create}),
-        embedded_settings=fast(host="127.0.0.1"),
+        embedded_settings=for_people(host="127.0.0.1"),
         play_file=tmp_path / "data" / "play.sqlite3",
         tokens=FileTokens(tmp_path / "config"),
     )
@@ -639,14 +542,6 @@ async def test_two_players_on_one_machine_never_take_each_others_seat(
 # -- start-up ------------------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 async def test_an_unreachable_server_is_retried_with_a_countdown_and_a_hint(
     tmp_path: Path,
 ) -> None:
@@ -663,7 +558,7 @@ async def test_an_unreachable_server_is_retried_with_a_countdown_and_a_hint(
             await shown(pilot, app, "cannot reach", "trying again in", "Is atout-server running")
             assert app.link_status.unreachable
             # The server comes up on that address: the next attempt gets in by itself.
-            srv = Server(fast(port=port))
+            srv = Server(for_people(port=port))
             await srv.start()
             await until(pilot, lambda: app.link and app.link.lobby is not None, what="lobby")
             await shown(pilot, app, "● online")
@@ -802,8 +697,8 @@ async def test_the_link_says_in_words_why_the_server_closed_or_refused_it() -> N
         raise AssertionError(statuses)
 
     for settings, name, code in (
-        (fast(lobby_idle=0.4), "Idle", 4006),
-        (fast(rate=1.0, burst=1), "Flood", 4005),
+        (for_people(lobby_idle=0.4), "Idle", 4006),
+        (for_people(rate=1.0, burst=1), "Flood", 4005),
     ):
         srv = Server(settings)
         await srv.start()
@@ -823,7 +718,7 @@ async def test_the_link_says_in_words_why_the_server_closed_or_refused_it() -> N
         finally:
             await link.close()
             await srv.stop()
-    srv = Server(fast(max_per_ip=1))
+    srv = Server(for_people(max_per_ip=1))
     await srv.start()
     statuses = []
     link = Link(

@@ -25,7 +25,7 @@ from clients.cli.dialogs import (
 )
 from clients.cli.sheet_dialog import ScoreSheet
 from protocol.messages import Bid, CreateTable
-from tests.cli_preview import PreviewApp, lobby_view, scripted_game, scripted_view
+from tests.support.cli_preview import PreviewApp, lobby_view, scripted_game, scripted_view
 
 SIZE = (80, 24)
 

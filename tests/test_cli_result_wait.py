@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from clients.cli import table_facts as facts
 from clients.cli import table_panels as panels
-from tests.cli_preview import scripted_view
+from tests.support.cli_preview import scripted_view
 
 
 def test_between_deals_the_header_counts_down_to_the_next_deal_and_keeps_the_number() -> None:

@@ -1,5 +1,5 @@
 """The table and lobby screens driven with Textual's Pilot, without a server:
-scripted views (real rules engine, ``tests.cli_preview``) go in, the
+scripted views (real rules engine, ``tests.support.cli_preview``) go in, the
 commands the screen would send come out. Checks that only legal choices are
 offered and that what is on screen says what it should, at 80×24.
 
@@ -8,11 +8,9 @@ Text on screen is read from the rendered screen (what a person sees).
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
 import pytest
-from rich.console import Console
 
 from clients.cli import table_facts as facts
 from clients.cli.cards_text import label
@@ -31,28 +29,8 @@ from protocol.messages import (
     StartGame,
     Watch,
 )
-from tests.cli_preview import PreviewApp, lobby_view, scripted_view
-
-SIZE = (80, 24)
-
-
-def screen_text(app: Any) -> str:
-    """The screen as plain text, as a person reads it (no colour)."""
-    width, height = app.size
-    console = Console(
-        width=width,
-        height=height,
-        file=io.StringIO(),
-        force_terminal=True,
-        color_system=None,
-        record=True,
-        legacy_windows=False,
-        safe_box=False,
-    )
-    console.print(
-        app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
-    )
-    return console.export_text()
+from tests.support.cli_preview import PreviewApp, lobby_view, scripted_view
+from tests.support.pilot import SIZE, screen_text
 
 
 def hand_of(app: Any) -> HandWidget:

@@ -1,6 +1,6 @@
 """SVG snapshots of the lobby and the table screen at 80×24 (pytest-textual-snapshot).
 
-The views are scripted with the real rules engine (``tests.cli_preview``),
+The views are scripted with the real rules engine (``tests.support.cli_preview``),
 so every snapshot is the same on every run. After an intended change of the
 screens, look at the report pytest prints and accept with
 ``pytest tests/test_cli_snapshots.py --snapshot-update``.
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli_preview import PreviewApp, lobby_view, scripted_view
+from tests.support.cli_preview import PreviewApp, lobby_view, scripted_view
 
 SIZE = (80, 24)
 

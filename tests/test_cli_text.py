@@ -22,8 +22,8 @@ from clients.cli.help_text import help_keys, orphan
 from clients.cli.status_line import StatusLine
 from clients.cli.table_names import table_name
 from protocol.views import DailyDealLine, DailyResultView, DealLine
-from tests.cli_preview import PreviewApp, lobby_view, scripted_view
-from tests.test_cli_screens import screen_text
+from tests.support.cli_preview import PreviewApp, lobby_view, scripted_view
+from tests.support.pilot import screen_text
 
 LANGS = ("en", "fr", "zh", "ko")
 

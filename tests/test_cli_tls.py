@@ -20,8 +20,8 @@ from clients.cli.__main__ import main
 from clients.cli.app import AtoutApp
 from clients.cli.tokens import MemoryTokens
 from server.app import Server
-from tests.server_helpers import running, self_signed, tls_front
-from tests.test_cli_live import SIZE, until
+from tests.support.pilot import SIZE, until
+from tests.support.servers import running, self_signed, tls_front
 
 
 @pytest.fixture

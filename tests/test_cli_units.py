@@ -24,7 +24,7 @@ from clients.cli.cards_widget import layout
 from clients.cli.link import LinkStatus, backoff
 from clients.cli.tokens import FileTokens, MemoryTokens, SavedSeat
 from protocol.views import DealView, Legal, TableView, TrickView
-from tests.cli_preview import scripted_view
+from tests.support.cli_preview import scripted_view
 
 # -- cards -----------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 """Many server processes on one Redis, one service (server/cluster/, docs/CLUSTER.md).
 
-Real ``redis-server`` (tests/redis_server.py), real server processes
-(tests/cluster_helpers.py), real WebSocket clients.
+Real ``redis-server`` (tests/support/redis.py), real server processes
+(tests/support/processes.py), real WebSocket clients.
 """
 
 from __future__ import annotations
@@ -43,10 +43,17 @@ from server.store.base import StaleWrite
 from server.store.redis import RedisStore
 from server.table import Act, Gone
 from server.table.inbox import Join, Peer
-from tests.cluster_helpers import Member, Proc, Wire, two_members
-from tests.redis_server import RedisServer
-from tests.server_helpers import autoplay, check_no_leaks
-from tests.test_asyncio_redis_fixes import _kill_subscribers
+from tests.support.clients import autoplay, check_no_leaks
+from tests.support.members import (
+    Member,
+    Wire,
+    guest_at_a_remote_table,
+    owner_lets_go,
+    table_epoch,
+    two_members,
+)
+from tests.support.processes import Proc, stop_all
+from tests.support.redis import RedisServer, kill_subscribers
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
 
@@ -55,13 +62,7 @@ pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
 def procs(redis_server: RedisServer, tmp_path: Path) -> Iterator[list[Proc]]:
     started: list[Proc] = []
     yield started
-    for p in started:
-        p.stop()
-
-
-async def _epoch(store: RedisStore, table_id: str) -> int:
-    value = await store.pool.hget(store.keys.table + table_id.encode(), b"e")
-    return int(value or 0)
+    stop_all(started)
 
 
 # --- leases and fenced saves ----------------------------------------------------------
@@ -114,7 +115,7 @@ async def test_a_lapsed_lease_nobody_claimed_is_renewed(store: RedisStore) -> No
     assert await leases.holder("t2") is None
     assert await leases.renew({"t2": epoch}) == []
     assert await leases.holder("t2") == "slow"
-    assert await _epoch(store, "t2") == epoch
+    assert await table_epoch(store, "t2") == epoch
 
 
 # --- a paused owner -----------------------------------------------------------------
@@ -124,7 +125,7 @@ async def test_a_lapsed_lease_nobody_claimed_is_renewed(store: RedisStore) -> No
 async def _renewing(leases: Leases, table_id: str) -> AsyncIterator[None]:
     """Renew ``table_id``'s lease as its holder ``leases.proc`` would, every
     third of the lease, while the block runs (that process is frozen)."""
-    epoch = await _epoch(leases.store, table_id)
+    epoch = await table_epoch(leases.store, table_id)
 
     async def renew() -> None:
         while True:
@@ -162,7 +163,7 @@ async def test_a_paused_owner_writes_nothing_and_steps_down(
     leases = Leases(store, "test", lease_s=lease, expire_s=60)
     owner = await leases.holder(table_id)
     assert owner is not None
-    epoch = await _epoch(store, table_id)
+    epoch = await table_epoch(store, table_id)
 
     first.signal(signal.SIGSTOP)
     try:
@@ -181,7 +182,7 @@ async def test_a_paused_owner_writes_nothing_and_steps_down(
             taken = await store.load(table_id)
             assert taken is not None
             records = await store.records(table_id)
-            assert await _epoch(store, table_id) == epoch + 1
+            assert await table_epoch(store, table_id) == epoch + 1
             first.signal(signal.SIGCONT)
             # The old owner wakes with overdue timers (a bot's move, the renewal).
             for _ in range(200):
@@ -192,7 +193,7 @@ async def test_a_paused_owner_writes_nothing_and_steps_down(
             await asyncio.sleep(0.3)
             assert await store.load(table_id) == taken  # wrote nothing
             assert await store.records(table_id) == records
-            assert await _epoch(store, table_id) == epoch + 1
+            assert await table_epoch(store, table_id) == epoch + 1
             assert await leases.holder(table_id) == holder
             assert first.health()["tables"] == 0  # and took nothing back
         events = {e.get("event") for e in first.logs()}
@@ -295,13 +296,17 @@ async def test_one_lobby_and_quick_play_across_processes(
         await asyncio.sleep(0.1)
     assert watcher.lobby is not None and watcher.lobby.players_online == 3
     # Quick play from two other processes fills the waiting table on the first.
+    quick: list[Session] = []
     for proc in (p[1], p[2]):
         s = await Session.open(proc.url, "Quick")
+        quick.append(s)
         await s.send(QuickPlay())
         got = await s.wait_for(Seated, Error)
         assert isinstance(got, Seated) and got.table_id == first.table_id, got
     view = await host.wait_view(lambda v: sum(x.kind == "human" for x in v.seats) == 3)
     assert [x.name for x in view.seats][:3] == ["Host", "Quick", "Quick"]
+    for s in (host, other, watcher, *quick):
+        await s.close()
 
 
 # --- failover and drain -----------------------------------------------------------------
@@ -460,7 +465,7 @@ async def test_a_table_waiting_for_a_player_of_a_killed_process_goes_on(
     await host.close()
 
 
-# --- the hand-over's corners, with in-process nodes (tests/cluster_helpers.Member) ------
+# --- the hand-over's corners, with in-process nodes (tests/support/members.Member) ------
 
 
 @pytest.fixture
@@ -471,31 +476,13 @@ async def members(redis_server: RedisServer) -> AsyncIterator[list[Member]]:
         await m.stop()
 
 
-async def _guest_at_a_remote_table(a: Member, b: Member) -> tuple[str, Wire]:
-    """A table owned by ``a``, created by a client of ``a``; a client of ``b`` seated there."""
-    host, guest = Wire("Host"), Wire("Guest")
-    await a.lobby.create(host, CreateTable(name="corner", private=True))
-    table_id = (await host.wait_for(lambda e: isinstance(e, Seated))).table_id
-    await b.lobby.join(guest, JoinTable(table_id=table_id))
-    assert isinstance(await guest.wait_for(lambda e: isinstance(e, Seated | Error)), Seated)
-    return table_id, guest
-
-
-async def _owner_lets_go(a: Member, table_id: str) -> None:
-    """``a`` stops serving the table and frees its lease (as a drain does: once
-    its saves are answered, or one on its way would set the lease again)."""
-    a.lobby.tables[table_id].step_down()
-    await a.store.settled()
-    await a.node.leases.release(table_id)
-
-
 async def test_a_command_held_during_a_takeover_reaches_the_new_owner_after_the_reattach(
     members: list[Member],
 ) -> None:
     a, b = members
-    table_id, guest = await _guest_at_a_remote_table(a, b)
+    table_id, guest = await guest_at_a_remote_table(a, b)
     remote = b.node.remotes[table_id]
-    await _owner_lets_go(a, table_id)
+    await owner_lets_go(a, table_id)
     # b has no owner for the table yet: the guest's command waits ...
     remote.owner = None
     remote.inbox.put_nowait(Act(cast(Peer, guest), GetHistory(rid=77)))
@@ -512,7 +499,7 @@ async def test_a_command_held_during_a_takeover_reaches_the_new_owner_after_the_
 
 async def test_a_join_queued_behind_a_step_down_is_answered(members: list[Member]) -> None:
     a, b = members
-    table_id, _ = await _guest_at_a_remote_table(a, b)
+    table_id, _ = await guest_at_a_remote_table(a, b)
     late = Wire("Late")
     joining = asyncio.create_task(a.lobby.join(late, JoinTable(table_id=table_id)))
     await asyncio.sleep(0)  # the Join is on the inbox ...
@@ -526,7 +513,7 @@ async def test_a_join_beyond_what_a_moving_table_holds_is_answered(
     members: list[Member],
 ) -> None:
     a, b = members
-    table_id, guest = await _guest_at_a_remote_table(a, b)
+    table_id, guest = await guest_at_a_remote_table(a, b)
     remote = b.node.remotes[table_id]
     remote.owner = None  # its owner is being looked for: messages wait
     for i in range(HELD_MAX):  # as many as it holds, from many connections
@@ -543,7 +530,7 @@ async def test_a_flooding_connection_loses_only_its_own_commands_while_a_table_m
     members: list[Member],
 ) -> None:
     a, b = members
-    table_id, flooder = await _guest_at_a_remote_table(a, b)
+    table_id, flooder = await guest_at_a_remote_table(a, b)
     other, leaver = Wire("Other"), Wire("Leaver")
     seats = {}
     for wire in (other, leaver):
@@ -552,7 +539,7 @@ async def test_a_flooding_connection_loses_only_its_own_commands_while_a_table_m
         assert isinstance(seated, Seated) and seated.seat is not None
         seats[wire] = seated.seat
     remote = b.node.remotes[table_id]
-    await _owner_lets_go(a, table_id)
+    await owner_lets_go(a, table_id)
     remote.owner = None  # its owner is being looked for: messages wait
     for i in range(100):  # a client flooding the moving table
         remote.inbox.put_nowait(Act(cast(Peer, flooder), GetHistory(rid=1000 + i)))
@@ -583,7 +570,7 @@ async def test_an_owner_that_does_not_know_a_connection_has_it_sit_again(
     members: list[Member],
 ) -> None:
     a, b = members
-    table_id, guest = await _guest_at_a_remote_table(a, b)
+    table_id, guest = await guest_at_a_remote_table(a, b)
     # The owner lost track of the guest (its Sit lost on the bus, say).
     peer = a.node.peers.pop((b.node.proc, guest.id))
     a.lobby.tables[table_id].inbox.put_nowait(Gone(peer))
@@ -596,7 +583,7 @@ async def test_an_owner_that_does_not_know_a_connection_has_it_sit_again(
 
 async def test_only_a_higher_epoch_takes_a_table_away(members: list[Member]) -> None:
     a, b = members
-    table_id, guest = await _guest_at_a_remote_table(a, b)
+    table_id, guest = await guest_at_a_remote_table(a, b)
     table = a.lobby.tables[table_id]
     remote = b.node.remotes[table_id]
     bus = b.node.bus
@@ -623,7 +610,7 @@ async def test_a_process_forgets_connections_and_tables_it_no_longer_holds(
     members: list[Member],
 ) -> None:
     a, b = members
-    table_id, guest = await _guest_at_a_remote_table(a, b)
+    table_id, guest = await guest_at_a_remote_table(a, b)
     # Refused (the host's seat): nothing kept for that one.
     refused = Wire("Refused")
     await b.lobby.join(refused, JoinTable(table_id=table_id, seat=0))
@@ -640,7 +627,7 @@ async def test_a_command_sent_during_a_drain_reaches_the_next_owner(
     members: list[Member],
 ) -> None:
     a, b = members
-    table_id, guest = await _guest_at_a_remote_table(a, b)
+    table_id, guest = await guest_at_a_remote_table(a, b)
     draining = asyncio.create_task(a.node.drain())
     await asyncio.sleep(0)  # a's table is stopping ...
     b.tables.at[cast(Conn, guest)].inbox.put_nowait(Act(cast(Peer, guest), GetHistory(rid=11)))
@@ -658,7 +645,7 @@ async def test_a_publish_that_reached_nobody_does_not_make_a_live_process_dead(
     lease = 0.6
     async with two_members(redis_server.url, lease) as (a, b):
         a.node.start()  # renews its leases and beats every lease / 3
-        table_id, guest = await _guest_at_a_remote_table(a, b)
+        table_id, guest = await guest_at_a_remote_table(a, b)
         # One publish to a met nobody (its subscriber was reconnecting, say).
         b.node.unreached(a.node.keys.bus(a.node.proc))
         await asyncio.sleep(lease * 1.5)  # a's heartbeats came meanwhile
@@ -673,10 +660,10 @@ async def test_a_subscriber_that_reconnects_sits_its_connections_again(
     members: list[Member], redis_server: RedisServer
 ) -> None:
     a, b = members
-    _, guest = await _guest_at_a_remote_table(a, b)
+    _, guest = await guest_at_a_remote_table(a, b)
     # Every subscriber loses its connection: whatever the owners publish
     # until they are back is lost, so ``b`` sits its guest again.
-    assert _kill_subscribers(redis_server.port, None) >= 2
+    assert kill_subscribers(redis_server.port, None) >= 2
     await guest.wait_for(lambda e: isinstance(e, Seated) and e is not guest.events[0], timeout=10)
     assert b.node.bus is not None and b.node.bus.subscribed
     b.tables.at[cast(Conn, guest)].inbox.put_nowait(Act(cast(Peer, guest), GetHistory(rid=7)))

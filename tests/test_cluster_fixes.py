@@ -1,6 +1,6 @@
 """Review fixes of the cluster (issue 16) that the process tests do not reach.
 
-A real ``redis-server`` (tests/redis_server.py).
+A real ``redis-server`` (tests/support/redis.py).
 """
 
 from __future__ import annotations
@@ -33,10 +33,17 @@ from server.store.redis import RedisStore
 from server.store.redis_keys import Keys
 from server.table import Act
 from server.table.inbox import Peer
-from tests.cluster_helpers import Member, Wire, two_members
-from tests.manual_clock import ManualClock, until
-from tests.redis_server import RedisServer
-from tests.test_cluster import _epoch, _guest_at_a_remote_table, _owner_lets_go
+from tests.support.clock import ManualClock
+from tests.support.members import (
+    Member,
+    Wire,
+    guest_at_a_remote_table,
+    owner_lets_go,
+    table_epoch,
+    two_members,
+)
+from tests.support.redis import RedisServer
+from tests.support.waits import eventually
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
 
@@ -111,7 +118,7 @@ async def test_a_redis_restarted_empty_leaves_a_live_owner_its_table(
         assert await b.node.restore(full=True) == 0
         assert await b.node.restore(full=False) == 0
         assert await b.node.leases.holder(table_id) == a.node.proc
-        assert await _epoch(b.store, table_id) == epoch
+        assert await table_epoch(b.store, table_id) == epoch
         assert a.lobby.tables.get(table_id) is table and not table.stale
         # The game goes on at the same owner: dealt, bots bid, all saved.
         saved = await b.store.load(table_id)
@@ -123,7 +130,7 @@ async def test_a_redis_restarted_empty_leaves_a_live_owner_its_table(
                 break
             await asyncio.sleep(0.05)
         assert now is not None and now[0] > saved[0]
-        assert not table.stale and await _epoch(b.store, table_id) == epoch
+        assert not table.stale and await table_epoch(b.store, table_id) == epoch
         assert await a.node.renew() == []
 
 
@@ -132,7 +139,7 @@ async def test_a_takeover_that_does_not_load_frees_its_lease(
 ) -> None:
     async with two_members(redis_server.url) as (a, b):
         good, _ = await _create(a, "good")
-        await _owner_lets_go(a, good)
+        await owner_lets_go(a, good)
         await store.save("broken", 1, b"not a table state")
         with pytest.raises(msgspec.DecodeError):
             await b.node.take("broken")
@@ -302,7 +309,7 @@ async def test_a_draining_process_claims_nothing_new_and_hands_over_what_it_was_
         theirs, _ = await _create(b, "theirs")
         late, _ = await _create(b, "late")
         for table_id in (theirs, late):
-            await _owner_lets_go(b, table_id)  # b drains them: anyone may claim them now
+            await owner_lets_go(b, table_id)  # b drains them: anyone may claim them now
         # a is taking ``late`` over (claimed, loading) when its drain starts.
         loading, go_on = _hold_load(monkeypatch, a, late)
         taking = asyncio.create_task(a.node.take(late))
@@ -356,7 +363,7 @@ async def test_a_resume_whose_takeover_a_drain_catches_follows_the_table_to_its_
         table_id, host = await _create(b, "resumed")
         token = next(e.token for e in host.events if isinstance(e, Seated))
         assert token is not None
-        await _owner_lets_go(b, table_id)  # b released it (it drained; it runs on here)
+        await owner_lets_go(b, table_id)  # b released it (it drained; it runs on here)
         loading, go_on = _hold_load(monkeypatch, a, table_id)
         # The client reconnects to a twice (a second tab, say): one takeover.
         first, second = Wire("Host again"), Wire("Host once more")
@@ -438,7 +445,7 @@ async def test_redis_restarted_empty_under_a_paused_older_owner_leaves_the_table
             await _retrying(lambda: new_store.save("t", 3, b"v3 by new", epoch=e2))
             assert await new.renew({"t": e2}) == []
         assert await new.holder("t") == "new"
-        assert await _epoch(store, "t") == e2
+        assert await table_epoch(store, "t") == e2
         # The older one is fenced out, whichever it tries next.
         assert await old.renew({"t": e1}) == ["t"]
         with pytest.raises(StaleWrite):
@@ -515,7 +522,7 @@ async def test_a_live_process_is_not_judged_gone_while_our_own_subscriber_reconn
     lease = 0.5
     async with two_members(redis_server.url, lease) as (a, b):
         clock, up = _deafenable(monkeypatch, b.node)
-        table_id, guest = await _guest_at_a_remote_table(a, b)
+        table_id, guest = await guest_at_a_remote_table(a, b)
         b.node.heard(Beat(a.node.proc, 1))
         up[0] = False  # b's subscriber lost its connection
         b.node.unreached(a.node.keys.bus(a.node.proc))  # a's too: a send met nobody
@@ -536,7 +543,7 @@ async def test_a_live_process_is_not_judged_gone_while_our_own_subscriber_reconn
         clock.advance(0.1)
         b.node.heard(Beat(a.node.proc, 1))
         clock.advance(lease)
-        await until(lambda: a.node.proc not in b.node.membership.suspects)
+        await eventually(lambda: a.node.proc not in b.node.membership.suspects)
         assert b.node.remotes[table_id].owner == a.node.proc
         assert (b.node.proc, guest.id) in a.node.peers  # not Gone at a's table
         assert table_id in a.lobby.tables and not guest.closed
@@ -556,7 +563,7 @@ async def test_the_heartbeat_probe_waits_for_our_subscriber_and_an_unheard_probe
             real_publish(proc, msg)
 
         monkeypatch.setattr(b.node, "publish", publish)
-        table_id, guest = await _guest_at_a_remote_table(a, b)
+        table_id, guest = await guest_at_a_remote_table(a, b)
         b.node.heard(Beat(a.node.proc, 1))
         clock.advance(lease + 0.1)  # no beat from a for more than a lease
         up[0] = False
@@ -578,7 +585,7 @@ async def test_the_heartbeat_probe_waits_for_our_subscriber_and_an_unheard_probe
         clock.advance(0.1)
         b.node.heard(Beat(a.node.proc, 1))
         clock.advance(lease)
-        await until(lambda: a.node.proc not in b.node.membership.suspects)
+        await eventually(lambda: a.node.proc not in b.node.membership.suspects)
         await asyncio.sleep(0.1)
         assert len([e for e in guest.events if isinstance(e, Seated)]) == seated
         assert b.node.remotes[table_id].owner == a.node.proc and not guest.closed
@@ -597,7 +604,7 @@ async def test_a_drain_waits_for_a_takeover_under_way_which_hands_its_table_over
     (the table waited for the next quick scan)."""
     async with two_members(redis_server.url, 2.0) as (a, b):
         table_id, _ = await _create(b, "taking")
-        await _owner_lets_go(b, table_id)
+        await owner_lets_go(b, table_id)
         loading, go_on = _hold_load(monkeypatch, a, table_id)
         a.node.heard(Released(table_id, "elsewhere"))  # a drained process's table
         await asyncio.wait_for(loading.wait(), 5)
@@ -606,7 +613,7 @@ async def test_a_drain_waits_for_a_takeover_under_way_which_hands_its_table_over
         assert not draining.done()
         go_on.set()
         await asyncio.wait_for(draining, 5)
-        await until(lambda: table_id in b.lobby.tables, timeout=3)
+        await eventually(lambda: table_id in b.lobby.tables, timeout=3)
         assert await b.node.leases.holder(table_id) == b.node.proc
 
 
@@ -618,7 +625,7 @@ async def test_a_claim_a_drain_cuts_short_frees_its_lease_and_says_so(
     held a whole lease by the exiting process."""
     async with two_members(redis_server.url, 2.0) as (a, b):
         table_id, _ = await _create(b, "cut")
-        await _owner_lets_go(b, table_id)
+        await owner_lets_go(b, table_id)
         claimed = asyncio.Event()
         real_claim = a.node.leases.claim
 
@@ -635,7 +642,7 @@ async def test_a_claim_a_drain_cuts_short_frees_its_lease_and_says_so(
         started = time.monotonic()
         await asyncio.wait_for(a.node.drain(), 5)
         assert time.monotonic() - started >= 0.9  # it waited half a lease first
-        await until(lambda: table_id in b.lobby.tables, timeout=3)
+        await eventually(lambda: table_id in b.lobby.tables, timeout=3)
         assert await b.node.leases.holder(table_id) == b.node.proc
 
 
@@ -653,7 +660,7 @@ async def test_a_message_of_a_kind_from_a_newer_server_is_left_alone_and_said_on
         with capture_logs() as logs:
             for data in (newer, newer, b"\xc1", msgspec.msgpack.encode(["beat", "p2", 4])):
                 await bus.client.publish(bus.keys.bus("old"), data)
-            await until(lambda: len(got) == 1)
+            await eventually(lambda: len(got) == 1)
         assert got == [Beat("p2", 4)]
         said = [(e["event"], e.get("kind")) for e in logs if e["event"].startswith("bus_")]
         assert said == [("bus_unknown_message", "grown"), ("bus_bad_message", None)]

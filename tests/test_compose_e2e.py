@@ -18,7 +18,6 @@ import json
 import os
 import random
 import shutil
-import socket
 import subprocess
 import time
 import urllib.error
@@ -42,7 +41,9 @@ from protocol.messages import (
     TableSnapshot,
 )
 from protocol.views import TableView
-from tests.server_helpers import autoplay
+from tests.support.clients import autoplay
+from tests.support.ports import free_port
+from tests.support.waits import wait_until
 
 pytestmark = [pytest.mark.container, pytest.mark.asyncio]
 
@@ -77,12 +78,6 @@ def _engine_missing() -> str | None:
     return None
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @dataclass
 class Stack:
     env: dict[str, str]
@@ -110,16 +105,15 @@ class Stack:
 
     def wait_healthy(self, *services: str) -> None:
         """Until the engine reports every service's health check as passing."""
-        deadline = time.monotonic() + HEALTHY_TIMEOUT_S
         for service in services:
-            while True:
-                # One row, e.g. "atout-e2e_redis_1  ...  Up (healthy)  6379/tcp".
-                row = self.compose("ps", service)
-                if "(healthy)" in row:
-                    break
-                if time.monotonic() > deadline:
-                    raise AssertionError(f"{service} is not healthy:\n{row}\n{self.logs()}")
-                time.sleep(1.0)
+            # One row, e.g. "atout-e2e_redis_1  ...  Up (healthy)  6379/tcp".
+            def healthy(service: str = service) -> bool:
+                return "(healthy)" in self.compose("ps", service)
+
+            def why(service: str = service) -> str:
+                return f"{self.compose('ps', service)}\n{self.logs()}"
+
+            wait_until(healthy, HEALTHY_TIMEOUT_S, what=f"{service} healthy", poll=1.0, detail=why)
 
     def healthz(self) -> dict[str, Any] | None:
         try:
@@ -131,12 +125,21 @@ class Stack:
 
     def wait_serving(self) -> dict[str, Any]:
         """Until /healthz answers through the published port (after a restart)."""
-        deadline = time.monotonic() + HEALTHY_TIMEOUT_S
-        while (body := self.healthz()) is None:
-            if time.monotonic() > deadline:
-                raise AssertionError(f"no /healthz on port {self.port}:\n{self.logs()}")
-            time.sleep(0.5)
-        return body
+        answer: list[dict[str, Any] | None] = [None]
+
+        def serving() -> bool:
+            answer[0] = self.healthz()
+            return answer[0] is not None
+
+        wait_until(
+            serving,
+            HEALTHY_TIMEOUT_S,
+            what=f"/healthz on port {self.port}",
+            poll=0.5,
+            detail=self.logs,
+        )
+        assert answer[0] is not None
+        return answer[0]
 
     def script(self, *args: str) -> str:
         """Run a script of deploy/ as an operator would, on this stack."""
@@ -176,7 +179,7 @@ def stack() -> Iterator[Stack]:
     missing = _engine_missing()
     if missing:
         pytest.skip(missing)
-    port = _free_port()
+    port = free_port()
     env = {
         **os.environ,
         # Published on loopback only: the test is the only client.

@@ -15,7 +15,7 @@ from server.daily.coalesce import Coalesce
 from server.daily.deals import day_start
 from server.daily.redis_board import RedisBoard
 from server.store.redis import RedisStore
-from tests.redis_server import RedisServer
+from tests.support.redis import RedisServer
 
 D0 = dt.date(2025, 6, 1)
 

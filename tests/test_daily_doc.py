@@ -31,8 +31,9 @@ from server.app import Server
 from server.daily.redis_board import RedisBoard
 from server.players import new_key
 from server.store.redis import RedisStore
-from tests.redis_server import RedisServer
-from tests.server_helpers import autoplay, running, url
+from tests.support.clients import autoplay
+from tests.support.redis import RedisServer
+from tests.support.servers import running, url
 
 DAY = 1_750_000_000.0  # 2025-06-15, 15:06 UTC
 

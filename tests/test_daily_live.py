@@ -33,8 +33,9 @@ from server.daily.deals import DailyTag, day_start
 from server.players import new_key
 from server.store.redis import RedisStore
 from server.table.daily import DailyMode
-from tests.redis_server import RedisServer
-from tests.server_helpers import autoplay, running, url
+from tests.support.clients import autoplay
+from tests.support.redis import RedisServer
+from tests.support.servers import running, url
 
 pytestmark = pytest.mark.redis
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from protocol.cards import CARD_OF, CODES, FULL_DECK, HALF_POINTS, cards_of
 from server.game import Deal, ScoredDeal, replay_record
-from tests.engine_helpers import random_deal
+from tests.support.engine import random_deal
 
 seeds = st.integers(min_value=0, max_value=2**32)
 

@@ -22,7 +22,7 @@ import structlog
 from websockets.asyncio.client import connect
 
 from protocol.codec import SUBPROTOCOL_JSON, SUBPROTOCOL_MSGPACK
-from tests.server_helpers import running, url
+from tests.support.servers import running, url
 
 pytestmark = pytest.mark.asyncio
 

@@ -2,7 +2,8 @@
 proxies, idle lobby connections, resume-token guessing, name and chat abuse.
 
 Unit tests drive ``server.guard`` with an injected clock; the others start a
-real server with short limits and talk raw TCP or real WebSockets to it.
+real server with short limits and talk raw TCP or real WebSockets to it, its
+timers (hello, idle sweep, rate limits, goodbye) on a clock moved by hand.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -17,11 +19,14 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from protocol.codec import SUBPROTOCOL_JSON
+from server.app import Server
 from server.config import Settings
 from server.guard import GUESS_BURST, Bucket, Guard, clean_text, parse_networks
 from server.players import key_digest, new_key
 from server.text import BOT_NAME_REFUSED
-from tests.server_helpers import FAST, running
+from tests.support.clock import ManualClock
+from tests.support.servers import FAST, running
+from tests.support.waits import eventually
 
 # -- units, with a clock we move by hand ------------------------------------------
 
@@ -155,15 +160,19 @@ async def test_a_connection_that_never_finishes_the_upgrade_is_dropped(sent: byt
 
 @pytest.mark.asyncio
 async def test_a_connection_that_never_says_hello_is_closed_within_the_timeout() -> None:
-    async with running(hello_timeout=0.5) as server:
+    clock = ManualClock()
+    async with running(hello_timeout=10.0, clock=clock) as server:
         ws = await _open(server.port)
-        started = time.monotonic()
+        await eventually(lambda: len(server.front.conns) == 1, what="the server has the connection")
+        clock.advance(9.9)
+        with pytest.raises(TimeoutError):  # not yet: nothing arrives
+            await asyncio.wait_for(ws.recv(), 0.05)
+        clock.advance(0.2)
         bye = json.loads(await asyncio.wait_for(ws.recv(), 5))
         assert bye["t"] == "bye" and bye["code"] == "no_hello"
         with pytest.raises(ConnectionClosed):
             await asyncio.wait_for(ws.recv(), 5)
         assert ws.close_code == 4004
-        assert time.monotonic() - started < 2.0
 
 
 @pytest.mark.asyncio
@@ -209,21 +218,110 @@ async def test_forwarded_for_counts_clients_apart_only_behind_a_trusted_proxy() 
 
 @pytest.mark.asyncio
 async def test_idle_connections_in_the_lobby_are_closed_not_seated_ones() -> None:
-    async with running(lobby_idle=0.4) as server:
+    clock = ManualClock()
+    async with running(lobby_idle=40.0, clock=clock) as server:
         idle = await _open(server.port)
         await _hello(idle, "Idle")
+        talker = await _open(server.port)
+        await _hello(talker, "Talker")
         seated = await _open(server.port)
         await _hello(seated, "Seated")
         await seated.send(json.dumps({"t": "create", "rid": 1}))
         await _until(seated, "seated")
-        bye = await _until(idle, "bye", timeout=3)
+        for rid in (2, 3, 4):  # the sweep looks every 10 s (lobby_idle / 4)
+            clock.advance(10.0)
+            await talker.send(json.dumps({"t": "ping", "rid": rid}))
+            await _until(talker, "pong")
+        with pytest.raises(TimeoutError):  # 30 s of silence: not yet idle
+            await _until(idle, "bye", timeout=0.05)
+        clock.advance(20.0)  # 50 s of silence: the next sweep closes it
+        bye = await _until(idle, "bye", timeout=5)
         assert bye["code"] == "idle"
         with pytest.raises(ConnectionClosed):
-            await asyncio.wait_for(idle.recv(), 3)
+            await asyncio.wait_for(idle.recv(), 5)
         assert idle.close_code == 4006
-        await seated.send(json.dumps({"t": "ping", "rid": 2}))
-        assert (await _until(seated, "pong"))["rid"] == 2
+        # The one who spoke 20 s ago and the one at a table stay.
+        for ws, rid in ((talker, 5), (seated, 6)):
+            await ws.send(json.dumps({"t": "ping", "rid": rid}))
+            assert (await _until(ws, "pong"))["rid"] == rid
+        await talker.close()
         await seated.close()
+
+
+@pytest.mark.asyncio
+async def test_the_message_rate_limit_refills_on_the_servers_clock() -> None:
+    clock = ManualClock()
+    async with running(rate=1.0, burst=3, clock=clock) as server:
+        ws = await _open(server.port)
+        await _hello(ws, "Chatty")
+        for rid in (1, 2, 3):  # the burst
+            await ws.send(json.dumps({"t": "ping", "rid": rid}))
+            assert (await _until(ws, "pong"))["rid"] == rid
+        await ws.send(json.dumps({"t": "ping", "rid": 4}))
+        assert (await _until(ws, "error"))["code"] == "rate_limited"
+        clock.advance(1.0)  # one message a second
+        await ws.send(json.dumps({"t": "ping", "rid": 5}))
+        assert (await _until(ws, "pong"))["rid"] == 5
+        await ws.close()
+
+
+@pytest.mark.asyncio
+async def test_shutdown_waits_for_the_clients_goodbyes_not_a_fixed_pause() -> None:
+    # The goodbye's wait is on the server's clock, which this test never
+    # moves: stop() returns because both clients answered the 1012 close.
+    clock = ManualClock()
+    server = Server(FAST, clock=clock)
+    await server.start()
+    clients = [await _open(server.port) for _ in range(2)]
+    for i, ws in enumerate(clients):
+        await _hello(ws, f"Leaving{i}")
+    await asyncio.wait_for(server.stop(), 5)
+    for ws in clients:
+        bye = await _until(ws, "bye")
+        assert bye["code"] == "restarting"
+        with pytest.raises(ConnectionClosed):
+            await asyncio.wait_for(ws.recv(), 5)
+        assert ws.close_code == 1012
+
+
+@pytest.mark.asyncio
+async def test_clients_that_never_answer_the_goodbye_are_cut_off_after_the_grace() -> None:
+    # A client that completed the upgrade and then reads nothing more (gone,
+    # frozen): without the cut-off, its close handshake ran on to websockets'
+    # close_timeout (10 s of real time) after stop() returned, and a server
+    # process outlived its shutdown_grace by that much.
+    clock = ManualClock()
+    server = Server(replace(FAST, shutdown_grace=5.0, hello_timeout=600.0), clock=clock)
+    await server.start()
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    writer.write(
+        b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    )
+    assert b" 101 " in await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+    await eventually(lambda: len(server.front.conns) == 1, what="the connection accepted")
+    began = clock.now
+    stopping = asyncio.create_task(server.stop())
+
+    # Nobody answers: the goodbye's wait, then the grace, run out on the clock.
+    def stopped() -> bool:
+        clock.advance(0.25)
+        return stopping.done()
+
+    await eventually(stopped, what="stop()")
+    assert clock.now - began >= 5.0  # not before the grace
+    assert not server.front.conns
+    rest = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    await asyncio.wait_for(asyncio.gather(*rest, return_exceptions=True), 2)  # nothing lingers
+    assert await asyncio.wait_for(reader.read(), 5) is not None  # the socket is closed
+    writer.close()
+
+
+def test_a_wall_clock_stepping_back_takes_no_token() -> None:
+    b = Bucket(rate=1.0, burst=2, now=100.0)
+    assert b.take(100.0)
+    assert b.refill(40.0) == 1.0  # NTP stepped the clock back a minute
+    assert b.refill(101.0) == 2.0
 
 
 @pytest.mark.asyncio

@@ -15,7 +15,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,9 +24,10 @@ import pytest
 from clients.session import Session
 from protocol.messages import CreateTable, Error, Seated, StartGame
 from protocol.views import TableView
-from tests.redis_server import RedisServer
-from tests.server_helpers import autoplay
-from tests.test_server_cli import free_port
+from tests.support.clients import autoplay
+from tests.support.ports import free_port
+from tests.support.redis import RedisServer
+from tests.support.waits import wait_until
 
 pytestmark = [pytest.mark.redis, pytest.mark.asyncio]
 
@@ -49,17 +49,15 @@ def local_config(listen: int, servers: list[int]) -> str:
 
 
 def wait_http(port: int, proc: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + TIMEOUT_S
-    while True:
+    def answers() -> bool:
+        assert proc.poll() is None, f"exited with {proc.returncode}"
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as r:
-                if r.status == 200:
-                    return
+                return bool(r.status == 200)
         except OSError:
-            pass
-        assert proc.poll() is None, f"exited with {proc.returncode}"
-        assert time.monotonic() < deadline, f"nothing answers /healthz on port {port}"
-        time.sleep(0.1)
+            return False
+
+    wait_until(answers, TIMEOUT_S, what=f"an answer to /healthz on port {port}", poll=0.1)
 
 
 def connections(port: int) -> int:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from server.cluster.membership import Membership
-from tests.manual_clock import ManualClock
+from tests.support.clock import ManualClock
 
 LEASE = 3.0
 

@@ -13,7 +13,6 @@ import gzip
 import json
 import os
 import shutil
-import socket
 import ssl
 import subprocess
 import time
@@ -30,6 +29,7 @@ from protocol.codec import PROTOCOL_VERSION, SUBPROTOCOL_JSON
 from server.web.files import bundled_folder
 from server.web.proxy import lines
 from tests.browser import ServerThread
+from tests.support.ports import free_port
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -37,12 +37,6 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "deploy" / "nginx.conf"
 TIMEOUT_S = 30.0
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _replace(text: str, old: str, new: str) -> str:
@@ -113,7 +107,7 @@ def nginx(tmp_path: Path, web_server: ServerThread) -> Iterator[Nginx]:
          "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
         check=True, capture_output=True,
     )  # fmt: skip
-    port = _free_port()
+    port = free_port()
     conf = tmp_path / "nginx.conf"
     conf.write_text(local_config(tmp_path, port, web_server.port))
     proc = subprocess.Popen(

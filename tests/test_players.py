@@ -22,7 +22,7 @@ from server.players import (
 from server.store.players import MemoryPlayers, NameTaken, PlayerStore
 from server.store.redis import RedisStore
 from server.store.redis_players import RedisPlayers
-from tests.redis_server import RedisServer
+from tests.support.redis import RedisServer
 
 # --- keys ------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 """A worker the supervisor reaped: its leases are freed at once, not a lease later.
 
-Real ``redis-server`` (tests/redis_server.py), the real supervisor and worker
+Real ``redis-server`` (tests/support/redis.py), the real supervisor and worker
 processes of ``atout-server --workers 2``, real WebSocket clients
 (server/workers.py, server/cluster/lease.py, docs/CLUSTER.md "A reaped worker").
 """
@@ -38,12 +38,11 @@ from server.cluster import lease
 from server.cluster.lease import Leases
 from server.game import replay_record
 from server.store.redis import RedisStore
-from tests.cluster_helpers import QUICK_GAME_FLAGS
-from tests.redis_server import RedisServer
-from tests.server_helpers import autoplay, check_no_leaks
-from tests.test_cluster import _epoch
-from tests.test_server_cli import free_port
-from tests.test_workers import healthz
+from tests.support.clients import autoplay, check_no_leaks
+from tests.support.members import table_epoch
+from tests.support.ports import free_port
+from tests.support.processes import QUICK_GAME_FLAGS, healthz
+from tests.support.redis import RedisServer
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
 
@@ -207,7 +206,7 @@ async def _game_with_a_kill(port: int, proc: subprocess.Popen[bytes], store: Red
     holder = await store.pool.get(b"atout:lease:" + table_id.encode())
     assert holder is not None
     owner = next(b for b in workers.values() if b["proc"] == holder.decode())
-    before = await _epoch(store, table_id)
+    before = await table_epoch(store, table_id)
     games = [asyncio.create_task(_play_on(s, random.Random(i))) for i, s in enumerate(players)]
     loop = asyncio.get_running_loop()
     deadline = loop.time() + 60
@@ -223,7 +222,7 @@ async def _game_with_a_kill(port: int, proc: subprocess.Popen[bytes], store: Red
     took = loop.time() - killed
     views = await asyncio.gather(*games)
     # Claimed again (the epoch went up) by a live worker, not the dead one.
-    assert await _epoch(store, table_id) > before
+    assert await table_epoch(store, table_id) > before
     now_held = await store.pool.get(b"atout:lease:" + table_id.encode())
     assert now_held is not None and now_held.decode() != owner["proc"]
     assert len({tuple(v.scores) for v in views}) == 1

@@ -2,7 +2,7 @@
 
 A service is a Redis database and, within it, a namespace if one is set.
 Every database of a Redis shares its pub/sub channels, so the channels'
-names carry the database. Real ``redis-server`` (tests/redis_server.py),
+names carry the database. Real ``redis-server`` (tests/support/redis.py),
 real servers in this process with their cluster nodes, real WebSocket
 clients.
 """
@@ -38,8 +38,9 @@ from server.store.players import NameTaken
 from server.store.redis import RedisStore
 from server.store.redis_keys import Keys
 from server.store.redis_players import RedisPlayers
-from tests.redis_server import RedisServer
-from tests.server_helpers import autoplay, running, url
+from tests.support.clients import autoplay
+from tests.support.redis import RedisServer
+from tests.support.servers import running, url
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
 

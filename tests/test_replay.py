@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from server.game import replay_record
-from tests.engine_helpers import random_deal
+from tests.support.engine import random_deal
 
 DATA = Path(__file__).resolve().parent / "data"
 REFERENCE = [json.loads(line) for line in (DATA / "reference-deals.jsonl").read_text().splitlines()]

@@ -1,6 +1,6 @@
 """Redis persistence end to end: kill -9 and restart, Redis outages, expiry.
 
-A real ``redis-server`` (tests/redis_server.py), a real server process for the
+A real ``redis-server`` (tests/support/redis.py), a real server process for the
 crash test, real WebSocket clients with their resume tokens.
 """
 
@@ -11,10 +11,6 @@ import json
 import os
 import random
 import signal
-import socket
-import subprocess
-import sys
-import time
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -25,75 +21,15 @@ from clients.session import Session
 from protocol.messages import Bye, CreateTable, Seated, StartGame
 from protocol.views import TableView
 from server.store.redis import RedisStore
-from tests.redis_server import RedisServer, RedisUnavailable
-from tests.server_helpers import autoplay, choose, running, url
+from tests.support.clients import autoplay, choose
+from tests.support.ports import free_port
+from tests.support.processes import Proc
+from tests.support.redis import RedisServer, RedisUnavailable
+from tests.support.servers import running, url
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class ServerProcess:
-    """``atout-server serve`` in its own process, on a fixed port."""
-
-    def __init__(self, port: int, redis_url: str) -> None:
-        self.port = port
-        self.redis_url = redis_url
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        args = [
-            sys.executable,
-            "-m",
-            "server",
-            "serve",
-            "--port",
-            str(self.port),
-            "--redis",
-            self.redis_url,
-            "--bot-think",
-            "0.005",
-            "--deal-pause",
-            "0.05",
-            "--grace",
-            "60",
-            "--rate",
-            "1000",
-            "--burst",
-            "1000",
-            "--log-level",
-            "warning",
-        ]
-        self.proc = subprocess.Popen(
-            args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=1):
-                    return
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError("server did not start")
-
-    def kill9(self) -> None:
-        assert self.proc is not None
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait()
-
-    def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
 
 
 def _policy_rng(view: TableView) -> random.Random:
@@ -155,8 +91,8 @@ async def _reconnect(port: int, name: str, token: str) -> Session:
 async def test_kill_9_mid_trick_then_restart_finishes_with_the_same_scores(
     redis_server: RedisServer,
 ) -> None:
-    port = _free_port()
-    proc = ServerProcess(port, redis_server.url)
+    port = free_port()
+    proc = Proc(redis_server.url, lease=5.0, port=port)  # the lease a server has by default
     proc.start()
     try:
 
@@ -267,8 +203,8 @@ os.environ.setdefault("PYTHONUNBUFFERED", "1")
 async def test_sigterm_persists_says_goodbye_closes_1012_and_clients_resume(
     redis_server: RedisServer,
 ) -> None:
-    port = _free_port()
-    proc = ServerProcess(port, redis_server.url)
+    port = free_port()
+    proc = Proc(redis_server.url, lease=5.0, port=port)  # the lease a server has by default
     proc.start()
     try:
         s = await Session.open(f"ws://127.0.0.1:{port}", "Graceful")

@@ -25,7 +25,8 @@ from protocol.messages import (
     Seated,
     StartGame,
 )
-from tests.server_helpers import autoplay, running, url
+from tests.support.clients import autoplay
+from tests.support.servers import running, url
 
 pytestmark = pytest.mark.asyncio
 

@@ -27,7 +27,7 @@ from server.game import Deal, Game, RuleError
 from server.game.contracts import BID_OF
 from server.game.dealing import deal_cards
 from server.game.scoring import ScoredDeal, score
-from tests.engine_helpers import (
+from tests.support.engine import (
     any_ecart,
     bid_all,
     build,

@@ -44,8 +44,10 @@ from protocol.messages import (
 from protocol.views import TableView
 from server.game import replay_record
 from server.lobby import SWEEP_EVERY
-from tests.manual_clock import ManualClock, until
-from tests.server_helpers import autoplay, check_no_leaks, running, url, wants_decision
+from tests.support.clients import autoplay, check_no_leaks, wants_decision
+from tests.support.clock import ManualClock
+from tests.support.servers import running, url
+from tests.support.waits import eventually
 
 pytestmark = pytest.mark.asyncio
 
@@ -297,14 +299,9 @@ async def test_lobby_lists_public_tables_live_private_ones_by_code_only() -> Non
         def listed(s: Session) -> list[str]:
             return [t.name for t in (s.lobby.tables if s.lobby else [])]
 
-        async def until(pred: Any) -> None:
-            for _ in range(100):
-                if pred():
-                    return
-                await asyncio.sleep(0.02)
-            raise AssertionError(listed(watcher))
-
-        await until(lambda: listed(watcher) == ["Public one"])
+        await eventually(
+            lambda: listed(watcher) == ["Public one"], detail=lambda: str(listed(watcher))
+        )
         summary = watcher.lobby.tables[0]  # type: ignore[union-attr]
         assert (summary.table_id, summary.humans, summary.free, summary.deals) == (
             seated.table_id,
@@ -314,7 +311,10 @@ async def test_lobby_lists_public_tables_live_private_ones_by_code_only() -> Non
         )
         assert summary.bot_level == "easy" and summary.status == "waiting"
         await host.send(StartGame())
-        await until(lambda: watcher.lobby.tables[0].status != "waiting")  # type: ignore[union-attr]
+        await eventually(
+            lambda: watcher.lobby.tables[0].status != "waiting",  # type: ignore[union-attr]
+            detail=lambda: str(listed(watcher)),
+        )
         assert watcher.lobby.tables[0].bots == 3  # type: ignore[union-attr]
 
 
@@ -383,10 +383,10 @@ async def test_dropped_client_bot_plays_then_resumes_with_token() -> None:
         before = len([c for t in view.deal.tricks for c in t.cards])  # type: ignore[union-attr]
         core = server.lobby.tables[seated.table_id].core
         await s.ws.close()  # the connection drops mid-trick
-        await until(lambda: not core.seat_of)  # the table saw it go
+        await eventually(lambda: not core.seat_of)  # the table saw it go
         version = core.state.version
         clock.advance(10.0)  # grace runs out: a bot plays the away seat's turn
-        await until(lambda: core.state.version > version)
+        await eventually(lambda: core.state.version > version)
         back = await Session.open(url(server), "Dropper")
         seated2 = await back.resume(seated.token)
         assert isinstance(seated2, Seated) and seated2.seat == seated.seat
@@ -421,11 +421,11 @@ async def test_resume_with_last_seq_gets_missing_patches_and_old_connection_clos
         stream = core.fan.streams[seated.seat]  # type: ignore[index]
         assert stream is not None
         await b.ws.close()
-        await until(lambda: stream.peer is None and stream.seq > kept)  # away: a patch missed
+        await eventually(lambda: stream.peer is None and stream.seq > kept)  # away: a patch missed
         assert isinstance(await b.reconnect(), Seated)
         patch = await b.wait_for(TablePatch, TableSnapshot)
         assert isinstance(patch, TablePatch) and patch.seq == kept + 1
-        await until(lambda: b.table_seq == stream.seq)
+        await eventually(lambda: b.table_seq == stream.seq)
         assert b.snapshots_asked == 0 and b.table == stream.view
         bad = await Session.open(url(server), "Thief")
         assert isinstance(await bad.resume("nope.token"), Error)
@@ -484,12 +484,12 @@ async def test_idle_table_is_closed() -> None:
         seated = await _table(s)
         await s.close()
         core = server.lobby.tables[seated.table_id].core
-        await until(lambda: not core.seat_of)
+        await eventually(lambda: not core.seat_of)
         clock.advance(SWEEP_EVERY)  # a sweep with nobody there: not idle for long yet
-        await until(lambda: core.state.last_human_at < clock.time())
+        await eventually(lambda: core.state.last_human_at < clock.time())
         assert seated.table_id in server.lobby.tables
         clock.advance(900.0)  # the next sweep finds it idle for idle_close: closed
-        await until(lambda: seated.table_id not in server.lobby.tables)
+        await eventually(lambda: seated.table_id not in server.lobby.tables)
         assert core.state.status == "closed"
 
 
@@ -546,7 +546,7 @@ async def test_client_seeing_a_gap_asks_for_a_snapshot_and_catches_up() -> None:
         # server's view of that seat (which waits for this seat to play).
         stream = server.lobby.tables[s.table_id].core.fan.streams[s.seat]  # type: ignore[index]
         assert stream is not None
-        await until(lambda: s.table_seq == stream.seq)
+        await eventually(lambda: s.table_seq == stream.seq)
         assert s.table == stream.view
 
 

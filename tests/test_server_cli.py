@@ -16,7 +16,6 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
 from dataclasses import fields
 from importlib.metadata import version
 from pathlib import Path
@@ -24,48 +23,10 @@ from pathlib import Path
 import pytest
 
 from server import config
+from tests.support.ports import free_port
+from tests.support.processes import DEPLOY_MD, TIMEOUT_S, atout_server, one_line
 
 ROOT = Path(__file__).resolve().parents[1]
-DEPLOY_MD = (ROOT / "docs" / "DEPLOY.md").read_text(encoding="utf-8")
-TIMEOUT_S = 20  # each run takes about a second; a hang fails the test instead of the suite
-
-
-def atout_server(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("ATOUT_")}
-    return subprocess.run(
-        [sys.executable, "-m", "server", *args],
-        cwd=ROOT,
-        env={**clean, **env},
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT_S,
-    )
-
-
-def one_line(result: subprocess.CompletedProcess[str], status: int) -> str:
-    """The one line the run printed on stderr, having checked its status."""
-    assert "Traceback" not in result.stderr, result.stderr
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1, result.stderr
-    assert result.returncode == status, result.stderr
-    assert result.stdout == ""
-    assert lines[0].startswith("atout-server: ")
-    return lines[0]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture
-def taken_port() -> Iterator[int]:
-    """A port something else already listens on."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        s.listen()
-        yield int(s.getsockname()[1])
 
 
 # --- the machine says no: exit 1 -------------------------------------------------------

@@ -5,7 +5,7 @@ play``'s file) and ``RedisStore`` alike, so the embedded stores and the
 deployed one cannot drift apart. The Redis-only
 tests cover expiry, the lobby index cleanup, outages and reconnection, and the
 asyncio-redis fixes (``server/store/asyncio_redis_fixes.py``), each against a real
-``redis-server`` (see ``tests/redis_server.py``).
+``redis-server`` (see ``tests/support/redis.py``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from server.store.base import StaleWrite, StoreError, TableStore
 from server.store.memory import MemoryStore
 from server.store.redis import PRUNE_STEP, RedisStore, parse_url
 from server.store.sqlite import SqliteStore
-from tests.redis_server import RedisServer, RedisUnavailable
+from tests.support.redis import RedisServer, RedisUnavailable
+from tests.support.waits import eventually
 
 pytestmark = pytest.mark.redis
 
@@ -32,9 +33,7 @@ BLOB = os.urandom(3000)  # every byte value can occur in a msgpack blob
 
 
 async def wait_healthy(store: RedisStore, within_s: float = 5.0) -> None:
-    async with asyncio.timeout(within_s):
-        while not await store.healthy():
-            await asyncio.sleep(0.05)
+    await eventually(store.healthy, within_s, what="the store healthy again", poll=0.05)
 
 
 async def raw_connection(server: RedisServer) -> asyncio_redis.Connection:

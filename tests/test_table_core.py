@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import ClassVar, TypeVar
+from typing import ClassVar
 
 import msgspec
 import pytest
@@ -29,7 +29,6 @@ from protocol.messages import (
 )
 from protocol.views import TableView
 from server.bots import RandomBot
-from server.config import Settings
 from server.daily.deals import DailyTag
 from server.game import Game
 from server.table import Act, BotMove, Gone, Join, Reclaim, Sweep, TableCore, Wake, new_state
@@ -50,51 +49,7 @@ from server.table.effects import (
 from server.table.mode import Refusal
 from server.table.modes import assign, register
 from server.table.state import decode_state, encode_state
-
-SETTINGS = Settings(bot_think=0.5, grace=10.0, deal_pause=4.0, idle_close=900.0, chat_rate=1.0)
-T0 = 1_000_000.0
-E = TypeVar("E")
-
-
-class Peer:
-    def __init__(self, name: str) -> None:
-        self.id = f"p-{name}"
-        self.name = name
-
-
-def make(
-    turn_timer: float = 0.0, deals: int = 1, seed: str = "core", result_wait: float = 60.0
-) -> TableCore:
-    state = new_state(
-        "t1",
-        "CODE42",
-        "core table",
-        now=T0,
-        private=False,
-        deals=deals,
-        bot_level="random",
-        turn_timer=turn_timer,
-        seed=seed,
-        result_wait=result_wait,
-    )
-    core = TableCore(state, SETTINGS)
-    core.start(T0)
-    return core
-
-
-def of(effects: list[Effect], kind: type[E]) -> list[E]:
-    return [e for e in effects if isinstance(e, kind)]
-
-
-def sent(effects: list[Effect], peer: Peer) -> list[object]:
-    return [e.message for e in of(effects, Send) if peer in e.to]
-
-
-def arm(effects: list[Effect]) -> Arm:
-    arms = of(effects, Arm)
-    assert arms, "no timer decision in these effects"
-    last: Arm = arms[-1]
-    return last
+from tests.support.table_core import SETTINGS, T0, Peer, arm, make, of, sent
 
 
 def seat(core: TableCore, peer: Peer, now: float = T0) -> list[Effect]:

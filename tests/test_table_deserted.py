@@ -21,9 +21,10 @@ from protocol.messages import (
 )
 from protocol.views import TableView
 from server.store.redis import RedisStore
-from tests.manual_clock import until
-from tests.redis_server import RedisServer
-from tests.server_helpers import autoplay, running, url
+from tests.support.clients import autoplay
+from tests.support.redis import RedisServer
+from tests.support.servers import running, url
+from tests.support.waits import eventually
 
 
 def listed(s: Session) -> dict[str, int]:
@@ -58,19 +59,19 @@ async def test_a_table_left_before_it_starts_leaves_the_lobby() -> None:
         cat = await Session.open(url(server), "Cat")
         await cat.send(Watch(table_id=seated.table_id))
         await cat.wait_for(Seated)
-        await until(lambda: listed(browser) == {"Wen's table": 2})
+        await eventually(lambda: listed(browser) == {"Wen's table": 2})
 
         # One of two leaves: the table stays, with its other player as creator.
         await wen.send(Leave())
         await wen.wait_for(Left)
-        await until(lambda: listed(browser) == {"Wen's table": 1})
+        await eventually(lambda: listed(browser) == {"Wen's table": 1})
         view = await bob.wait_view(lambda v: v.seats[0].kind == "empty")
         assert view.creator == bob.seat
 
         # The last one leaves: nobody could start it any more, so it closes.
         await bob.send(Leave())
         assert (await bob.wait_for(Left)).reason == "you left the table"
-        await until(lambda: listed(browser) == {} and listed(wen) == {} and listed(bob) == {})
+        await eventually(lambda: listed(browser) == {} and listed(wen) == {} and listed(bob) == {})
         closed = await cat.wait_for(Left)
         assert (closed.table_id, closed.reason) == (seated.table_id, "the table closed")
         await no_such_table(wen, table_id=seated.table_id)
@@ -84,9 +85,9 @@ async def test_a_dropped_connection_is_not_leaving() -> None:
         browser = await Session.open(url(server), "Browser")
         wen = await Session.open(url(server), "Wen")
         seated = await create(wen, "Wen's table")
-        await until(lambda: listed(browser) == {"Wen's table": 1})
+        await eventually(lambda: listed(browser) == {"Wen's table": 1})
         await wen.ws.close()  # the connection drops; Wen did not leave
-        await until(lambda: bool(browser.lobby and browser.lobby.players_online == 1))
+        await eventually(lambda: bool(browser.lobby and browser.lobby.players_online == 1))
         assert listed(browser) == {"Wen's table": 1}  # still there, Wen's seat held
         back = await wen.reconnect()
         assert isinstance(back, Seated) and back.table_id == seated.table_id
@@ -110,7 +111,7 @@ async def test_a_finished_table_closes_when_its_last_player_leaves() -> None:
         await autoplay(wen, random.Random(3), finished)
         await wen.send(Leave())
         await wen.wait_for(Left)
-        await until(lambda: seated.table_id not in server.lobby.tables)
+        await eventually(lambda: seated.table_id not in server.lobby.tables)
         await no_such_table(wen, table_id=seated.table_id)
         await wen.close()
 
@@ -130,11 +131,11 @@ async def test_every_process_drops_a_table_left_before_it_starts(
         seated = await create(wen, "Wen's table")
         invite = (await wen.wait_view(lambda v: v.invite_code is not None)).invite_code
         assert invite is not None
-        await until(lambda: listed(browser) == {"Wen's table": 1})
+        await eventually(lambda: listed(browser) == {"Wen's table": 1})
         await wen.send(Leave())
         await wen.wait_for(Left)
-        await until(lambda: listed(browser) == {})
-        await until(lambda: seated.table_id not in two.lobby.listings)
+        await eventually(lambda: listed(browser) == {})
+        await eventually(lambda: seated.table_id not in two.lobby.listings)
         await no_such_table(browser, table_id=seated.table_id)
         await no_such_table(browser, code=invite)
         assert seated.table_id not in await stores[0].open_tables()

@@ -14,7 +14,7 @@ from server.bots import RandomBot
 from server.table import Act, BotMove, Gone, Join, Reclaim, TableCore, Wake
 from server.table.effects import Answer, Save, Think
 from server.table.state import decode_state, encode_state
-from tests.test_table_core import SETTINGS, T0, Peer, arm, make, of, sent
+from tests.support.table_core import SETTINGS, T0, Peer, arm, make, of, sent
 
 WAIT = 60.0
 

@@ -29,7 +29,9 @@ from protocol.messages import (
 from protocol.views import TableView
 from server.game import replay_record
 from server.game.variant import FIVE, THREE, Variant
-from tests.server_helpers import autoplay, check_no_leaks, choose, running, url
+from tests.support.clients import autoplay, check_no_leaks, choose
+from tests.support.pilot import running
+from tests.support.servers import url
 
 pytestmark = pytest.mark.asyncio
 

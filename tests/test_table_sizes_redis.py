@@ -1,6 +1,6 @@
 """Tables of three and five keep their games through a restart and a
 failover, as tables of four do: real ``redis-server``, real server
-processes (tests/cluster_helpers.py), real WebSocket clients."""
+processes (tests/support/processes.py), real WebSocket clients."""
 
 from __future__ import annotations
 
@@ -23,9 +23,9 @@ from protocol.messages import (
 )
 from protocol.views import TableView
 from server.game import replay_record
-from tests.cluster_helpers import Proc
-from tests.redis_server import RedisServer
-from tests.server_helpers import autoplay, check_no_leaks
+from tests.support.clients import autoplay, check_no_leaks
+from tests.support.processes import Proc
+from tests.support.redis import RedisServer
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
 

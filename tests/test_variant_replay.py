@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 from server.game import replay_record
 from server.game.variant import FIVE, THREE, Variant
 from server.replay_cli import run
-from tests.engine_helpers import random_deal
+from tests.support.engine import random_deal
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -22,7 +22,7 @@ from server.game.contracts import BID_OF
 from server.game.dealing import deal_cards
 from server.game.scoring import score
 from server.game.variant import FIVE, FOUR, THREE, variant_for
-from tests.engine_helpers import bid_all, build, codes, names, to_play
+from tests.support.engine import bid_all, build, codes, names, to_play
 
 C = CARD_OF
 

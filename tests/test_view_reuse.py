@@ -15,7 +15,7 @@ from server.bots import make_bot
 from server.game import Game
 from server.game.commands import apply_command
 from server.seat_view import Reuse, deal_view, hand_view, sheet
-from tests.bot_harness import table_view
+from tests.support.bots import table_view
 
 
 def _check(game: Game, reuse: Reuse) -> None:

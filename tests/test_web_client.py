@@ -22,7 +22,7 @@ from clients.session import Session
 from protocol.codec import SUBPROTOCOL_JSON
 from protocol.messages import JoinTable, Seated
 from tests.browser import ServerThread, axe_violations, describe
-from tests.server_helpers import autoplay
+from tests.support.clients import autoplay
 from tests.web_helpers import (
     GAME_OVER,
     LAPTOP,

@@ -25,8 +25,8 @@ from protocol.cards import CODES
 from protocol.messages import CreateTable, GetHistory, History, Seated, StartGame, Watch
 from server.game.game import Game
 from tests.browser import ServerThread
-from tests.redis_server import RedisServer, RedisUnavailable
-from tests.server_helpers import autoplay
+from tests.support.clients import autoplay
+from tests.support.redis import RedisServer, RedisUnavailable
 from tests.web_helpers import (
     GAME_OVER,
     PHONE,

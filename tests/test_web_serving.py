@@ -28,7 +28,7 @@ from server.web.files import bundled_folder, resolve
 from server.web.origin import parse_allowed, refusal
 from server.web.policy import importmap_hashes
 from tests.browser import ERRORS, ServerThread, axe_violations, describe
-from tests.server_helpers import running
+from tests.support.servers import running
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

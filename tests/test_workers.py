@@ -15,7 +15,6 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,23 +22,12 @@ from typing import Any
 
 import pytest
 
-from tests.redis_server import RedisServer
-from tests.test_server_cli import DEPLOY_MD, atout_server, free_port, one_line, taken_port
-
-__all__ = ["taken_port"]  # a fixture, used by name
+from tests.support.ports import free_port
+from tests.support.processes import DEPLOY_MD, atout_server, healthz, one_line
+from tests.support.redis import RedisServer
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT_S = 30.0
-
-
-def healthz(port: int) -> dict[str, Any] | None:
-    """One ``/healthz``, on a new connection (so the kernel may pick any worker)."""
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as r:
-            body: dict[str, Any] = json.load(r)
-            return body
-    except OSError:
-        return None
 
 
 def workers_seen(port: int, want: set[int], proc: subprocess.Popen[str]) -> dict[int, int]:

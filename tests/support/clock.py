@@ -59,9 +59,4 @@ class ManualClock:
                 timer.callback()
 
 
-async def until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
-    """Wait (on the real loop) until ``condition()`` holds: the server's tasks
-    run meanwhile. Fails after ``timeout`` real seconds."""
-    async with asyncio.timeout(timeout):
-        while not condition():
-            await asyncio.sleep(0.005)
+__all__ = ["START", "ManualClock"]

@@ -1,18 +1,12 @@
-"""Starting a real server in-process and playing it with real WebSocket
-clients; a TLS front before it, with a self-signed certificate, as a reverse
-proxy would hold one (docs/DEPLOY.md)."""
+"""Scripted players: random legal moves through a real ``Session`` until a
+condition holds, and the check that no message to a seat held a card that
+seat could not see."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import random
-import shutil
-import ssl
-import subprocess
-from collections.abc import AsyncIterator, Callable
-from dataclasses import replace
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from clients.session import Session
@@ -29,109 +23,6 @@ from protocol.messages import (
     TableSnapshot,
 )
 from protocol.views import TableView
-from server.app import Server
-from server.clock import WALL, Clock
-from server.config import Settings
-from server.store.base import TableStore
-
-# Scripted clients act far faster than people: the rate limit has its own test.
-FAST = Settings(
-    port=0,
-    bot_think=0.0,
-    deal_pause=0.0,
-    result_wait=0.0,
-    grace=0.2,
-    hello_timeout=2.0,
-    rate=1000.0,
-    burst=1000,
-    # Many clients from 127.0.0.1: the per-address limits have their own tests.
-    max_per_ip=0,
-    connect_rate=0.0,
-    create_rate=0.0,
-)
-
-
-@contextlib.asynccontextmanager
-async def running(
-    settings: Settings = FAST,
-    store: TableStore | None = None,
-    clock: Clock = WALL,
-    **overrides: Any,
-) -> AsyncIterator[Server]:
-    server = Server(replace(settings, **overrides), store=store, clock=clock)
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.stop()
-
-
-def url(server: Server) -> str:
-    return f"ws://127.0.0.1:{server.port}"
-
-
-def self_signed(folder: Path, *names: str) -> tuple[Path, Path]:
-    """A self-signed certificate for ``names`` (host names or IP addresses),
-    made by the ``openssl`` command as a host without a domain would make
-    one: (certificate, private key). Skips the test without ``openssl``."""
-    import pytest
-
-    if shutil.which("openssl") is None:
-        pytest.skip("needs the openssl command")
-    folder.mkdir(parents=True, exist_ok=True)
-    cert, key = folder / "cert.pem", folder / "key.pem"
-    alt = ",".join(f"IP:{n}" if n.replace(".", "").isdigit() else f"DNS:{n}" for n in names)
-    subprocess.run(
-        [
-            *("openssl", "req", "-x509", "-nodes", "-days", "2", "-subj", f"/CN={names[0]}"),
-            *("-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"),
-            *("-keyout", str(key), "-out", str(cert), "-addext", f"subjectAltName={alt}"),
-        ],
-        check=True,
-        capture_output=True,
-    )
-    return cert, key
-
-
-@contextlib.asynccontextmanager
-async def tls_front(port: int, cert: Path, key: Path) -> AsyncIterator[int]:
-    """A TLS endpoint on 127.0.0.1 that passes every byte to and from the
-    plain server on ``port``, as nginx does; yields its port."""
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(cert, key)
-    tasks: set[asyncio.Task[Any]] = set()
-
-    async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            while data := await reader.read(65536):
-                writer.write(data)
-                await writer.drain()
-        except (OSError, ConnectionError):
-            pass
-        finally:
-            writer.close()
-
-    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", port)
-        except OSError:
-            writer.close()
-            return
-        both = asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
-        task = asyncio.ensure_future(both)
-        tasks.add(task)
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
-        tasks.discard(task)
-
-    front = await asyncio.start_server(serve, "127.0.0.1", 0, ssl=context)
-    try:
-        yield front.sockets[0].getsockname()[1]
-    finally:
-        front.close()
-        for task in list(tasks):
-            task.cancel()
-        await front.wait_closed()
 
 
 def wants_decision(view: TableView) -> bool:
@@ -207,7 +98,7 @@ async def autoplay(
     return await asyncio.wait_for(loop(), timeout)
 
 
-def _contract_taker(record: dict[str, Any]) -> tuple[str | None, int | None]:
+def contract_taker(record: dict[str, Any]) -> tuple[str | None, int | None]:
     bids = record.get("bids") or []
     order = ["pass", "prise", "garde", "garde_sans", "garde_contre"]
     if not bids or all(b == "pass" for b in bids):
@@ -249,7 +140,7 @@ def check_no_leaks(s: Session, seat: int | None, records: list[dict[str, Any]]) 
         allowed: set[str] = set()
         if seat is not None:
             allowed |= set(rec["hands"][seat])
-        contract, taker = _contract_taker(rec)
+        contract, taker = contract_taker(rec)
         if contract in ("prise", "garde") and d.phase != "bidding":
             allowed |= set(rec["chien"])  # shown to all
         if seat is not None and seat == taker:
@@ -295,14 +186,11 @@ def cards_in(obj: Any) -> set[str]:
 
 __all__ = [
     "CODES",
-    "FAST",
     "autoplay",
     "cards_in",
     "check_no_leaks",
     "choose",
+    "contract_taker",
     "deal_of",
-    "running",
-    "self_signed",
-    "tls_front",
-    "url",
+    "wants_decision",
 ]

@@ -1,0 +1,167 @@
+"""The terminal client driven with Textual's Pilot: a fast in-process server
+for it, the screen as text, waits between pauses, clicks as a player makes them."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from clients.cli.app import AtoutApp
+from clients.cli.cards_widget import HandWidget
+from clients.cli.tokens import FileTokens
+from protocol.messages import CreateTable
+from protocol.views import TableView
+from server.app import Server
+from tests.support.servers import for_people, running
+from tests.support.waits import eventually
+
+SIZE = (80, 24)
+# A deal where seat 0 holds 10 trumps and the three bouts and nobody else
+# holds more than 4 trumps or any bout: the bots pass, we take a garde,
+# make the écart and may show a poignée.
+STRONG_SEED = "s9901"
+
+
+@pytest.fixture(name="server")
+async def pilot_server() -> AsyncIterator[Server]:
+    """A server for a person's client, in-process (the fixture ``server``)."""
+    async with running(for_people()) as srv:
+        yield srv
+
+
+def url_of(srv: Server) -> str:
+    return f"ws://127.0.0.1:{srv.port}"
+
+
+def client(url: str, folder: Path, name: str = "Alice") -> AtoutApp:
+    return AtoutApp(url=url, name=name, tokens=FileTokens(folder / name), base_delay=0.05)
+
+
+async def until(pilot: Any, pred: Callable[[], Any], timeout: float = 30.0, what: str = "") -> None:
+    """``eventually`` between the pilot's pauses; the failure shows that
+    client's last errors and its link. Generous: a passing wait returns at
+    once, and a 2-core machine running other suites beside this one has
+    taken over 10 s to show a first deal."""
+    app = pilot.app
+    await eventually(
+        pred,
+        timeout,
+        what,
+        pause=pilot.pause,
+        poll=0.02,
+        detail=lambda: f"that client's last errors {app.errors[-3:]}, its link {app.link_status}",
+    )
+
+
+async def click(pilot: Any, selector: str, timeout: float = 30.0) -> None:
+    """Click a widget as a player does: move the mouse onto it, then click,
+    once nothing else lies over it (a notification, a screen still being laid
+    out on a busy machine); the failure names what is in the way, instead of
+    a later wait timing out with no clue that the click went elsewhere."""
+    under: list[Any] = [None]
+
+    def clear() -> bool:
+        target = pilot.app.screen.query_one(selector)
+        under[0], _ = pilot.app.get_widget_at(*target.region.offset)
+        # A Select is clicked on its label.
+        return bool(under[0] is target or target in under[0].ancestors)
+
+    async def hover_again(delay: float) -> None:
+        await pilot.pause(delay)
+        await pilot.hover(selector)
+
+    await pilot.hover(selector)
+    await eventually(
+        clear,
+        timeout,
+        f"{selector} clear to click",
+        pause=hover_again,
+        poll=0.2,
+        detail=lambda: f"clicks would land on {under[0]!r}",
+    )
+    await pilot.click(selector)
+
+
+def table(app: AtoutApp) -> TableView:
+    view = app.link.table if app.link else None
+    assert view is not None
+    return view
+
+
+async def shown(pilot: Any, app: AtoutApp, *texts: str) -> None:
+    """Wait until the screen shows every one of ``texts`` (drawing follows the view)."""
+    await until(
+        pilot,
+        lambda: all(t in screen_text(app) for t in texts),
+        what=f"{texts} on screen",
+    )
+
+
+async def type_card(pilot: Any, app: AtoutApp, code: str) -> None:
+    """Type a card code as a player would (Enter when the code is a prefix of another)."""
+    hand = app.table_screen.query_one("#hand", HandWidget)
+    await pilot.press(*code)
+    if hand.typed:
+        await pilot.press("enter")
+
+
+def began(view: TableView) -> bool:
+    """The game has begun: a deal is played, or (1 first deal in about 540
+    has a petit sec) was annulled as soon as dealt and its result is shown."""
+    return view.status in ("playing", "between_deals")
+
+
+async def sit_and_start(pilot: Any, app: AtoutApp, **create: Any) -> TableView:
+    """Create a table and start it; its first deal is played (a seed with no
+    petit sec unless ``create`` names one)."""
+    create.setdefault("seed", "sit")
+    await until(
+        pilot, lambda: app.link and app.link.online and app.link.lobby is not None, what="lobby"
+    )
+    app.send(CreateTable(name="t", **create))
+    await until(pilot, lambda: app.link.table is not None, what="table view")
+    await pilot.pause()
+    await click(pilot, ".start")
+    await until(pilot, lambda: table(app).status == "playing" and table(app).hand, what="a deal")
+    return table(app)
+
+
+def screen_text(app: Any) -> str:
+    """The screen as plain text, as a person reads it (no colour)."""
+    width, height = app.size
+    console = Console(
+        width=width,
+        height=height,
+        file=io.StringIO(),
+        force_terminal=True,
+        color_system=None,
+        record=True,
+        legacy_windows=False,
+        safe_box=False,
+    )
+    console.print(
+        app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    )
+    return console.export_text()
+
+
+__all__ = [
+    "SIZE",
+    "STRONG_SEED",
+    "began",
+    "click",
+    "client",
+    "pilot_server",
+    "screen_text",
+    "shown",
+    "sit_and_start",
+    "table",
+    "type_card",
+    "until",
+    "url_of",
+]
