@@ -25,6 +25,7 @@ from protocol.views import TableView
 from server.bots.knowledge import Knowledge, mask_of_codes
 from server.bots.normal import trick_state
 from server.bots.tactics import beating, highest, iter_cards, lowest
+from server.game.variant import FOUR, Variant
 
 
 class EasyBot:
@@ -37,7 +38,7 @@ class EasyBot:
         legal = view.legal
         k = Knowledge.from_view(view)
         if legal.bids:
-            return Bid(bid=_bid(k.hand, legal.bids))
+            return Bid(bid=_bid(k.hand, legal.bids, k.variant))
         if legal.ecart:
             ecart = _ecart(mask_of_codes(legal.ecart), legal.ecart_trumps, legal.ecart_size)
             return Ecart(cards=[CODES[c] for c in ecart])
@@ -53,9 +54,11 @@ class EasyBot:
         raise ValueError("the view asks for no decision")
 
 
-def _bid(hand: int, legal: list[str]) -> str:
+def _bid(hand: int, legal: list[str], variant: Variant) -> str:
     # Trumps and bouts make a contract; a beginner never goes past a garde.
-    count = (hand & TRUMP_MASK).bit_count() + 2 * (hand & BOUTS_MASK).bit_count()
+    # The bar follows the hand size (14 and 11 of 18 cards).
+    raw = (hand & TRUMP_MASK).bit_count() + 2 * (hand & BOUTS_MASK).bit_count()
+    count = raw * FOUR.hand_size / variant.hand_size
     want = "garde" if count >= 14 else "prise" if count >= 11 else "pass"
     return want if want in legal else "pass"
 

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from protocol.cards import CODES, EXCUSE, HALF_POINTS, SUIT_OF, TRUMP
 from protocol.messages import GameCommand, Play, Poignee
 from protocol.views import TableView
-from server.bots.evaluation import THRESHOLDS, hand_strength
+from server.bots.evaluation import hand_strength, thresholds
 from server.bots.knowledge import Knowledge, mask_of_codes
 from server.bots.normal import NormalBot, choose_card, choose_poignee
 from server.bots.playout import play_out
@@ -158,14 +158,15 @@ def agrees_with_bids(k: Knowledge, world: World) -> bool:
         return True
     dealt, _, _ = dealt_hands(k, world)
     high = PASS
+    least = thresholds(k.variant)
     for seat, bid in k.bids:
         if seat != k.me:
-            strength = hand_strength(dealt[seat])
+            strength = hand_strength(dealt[seat], k.variant)
             if bid == PASS:
                 # It passed: its hand did not support outbidding ``high``.
-                if high < GARDE_CONTRE and strength >= THRESHOLDS[high + 1] + BID_SLACK:
+                if high < GARDE_CONTRE and strength >= least[high + 1] + BID_SLACK:
                     return False
-            elif strength < THRESHOLDS[bid] - BID_SLACK:
+            elif strength < least[bid] - BID_SLACK:
                 return False
         high = max(high, bid)
     return True
