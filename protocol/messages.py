@@ -19,6 +19,7 @@ import msgspec
 from protocol.diff import Patch
 from protocol.errors import ByeCode
 from protocol.views import (
+    FOUR_PLAYERS,
     BotLevel,
     DailyResultView,
     LeaderboardView,
@@ -71,6 +72,8 @@ class Ping(_Cmd, tag="ping"):
 
 class CreateTable(_Cmd, tag="create"):
     name: str = ""
+    players: int = FOUR_PLAYERS
+    """The table's size: 3, 4 or 5 players (anything else is ``bad_players``)."""
     private: bool = False
     deals: int = 8
     bot_level: BotLevel = "normal"
@@ -92,7 +95,10 @@ class JoinTable(_Cmd, tag="join"):
 
 
 class QuickPlay(_Cmd, tag="quick"):
-    """Sit at any public waiting table with a free seat, or open one."""
+    """Sit at any public waiting table of ``players`` with a free seat, or open one."""
+
+    players: int = FOUR_PLAYERS
+    """The size of table wanted: 3, 4 or 5 players (else ``bad_players``)."""
 
 
 class Watch(_Cmd, tag="watch"):
@@ -122,6 +128,13 @@ class Ready(_Cmd, tag="ready"):
 
 class Bid(_Cmd, tag="bid"):
     bid: str
+
+
+class Call(_Cmd, tag="call"):
+    """5 players: the taker calls a card (a King, or as ``Legal.calls`` says);
+    its holder is the taker's partner, told to nobody until it is played."""
+
+    card: str
 
 
 class Ecart(_Cmd, tag="ecart"):
@@ -188,6 +201,7 @@ Command = (
     | PlayAgain
     | Ready
     | Bid
+    | Call
     | Ecart
     | Chelem
     | Poignee
@@ -200,7 +214,7 @@ Command = (
 )
 """Everything a client may send."""
 
-GameCommand = Bid | Ecart | Chelem | Poignee | Play
+GameCommand = Bid | Call | Ecart | Chelem | Poignee | Play
 """The commands a seat (human or bot) plays the game with."""
 
 

@@ -19,7 +19,7 @@ import msgspec
 
 SeatKind = Literal["empty", "human", "bot"]
 TableStatus = Literal["waiting", "playing", "between_deals", "finished", "closed"]
-DealPhase = Literal["bidding", "ecart", "chelem", "play", "done", "annulled"]
+DealPhase = Literal["bidding", "call", "ecart", "chelem", "play", "done", "annulled"]
 BotLevel = Literal["random", "easy", "normal", "strong"]
 
 # What a view says of a table's size when it does not say: a table of four,
@@ -80,6 +80,8 @@ class Legal(msgspec.Struct, kw_only=True):
     """How many trumps the écart must hold (then every candidate suit card goes too)."""
     chelem: bool = False
     """The taker may now declare a chelem (or not)."""
+    calls: list[str] = msgspec.field(default_factory=list)
+    """5 players, phase ``call``: the cards the taker may call."""
     poignee_sizes: list[int] = msgspec.field(default_factory=list)
     poignee_cards: list[str] = msgspec.field(default_factory=list)
     """The cards a poignée may be made of (trumps, and the Excuse)."""
@@ -96,6 +98,14 @@ class DealView(msgspec.Struct, kw_only=True):
     bids: list[BidView] = msgspec.field(default_factory=list)
     taker: int | None = None
     contract: str | None = None
+    called: str | None = None
+    """5 players: the card the taker called, public once called."""
+    partner: int | None = None
+    """5 players: the taker's partner, the seat that held the called card; set
+    for everyone only once that card has been played (before, None for every
+    seat, the partner included: it knows from its hand). None after it too
+    when the taker played it (alone); a called card in the chien is never
+    played, so ``result.partner`` tells at the end."""
     chien: list[str] = msgspec.field(default_factory=list)
     """The chien, once shown (prise, garde); never for garde sans or contre."""
     ecart_trumps: list[str] = msgspec.field(default_factory=list)
@@ -126,6 +136,8 @@ class DealLine(msgspec.Struct, kw_only=True):
     taker: int | None = None
     contract: str | None = None
     made: bool | None = None
+    partner: int | None = None
+    """5 players: the taker's partner in that deal (None: alone, or no taker)."""
     annulled: str | None = None
     scores: list[int] = msgspec.field(default_factory=_no_scores)
 
@@ -189,6 +201,8 @@ class TableSummary(msgspec.Struct, kw_only=True):
     deals: int
     bot_level: BotLevel
     spectators: int = 0
+    players: int = FOUR_PLAYERS
+    """The table's size (seats): 3, 4 or 5."""
 
 
 class LobbyView(msgspec.Struct, kw_only=True):
