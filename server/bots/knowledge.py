@@ -136,9 +136,8 @@ class Knowledge:
         k.my_ecart = mask_of_codes(view.ecart)
         k.ecart_trumps = mask_of_codes(d.ecart_trumps)
         k.chelem_declared = d.chelem_declared
-        called = getattr(d, "called", None)  # TODO(proto24): d.called
-        if called is not None:
-            k.called = CARD_OF[called]
+        if d.called is not None:
+            k.called = CARD_OF[d.called]
         for p in d.poignees:
             k.poignees[p.seat] = [CARD_OF[c] for c in p.cards]
         k.tricks_done = len(d.tricks)

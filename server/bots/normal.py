@@ -3,6 +3,8 @@
 * Bidding: the hand's point count (``evaluation.hand_strength``: bouts,
   trumps, Kings and honours, long and short suits) picks the contract; it
   passes when that is not above the bids already made.
+* Call (five players): the King it lacks where it holds the Queen, else
+  in its longest suit (``choose_call``).
 * Écart: never a King or a bout (the rules), trumps only when forced (then
   the lowest); voids the shortest suits without a King, then banks the
   Queens and Knights that would otherwise be lost, then shortens short suits.
@@ -27,6 +29,7 @@ from __future__ import annotations
 import random
 
 from protocol.cards import (
+    CARD_OF,
     CODES,
     EXCUSE,
     EXCUSE_BIT,
@@ -43,7 +46,7 @@ from protocol.cards import (
     TRUMP,
     TRUMP_MASK,
 )
-from protocol.messages import Bid, Chelem, Ecart, GameCommand, Play, Poignee
+from protocol.messages import Bid, Call, Chelem, Ecart, GameCommand, Play, Poignee
 from protocol.views import TableView
 from server.bots.evaluation import contract_for, hand_strength
 from server.bots.holdings import Holdings
@@ -81,6 +84,8 @@ class NormalBot:
         k = Knowledge.from_view(view)
         if legal.bids:
             return Bid(bid=BID_NAMES[choose_bid(k, [BID_OF[b] for b in legal.bids])])
+        if legal.calls:
+            return Call(card=CODES[choose_call(k.hand, [CARD_OF[c] for c in legal.calls])])
         if legal.ecart:
             cards = choose_ecart(
                 k.hand, mask_of_codes(legal.ecart), legal.ecart_trumps, legal.ecart_size
