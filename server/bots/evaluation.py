@@ -39,7 +39,7 @@ FOUR_HAND: Final = FOUR.hand_size
 THRESHOLDS: Final[dict[int, dict[int, float]]] = {
     # players: the least count for each contract (a club's rule of thumb,
     # tuned on bots with ``bench/bots.py --calibrate``).
-    3: {PRISE: 50, GARDE: 55, GARDE_SANS: 72, GARDE_CONTRE: 82},
+    3: {PRISE: 46, GARDE: 49, GARDE_SANS: 60, GARDE_CONTRE: 70},
     4: {PRISE: 41, GARDE: 46, GARDE_SANS: 62, GARDE_CONTRE: 72},
     5: {PRISE: 36, GARDE: 41, GARDE_SANS: 56, GARDE_CONTRE: 64},
 }
