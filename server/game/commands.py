@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from protocol.cards import CARD_OF
 from protocol.errors import ErrorCode
 from protocol.messages import Bid, Chelem, Ecart, GameCommand, Play, Poignee
+from protocol.messages import Call as CallMessage
 from server.game.deal import Action, Deal
 from server.game.errors import RuleError
 
@@ -61,7 +62,8 @@ def to_action(seat: int, command: GameCommand | Call) -> Action:
             return ("poignee", seat, parse_cards(cards, seat))
         case Play(card=card):
             return ("play", seat, parse_cards([card], seat)[0])
-        case Call(card=card):
+        case Call(card=card) | CallMessage(card=card):
+            # The engine's own command, or the wire's ``call``.
             return ("call", seat, parse_cards([card], seat, code="bad_call")[0])
     raise RuleError("unexpected", f"{type(command).__name__} is not a game command", seat=seat)
 
