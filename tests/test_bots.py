@@ -1,4 +1,6 @@
-"""Bots: always legal, blind to hidden cards, and ``normal`` plays like a sound player."""
+"""Bots: always legal at 3, 4 and 5 players, blind to hidden cards, and
+``normal`` plays like a sound player (at five: calls, helps its taker, reads
+the play)."""
 
 from __future__ import annotations
 
@@ -11,14 +13,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocol.cards import CARD_OF, CODES, KINGS_MASK, PETIT, cards_of
-from protocol.messages import Bid, Ecart, GameCommand, Play, Poignee
+from protocol.messages import Bid, Call, Ecart, GameCommand, Play, Poignee
 from protocol.views import TableView
 from server.bots import LEVELS, Bot, make_bot
 from server.bots.strong import StrongBot
 from server.game import Action, Deal, Game, ScoredDeal
 from server.game.commands import apply_command
+from server.game.variant import FIVE, THREE, Variant, variant_for
 from tests.bot_harness import play_deal, table_view
-from tests.engine_helpers import build, play_codes, to_play
+from tests.engine_helpers import bid_all, build, play_codes, to_play
 
 # -- legality -------------------------------------------------------------------
 
@@ -30,8 +33,10 @@ def _check_legal(seat: int, view: TableView, command: GameCommand) -> None:
     match command:
         case Bid(bid=bid):
             assert bid in legal.bids
+        case Call(card=card):
+            assert card in legal.calls
         case Ecart(cards=cards):
-            assert len(set(cards)) == 6 and set(cards) <= set(legal.ecart)
+            assert len(set(cards)) == legal.ecart_size and set(cards) <= set(legal.ecart)
             assert sum(c.startswith("T") for c in cards) == legal.ecart_trumps
         case Poignee(cards=cards):
             assert legal.poignee_sizes and len(cards) in legal.poignee_sizes
@@ -53,12 +58,26 @@ class Recorder:
         self.decisions.append((seat, view, command))
 
 
-def _play_one(levels: list[str], seed: int) -> None:
-    """Play one deal at a table of the given levels, checking every command."""
-    game = Game(deals=1, seed=f"legal/{seed}", first_dealer=seed % 4)
-    bots = [make_bot(lvl, seed + s, budget_s=0.005) for s, lvl in enumerate(levels)]
-    play_deal(game, bots, Recorder())  # an illegal command raises RuleError here
+def _bot(level: str, seed: int) -> Bot:
+    # strong decides from a few worlds (a budget by count, not by clock):
+    # its search is cut short but its card must still be legal.
+    if level == "strong":
+        return StrongBot(seed, budget_s=1e9, max_worlds=3)
+    return make_bot(level, seed)
+
+
+def _play_one(levels: list[str], seed: int) -> Recorder:
+    """Play one deal at a table of the given levels (one per seat), checking every command."""
+    players = len(levels)
+    variant = variant_for(players)
+    game = Game(deals=1, seed=f"legal/{seed}", first_dealer=seed % players, variant=variant)
+    recorder = Recorder()
+    play_deal(game, [_bot(lvl, seed + s) for s, lvl in enumerate(levels)], recorder)
+    # An illegal command raises RuleError in play_deal; the deal ran to its end.
     assert game.deal_over
+    result = game.deal.result()
+    assert result is not None and len(result.scores) == players and sum(result.scores) == 0
+    return recorder
 
 
 # The level under test sits at two seats; the others are drawn from every
@@ -78,8 +97,45 @@ def test_bots_only_make_legal_moves(level: str, seed: int, other: list[str]) -> 
 @settings(max_examples=30, deadline=None)
 @given(seed=seeds, other=others)
 def test_strong_only_makes_legal_moves(seed: int, other: list[str]) -> None:
-    # A 5 ms budget: the search is cut short but its card must still be legal.
     _play_one(["strong", other[0], other[1], "strong"], seed)
+
+
+@pytest.mark.parametrize("players", [3, 5])
+@pytest.mark.parametrize("level", LEVELS)
+@settings(max_examples=12, deadline=None)
+@given(seed=seeds, other=st.lists(st.sampled_from(LEVELS[:3]), min_size=3, max_size=3))
+def test_bots_play_legally_at_three_and_five(
+    level: str, players: int, seed: int, other: list[str]
+) -> None:
+    # The level under test at seat 0 and one more seat; the others drawn
+    # from the quick levels, random ones included so that every contract
+    # (and, at five, every kind of call) comes up.
+    levels = [level, *other][:players]
+    levels[players - 2] = level
+    _play_one(levels, seed)
+
+
+@pytest.mark.parametrize("variant", [THREE, FIVE], ids=["three", "five"])
+@pytest.mark.parametrize("level", LEVELS)
+def test_each_level_plays_whole_deals_at_three_and_five(level: str, variant: Variant) -> None:
+    """A table of one level plays seeded deals to the end, legally; at five
+    players takers call, and a taker's partner is found."""
+    played = calls = partners = 0
+    for i in range(6 if level == "strong" else 24):
+        recorder = _play_one([level] * variant.players, 1000 * variant.players + i)
+        commands = [c for _, _, c in recorder.decisions]
+        played += any(isinstance(c, Play) for c in commands)
+        calls += sum(isinstance(c, Call) for c in commands)
+        last = recorder.decisions[-1][1].deal
+        assert last is not None
+        partners += last.partner is not None
+    assert played >= (2 if level == "strong" else 8)
+    if variant is FIVE:
+        assert calls == played  # every deal with a taker had its call
+        if level != "random":
+            assert partners  # the called card was played by a partner
+    else:
+        assert calls == 0
 
 
 def test_bots_show_poignees_and_handle_forced_trump_ecarts() -> None:

@@ -60,9 +60,10 @@ class EasyBot:
 
 def _bid(hand: int, legal: list[str], variant: Variant) -> str:
     # Trumps and bouts make a contract; a beginner never goes past a garde.
-    # The bar follows the hand size (14 and 11 of 18 cards).
+    # The bar (14 and 11 with 18 cards) follows the hand size, as its square
+    # root: about as many hands reach it at every table size.
     raw = (hand & TRUMP_MASK).bit_count() + 2 * (hand & BOUTS_MASK).bit_count()
-    count = raw * FOUR.hand_size / variant.hand_size
+    count = raw * (FOUR.hand_size / variant.hand_size) ** 0.5
     want = "garde" if count >= 14 else "prise" if count >= 11 else "pass"
     return want if want in legal else "pass"
 
