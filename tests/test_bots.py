@@ -118,18 +118,21 @@ def test_bots_play_legally_at_three_and_five(
 @pytest.mark.parametrize("variant", [THREE, FIVE], ids=["three", "five"])
 @pytest.mark.parametrize("level", LEVELS)
 def test_each_level_plays_whole_deals_at_three_and_five(level: str, variant: Variant) -> None:
-    """A table of one level plays seeded deals to the end, legally; at five
-    players takers call, and a taker's partner is found."""
+    """A table of one level (and one random bot, which bids often) plays
+    seeded deals to the end, legally; at five players takers call, and a
+    taker's partner is found."""
     played = calls = partners = 0
+    levels = [level] * variant.players
+    levels[1] = "random"
     for i in range(6 if level == "strong" else 24):
-        recorder = _play_one([level] * variant.players, 1000 * variant.players + i)
+        recorder = _play_one(levels, 1000 * variant.players + i)
         commands = [c for _, _, c in recorder.decisions]
         played += any(isinstance(c, Play) for c in commands)
         calls += sum(isinstance(c, Call) for c in commands)
         last = recorder.decisions[-1][1].deal
         assert last is not None
         partners += last.partner is not None
-    assert played >= (2 if level == "strong" else 8)
+    assert played >= 4
     if variant is FIVE:
         assert calls == played  # every deal with a taker had its call
         if level != "random":
