@@ -445,3 +445,148 @@ def test_sampled_worlds_agree_with_the_facts() -> None:
             deal = rebuild_deal(k, world)
             assert deal is not None and deal.turn == seat
             assert cards_of(deal.hands[seat]) == cards_of(k.hand)
+
+
+# -- five players: the call, the partner, reading the play ------------------------
+
+
+def _five(hands: dict[int, str], dealer: int = 4, chien: str | None = None) -> Deal:
+    return build(hands, chien=chien, dealer=dealer, variant=FIVE)
+
+
+def _taken(deal: Deal, taker: int, contract: str = "garde") -> Deal:
+    """Bidding over with ``taker`` holding ``contract``: the call is next."""
+    bid_all(deal, {taker: contract})
+    assert deal.phase == "call" and deal.turn == taker
+    return deal
+
+
+@pytest.mark.parametrize("level", ["easy", "normal", "strong"])
+def test_a_taker_calls_a_king_it_lacks(level: str) -> None:
+    # Seat 0 holds the Kings of spades and hearts and the Queen of diamonds:
+    # normal calls the King of its Queen; easy one of the Kings it lacks.
+    deal = _taken(_five({0: "KS KH QD 2D 3D 4D 2C T21 T20 T19 T18 T17 T16 T1 EX"}), taker=0)
+    command = make_bot(level, 1).decide(_view_of(deal, 0))
+    assert isinstance(command, Call)
+    assert command.card in ("KD", "KC")
+    if level != "easy":
+        assert command.card == "KD"
+
+
+def test_normal_calls_a_queen_holding_the_four_kings() -> None:
+    deal = _taken(_five({0: "KS KH KD KC QS QH 2D 3D 4D T21 T20 T19 T18 T1 EX"}, dealer=2), taker=0)
+    command = make_bot("normal").decide(_view_of(deal, 0))
+    assert command == Call(card="QD")  # a Queen it lacks, in its longest suit
+
+
+def test_the_partner_loads_its_takers_trick_before_the_reveal() -> None:
+    """The taker (seat 0) leads the 21; seat 2 holds the called King of
+    hearts (it knows it is the partner) and no trump: it gives the taker a
+    rich card. Seat 3, in the same spot but a defender, gives its cheapest."""
+    deal = _five(
+        {
+            0: "T21 T20 T19 T18 T17 T16 T15 KS KD 2S 3S 4S 2D 3D 4D",
+            1: "T2 T3 T4 T5 T6 T7 T8 T9 T10 T11 5S 6S 7S 8S 9S",
+            2: "KH QD 2H 3H 4H 5H 6H 7H 8H 9H 5D 6D 7D 8D 9D",
+            3: "QS CS 10S 10H JH CH QH 10D JD CD 1C 2C 3C 4C 5C",
+        },
+        dealer=4,
+    )
+    to_play(deal, 0, contract="garde_sans", call="KH")
+    play_codes(deal, "T21 T2")
+    view = _view_of(deal, 2)
+    assert view.deal is not None and view.deal.partner is None  # not public yet
+    card = make_bot("normal").decide(view)
+    assert isinstance(card, Play) and card.card in ("KH", "QD")
+    play_codes(deal, card.card)
+    defender = make_bot("normal").decide(_view_of(deal, 3))
+    assert isinstance(defender, Play) and defender.card in ("1C", "2C")
+
+
+def test_the_taker_leads_the_called_suit_to_find_its_partner() -> None:
+    # The taker (seat 1) wins the first trick with the 21 and leads a small
+    # heart to its called King: the partner shows itself taking the trick.
+    deal = _five(
+        {
+            1: "T21 T20 T19 T18 T17 T16 KS KD KC 2H 3H QH 2C 3C 4C",
+            2: "KH 4H 5H 6H 1S 2S 3S 4S 5S 6S 7S 8S 9S 10S JS",
+        },
+        dealer=0,
+    )
+    to_play(deal, 1, contract="garde_sans", call="KH")
+    assert deal.turn == 1
+    assert make_bot("normal").decide(_view_of(deal, 1)) == Play(card="T21")
+    play_codes(deal, "T21")
+    while deal.tricks == [] or deal.trick:
+        deal.play(deal.turn, deal.legal_cards()[0])  # type: ignore[arg-type]
+    assert deal.turn == 1
+    assert make_bot("normal").decide(_view_of(deal, 1)) == Play(card="2H")
+    play_codes(deal, "2H")
+    while deal.turn != 2:
+        deal.play(deal.turn, deal.legal_cards()[0])  # type: ignore[arg-type]
+    assert make_bot("normal").decide(_view_of(deal, 2)) == Play(card="KH")
+
+
+def test_defenders_read_who_loads_the_takers_tricks() -> None:
+    """From a defender's view: a seat that gave a Queen to a trick the taker
+    won is likelier the partner than one that gave a small card; a seat
+    that showed a void in the called suit is surely a defender."""
+    from server.bots.knowledge import ATTACK, DEFENCE, UNKNOWN, Knowledge
+
+    deal = _five(
+        {
+            0: "T21 T20 T19 T18 T17 T16 T15 KS KD 2S 3S 4S 2D 3D 4D",
+            1: "T2 T3 T4 T5 T6 T7 T8 T9 T10 T11 5S 6S 7S 8S 9S",
+            2: "QD 2H 3H 4H 5H 6H 7H 8H 9H 10H 5D 6D 7D 8D 9D",
+            3: "1S CS 10S JH CH QH 10D JD CD 1C 2C 3C 4C 5C 6C",
+            4: "KH",
+        },
+        dealer=4,
+    )
+    to_play(deal, 0, contract="garde_sans", call="KH")
+    play_codes(deal, "T21 T2 QD 1C")
+    k = Knowledge.from_view(_view_of(deal, 4))
+    assert k.camp(4) == ATTACK  # seat 4 holds the called King: it knows
+    k1 = Knowledge.from_view(_view_of(deal, 1))
+    assert k1.camp(1) == DEFENCE and k1.camp(0) == ATTACK
+    assert k1.camp(2) == UNKNOWN and k1.camp(3) == UNKNOWN
+    assert k1.p_attack(2) > k1.p_attack(3)
+    # What is left: the taker alone (an unseen chien in a garde sans).
+    assert k1.p_attack(2) + k1.p_attack(3) + k1.p_attack(4) < 1
+
+
+@pytest.mark.parametrize("players", [3, 5])
+def test_sampled_worlds_agree_with_the_facts_at_three_and_five(players: int) -> None:
+    from server.bots.knowledge import ATTACK, Knowledge
+    from server.bots.sampling import Sampler, rebuild_deal
+
+    rng = random.Random(players)
+    variant = variant_for(players)
+    checked = 0
+    for i in range(8):
+        game = Game(
+            deals=1, seed=f"worlds/{players}/{i}", first_dealer=i % players, variant=variant
+        )
+        recorder = Recorder()
+        levels = ["normal"] * players
+        levels[1] = "random"
+        play_deal(game, [make_bot(lvl, s) for s, lvl in enumerate(levels)], recorder)
+        truth = game.deal
+        views = [(seat, view) for seat, view, _ in recorder.decisions if view.legal.cards]
+        for seat, view in views[::5]:
+            k = Knowledge.from_view(view)
+            world = Sampler(k).sample(rng)
+            assert world is not None
+            deal = rebuild_deal(k, world)
+            assert deal is not None and deal.turn == seat
+            assert cards_of(deal.hands[seat]) == cards_of(k.hand)
+            if players == 5 and k.called >= 0:
+                # Where the world puts the called card decides its camps;
+                # what the seat knows of the camps holds in every world.
+                for s in range(players):
+                    if k.camp(s) >= 0:
+                        assert deal.camp_of(s) == k.camp(s)
+                if k.camp(seat) == ATTACK and seat != truth.taker:
+                    assert deal.partner == seat
+            checked += 1
+    assert checked > 20
