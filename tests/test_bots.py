@@ -518,12 +518,12 @@ def test_the_taker_leads_the_called_suit_to_find_its_partner() -> None:
     assert make_bot("normal").decide(_view_of(deal, 1)) == Play(card="T21")
     play_codes(deal, "T21")
     while deal.tricks == [] or deal.trick:
-        deal.play(deal.turn, deal.legal_cards()[0])  # type: ignore[arg-type]
+        deal.play(deal.turn, deal.legal_cards()[0])
     assert deal.turn == 1
     assert make_bot("normal").decide(_view_of(deal, 1)) == Play(card="2H")
     play_codes(deal, "2H")
     while deal.turn != 2:
-        deal.play(deal.turn, deal.legal_cards()[0])  # type: ignore[arg-type]
+        deal.play(deal.turn, deal.legal_cards()[0])
     assert make_bot("normal").decide(_view_of(deal, 2)) == Play(card="KH")
 
 
