@@ -222,7 +222,7 @@ def _swap_twin(deal: Deal, seat: int) -> tuple[Deal, int]:
     the same suit (so every earlier play stays legal), chosen to be played
     as late as possible; returns it and how many logged actions stay valid."""
     played_at = {a[2]: n for n, a in enumerate(deal.log) if a[0] == "play"}
-    others = [s for s in range(4) if s != seat]
+    others = [s for s in deal.variant.seats if s != seat]
     best = (-1, 0, 0, 0, 0)
     for i, a in enumerate(others):
         for b in others[i + 1 :]:
@@ -240,7 +240,7 @@ def _swap_twin(deal: Deal, seat: int) -> tuple[Deal, int]:
     hands = [list(h) for h in deal.dealt]
     hands[a][hands[a].index(ca)] = cb
     hands[b][hands[b].index(cb)] = ca
-    return Deal(deal.dealer, hands, deal.chien), cut
+    return Deal(deal.dealer, hands, deal.chien, deal.variant), cut
 
 
 def _decisions_until(
@@ -256,25 +256,33 @@ def _decisions_until(
     return out
 
 
+@pytest.mark.parametrize("players", [3, 4, 5])
 @pytest.mark.parametrize("level", ["easy", "normal", "strong"])
-def test_hidden_cards_do_not_change_a_bots_decisions(level: str) -> None:
+def test_hidden_cards_do_not_change_a_bots_decisions(level: str, players: int) -> None:
     """Two deals that differ only in other seats' hidden cards give the
     watched seat identical views, hence identical decisions from same-seed
-    bots; the other seats' views do differ."""
+    bots; the other seats' views do differ. At five players the swap may
+    move the called card, and so the partner: nothing changes for the
+    watched seat until that card is played."""
     seat = 0
+    variant = variant_for(players)
     checked = played = 0
-    for i in range(12):
-        game = Game(deals=1, seed=f"twin/{i}", first_dealer=i % 4)
-        play_deal(game, [make_bot("normal", s) for s in range(4)])
+    for i in range(16):
+        seed = f"twin/{i}"
+        game = Game(deals=1, seed=seed, first_dealer=i % players, variant=variant)
+        levels = ["normal"] * players
+        levels[1] = "random"  # someone takes
+        play_deal(game, [make_bot(lvl, s) for s, lvl in enumerate(levels)])
         if game.deal.phase != "done":
-            continue  # four passes: no cards to swap unseen
+            continue  # everyone passed: no cards to swap unseen
         played += 1
         if played > 4:
             break
         twin_deal, cut = _swap_twin(game.deal, seat)
         runs = []
-        for deal in (Deal(game.deal.dealer, game.deal.dealt, game.deal.chien), twin_deal):
-            g = Game(deals=1, seed="twin")
+        original = Deal(game.deal.dealer, game.deal.dealt, game.deal.chien, variant)
+        for deal in (original, twin_deal):
+            g = Game(deals=1, seed="twin", variant=variant)
             g.deal = deal
             # strong decides from a fixed number of worlds so its choice
             # depends on the view and seed only, not on the clock.
@@ -289,7 +297,9 @@ def test_hidden_cards_do_not_change_a_bots_decisions(level: str) -> None:
         assert [c for _, c in first] == [c for _, c in second]
         checked += len(first)
         # The swap is real: some other seat's hand differs.
-        assert any(sorted(game.deal.dealt[s]) != sorted(twin_deal.dealt[s]) for s in range(1, 4))
+        assert any(
+            sorted(game.deal.dealt[s]) != sorted(twin_deal.dealt[s]) for s in variant.seats[1:]
+        )
     assert checked > 10
 
 
