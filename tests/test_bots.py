@@ -410,7 +410,8 @@ def test_normal_declares_and_makes_a_chelem_that_cannot_fail() -> None:
     assert isinstance(result, ScoredDeal) and result.chelem == "declared_made"
 
 
-def test_strong_keeps_to_its_budget() -> None:
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_strong_keeps_to_its_budget(players: int) -> None:
     # Counted in this thread's CPU time, the bot's clock and the measure
     # alike: the wall clock also counts the other processes of a busy
     # machine, which says nothing of the bot (the server gives it the wall
@@ -419,8 +420,9 @@ def test_strong_keeps_to_its_budget() -> None:
     worst = 0.0
     searched = 0
 
+    variant = variant_for(players)
     for i in range(2):
-        game = Game(deals=1, seed=f"budget/{i}", first_dealer=i % 4)
+        game = Game(deals=1, seed=f"budget/{i}", first_dealer=i % players, variant=variant)
 
         class Timed:
             def decide(self, view: TableView) -> GameCommand:
@@ -431,7 +433,9 @@ def test_strong_keeps_to_its_budget() -> None:
                 searched += bot.last_worlds > 0
                 return command
 
-        play_deal(game, [Timed(), *(make_bot("normal", s) for s in range(3))])
+        # A random bot at the next seat bids, so that there is play.
+        others = [make_bot("random", 1), *(make_bot("normal", s) for s in range(2, players))]
+        play_deal(game, [Timed(), *others])
     assert searched > 5  # the budget was spent searching, not skipped
     assert worst < 0.05 * 2  # the last world's overrun and the work before the search
 
