@@ -41,7 +41,7 @@ THRESHOLDS: Final[dict[int, dict[int, float]]] = {
     # tuned on bots with ``bench/bots.py --calibrate``).
     3: {PRISE: 46, GARDE: 49, GARDE_SANS: 60, GARDE_CONTRE: 70},
     4: {PRISE: 41, GARDE: 46, GARDE_SANS: 62, GARDE_CONTRE: 72},
-    5: {PRISE: 36, GARDE: 41, GARDE_SANS: 56, GARDE_CONTRE: 64},
+    5: {PRISE: 37, GARDE: 40, GARDE_SANS: 50, GARDE_CONTRE: 55},
 }
 
 
