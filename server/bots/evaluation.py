@@ -63,18 +63,18 @@ def long_suit_from(variant: Variant) -> int:
 
 def hand_strength(hand: int, variant: Variant = FOUR) -> float:
     """The bidding count of a hand (a mask) at the variant's table size."""
-    trumps = (hand & TRUMP_MASK).bit_count()
-    # Trumps weighed against a four-player hand: 8 of 24 protect the Petit
-    # as well as 6 of 18.
-    scaled = trumps * FOUR_HAND / variant.hand_size
-    count = 2.0 * trumps + (hand & MAJOR_TRUMPS).bit_count()
+    held = (hand & TRUMP_MASK).bit_count()
+    # Trumps weighed against a four-player hand (for the shape rules): 8 of
+    # 24 protect the Petit as well as 6 of 18.
+    trumps = held * FOUR_HAND / variant.hand_size
+    count = 2.0 * held + (hand & MAJOR_TRUMPS).bit_count()
     if hand >> MONDE & 1:
         count += 10
     if hand & EXCUSE_BIT:
         count += 8
     if hand >> PETIT & 1:
         # The Petit is worth as much as the trumps that can protect it.
-        count += (0, 0, 0, 1, 3, 5, 7)[int(scaled)] if scaled < 7 else 9
+        count += (0, 0, 0, 1, 3, 5, 7)[int(trumps)] if trumps < 7 else 9
     long_from = long_suit_from(variant)
     for suit in PLAIN_SUITS:
         cards = hand & SUIT_MASKS[suit]
@@ -92,9 +92,9 @@ def hand_strength(hand: int, variant: Variant = FOUR) -> float:
         if length >= long_from:
             count += (5, 7, 9)[min(length - long_from, 2)]
         elif length == 0:
-            count += 6 if scaled >= 4 else 3
+            count += 6 if trumps >= 4 else 3
         elif length == 1 and not king:
-            count += 3 if scaled >= 4 else 1
+            count += 3 if trumps >= 4 else 1
     return count
 
 
