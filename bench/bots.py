@@ -1,20 +1,26 @@
 """Duplicate tournament between bot levels, and strong's decision times.
 
 Luck is cancelled the duplicate way: every seeded deal (a *board*) is played
-twice on the same cards, first with bot A at seats 0 and 2 and bot B at
-seats 1 and 3, then the other way round. A board's figure is A's total over
-its four seat-plays divided by 4 (A's mean score per seat), and the margin
-is A's mean per seat per board minus B's (twice that, since the scores of a
-deal sum to zero). The 95% interval is mean ± 1.96 standard errors over
-boards. Boards annulled by a petit sec (before anyone speaks) are skipped;
-four passes score 0 and count.
+once per rotation of a seat pattern, on the same cards. Bot A sits at the
+pattern's seats and bot B at the others; rotating the pattern by one seat at
+a time through every distinct rotation, each seat of the board is played by
+A and by B in the same proportion (``PATTERNS``: seat 0 alone at 3 players,
+3 plays; seats 0 and 2 at 4 players, 2 plays; seats 0 and 2 at 5 players,
+5 plays). A board's figure is A's mean score per seat-play minus B's (the
+margin; the scores of a deal sum to zero, so it is A's total times
+``1/A's seat-plays + 1/B's seat-plays``). The 95% interval is mean ± 1.96
+standard errors over boards. Boards annulled by a petit sec (before anyone
+speaks) are skipped; a deal everybody passed scores 0 and counts.
 
-    nice python bench/bots.py --pairings easy:random normal:easy --boards 2000
-    nice python bench/bots.py --pairings strong:normal --boards 2000 --budget 0.03
+    nice python bench/bots.py --players 3 5 --pairings easy:random normal:easy --boards 1000
+    nice python bench/bots.py --players 5 --pairings strong:normal --boards 1000 --worlds 12
     nice python bench/bots.py --timing 40           # strong at its default budget
-    nice python bench/bots.py --calibrate 1500      # where each contract pays
+    nice python bench/bots.py --players 3 --calibrate 1500  # where each contract pays
 
-Prints one block per pairing; ``--json FILE`` also writes the figures.
+``--worlds N`` budgets strong by count (N worlds per card, reproducible on
+a busy machine) instead of by time (``--budget``). Prints one block per size
+and pairing (and the running margin every 100 boards on stderr); ``--json
+FILE`` also writes the figures.
 """
 
 from __future__ import annotations
@@ -36,26 +42,52 @@ from protocol.messages import GameCommand
 from protocol.views import TableView
 from server.bots import DEFAULT_BUDGET_S, Bot, make_bot
 from server.bots.evaluation import hand_strength
+from server.bots.strong import StrongBot
 from server.game import Game, ScoredDeal
 from server.game.contracts import GARDE, GARDE_CONTRE, GARDE_SANS, PASS, PRISE
+from server.game.variant import variant_for
 from tests.support.bots import play_deal
 
-SEAT_SETS = ((0, 2), (1, 3))
+PATTERNS = {3: (0,), 4: (0, 2), 5: (0, 2)}
+"""Per table size, the seats bot A holds in the first play of a board."""
 
 
-def play_board(task: tuple[str, str, str, int, float]) -> dict[str, Any] | None:
-    """Both rotations of one board; ``None`` for a petit sec."""
-    level_a, level_b, seed, board, budget = task
+def rotations(players: int) -> list[tuple[int, ...]]:
+    """The distinct rotations of the size's pattern: A's seats in each play."""
+    out: list[tuple[int, ...]] = []
+    for shift in range(players):
+        seats = tuple(sorted((s + shift) % players for s in PATTERNS[players]))
+        if seats not in out:
+            out.append(seats)
+    return out
+
+
+def bot(level: str, seed: str, budget: float, worlds: int) -> Bot:
+    if level == "strong" and worlds:
+        return StrongBot(seed, budget_s=1e9, max_worlds=worlds)
+    return make_bot(level, seed, budget_s=budget)
+
+
+Task = tuple[str, str, str, int, float, int, int]
+
+
+def play_board(task: Task) -> dict[str, Any] | None:
+    """Every rotation of one board; ``None`` for a petit sec."""
+    level_a, level_b, seed, board, budget, worlds, players = task
+    variant = variant_for(players)
     a_total = 0
     takes: list[tuple[str, bool, str]] = []
     passes = 0
-    for rotation, a_seats in enumerate(SEAT_SETS):
-        game = Game(deals=1, seed=f"{seed}/{board}", first_dealer=board % 4)
+    plays = rotations(players)
+    for rotation, a_seats in enumerate(plays):
+        game = Game(
+            deals=1, seed=f"{seed}/{players}/{board}", first_dealer=board % players, variant=variant
+        )
         if game.deal.phase == "annulled":
             return None
-        levels = [level_a if s in a_seats else level_b for s in range(4)]
+        levels = [level_a if s in a_seats else level_b for s in variant.seats]
         bots = [
-            make_bot(levels[s], f"{seed}/{board}/{rotation}/{s}", budget_s=budget) for s in range(4)
+            bot(levels[s], f"{seed}/{board}/{rotation}/{s}", budget, worlds) for s in variant.seats
         ]
         result = play_deal(game, bots)
         a_total += sum(result.scores[s] for s in a_seats)
@@ -63,7 +95,9 @@ def play_board(task: tuple[str, str, str, int, float]) -> dict[str, Any] | None:
             takes.append((levels[result.taker], result.made, result.contract))
         else:
             passes += 1
-    return {"a": a_total / 4, "takes": takes, "passes": passes}
+    a_plays = len(PATTERNS[players]) * len(plays)
+    b_plays = players * len(plays) - a_plays
+    return {"margin": a_total * (1 / a_plays + 1 / b_plays), "takes": takes, "passes": passes}
 
 
 def _nice() -> None:
@@ -71,66 +105,81 @@ def _nice() -> None:
     os.nice(10)
 
 
+def _ci(values: list[float]) -> tuple[float, float]:
+    """Mean and the half-width of its 95% interval."""
+    if len(values) < 2:
+        return (values[0] if values else math.nan), math.nan
+    return statistics.fmean(values), 1.96 * statistics.stdev(values) / math.sqrt(len(values))
+
+
 def run_pairing(
-    level_a: str, level_b: str, boards: int, seed: str, budget: float, procs: int
+    level_a: str,
+    level_b: str,
+    players: int,
+    boards: int,
+    seed: str,
+    budget: float,
+    worlds: int,
+    procs: int,
 ) -> dict[str, Any]:
-    tasks = [(level_a, level_b, seed, b, budget) for b in range(boards)]
+    tasks = [(level_a, level_b, seed, b, budget, worlds, players) for b in range(boards)]
     per_board: list[float] = []
     takes: dict[str, list[int]] = {level_a: [0, 0], level_b: [0, 0]}
     contracts: dict[str, int] = {}
     passes = skipped = 0
     start = time.time()
     with multiprocessing.Pool(procs, initializer=_nice) as pool:
-        for i, out in enumerate(pool.imap_unordered(play_board, tasks, chunksize=4)):
+        for i, out in enumerate(pool.imap_unordered(play_board, tasks, chunksize=1)):
             if out is None:
                 skipped += 1
                 continue
-            per_board.append(out["a"])
+            per_board.append(out["margin"])
             passes += out["passes"]
             for level, made, contract in out["takes"]:
                 takes[level][0] += 1
                 takes[level][1] += made
                 contracts[contract] = contracts.get(contract, 0) + 1
-            if (i + 1) % 200 == 0:
+            if (i + 1) % 100 == 0:
+                mean, half = _ci(per_board)
                 print(
-                    f"  {level_a} vs {level_b}: {i + 1}/{boards} boards, "
+                    f"  {players}p {level_a} vs {level_b}: {i + 1}/{boards} boards, "
+                    f"margin {mean:+.1f} ± {half:.1f} over {len(per_board)}, "
                     f"{time.time() - start:.0f} s",
                     file=sys.stderr,
                     flush=True,
                 )
-    n = len(per_board)
-    mean = statistics.fmean(per_board)
-    half = 1.96 * statistics.stdev(per_board) / math.sqrt(n)
+    mean, half = _ci(per_board)
     return {
+        "players": players,
         "a": level_a,
         "b": level_b,
-        "boards": n,
+        "boards": len(per_board),
+        "plays_per_board": len(rotations(players)),
         "petit_sec_skipped": skipped,
-        "four_passes": passes,
-        "a_per_seat": mean,
-        "a_per_seat_ci": half,
-        "margin": 2 * mean,
-        "margin_ci": 2 * half,
+        "all_passed": passes,
+        "margin": mean,
+        "margin_ci": half,
         "takes": {lvl: {"taken": t, "made": m} for lvl, (t, m) in takes.items()},
         "contracts": contracts,
-        "budget_s": budget if "strong" in (level_a, level_b) else None,
+        "budget_s": budget if "strong" in (level_a, level_b) and not worlds else None,
+        "worlds": worlds if "strong" in (level_a, level_b) and worlds else None,
         "seconds": round(time.time() - start),
     }
 
 
 def report(r: dict[str, Any]) -> str:
     lines = [
-        f"{r['a']} vs {r['b']}: {r['boards']} boards (each played twice)"
-        + (f", strong at {r['budget_s'] * 1000:.0f} ms per decision" if r["budget_s"] else ""),
+        f"{r['players']} players, {r['a']} vs {r['b']}: {r['boards']} boards "
+        f"(each played {r['plays_per_board']} times)"
+        + (f", strong at {r['budget_s'] * 1000:.0f} ms per decision" if r["budget_s"] else "")
+        + (f", strong at {r['worlds']} worlds per card" if r["worlds"] else ""),
         f"  {r['a']} minus {r['b']}, points per seat per deal: "
         f"{r['margin']:+.1f} ± {r['margin_ci']:.1f} (95%)",
-        f"  {r['a']} mean score per seat per deal: "
-        f"{r['a_per_seat']:+.1f} ± {r['a_per_seat_ci']:.1f}",
     ]
     for level, t in r["takes"].items():
         rate = t["made"] / t["taken"] if t["taken"] else float("nan")
         lines.append(f"  {level} as taker: {t['made']}/{t['taken']} made ({rate:.1%})")
-    lines.append(f"  four passes: {r['four_passes']}, contracts: {r['contracts']}")
+    lines.append(f"  all passed: {r['all_passed']}, contracts: {r['contracts']}")
     lines.append(f"  {r['seconds']} s")
     return "\n".join(lines)
 
@@ -150,18 +199,20 @@ class TimedBot:
         return command
 
 
-def timing(deals: int, budget: float) -> dict[str, Any]:
+def timing(deals: int, budget: float, players: int) -> dict[str, Any]:
     """Strong at seat 0 against normal, timing its card decisions that had a choice."""
     times: list[float] = []
+    variant = variant_for(players)
     for i in range(deals):
-        game = Game(deals=1, seed=f"timing/{i}", first_dealer=i % 4)
+        game = Game(deals=1, seed=f"timing/{i}", first_dealer=i % players, variant=variant)
         if game.deal.phase == "annulled":
             continue
         bots: list[Bot] = [TimedBot(make_bot("strong", i, budget_s=budget), times)]
-        bots += [make_bot("normal", i * 4 + s) for s in range(1, 4)]
+        bots += [make_bot("normal", i * players + s) for s in variant.seats[1:]]
         play_deal(game, bots)
     times.sort()
     return {
+        "players": players,
         "budget_s": budget,
         "decisions": len(times),
         "median_ms": 1000 * statistics.median(times),
@@ -170,36 +221,47 @@ def timing(deals: int, budget: float) -> dict[str, Any]:
     }
 
 
-def calibrate_board(board: int) -> list[tuple[float, int, int]]:
+def calibrate_board(task: tuple[int, int]) -> list[tuple[float, int, int]]:
     """Each seat in turn takes each contract (the others pass) with normal
     bots everywhere: ``(hand count, contract, points per defender)``."""
+    board, players = task
+    variant = variant_for(players)
     out: list[tuple[float, int, int]] = []
-    for taker in range(4):
+    for taker in variant.seats:
         for contract in (PRISE, GARDE, GARDE_SANS, GARDE_CONTRE):
-            game = Game(deals=1, seed=f"calibrate/{board}", first_dealer=board % 4)
+            game = Game(
+                deals=1,
+                seed=f"calibrate/{board}",
+                first_dealer=board % players,
+                variant=variant,
+            )
             deal = game.deal
             if deal.phase == "annulled":
                 return out
-            strength = hand_strength(deal.hands[taker])
+            strength = hand_strength(deal.hands[taker], variant)
             while deal.phase == "bidding":
                 seat = deal.turn
                 assert seat is not None
                 deal.bid(seat, contract if seat == taker else PASS)
-            result = play_deal(game, [make_bot("normal", s) for s in range(4)])
+            result = play_deal(game, [make_bot("normal", s) for s in variant.seats])
             assert isinstance(result, ScoredDeal)
             out.append((strength, contract, result.base))
     return out
 
 
-def calibrate(boards: int, procs: int) -> str:
+def calibrate(boards: int, players: int, procs: int) -> str:
     """The taker's mean points (per defender) by hand count and contract:
     where each contract starts to pay is where ``evaluation.THRESHOLDS`` sit."""
     rows: dict[tuple[int, int], list[int]] = {}
     with multiprocessing.Pool(procs, initializer=_nice) as pool:
-        for out in pool.imap_unordered(calibrate_board, range(boards), chunksize=8):
+        tasks = [(b, players) for b in range(boards)]
+        for out in pool.imap_unordered(calibrate_board, tasks, chunksize=8):
             for strength, contract, base in out:
                 rows.setdefault((int(strength // 5) * 5, contract), []).append(base)
-    lines = ["count   prise   garde   g.sans  g.contre  (mean points per defender, hands)"]
+    lines = [
+        f"{players} players",
+        "count   prise   garde   g.sans  g.contre  (mean points per defender, hands)",
+    ]
     for low in range(0, 130, 5):
         cells = [rows.get((low, c)) for c in (PRISE, GARDE, GARDE_SANS, GARDE_CONTRE)]
         if cells[0]:
@@ -213,9 +275,11 @@ def main() -> None:
     parser.add_argument(
         "--pairings", nargs="*", default=["easy:random", "normal:easy", "strong:normal"]
     )
+    parser.add_argument("--players", type=int, nargs="*", default=[4], choices=[3, 4, 5])
     parser.add_argument("--boards", type=int, default=2000)
     parser.add_argument("--seed", default="atout")
     parser.add_argument("--budget", type=float, default=DEFAULT_BUDGET_S)
+    parser.add_argument("--worlds", type=int, default=0, help="strong's worlds per card")
     parser.add_argument("--procs", type=int, default=2)
     parser.add_argument("--timing", type=int, default=0, help="deals to time strong over")
     parser.add_argument("--calibrate", type=int, default=0, help="boards to calibrate bids on")
@@ -223,21 +287,29 @@ def main() -> None:
     args = parser.parse_args()
     results: dict[str, Any] = {"pairings": []}
     if args.calibrate:
-        print(calibrate(args.calibrate, args.procs))
+        for players in args.players:
+            print(calibrate(args.calibrate, players, args.procs), flush=True)
         return
     if args.timing:
-        results["timing"] = t = timing(args.timing, args.budget)
-        print(
-            f"strong at {t['budget_s'] * 1000:.0f} ms: {t['decisions']} card decisions, "
-            f"median {t['median_ms']:.1f} ms, p99 {t['p99_ms']:.1f} ms, max {t['max_ms']:.1f} ms",
-            flush=True,
-        )
+        results["timing"] = []
+        for players in args.players:
+            t = timing(args.timing, args.budget, players)
+            results["timing"].append(t)
+            print(
+                f"{players} players, strong at {t['budget_s'] * 1000:.0f} ms: "
+                f"{t['decisions']} card decisions, median {t['median_ms']:.1f} ms, "
+                f"p99 {t['p99_ms']:.1f} ms, max {t['max_ms']:.1f} ms",
+                flush=True,
+            )
     else:
-        for pairing in args.pairings:
-            a, b = pairing.split(":")
-            r = run_pairing(a, b, args.boards, args.seed, args.budget, args.procs)
-            results["pairings"].append(r)
-            print(report(r), flush=True)
+        for players in args.players:
+            for pairing in args.pairings:
+                a, b = pairing.split(":")
+                r = run_pairing(
+                    a, b, players, args.boards, args.seed, args.budget, args.worlds, args.procs
+                )
+                results["pairings"].append(r)
+                print(report(r), flush=True)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
 

@@ -1,4 +1,6 @@
-"""Bots: always legal, blind to hidden cards, and ``normal`` plays like a sound player."""
+"""Bots: always legal at 3, 4 and 5 players, blind to hidden cards, and
+``normal`` plays like a sound player (at five: calls, helps its taker, reads
+the play)."""
 
 from __future__ import annotations
 
@@ -11,14 +13,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocol.cards import CARD_OF, CODES, KINGS_MASK, PETIT, cards_of
-from protocol.messages import Bid, Ecart, GameCommand, Play, Poignee
+from protocol.messages import Bid, Call, Ecart, GameCommand, Play, Poignee
 from protocol.views import TableView
 from server.bots import LEVELS, Bot, make_bot
 from server.bots.strong import StrongBot
 from server.game import Action, Deal, Game, ScoredDeal
 from server.game.commands import apply_command
+from server.game.variant import FIVE, THREE, Variant, variant_for
 from tests.support.bots import play_deal, table_view
-from tests.support.engine import build, play_codes, to_play
+from tests.support.engine import bid_all, build, play_codes, to_play
 
 # -- legality -------------------------------------------------------------------
 
@@ -30,8 +33,10 @@ def _check_legal(seat: int, view: TableView, command: GameCommand) -> None:
     match command:
         case Bid(bid=bid):
             assert bid in legal.bids
+        case Call(card=card):
+            assert card in legal.calls
         case Ecart(cards=cards):
-            assert len(set(cards)) == 6 and set(cards) <= set(legal.ecart)
+            assert len(set(cards)) == legal.ecart_size and set(cards) <= set(legal.ecart)
             assert sum(c.startswith("T") for c in cards) == legal.ecart_trumps
         case Poignee(cards=cards):
             assert legal.poignee_sizes and len(cards) in legal.poignee_sizes
@@ -53,12 +58,26 @@ class Recorder:
         self.decisions.append((seat, view, command))
 
 
-def _play_one(levels: list[str], seed: int) -> None:
-    """Play one deal at a table of the given levels, checking every command."""
-    game = Game(deals=1, seed=f"legal/{seed}", first_dealer=seed % 4)
-    bots = [make_bot(lvl, seed + s, budget_s=0.005) for s, lvl in enumerate(levels)]
-    play_deal(game, bots, Recorder())  # an illegal command raises RuleError here
+def _bot(level: str, seed: int) -> Bot:
+    # strong decides from a few worlds (a budget by count, not by clock):
+    # its search is cut short but its card must still be legal.
+    if level == "strong":
+        return StrongBot(seed, budget_s=1e9, max_worlds=3)
+    return make_bot(level, seed)
+
+
+def _play_one(levels: list[str], seed: int) -> Recorder:
+    """Play one deal at a table of the given levels (one per seat), checking every command."""
+    players = len(levels)
+    variant = variant_for(players)
+    game = Game(deals=1, seed=f"legal/{seed}", first_dealer=seed % players, variant=variant)
+    recorder = Recorder()
+    play_deal(game, [_bot(lvl, seed + s) for s, lvl in enumerate(levels)], recorder)
+    # An illegal command raises RuleError in play_deal; the deal ran to its end.
     assert game.deal_over
+    result = game.deal.result()
+    assert result is not None and len(result.scores) == players and sum(result.scores) == 0
+    return recorder
 
 
 # The level under test sits at two seats; the others are drawn from every
@@ -78,8 +97,48 @@ def test_bots_only_make_legal_moves(level: str, seed: int, other: list[str]) -> 
 @settings(max_examples=30, deadline=None)
 @given(seed=seeds, other=others)
 def test_strong_only_makes_legal_moves(seed: int, other: list[str]) -> None:
-    # A 5 ms budget: the search is cut short but its card must still be legal.
     _play_one(["strong", other[0], other[1], "strong"], seed)
+
+
+@pytest.mark.parametrize("players", [3, 5])
+@pytest.mark.parametrize("level", LEVELS)
+@settings(max_examples=12, deadline=None)
+@given(seed=seeds, other=st.lists(st.sampled_from(LEVELS[:3]), min_size=3, max_size=3))
+def test_bots_play_legally_at_three_and_five(
+    level: str, players: int, seed: int, other: list[str]
+) -> None:
+    # The level under test at seat 0 and one more seat; the others drawn
+    # from the quick levels, random ones included so that every contract
+    # (and, at five, every kind of call) comes up.
+    levels = [level, *other][:players]
+    levels[players - 2] = level
+    _play_one(levels, seed)
+
+
+@pytest.mark.parametrize("variant", [THREE, FIVE], ids=["three", "five"])
+@pytest.mark.parametrize("level", LEVELS)
+def test_each_level_plays_whole_deals_at_three_and_five(level: str, variant: Variant) -> None:
+    """A table of one level (and one random bot, which bids often) plays
+    seeded deals to the end, legally; at five players takers call, and a
+    taker's partner is found."""
+    played = calls = partners = 0
+    levels = [level] * variant.players
+    levels[1] = "random"
+    for i in range(6 if level == "strong" else 24):
+        recorder = _play_one(levels, 1000 * variant.players + i)
+        commands = [c for _, _, c in recorder.decisions]
+        played += any(isinstance(c, Play) for c in commands)
+        calls += sum(isinstance(c, Call) for c in commands)
+        last = recorder.decisions[-1][1].deal
+        assert last is not None
+        partners += last.partner is not None
+    assert played >= 4
+    if variant is FIVE:
+        assert calls == played  # every deal with a taker had its call
+        if level != "random":
+            assert partners  # the called card was played by a partner
+    else:
+        assert calls == 0
 
 
 def test_bots_show_poignees_and_handle_forced_trump_ecarts() -> None:
@@ -163,7 +222,7 @@ def _swap_twin(deal: Deal, seat: int) -> tuple[Deal, int]:
     the same suit (so every earlier play stays legal), chosen to be played
     as late as possible; returns it and how many logged actions stay valid."""
     played_at = {a[2]: n for n, a in enumerate(deal.log) if a[0] == "play"}
-    others = [s for s in range(4) if s != seat]
+    others = [s for s in deal.variant.seats if s != seat]
     best = (-1, 0, 0, 0, 0)
     for i, a in enumerate(others):
         for b in others[i + 1 :]:
@@ -181,7 +240,7 @@ def _swap_twin(deal: Deal, seat: int) -> tuple[Deal, int]:
     hands = [list(h) for h in deal.dealt]
     hands[a][hands[a].index(ca)] = cb
     hands[b][hands[b].index(cb)] = ca
-    return Deal(deal.dealer, hands, deal.chien), cut
+    return Deal(deal.dealer, hands, deal.chien, deal.variant), cut
 
 
 def _decisions_until(
@@ -197,25 +256,33 @@ def _decisions_until(
     return out
 
 
+@pytest.mark.parametrize("players", [3, 4, 5])
 @pytest.mark.parametrize("level", ["easy", "normal", "strong"])
-def test_hidden_cards_do_not_change_a_bots_decisions(level: str) -> None:
+def test_hidden_cards_do_not_change_a_bots_decisions(level: str, players: int) -> None:
     """Two deals that differ only in other seats' hidden cards give the
     watched seat identical views, hence identical decisions from same-seed
-    bots; the other seats' views do differ."""
+    bots; the other seats' views do differ. At five players the swap may
+    move the called card, and so the partner: nothing changes for the
+    watched seat until that card is played."""
     seat = 0
+    variant = variant_for(players)
     checked = played = 0
-    for i in range(12):
-        game = Game(deals=1, seed=f"twin/{i}", first_dealer=i % 4)
-        play_deal(game, [make_bot("normal", s) for s in range(4)])
+    for i in range(16):
+        seed = f"twin/{i}"
+        game = Game(deals=1, seed=seed, first_dealer=i % players, variant=variant)
+        levels = ["normal"] * players
+        levels[1] = "random"  # someone takes
+        play_deal(game, [make_bot(lvl, s) for s, lvl in enumerate(levels)])
         if game.deal.phase != "done":
-            continue  # four passes: no cards to swap unseen
+            continue  # everyone passed: no cards to swap unseen
         played += 1
         if played > 4:
             break
         twin_deal, cut = _swap_twin(game.deal, seat)
         runs = []
-        for deal in (Deal(game.deal.dealer, game.deal.dealt, game.deal.chien), twin_deal):
-            g = Game(deals=1, seed="twin")
+        original = Deal(game.deal.dealer, game.deal.dealt, game.deal.chien, variant)
+        for deal in (original, twin_deal):
+            g = Game(deals=1, seed="twin", variant=variant)
             g.deal = deal
             # strong decides from a fixed number of worlds so its choice
             # depends on the view and seed only, not on the clock.
@@ -230,7 +297,9 @@ def test_hidden_cards_do_not_change_a_bots_decisions(level: str) -> None:
         assert [c for _, c in first] == [c for _, c in second]
         checked += len(first)
         # The swap is real: some other seat's hand differs.
-        assert any(sorted(game.deal.dealt[s]) != sorted(twin_deal.dealt[s]) for s in range(1, 4))
+        assert any(
+            sorted(game.deal.dealt[s]) != sorted(twin_deal.dealt[s]) for s in variant.seats[1:]
+        )
     assert checked > 10
 
 
@@ -341,7 +410,8 @@ def test_normal_declares_and_makes_a_chelem_that_cannot_fail() -> None:
     assert isinstance(result, ScoredDeal) and result.chelem == "declared_made"
 
 
-def test_strong_keeps_to_its_budget() -> None:
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_strong_keeps_to_its_budget(players: int) -> None:
     # Counted in this thread's CPU time, the bot's clock and the measure
     # alike: the wall clock also counts the other processes of a busy
     # machine, which says nothing of the bot (the server gives it the wall
@@ -350,8 +420,9 @@ def test_strong_keeps_to_its_budget() -> None:
     worst = 0.0
     searched = 0
 
+    variant = variant_for(players)
     for i in range(2):
-        game = Game(deals=1, seed=f"budget/{i}", first_dealer=i % 4)
+        game = Game(deals=1, seed=f"budget/{i}", first_dealer=i % players, variant=variant)
 
         class Timed:
             def decide(self, view: TableView) -> GameCommand:
@@ -362,7 +433,9 @@ def test_strong_keeps_to_its_budget() -> None:
                 searched += bot.last_worlds > 0
                 return command
 
-        play_deal(game, [Timed(), *(make_bot("normal", s) for s in range(3))])
+        # A random bot at the next seat bids, so that there is play.
+        others = [make_bot("random", 1), *(make_bot("normal", s) for s in range(2, players))]
+        play_deal(game, [Timed(), *others])
     assert searched > 5  # the budget was spent searching, not skipped
     assert worst < 0.05 * 2  # the last world's overrun and the work before the search
 
@@ -386,3 +459,148 @@ def test_sampled_worlds_agree_with_the_facts() -> None:
             deal = rebuild_deal(k, world)
             assert deal is not None and deal.turn == seat
             assert cards_of(deal.hands[seat]) == cards_of(k.hand)
+
+
+# -- five players: the call, the partner, reading the play ------------------------
+
+
+def _five(hands: dict[int, str], dealer: int = 4, chien: str | None = None) -> Deal:
+    return build(hands, chien=chien, dealer=dealer, variant=FIVE)
+
+
+def _taken(deal: Deal, taker: int, contract: str = "garde") -> Deal:
+    """Bidding over with ``taker`` holding ``contract``: the call is next."""
+    bid_all(deal, {taker: contract})
+    assert deal.phase == "call" and deal.turn == taker
+    return deal
+
+
+@pytest.mark.parametrize("level", ["easy", "normal", "strong"])
+def test_a_taker_calls_a_king_it_lacks(level: str) -> None:
+    # Seat 0 holds the Kings of spades and hearts and the Queen of diamonds:
+    # normal calls the King of its Queen; easy one of the Kings it lacks.
+    deal = _taken(_five({0: "KS KH QD 2D 3D 4D 2C T21 T20 T19 T18 T17 T16 T1 EX"}), taker=0)
+    command = make_bot(level, 1).decide(_view_of(deal, 0))
+    assert isinstance(command, Call)
+    assert command.card in ("KD", "KC")
+    if level != "easy":
+        assert command.card == "KD"
+
+
+def test_normal_calls_a_queen_holding_the_four_kings() -> None:
+    deal = _taken(_five({0: "KS KH KD KC QS QH 2D 3D 4D T21 T20 T19 T18 T1 EX"}, dealer=2), taker=0)
+    command = make_bot("normal").decide(_view_of(deal, 0))
+    assert command == Call(card="QD")  # a Queen it lacks, in its longest suit
+
+
+def test_the_partner_loads_its_takers_trick_before_the_reveal() -> None:
+    """The taker (seat 0) leads the 21; seat 2 holds the called King of
+    hearts (it knows it is the partner) and no trump: it gives the taker a
+    rich card. Seat 3, in the same spot but a defender, gives its cheapest."""
+    deal = _five(
+        {
+            0: "T21 T20 T19 T18 T17 T16 T15 KS KD 2S 3S 4S 2D 3D 4D",
+            1: "T2 T3 T4 T5 T6 T7 T8 T9 T10 T11 5S 6S 7S 8S 9S",
+            2: "KH QD 2H 3H 4H 5H 6H 7H 8H 9H 5D 6D 7D 8D 9D",
+            3: "QS CS 10S 10H JH CH QH 10D JD CD 1C 2C 3C 4C 5C",
+        },
+        dealer=4,
+    )
+    to_play(deal, 0, contract="garde_sans", call="KH")
+    play_codes(deal, "T21 T2")
+    view = _view_of(deal, 2)
+    assert view.deal is not None and view.deal.partner is None  # not public yet
+    card = make_bot("normal").decide(view)
+    assert isinstance(card, Play) and card.card in ("KH", "QD")
+    play_codes(deal, card.card)
+    defender = make_bot("normal").decide(_view_of(deal, 3))
+    assert isinstance(defender, Play) and defender.card in ("1C", "2C")
+
+
+def test_the_taker_leads_the_called_suit_to_find_its_partner() -> None:
+    # The taker (seat 1) wins the first trick with the 21 and leads a small
+    # heart to its called King: the partner shows itself taking the trick.
+    deal = _five(
+        {
+            1: "T21 T20 T19 T18 T17 T16 KS KD KC 2H 3H QH 2C 3C 4C",
+            2: "KH 4H 5H 6H 1S 2S 3S 4S 5S 6S 7S 8S 9S 10S JS",
+        },
+        dealer=0,
+    )
+    to_play(deal, 1, contract="garde_sans", call="KH")
+    assert deal.turn == 1
+    assert make_bot("normal").decide(_view_of(deal, 1)) == Play(card="T21")
+    play_codes(deal, "T21")
+    while deal.tricks == [] or deal.trick:
+        deal.play(deal.turn, deal.legal_cards()[0])
+    assert deal.turn == 1
+    assert make_bot("normal").decide(_view_of(deal, 1)) == Play(card="2H")
+    play_codes(deal, "2H")
+    while deal.turn != 2:
+        deal.play(deal.turn, deal.legal_cards()[0])
+    assert make_bot("normal").decide(_view_of(deal, 2)) == Play(card="KH")
+
+
+def test_defenders_read_who_loads_the_takers_tricks() -> None:
+    """From a defender's view: a seat that gave a Queen to a trick the taker
+    won is likelier the partner than one that gave a small card; a seat
+    that showed a void in the called suit is surely a defender."""
+    from server.bots.knowledge import ATTACK, DEFENCE, UNKNOWN, Knowledge
+
+    deal = _five(
+        {
+            0: "T21 T20 T19 T18 T17 T16 T15 KS KD 2S 3S 4S 2D 3D 4D",
+            1: "T2 T3 T4 T5 T6 T7 T8 T9 T10 T11 5S 6S 7S 8S 9S",
+            2: "QD 2H 3H 4H 5H 6H 7H 8H 9H 10H 5D 6D 7D 8D 9D",
+            3: "1S CS 10S JH CH QH 10D JD CD 1C 2C 3C 4C 5C 6C",
+            4: "KH",
+        },
+        dealer=4,
+    )
+    to_play(deal, 0, contract="garde_sans", call="KH")
+    play_codes(deal, "T21 T2 QD 1C")
+    k = Knowledge.from_view(_view_of(deal, 4))
+    assert k.camp(4) == ATTACK  # seat 4 holds the called King: it knows
+    k1 = Knowledge.from_view(_view_of(deal, 1))
+    assert k1.camp(1) == DEFENCE and k1.camp(0) == ATTACK
+    assert k1.camp(2) == UNKNOWN and k1.camp(3) == UNKNOWN
+    assert k1.p_attack(2) > k1.p_attack(3)
+    # What is left: the taker alone (an unseen chien in a garde sans).
+    assert k1.p_attack(2) + k1.p_attack(3) + k1.p_attack(4) < 1
+
+
+@pytest.mark.parametrize("players", [3, 5])
+def test_sampled_worlds_agree_with_the_facts_at_three_and_five(players: int) -> None:
+    from server.bots.knowledge import ATTACK, Knowledge
+    from server.bots.sampling import Sampler, rebuild_deal
+
+    rng = random.Random(players)
+    variant = variant_for(players)
+    checked = 0
+    for i in range(8):
+        game = Game(
+            deals=1, seed=f"worlds/{players}/{i}", first_dealer=i % players, variant=variant
+        )
+        recorder = Recorder()
+        levels = ["normal"] * players
+        levels[1] = "random"
+        play_deal(game, [make_bot(lvl, s) for s, lvl in enumerate(levels)], recorder)
+        truth = game.deal
+        views = [(seat, view) for seat, view, _ in recorder.decisions if view.legal.cards]
+        for seat, view in views[::5]:
+            k = Knowledge.from_view(view)
+            world = Sampler(k).sample(rng)
+            assert world is not None
+            deal = rebuild_deal(k, world)
+            assert deal is not None and deal.turn == seat
+            assert cards_of(deal.hands[seat]) == cards_of(k.hand)
+            if players == 5 and k.called >= 0:
+                # Where the world puts the called card decides its camps;
+                # what the seat knows of the camps holds in every world.
+                for s in range(players):
+                    if k.camp(s) >= 0:
+                        assert deal.camp_of(s) == k.camp(s)
+                if k.camp(seat) == ATTACK and seat != truth.taker:
+                    assert deal.partner == seat
+            checked += 1
+    assert checked > 20

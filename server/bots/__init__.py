@@ -1,9 +1,10 @@
 """Bots: seats that decide from their ``TableView`` alone, so they cannot cheat.
 
 ``make_bot(level, seed)`` returns a ``Bot``; ``bot.decide(view)`` returns the
-game command (``Bid``, ``Ecart``, ``Chelem``, ``Poignee`` or ``Play``) for the
-decision ``view.legal`` asks for. The table runs the same code for an empty
-seat, for a human who is away and for a turn timer that runs out.
+game command (``Bid``, ``Call``, ``Ecart``, ``Chelem``, ``Poignee`` or
+``Play``) for the decision ``view.legal`` asks for, at 3, 4 or 5 players.
+The table runs the same code for an empty seat, for a human who is away and
+for a turn timer that runs out.
 
 A poignée is a decision of its own: while ``view.legal.poignee_sizes`` is
 non-empty a bot may answer ``Poignee(cards=...)``, and the table then asks

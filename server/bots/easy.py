@@ -13,18 +13,21 @@ import random
 
 from protocol.cards import (
     BOUTS_MASK,
+    CARD_OF,
     CODES,
     EXCUSE,
     EXCUSE_BIT,
     HALF_POINTS,
     SUIT_MASKS,
+    SUIT_OF,
     TRUMP_MASK,
 )
-from protocol.messages import Bid, Chelem, Ecart, GameCommand, Play, Poignee
+from protocol.messages import Bid, Call, Chelem, Ecart, GameCommand, Play, Poignee
 from protocol.views import TableView
 from server.bots.knowledge import Knowledge, mask_of_codes
 from server.bots.normal import trick_state
 from server.bots.tactics import beating, highest, iter_cards, lowest
+from server.game.variant import FOUR, Variant
 
 
 class EasyBot:
@@ -37,7 +40,9 @@ class EasyBot:
         legal = view.legal
         k = Knowledge.from_view(view)
         if legal.bids:
-            return Bid(bid=_bid(k.hand, legal.bids))
+            return Bid(bid=_bid(k.hand, legal.bids, k.variant))
+        if legal.calls:
+            return Call(card=_call(k.hand, legal.calls))
         if legal.ecart:
             ecart = _ecart(mask_of_codes(legal.ecart), legal.ecart_trumps, legal.ecart_size)
             return Ecart(cards=[CODES[c] for c in ecart])
@@ -53,11 +58,20 @@ class EasyBot:
         raise ValueError("the view asks for no decision")
 
 
-def _bid(hand: int, legal: list[str]) -> str:
+def _bid(hand: int, legal: list[str], variant: Variant) -> str:
     # Trumps and bouts make a contract; a beginner never goes past a garde.
-    count = (hand & TRUMP_MASK).bit_count() + 2 * (hand & BOUTS_MASK).bit_count()
+    # The bar (14 and 11 with 18 cards) follows the hand size, as its square
+    # root: about as many hands reach it at every table size.
+    raw = (hand & TRUMP_MASK).bit_count() + 2 * (hand & BOUTS_MASK).bit_count()
+    count = raw * (FOUR.hand_size / variant.hand_size) ** 0.5
     want = "garde" if count >= 14 else "prise" if count >= 11 else "pass"
     return want if want in legal else "pass"
+
+
+def _call(hand: int, calls: list[str]) -> str:
+    # A card it lacks (else it would play alone), in its longest suit.
+    lacking = [c for c in calls if not hand >> CARD_OF[c] & 1] or calls
+    return max(lacking, key=lambda c: (hand & SUIT_MASKS[SUIT_OF[CARD_OF[c]]]).bit_count())
 
 
 def _ecart(candidates: int, trumps_needed: int, size: int) -> list[int]:

@@ -3,9 +3,15 @@
 Players at a club count a hand before they speak: the bouts, the trumps (the
 long ones and the high ones), the Kings and the honours under them, long
 suits and short ones (a void lets the taker trump). The count decides the
-contract: under ``THRESHOLDS[prise]`` one passes, and so on up to the garde
-contre. ``normal`` bids with it, and ``strong`` uses it to judge which hidden
-hands agree with the bids it heard.
+contract: under ``thresholds(variant)[prise]`` one passes, and so on up to
+the garde contre. ``normal`` bids with it, and ``strong`` uses it to judge
+which hidden hands agree with the bids it heard.
+
+The count is the four-player count with its shape rules scaled to the hand
+size (a long suit and the trumps that protect the Petit are counted against
+what an average hand of that size holds); each table size has its own
+thresholds, since a hand of 24 cards counts more than one of 15 and the
+camps differ (two defenders at 3, a called partner at 5).
 """
 
 from __future__ import annotations
@@ -22,29 +28,54 @@ from protocol.cards import (
     TRUMP_MASK,
 )
 from server.game.contracts import GARDE, GARDE_CONTRE, GARDE_SANS, PASS, PRISE
+from server.game.variant import FOUR, Variant
 
 MAJOR_TRUMPS: Final = TRUMP_MASK & ~((1 << (FIRST_TRUMP + 15)) - 1)
 """T16..T21: the trumps that win tricks against other trumps."""
 
-THRESHOLDS: Final = {PRISE: 41, GARDE: 46, GARDE_SANS: 62, GARDE_CONTRE: 72}
-"""The least count for each contract (a club's rule of thumb, tuned on bots)."""
+FOUR_HAND: Final = FOUR.hand_size
+"""The hand size the count was first tuned on: other sizes are scaled to it."""
+
+THRESHOLDS: Final[dict[int, dict[int, float]]] = {
+    # players: the least count for each contract (a club's rule of thumb,
+    # tuned on bots with ``bench/bots.py --calibrate``).
+    3: {PRISE: 46, GARDE: 49, GARDE_SANS: 60, GARDE_CONTRE: 70},
+    4: {PRISE: 41, GARDE: 46, GARDE_SANS: 62, GARDE_CONTRE: 72},
+    5: {PRISE: 37, GARDE: 40, GARDE_SANS: 50, GARDE_CONTRE: 55},
+}
+
+
+def thresholds(variant: Variant = FOUR) -> dict[int, float]:
+    """The least count for each contract at the variant's table size."""
+    return THRESHOLDS[variant.players]
 
 
 def _rank_bit(suit: int, rank: int) -> int:
     return 1 << (suit * 14 + rank)
 
 
-def hand_strength(hand: int) -> float:
-    """The bidding count of a hand (a mask), as a four-player hand is counted."""
-    trumps = (hand & TRUMP_MASK).bit_count()
-    count = 2.0 * trumps + (hand & MAJOR_TRUMPS).bit_count()
+def long_suit_from(variant: Variant) -> int:
+    """The length from which a suit counts as long: five at four players,
+    one more with 24 cards, one less with 15 (a suit's average length
+    follows the hand size)."""
+    return 5 + (variant.hand_size - FOUR_HAND) // 6
+
+
+def hand_strength(hand: int, variant: Variant = FOUR) -> float:
+    """The bidding count of a hand (a mask) at the variant's table size."""
+    held = (hand & TRUMP_MASK).bit_count()
+    # Trumps weighed against a four-player hand (for the shape rules): 8 of
+    # 24 protect the Petit as well as 6 of 18.
+    trumps = held * FOUR_HAND / variant.hand_size
+    count = 2.0 * held + (hand & MAJOR_TRUMPS).bit_count()
     if hand >> MONDE & 1:
         count += 10
     if hand & EXCUSE_BIT:
         count += 8
     if hand >> PETIT & 1:
         # The Petit is worth as much as the trumps that can protect it.
-        count += (0, 0, 0, 1, 3, 5, 7)[trumps] if trumps < 7 else 9
+        count += (0, 0, 0, 1, 3, 5, 7)[int(trumps)] if trumps < 7 else 9
+    long_from = long_suit_from(variant)
     for suit in PLAIN_SUITS:
         cards = hand & SUIT_MASKS[suit]
         length = cards.bit_count()
@@ -58,8 +89,8 @@ def hand_strength(hand: int) -> float:
             count += 1.5 if king or queen else 1
         if cards & _rank_bit(suit, 10):
             count += 0.5
-        if length >= 5:
-            count += (5, 7, 9)[min(length, 7) - 5]
+        if length >= long_from:
+            count += (5, 7, 9)[min(length - long_from, 2)]
         elif length == 0:
             count += 6 if trumps >= 4 else 3
         elif length == 1 and not king:
@@ -67,10 +98,10 @@ def hand_strength(hand: int) -> float:
     return count
 
 
-def contract_for(strength: float) -> int:
+def contract_for(strength: float, variant: Variant = FOUR) -> int:
     """The highest contract a count supports (``PASS`` below a prise)."""
     best = PASS
-    for contract, least in THRESHOLDS.items():
+    for contract, least in thresholds(variant).items():
         if strength >= least:
             best = contract
     return best

@@ -9,7 +9,12 @@ the inferences a careful player draws at the table:
 * trump ceilings: a seat that played a trump below the trick's highest trump
   could not overtrump, so it holds no trump above that one;
 * where each unseen card may be: another seat or the hidden pile (the écart
-  of another taker, or an unseen chien), with how many cards each place holds.
+  of another taker, or an unseen chien), with how many cards each place holds;
+* at five players, the camps as this seat knows them: the partner knows
+  itself (it holds the called card), everyone knows once the called card is
+  played, and until then a seat that cannot hold the called card is surely
+  a defender; the others are weighed by how they played (a seat that
+  loaded a trick the taker won plays like a partner).
 
 Bots only ever read a ``Knowledge``; the sampler in ``sampling.py`` deals the
 unseen cards from it. Nothing here may look at anything but the view.
@@ -25,7 +30,9 @@ from protocol.cards import (
     EXCUSE,
     FIRST_TRUMP,
     FULL_DECK,
+    HALF_POINTS,
     KINGS_MASK,
+    MONDE,
     SUIT_MASKS,
     SUIT_OF,
     TRUMP,
@@ -36,6 +43,14 @@ from server.game.contracts import BID_OF, PASS, takes_chien
 from server.game.variant import FOUR, Variant, variant_for
 
 NO_CEILING = EXCUSE - 1  # T21: no limit on the trumps a seat may hold
+ATTACK = 0
+"""The taker's camp (the engine's camp numbers)."""
+DEFENCE = 1
+UNKNOWN = -1
+"""A camp this seat cannot tell yet (five players, before the called card is played)."""
+LOADED_HALF = 5
+"""A card worth this many half-points or more (a Knight up, or a bout) given to a
+trick the taker wins says "partner" (a defender keeps those from the taker)."""
 
 
 def mask_of_codes(codes: list[str]) -> int:
@@ -69,6 +84,8 @@ class Knowledge:
     ecart_trumps: int = 0
     """Trumps the taker had to discard, shown to all."""
     chelem_declared: bool = False
+    called: int = -1
+    """The called card (five players, once called), else -1."""
     poignees: dict[int, list[int]] = field(default_factory=dict)
     plays: list[tuple[int, int]] = field(default_factory=list)
     """Every card played so far, ``(seat, card)`` in order (current trick included)."""
@@ -82,11 +99,14 @@ class Knowledge:
     """Per seat, the suits it holds none of: bit ``s`` for suit ``s``, bit 4 for trumps."""
     trump_ceiling: list[int] = field(init=False)
     """Per seat, the highest trump it may still hold."""
+    loaded: list[int] = field(init=False)
+    """Per seat, how often it gave a rich card to a trick the taker won."""
 
     def __post_init__(self) -> None:
         self.played_by = self.variant.each(0)
         self.void = self.variant.each(0)
         self.trump_ceiling = self.variant.each(NO_CEILING)
+        self.loaded = self.variant.each(0)
 
     @property
     def pile(self) -> int:
@@ -116,6 +136,8 @@ class Knowledge:
         k.my_ecart = mask_of_codes(view.ecart)
         k.ecart_trumps = mask_of_codes(d.ecart_trumps)
         k.chelem_declared = d.chelem_declared
+        if d.called is not None:
+            k.called = CARD_OF[d.called]
         for p in d.poignees:
             k.poignees[p.seat] = [CARD_OF[c] for c in p.cards]
         k.tricks_done = len(d.tricks)
@@ -133,6 +155,7 @@ class Knowledge:
         led = -1
         top = -1  # the winning card so far
         players = self.variant.players
+        winner = -1
         for i, card in enumerate(cards):
             seat = (leader + i) % players
             self.plays.append((seat, card))
@@ -144,7 +167,10 @@ class Knowledge:
             if led < 0:
                 led = suit
                 top = card
+                winner = seat
                 continue
+            if winner == self.taker and HALF_POINTS[card] >= LOADED_HALF and card != MONDE:
+                self.loaded[seat] += 1
             if suit != led:
                 self.void[seat] |= 1 << led
                 if suit != TRUMP:
@@ -156,6 +182,7 @@ class Knowledge:
                 suit == led and card > top
             ):
                 top = card
+                winner = seat
 
     # -- derived facts ---------------------------------------------------
 
@@ -235,13 +262,78 @@ class Knowledge:
         caps.append(self.pile_size())
         return caps
 
-    # -- trick helpers -----------------------------------------------------
+    # -- camps -------------------------------------------------------------
+
+    def called_partner(self) -> bool:
+        """Five players: the taker calls a partner."""
+        return self.variant.camps == "called_partner"
+
+    def partner(self) -> int:
+        """The taker's partner as this seat knows it: the seat that played
+        the called card, or this seat when it holds it; the taker when the
+        taker is known to be alone; -1 when this seat cannot tell (yet)."""
+        called = self.called
+        if called < 0:
+            return -1
+        bit = 1 << called
+        if self.hand & bit:
+            return self.me
+        if self.played & bit:
+            return next(s for s, c in self.plays if c == called)
+        if self.chien & bit or self.my_ecart & bit:
+            return self.taker  # the called card was in the chien: alone
+        return -1
+
+    def camp(self, seat: int) -> int:
+        """``ATTACK``, ``DEFENCE`` or ``UNKNOWN``: ``seat``'s camp as this seat knows it."""
+        if self.taker < 0:
+            return UNKNOWN
+        if seat == self.taker:
+            return ATTACK
+        if not self.called_partner():
+            return DEFENCE
+        partner = self.partner()
+        if partner >= 0:
+            return ATTACK if seat == partner else DEFENCE
+        if seat == self.me or self.called < 0:
+            return DEFENCE if seat == self.me else UNKNOWN
+        if not self.allowed_places(self.called) >> seat & 1:
+            return DEFENCE
+        return UNKNOWN
+
+    def p_attack(self, seat: int) -> float:
+        """The odds that ``seat`` plays in the taker's camp: certain when
+        known, else shared among the seats that may hold the called card,
+        weighted by how they played (see ``loaded``)."""
+        camp = self.camp(seat)
+        if camp != UNKNOWN:
+            return 1.0 if camp == ATTACK else 0.0
+        weights = {}
+        places = self.allowed_places(self.called) & ~(1 << self.taker)
+        for s in self.variant.seats:
+            if places >> s & 1:
+                weights[s] = 4.0 ** min(self.loaded[s], 2)
+        # The called card may also lie with the taker (alone), or in an
+        # unseen chien: rarely, for a sensible taker, hence a small weight.
+        alone = 0.3 if places >> self.pile & 1 else 0.1
+        total = sum(weights.values()) + alone
+        return weights.get(seat, 0.0) / total
 
     def partners(self, seat: int) -> bool:
-        """Whether ``seat`` plays in this seat's camp (the taker has none)."""
-        if self.taker < 0 or seat == self.me:
-            return seat == self.me
-        return self.me != self.taker and seat != self.taker
+        """Whether ``seat`` surely plays in this seat's camp."""
+        if seat == self.me:
+            return True
+        mine = self.camp(self.me)
+        return mine != UNKNOWN and self.camp(seat) == mine
+
+    def p_partners(self, seat: int) -> float:
+        """The odds that ``seat`` plays in this seat's camp."""
+        if seat == self.me:
+            return 1.0
+        p = self.p_attack(seat)
+        return p if self.camp(self.me) == ATTACK else 1.0 - p
+
+    # -- trick helpers -----------------------------------------------------
 
     def suit_left(self, suit: int) -> int:
         """Cards of ``suit`` not yet played."""

@@ -3,6 +3,8 @@
 * Bidding: the hand's point count (``evaluation.hand_strength``: bouts,
   trumps, Kings and honours, long and short suits) picks the contract; it
   passes when that is not above the bids already made.
+* Call (five players): the King it lacks where it holds the Queen, else
+  in its longest suit (``choose_call``).
 * Écart: never a King or a bout (the rules), trumps only when forced (then
   the lowest); voids the shortest suits without a King, then banks the
   Queens and Knights that would otherwise be lost, then shortens short suits.
@@ -27,6 +29,7 @@ from __future__ import annotations
 import random
 
 from protocol.cards import (
+    CARD_OF,
     CODES,
     EXCUSE,
     EXCUSE_BIT,
@@ -43,11 +46,11 @@ from protocol.cards import (
     TRUMP,
     TRUMP_MASK,
 )
-from protocol.messages import Bid, Chelem, Ecart, GameCommand, Play, Poignee
+from protocol.messages import Bid, Call, Chelem, Ecart, GameCommand, Play, Poignee
 from protocol.views import TableView
 from server.bots.evaluation import contract_for, hand_strength
 from server.bots.holdings import Holdings
-from server.bots.knowledge import Knowledge, mask_of_codes
+from server.bots.knowledge import ATTACK, Knowledge, mask_of_codes
 from server.bots.tactics import (
     KNIGHT_HALF,
     above,
@@ -64,6 +67,9 @@ SAFE = 0.25
 """A card 'holds' a trick when the odds that someone after it beats it are below this."""
 CHARGE_SAFE = 0.2
 """Give a partner's trick one's richest card only when it is this safe."""
+CHARGE_CAMP = 0.8
+"""At five players before the called card is played: give one's richest
+card to a seat only when it is this likely to be in one's camp."""
 
 
 class NormalBot:
@@ -78,6 +84,8 @@ class NormalBot:
         k = Knowledge.from_view(view)
         if legal.bids:
             return Bid(bid=BID_NAMES[choose_bid(k, [BID_OF[b] for b in legal.bids])])
+        if legal.calls:
+            return Call(card=CODES[choose_call(k.hand, [CARD_OF[c] for c in legal.calls])])
         if legal.ecart:
             cards = choose_ecart(
                 k.hand, mask_of_codes(legal.ecart), legal.ecart_trumps, legal.ecart_size
@@ -99,8 +107,26 @@ class NormalBot:
 
 def choose_bid(k: Knowledge, legal: list[int]) -> int:
     """The contract the hand's count supports, if it outbids everyone; else pass."""
-    want = contract_for(hand_strength(k.hand))
+    want = contract_for(hand_strength(k.hand, k.variant), k.variant)
     return want if want in legal else PASS
+
+
+def choose_call(hand: int, calls: list[int]) -> int:
+    """The card to call at five players: the highest rank it may call and
+    lacks (a King, unless it holds all four), in the suit where it holds the
+    Queen, else where it is longest: the partner's King then wins a trick of
+    that suit, and the taker's small cards there find the partner. Only when
+    it holds every card it may call does it call its own (and play alone)."""
+    lacking = [c for c in calls if not hand >> c & 1]
+    if not lacking:
+        return calls[0]
+
+    def key(card: int) -> tuple[int, bool, int]:
+        suit = SUIT_MASKS[SUIT_OF[card]]
+        queen = bool(hand & suit & 1 << (card - card % 14 + KING_RANK - 1))
+        return card % 14, queen and card % 14 == KING_RANK, (hand & suit).bit_count()
+
+    return max(lacking, key=key)
 
 
 # -- écart ------------------------------------------------------------------
@@ -239,6 +265,8 @@ def _chelem_on(k: Knowledge) -> bool:
 
 
 def _opponents(k: Knowledge) -> list[int]:
+    """Seats not surely in this seat's camp (at five players, before the
+    called card is played, that may include the hidden partner)."""
     return [s for s in k.variant.seats if not k.partners(s)]
 
 
@@ -251,7 +279,7 @@ def _follow(
     k: Knowledge, legal: int, odds: Holdings, led: int, win_card: int, win_seat: int
 ) -> int:
     opponents_after = [s for s in _after_me(k) if not k.partners(s)]
-    if win_seat != k.me and k.partners(win_seat):
+    if win_seat != k.me and k.p_partners(win_seat) >= CHARGE_CAMP:
         risk = odds.p_any_beats(opponents_after, win_card, led)
         if risk < CHARGE_SAFE:
             card = richest(legal)
@@ -293,6 +321,9 @@ def _lead(k: Knowledge, legal: int, odds: Holdings) -> int:
     for o in opponents:
         their_trumps |= odds.could_hold(o, TRUMP_MASK)
     if k.me == k.taker:
+        card = _find_partner_lead(k, hand)
+        if card >= 0:
+            return card
         card = _taker_trump_lead(trumps, their_trumps)
         if card >= 0:
             return card
@@ -313,14 +344,15 @@ def _lead(k: Knowledge, legal: int, odds: Holdings) -> int:
             best, best_risk = top, risk
     if best >= 0:
         return best
-    if k.me != k.taker and k.taker >= 0:
+    attack = k.camp(k.me) == ATTACK
+    if not attack and k.taker >= 0:
         card = _defence_lead(k, hand, odds)
         if card >= 0:
             return card
     suits = hand & ~TRUMP_MASK
     if suits:
-        # The taker shortens its shortest suit (to trump it later); keep honours.
-        pick = min if k.me == k.taker else max
+        # The attack shortens its shortest suit (to trump it later); keep honours.
+        pick = min if attack else max
         suit = pick(
             (s for s in PLAIN_SUITS if suits & SUIT_MASKS[s]),
             key=lambda s: (suits & SUIT_MASKS[s]).bit_count(),
@@ -330,6 +362,20 @@ def _lead(k: Knowledge, legal: int, odds: Holdings) -> int:
     if their_trumps and low and highest(low) > highest(their_trumps):
         return highest(low)
     return lowest(low) if low else PETIT
+
+
+def _find_partner_lead(k: Knowledge, hand: int) -> int:
+    """Five players, the partner still hidden: the taker leads a small card
+    of the called suit, which its partner takes with the called card (and so
+    shows itself)."""
+    if k.called < 0 or k.partner() >= 0:
+        return -1
+    suit = SUIT_OF[k.called]
+    if any(k.void[s] >> suit & 1 for s in k.variant.seats if s != k.me):
+        return -1  # a defender would trump it
+    # Its small cards: under the honours next to the called card.
+    small = hand & SUIT_MASKS[suit] & ((1 << (k.called - 3)) - 1)
+    return lowest(small) if small else -1
 
 
 def _taker_trump_lead(trumps: int, their_trumps: int) -> int:

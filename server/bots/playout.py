@@ -1,7 +1,8 @@
 """The fast playout policy of ``strong``: greedy card play on an engine ``Deal``.
 
 Inside one sampled world every hand is known, so the policy may look at all
-of them (this is the world the search imagines, not the real table). It is
+of them (this is the world the search imagines, not the real table), and
+the camps too (at five players, who holds the called card). It is
 a handful of mask operations per card so a search plays many deals per
 decision:
 
@@ -61,22 +62,22 @@ def greedy_card(deal: Deal) -> int:
     hands = deal.hands
     if legal & EXCUSE_BIT and hands[seat].bit_count() <= 2:
         return EXCUSE
-    taker = deal.taker
-    is_taker = seat == taker
     led = deal.led
     if led < 0:
         return _lead(deal, seat, legal)
+    camp_of = deal.camp_of
+    mine = camp_of(seat)
     trick_len = len(deal.trick)
     players = deal.players
     after = [(seat + i) % players for i in range(1, players - trick_len)]
-    opponents_after = [s for s in after if (s == taker) != is_taker]
+    opponents_after = [s for s in after if camp_of(s) != mine]
     win_card = deal.win_card
     win_seat = deal.win_seat
-    if (win_seat == taker) == is_taker:
+    if camp_of(win_seat) == mine:
         if not any(can_beat(hands[o], win_card, led) for o in opponents_after):
             return richest(legal)
     elif not opponents_after and any(can_beat(hands[p], win_card, led) for p in after):
-        return richest(legal)  # the taker has played and a partner after me beats it
+        return richest(legal)  # the opponents have played and a partner after me beats it
     winners = legal & beating(win_card, led)
     if winners:
         if winners >> PETIT & 1 and not any(
@@ -95,8 +96,10 @@ def greedy_card(deal: Deal) -> int:
 def _lead(deal: Deal, seat: int, legal: int) -> int:
     hands = deal.hands
     taker = deal.taker
-    is_taker = seat == taker
-    opponents = [s for s in range(deal.players) if s != seat and (s == taker) != is_taker]
+    camp_of = deal.camp_of
+    mine = camp_of(seat)
+    is_attack = mine == camp_of(taker)
+    opponents = [s for s in range(deal.players) if camp_of(s) != mine]
     hand = legal & ~EXCUSE_BIT
     if not hand:
         return EXCUSE
@@ -109,7 +112,7 @@ def _lead(deal: Deal, seat: int, legal: int) -> int:
         their_most = max(their_most, theirs.bit_count())
     if not their_trumps and hand & ~(1 << PETIT):
         hand &= ~(1 << PETIT)  # nobody can take it: keep it for the last trick
-    if is_taker and their_trumps and trumps.bit_count() >= their_most:
+    if seat == taker and their_trumps and trumps.bit_count() >= their_most:
         top = highest(trumps)
         if top > highest(their_trumps):
             return top  # draw their trumps with a master
@@ -127,7 +130,7 @@ def _lead(deal: Deal, seat: int, legal: int) -> int:
     if best >= 0:
         return best
     suits = hand & ~TRUMP_MASK
-    if not is_taker and suits:
+    if not is_attack and suits:
         # Lead low to a partner's master in a suit the taker must follow.
         taker_hand = hands[taker]
         for suit in PLAIN_SUITS:
@@ -136,12 +139,16 @@ def _lead(deal: Deal, seat: int, legal: int) -> int:
             if not cards or not theirs:
                 continue
             for p in range(deal.players):
-                if p not in (seat, taker) and hands[p] & SUIT_MASKS[suit] & above(highest(theirs)):
+                if (
+                    p != seat
+                    and camp_of(p) == mine
+                    and hands[p] & SUIT_MASKS[suit] & above(highest(theirs))
+                ):
                     return lowest(cards)
     if suits:
-        # The taker shortens its shortest suit (to trump it later), the
+        # The attack shortens its shortest suit (to trump it later), the
         # defence plays its longest.
-        pick = min if is_taker else max
+        pick = min if is_attack else max
         suit = pick(
             (s for s in PLAIN_SUITS if suits & SUIT_MASKS[s]),
             key=lambda s: (suits & SUIT_MASKS[s]).bit_count(),

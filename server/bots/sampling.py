@@ -144,7 +144,11 @@ def dealt_hands(k: Knowledge, world: World) -> tuple[list[int], int, int]:
 def public_actions(k: Knowledge, ecart: int) -> list[Action]:
     """The deal's log as the engine would have it, with ``ecart`` as the écart."""
     log: list[Action] = [("bid", seat, bid) for seat, bid in k.bids]
-    if k.taker < 0 or k.phase in ("bidding", "ecart"):
+    if k.taker < 0 or k.phase in ("bidding", "call"):
+        return log
+    if k.called >= 0:
+        log.append(("call", k.taker, k.called))
+    if k.phase == "ecart":
         return log
     if k.chien_taken:
         log.append(("ecart", k.taker, cards_of(ecart)))

@@ -4,7 +4,9 @@ For a card to play it deals the unseen cards many times over, each time
 consistently with everything public (cards played, voids and trump ceilings
 shown, the chien if it was shown, poignées, shown écart trumps, its own
 écart when it is the taker) and, loosely, with the bids heard (a taker's
-hand must look like its contract, a passer's like a pass). Each such world
+hand must look like its contract, a passer's like a pass) and, at five
+players, with who may hold the called card (``call_weight``): the camps of
+a world follow from where it puts that card. Each such world
 becomes an engine ``Deal`` (``sampling.rebuild_deal``); every distinct legal
 card is tried in it and the deal is played to the end with the fast greedy
 policy of ``playout.py``; the card with the best total score for its seat
@@ -28,7 +30,7 @@ from collections.abc import Callable
 from protocol.cards import CODES, EXCUSE, HALF_POINTS, SUIT_OF, TRUMP
 from protocol.messages import GameCommand, Play, Poignee
 from protocol.views import TableView
-from server.bots.evaluation import THRESHOLDS, hand_strength
+from server.bots.evaluation import hand_strength, thresholds
 from server.bots.knowledge import Knowledge, mask_of_codes
 from server.bots.normal import NormalBot, choose_card, choose_poignee
 from server.bots.playout import play_out
@@ -141,15 +143,33 @@ class StrongBot:
         return choices[best]
 
     def _sample(self, k: Knowledge, sampler: Sampler) -> World | None:
-        """A world that agrees with the bids heard, or the last one drawn."""
+        """A world that agrees with the bids heard and the play seen, or the
+        last one drawn."""
         world = None
         for _ in range(SAMPLE_TRIES):
             world = sampler.sample(self.rng)
             if world is None:
                 return None
-            if agrees_with_bids(k, world):
+            if agrees_with_bids(k, world) and self.rng.random() < call_weight(k, world):
                 return world
         return world
+
+
+def call_weight(k: Knowledge, world: World) -> float:
+    """Five players, the partner still hidden from this seat: how well the
+    world's holder of the called card fits what was seen (1 at best). The
+    sampler deals the called card like any other; this reads the play: a
+    taker seldom calls its own card, and a seat that loaded the taker's
+    tricks is likelier the partner (``Knowledge.loaded``)."""
+    if k.called < 0 or k.partner() >= 0:
+        return 1.0
+    hands, _pile = world
+    holder = next((s for s in k.variant.seats if hands[s] >> k.called & 1), -1)
+    if holder < 0:
+        return 1.0  # in an unseen chien
+    if holder == k.taker:
+        return 0.1
+    return float(4 ** min(k.loaded[holder], 2)) / 16
 
 
 def agrees_with_bids(k: Knowledge, world: World) -> bool:
@@ -158,14 +178,15 @@ def agrees_with_bids(k: Knowledge, world: World) -> bool:
         return True
     dealt, _, _ = dealt_hands(k, world)
     high = PASS
+    least = thresholds(k.variant)
     for seat, bid in k.bids:
         if seat != k.me:
-            strength = hand_strength(dealt[seat])
+            strength = hand_strength(dealt[seat], k.variant)
             if bid == PASS:
                 # It passed: its hand did not support outbidding ``high``.
-                if high < GARDE_CONTRE and strength >= THRESHOLDS[high + 1] + BID_SLACK:
+                if high < GARDE_CONTRE and strength >= least[high + 1] + BID_SLACK:
                     return False
-            elif strength < THRESHOLDS[bid] - BID_SLACK:
+            elif strength < least[bid] - BID_SLACK:
                 return False
         high = max(high, bid)
     return True

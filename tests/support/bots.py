@@ -2,8 +2,8 @@
 
 ``table_view(game, seat)`` builds the ``TableView`` a seat would receive,
 with the server's own filtering functions (``server.seat_view``), so a bot
-here sees exactly what it would see at a real table. ``play_deal`` asks
-each seat's bot whenever it is that seat's turn and turns the command back
+here sees exactly what it would see at a real table, at any table size.
+``play_deal`` asks each seat's bot whenever it is that seat's turn and turns the command back
 into an engine call (``server.game.commands``, as a table does), until the
 deal is over. Tests and ``bench/bots.py`` use them; test scaffolding, so it
 lives with the tests and is not shipped.
@@ -21,8 +21,8 @@ from server.game.commands import apply_command
 from server.seat_view import deal_view, ecart_view, hand_view, legal_view
 
 MAX_DECISIONS = 200
-"""More asks than a deal can need (4 bids, an écart, a chelem, 4 poignées,
-72 cards): past it a bot is looping."""
+"""More asks than a deal can need at any size (at five: 5 bids, a call, an
+écart, a chelem, 5 poignées, 75 cards): past it a bot is looping."""
 
 
 def table_view(game: Game, seat: int) -> TableView:
@@ -33,7 +33,10 @@ def table_view(game: Game, seat: int) -> TableView:
         name="harness",
         status="playing",
         you=seat,
-        seats=[SeatView(seat=s, kind="bot", cards=deal.hands[s].bit_count()) for s in range(4)],
+        seats=[
+            SeatView(seat=s, kind="bot", cards=deal.hands[s].bit_count())
+            for s in deal.variant.seats
+        ],
         hand=hand_view(deal, seat),
         ecart=ecart_view(deal, seat),
         legal=legal_view(deal, seat),
