@@ -73,6 +73,7 @@ class CreateTable(_Cmd, tag="create"):
     name: str = ""
     private: bool = False
     deals: int = 8
+    players: int = 4
     bot_level: BotLevel = "normal"
     turn_timer: float = 0.0
     """Seconds per decision; 0 means no timer (the default for friends)."""
@@ -93,6 +94,8 @@ class JoinTable(_Cmd, tag="join"):
 
 class QuickPlay(_Cmd, tag="quick"):
     """Sit at any public waiting table with a free seat, or open one."""
+
+    players: int = 4
 
 
 class Watch(_Cmd, tag="watch"):
@@ -122,6 +125,10 @@ class Ready(_Cmd, tag="ready"):
 
 class Bid(_Cmd, tag="bid"):
     bid: str
+
+
+class Call(_Cmd, tag="call"):
+    card: str
 
 
 class Ecart(_Cmd, tag="ecart"):

@@ -19,7 +19,7 @@ import msgspec
 
 SeatKind = Literal["empty", "human", "bot"]
 TableStatus = Literal["waiting", "playing", "between_deals", "finished", "closed"]
-DealPhase = Literal["bidding", "ecart", "chelem", "play", "done", "annulled"]
+DealPhase = Literal["bidding", "call", "ecart", "chelem", "play", "done", "annulled"]
 BotLevel = Literal["random", "easy", "normal", "strong"]
 
 # What a view says of a table's size when it does not say: a table of four,
@@ -83,6 +83,8 @@ class Legal(msgspec.Struct, kw_only=True):
     poignee_sizes: list[int] = msgspec.field(default_factory=list)
     poignee_cards: list[str] = msgspec.field(default_factory=list)
     """The cards a poignée may be made of (trumps, and the Excuse)."""
+    calls: list[str] = msgspec.field(default_factory=list)
+    """At five, the taker in phase ``call``: the cards that may be called."""
 
 
 class DealView(msgspec.Struct, kw_only=True):
@@ -116,6 +118,10 @@ class DealView(msgspec.Struct, kw_only=True):
     """Seats dealt to: seat ``leader + i`` (modulo ``players``) plays a trick's i-th card."""
     hand_size: int = FOUR_PLAYER_HAND
     """Cards dealt to each seat: also the tricks of the deal."""
+    called: str | None = None
+    """At five: the card the taker called (public once called)."""
+    partner: int | None = None
+    """At five: the partner's seat, once the called card has been played."""
 
 
 class DealLine(msgspec.Struct, kw_only=True):
@@ -128,6 +134,7 @@ class DealLine(msgspec.Struct, kw_only=True):
     made: bool | None = None
     annulled: str | None = None
     scores: list[int] = msgspec.field(default_factory=_no_scores)
+    partner: int | None = None
 
 
 class ChatLine(msgspec.Struct, kw_only=True):
@@ -189,6 +196,7 @@ class TableSummary(msgspec.Struct, kw_only=True):
     deals: int
     bot_level: BotLevel
     spectators: int = 0
+    players: int = FOUR_PLAYERS
 
 
 class LobbyView(msgspec.Struct, kw_only=True):
