@@ -163,6 +163,13 @@ def parser() -> argparse.ArgumentParser:
     )
     connect.add_argument("--name", default=default_name(), help=_("your display name"))
     for command in (play, connect):
+        command.add_argument(
+            "--players",
+            type=int,
+            choices=(3, 4, 5),
+            default=4,
+            help=_("players at the table: 3, 4 or 5 (play, and quick play in the lobby)"),
+        )
         # Also after the command (``atout play --lang fr``, and ``atout --lang fr``,
         # which is ``atout play --lang fr``); SUPPRESS keeps the one given first.
         command.add_argument(
@@ -289,6 +296,7 @@ def main(argv: list[str] | None = None) -> None:
                 name=_("{name}'s table").format(name=args.name),
                 private=True,
                 deals=args.deals,
+                players=args.players,
                 bot_level=args.bots,
                 turn_timer=float(args.timer),
             ),
@@ -305,6 +313,7 @@ def main(argv: list[str] | None = None) -> None:
             keys=None if guest else FileKeys(),
             daily=args.command == "daily",
             ssl=args.ssl,
+            players=getattr(args, "players", 4),
         )
     try:
         app.run()

@@ -84,6 +84,7 @@ class AtoutApp(Translated, App[None]):
         daily: bool = False,
         history: FileHistory | None = None,
         ssl: SSLContext | None = None,
+        players: int = 4,
     ) -> None:
         super().__init__()
         cards_text.set_colour(not self.no_color)
@@ -121,6 +122,8 @@ class AtoutApp(Translated, App[None]):
         self._started = False
         self._asking_quit = False
         self._quick = False
+        self.players = players
+        """The table size quick play asks for (``--players``)."""
         self._history_asked = False
         # Players and the daily game (clients/cli/daily_screen.py): with
         # ``keys`` we say hello as a player of this server, else as a guest.
@@ -372,7 +375,7 @@ class AtoutApp(Translated, App[None]):
         new table that starts at once with bots (the server opens it waiting
         for a start; we give it at once, as nobody else was waiting)."""
         self._quick = True
-        self.send(QuickPlay())
+        self.send(QuickPlay(players=self.players))
 
     def _autoplay_start(self) -> None:
         view = self.link.table if self.link else None

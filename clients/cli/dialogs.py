@@ -28,6 +28,15 @@ from protocol.messages import CreateTable
 from protocol.views import TableView
 
 BOT_LEVELS = ("random", "easy", "normal", "strong")
+PLAYERS = (3, 4, 5)
+"""The table sizes French Tarot is played at."""
+
+
+def players_word(n: int) -> str:
+    """``3 players``, and at five what makes it different: the called King."""
+    if n == 5:
+        return _("5 players, a called King")
+    return _("{n} players").format(n=n)
 
 DIALOG_CSS = """
 Confirm, NewTable, JoinByCode, ScoreSheet, ChatBox, Help, History, Replay {
@@ -130,7 +139,8 @@ class Confirm(Translated, ButtonArrows, ModalScreen[bool]):
 
 
 class NewTable(Translated, ButtonArrows, ModalScreen[CreateTable | None]):
-    """The form for a new table: name, private, deals, bot level, turn timer."""
+    """The form for a new table: name, private, players (3, 4 or 5), deals,
+    bot level, turn timer."""
 
     DEFAULT_CSS = DIALOG_CSS
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", N_("Cancel"))]
@@ -156,6 +166,15 @@ class NewTable(Translated, ButtonArrows, ModalScreen[CreateTable | None]):
                     value=False,
                     allow_blank=False,
                     id="private",
+                    compact=True,
+                )
+            with Horizontal(classes="row"):
+                yield Label(_("Players"), classes="label")
+                yield Select(
+                    [(players_word(n), n) for n in PLAYERS],
+                    value=4,
+                    allow_blank=False,
+                    id="players",
                     compact=True,
                 )
             with Horizontal(classes="row"):
@@ -210,11 +229,13 @@ class NewTable(Translated, ButtonArrows, ModalScreen[CreateTable | None]):
             )
             return
         level = self.query_one("#bots", Select).value
+        players = self.query_one("#players", Select).value
         self.dismiss(
             CreateTable(
                 name=self.query_one("#name", Input).value.strip(),
                 private=self.query_one("#private", Select).value is True,
                 deals=deals,
+                players=players if isinstance(players, int) and players in PLAYERS else 4,
                 bot_level=level if level in BOT_LEVELS else "normal",
                 turn_timer=float(timer),
             )

@@ -45,6 +45,7 @@ STATUS_WORDS = {
 COLUMNS = (
     ("name", N_("Table")),
     ("status", N_("Status")),
+    ("players", N_("Players")),
     ("seats", N_("Seats")),
     ("deals", N_("Deals")),
     ("bots", N_("Bots")),
@@ -61,6 +62,7 @@ def _row(t: TableSummary) -> tuple[Text, ...]:
     return (
         Text(table_name(t.name), no_wrap=True, overflow="ellipsis"),  # a name is never markup
         Text(_(STATUS_WORDS.get(t.status, t.status))),
+        Text(str(t.players)),
         Text(seats),
         Text(str(t.deals)),
         Text(wording.bot_level(t.bot_level)),

@@ -300,7 +300,7 @@ def trick_panel(
     elif view.status == "finished":
         # The last deal's result stays above the standings.
         scored = deal.result is not None and "annulled" not in deal.result
-        last_result = result_panel(view) if scored else []
+        last_result = result_panel(view, width) if scored else []
         ranking = ranking_lines(view)
         heading = Text(f"{wording.LAST_DEAL}: ", style="dim")
         if last_result and heading.cell_len + last_result[0].cell_len <= width:
@@ -322,7 +322,7 @@ def trick_panel(
         ]
         lines += reading_lines(view)
     elif deal.phase == "done" and deal.result is not None:
-        lines = result_panel(view) + reading_lines(view)
+        lines = result_panel(view, width) + reading_lines(view)
     else:
         last = facts.last_trick(deal)
         current = deal.trick
@@ -416,8 +416,8 @@ def waiting_lines(view: TableView, width: int = 24, url: str = "") -> list[Text]
     return lines
 
 
-def result_panel(view: TableView) -> list[Text]:
-    lines = [Text(line) for line in facts.result_lines(view)]
+def result_panel(view: TableView, width: int = 24) -> list[Text]:
+    lines = [Text(part) for line in facts.result_lines(view) for part in wrapped(line, width)]
     if lines:
         lines[0].stylize("bold")
     result = view.deal.result if view.deal else None

@@ -106,6 +106,8 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
         self.poignee_size = 0
         self._actions_key: tuple[Any, ...] = ("none",)
         self._confirming = False
+        self._call_offered: tuple[Any, ...] | None = None
+        """The call the dialog was opened for by itself (once; then the button)."""
         self._offline = False
         self.line = StatusLine()
         """The message line (``say``)."""
@@ -197,8 +199,9 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
             self.pick_kind = ""
         self._draw(view)
         if facts.decision(view) == "call" and self.answered is None:
-            if old is None or self._decision_key(old) != self._decision_key(view):
-                self.call_after_refresh(self._open_call)  # the taker's call, with its why
+            if self._call_offered != self._decision_key(view):
+                self._call_offered = self._decision_key(view)  # once; then the button
+                self.call_after_refresh(self._open_call)
         if old is not None:
             note = news.what_happened(old, view)
             online = self.atout.link_status.phase == "online"
