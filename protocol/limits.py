@@ -21,3 +21,5 @@ TABLE_NAME_MAX: Final = 40
 """Characters in a table's name."""
 SEED_MAX: Final = 64
 """Characters in a game's seed."""
+TABLE_SIZES: Final = (3, 4, 5)
+"""Players at a table (``CreateTable.players``, ``QuickPlay.players``); else ``bad_players``."""

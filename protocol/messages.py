@@ -19,6 +19,7 @@ import msgspec
 from protocol.diff import Patch
 from protocol.errors import ByeCode
 from protocol.views import (
+    FOUR_PLAYERS,
     BotLevel,
     DailyResultView,
     LeaderboardView,
@@ -71,9 +72,10 @@ class Ping(_Cmd, tag="ping"):
 
 class CreateTable(_Cmd, tag="create"):
     name: str = ""
+    players: int = FOUR_PLAYERS
+    """The table's size: 3, 4 or 5 players (anything else is ``bad_players``)."""
     private: bool = False
     deals: int = 8
-    players: int = 4
     bot_level: BotLevel = "normal"
     turn_timer: float = 0.0
     """Seconds per decision; 0 means no timer (the default for friends)."""
@@ -93,9 +95,10 @@ class JoinTable(_Cmd, tag="join"):
 
 
 class QuickPlay(_Cmd, tag="quick"):
-    """Sit at any public waiting table with a free seat, or open one."""
+    """Sit at any public waiting table of ``players`` with a free seat, or open one."""
 
-    players: int = 4
+    players: int = FOUR_PLAYERS
+    """The size of table wanted: 3, 4 or 5 players (else ``bad_players``)."""
 
 
 class Watch(_Cmd, tag="watch"):
@@ -128,6 +131,9 @@ class Bid(_Cmd, tag="bid"):
 
 
 class Call(_Cmd, tag="call"):
+    """5 players: the taker calls a card (a King, or as ``Legal.calls`` says);
+    its holder is the taker's partner, told to nobody until it is played."""
+
     card: str
 
 
@@ -195,6 +201,7 @@ Command = (
     | PlayAgain
     | Ready
     | Bid
+    | Call
     | Ecart
     | Chelem
     | Poignee
@@ -207,7 +214,7 @@ Command = (
 )
 """Everything a client may send."""
 
-GameCommand = Bid | Ecart | Chelem | Poignee | Play
+GameCommand = Bid | Call | Ecart | Chelem | Poignee | Play
 """The commands a seat (human or bot) plays the game with."""
 
 

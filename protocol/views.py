@@ -80,11 +80,11 @@ class Legal(msgspec.Struct, kw_only=True):
     """How many trumps the écart must hold (then every candidate suit card goes too)."""
     chelem: bool = False
     """The taker may now declare a chelem (or not)."""
+    calls: list[str] = msgspec.field(default_factory=list)
+    """5 players, phase ``call``: the cards the taker may call."""
     poignee_sizes: list[int] = msgspec.field(default_factory=list)
     poignee_cards: list[str] = msgspec.field(default_factory=list)
     """The cards a poignée may be made of (trumps, and the Excuse)."""
-    calls: list[str] = msgspec.field(default_factory=list)
-    """At five, the taker in phase ``call``: the cards that may be called."""
 
 
 class DealView(msgspec.Struct, kw_only=True):
@@ -98,6 +98,14 @@ class DealView(msgspec.Struct, kw_only=True):
     bids: list[BidView] = msgspec.field(default_factory=list)
     taker: int | None = None
     contract: str | None = None
+    called: str | None = None
+    """5 players: the card the taker called, public once called."""
+    partner: int | None = None
+    """5 players: the taker's partner, the seat that held the called card; set
+    for everyone only once that card has been played (before, None for every
+    seat, the partner included: it knows from its hand). None after it too
+    when the taker played it (alone); a called card in the chien is never
+    played, so ``result.partner`` tells at the end."""
     chien: list[str] = msgspec.field(default_factory=list)
     """The chien, once shown (prise, garde); never for garde sans or contre."""
     ecart_trumps: list[str] = msgspec.field(default_factory=list)
@@ -118,10 +126,6 @@ class DealView(msgspec.Struct, kw_only=True):
     """Seats dealt to: seat ``leader + i`` (modulo ``players``) plays a trick's i-th card."""
     hand_size: int = FOUR_PLAYER_HAND
     """Cards dealt to each seat: also the tricks of the deal."""
-    called: str | None = None
-    """At five: the card the taker called (public once called)."""
-    partner: int | None = None
-    """At five: the partner's seat, once the called card has been played."""
 
 
 class DealLine(msgspec.Struct, kw_only=True):
@@ -132,9 +136,10 @@ class DealLine(msgspec.Struct, kw_only=True):
     taker: int | None = None
     contract: str | None = None
     made: bool | None = None
+    partner: int | None = None
+    """5 players: the taker's partner in that deal (None: alone, or no taker)."""
     annulled: str | None = None
     scores: list[int] = msgspec.field(default_factory=_no_scores)
-    partner: int | None = None
 
 
 class ChatLine(msgspec.Struct, kw_only=True):
@@ -197,6 +202,7 @@ class TableSummary(msgspec.Struct, kw_only=True):
     bot_level: BotLevel
     spectators: int = 0
     players: int = FOUR_PLAYERS
+    """The table's size (seats): 3, 4 or 5."""
 
 
 class LobbyView(msgspec.Struct, kw_only=True):

@@ -28,6 +28,7 @@ from protocol.limits import (
     MAX_TURN_TIMER,
     SEED_MAX,
     TABLE_NAME_MAX,
+    TABLE_SIZES,
 )
 from protocol.messages import (
     CreateTable,
@@ -41,6 +42,7 @@ from protocol.views import BotLevel, LobbyView
 from server.clock import WALL, Clock, Timer
 from server.conn import send_to_all
 from server.directory import Directory, OneProcess, Place
+from server.game.variant import FOUR, variant_for
 from server.store.base import StoreError, TableStore
 from server.table import Join, Reclaim, new_state
 from server.table.actor import DailyResults, Table
@@ -136,6 +138,9 @@ class Lobby:
     # -- commands from connections ---------------------------------------------
 
     async def create(self, conn: Conn, cmd: CreateTable) -> None:
+        if cmd.players not in TABLE_SIZES:
+            conn.send(_bad_players(cmd.players, cmd.rid))
+            return
         problem = _check_create(cmd)
         if problem:
             conn.send(Error(code="bad_table", message=problem, rid=cmd.rid))
@@ -164,12 +169,15 @@ class Lobby:
                 turn_timer=cmd.turn_timer,
                 seed=cmd.seed,
                 result_wait=result_wait,
+                variant=variant_for(cmd.players),
             )
 
         table = await self.tables.open(conn, cmd.rid, state)
         if table is None:
             return
-        log.info("table_created", table=table.id, by=conn.id, private=cmd.private)
+        log.info(
+            "table_created", table=table.id, by=conn.id, private=cmd.private, players=cmd.players
+        )
         await self.sit(conn, table, Join(conn, None, cmd.rid, creator=True))
 
     async def join(self, conn: Conn, cmd: JoinTable | Watch) -> None:
@@ -188,14 +196,18 @@ class Lobby:
         else:
             await self.sit(conn, table, Join(conn, cmd.seat, cmd.rid, player=who))
 
-    async def quick_play(self, conn: Conn, rid: int) -> None:
-        """Sit at the public waiting table with the most players; else take a
-        bot's seat at a public table between deals (the seat rules let a
-        human take a bot's seat then); else open a table."""
+    async def quick_play(self, conn: Conn, rid: int, players: int = FOUR.players) -> None:
+        """Sit at the public waiting table of ``players`` with the most
+        players; else take a bot's seat at a public table of that size between
+        deals (the seat rules let a human take a bot's seat then); else open
+        a table of that size."""
+        if players not in TABLE_SIZES:
+            conn.send(_bad_players(players, rid))
+            return
         public = [
             listing.summary
             for listing in self.listings.values()
-            if not listing.private and not listing.closed
+            if not listing.private and not listing.closed and listing.summary.players == players
         ]
         waiting = [s for s in public if s.status == "waiting" and s.free > 0]
         taking_over = [s for s in public if s.status == "between_deals" and s.bots > 0]
@@ -211,7 +223,7 @@ class Lobby:
                 self.watchers.discard(conn)
                 return
         level = _bot_level(self.settings.default_bot_level)
-        await self.create(conn, CreateTable(rid=rid, name="", bot_level=level))
+        await self.create(conn, CreateTable(rid=rid, name="", bot_level=level, players=players))
 
     async def resume(self, conn: Conn, token: str, last_seq: int, rid: int) -> None:
         table_id = token.split(".", 1)[0]
@@ -322,6 +334,14 @@ def _bot_level(name: str) -> BotLevel:
         if level == name:
             return cast(BotLevel, level)
     raise ValueError(f"unknown bot level {name!r}")
+
+
+def _bad_players(players: int, rid: int) -> Error:
+    return Error(
+        code="bad_players",
+        message=f"a table seats 3, 4 or 5 players, not {players}",
+        rid=rid,
+    )
 
 
 def _check_create(cmd: CreateTable) -> str | None:

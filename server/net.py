@@ -353,7 +353,7 @@ class Front:
                         return
                     await self.lobby.create(conn, msg)
                 elif isinstance(msg, QuickPlay):
-                    await self.lobby.quick_play(conn, rid)
+                    await self.lobby.quick_play(conn, rid, msg.players)
                 else:
                     # A table id or an invite code: a guess, if it is refused.
                     address = self.address_of.get(conn, "?")

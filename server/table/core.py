@@ -32,6 +32,7 @@ import msgspec
 from protocol.errors import ErrorCode
 from protocol.messages import (
     Bid,
+    Call,
     Chat,
     Chelem,
     Ecart,
@@ -56,7 +57,6 @@ from server.game.commands import apply_command
 from server.table import pace
 from server.table.effects import (
     Answer,
-    Arm,
     Close,
     Effect,
     Listing,
@@ -74,15 +74,16 @@ from server.table.inbox import Act, BotMove, Gone, Join, Message, Peer, Reclaim,
 from server.table.mode import TableMode
 from server.table.modes import policy_of
 from server.table.seats import (
-    SEAT_ERRORS,
     deserted,
     free_seat,
     new_game,
+    seat_error,
     seat_of_token,
     summary,
     vacate,
 )
 from server.table.state import TableState, digest, encode_state
+from server.table.timers import bot_seed, schedule
 from server.text import clean_text
 
 CHAT_KEEP = 50
@@ -101,6 +102,8 @@ REFUSALS: dict[ErrorCode, str] = {
 }
 """What a refused table command is told, by code (the engine's refusals
 carry their own message, as do the mode's)."""
+NO_CALL = "nobody calls a card at a table of {}: only at five players"
+"""A ``call`` at a table whose camps are not formed by a called card."""
 
 
 class TableCore:
@@ -261,7 +264,11 @@ class TableCore:
         seat = free_seat(self.state, wanted)
         if isinstance(seat, str):
             if not msg.quiet:
-                out.append(Send((peer,), Error(code=seat, message=SEAT_ERRORS[seat], rid=msg.rid)))
+                out.append(
+                    Send(
+                        (peer,), Error(code=seat, message=seat_error(self.state, seat), rid=msg.rid)
+                    )
+                )
             out.append(Answer(msg, seat))
             return
         token = f"{self.id}.{msg.token}"
@@ -448,9 +455,12 @@ class TableCore:
                     self._commit(now, out)
             case Chat():
                 self._chat(peer, seat, cmd, now, out)
-            case Bid() | Ecart() | Chelem() | Poignee() | Play():
+            case Bid() | Call() | Ecart() | Chelem() | Poignee() | Play():
                 if st.status != "playing" or self.game is None:
                     self._refuse(peer, rid, out, "wrong_phase")
+                    return
+                if isinstance(cmd, Call) and st.variant.camps != "called_partner":
+                    self._refuse(peer, rid, out, "wrong_phase", NO_CALL.format(st.variant.players))
                     return
                 try:
                     apply_command(self.game.deal, seat, cmd)
@@ -481,46 +491,8 @@ class TableCore:
     # -- timers and bots ---------------------------------------------------------
 
     def _schedule(self, now: float, out: list[Effect]) -> None:
-        """Arm the one timer the table needs now, from the state."""
-        st = self.state
-        if st.status == "between_deals" and st.next_deal_at is not None:
-            out.append(Arm(st.next_deal_at, Wake("deal", st.version)))
-        elif st.status == "playing" and self.game is not None:
-            seat = self.game.deal.turn
-            if seat is None:
-                out.append(Arm(None))
-                return
-            if st.seats[seat].kind == "bot":
-                out.append(Arm(now + self.settings.bot_think, Wake("auto", st.version, seat)))
-            else:
-                self._human_turn(seat, now, out)
-                return
-        else:
-            out.append(Arm(None))
-        st.deadline = None
-
-    def _human_turn(self, seat: int, now: float, out: list[Effect]) -> None:
-        """Arm the turn timer of a human's decision, and the grace if it is away."""
-        st = self.state
-        at: float | None = None
-        if st.turn_timer > 0:
-            # One deadline per decision, set when the decision is first
-            # awaited: a restart, a drop or a resume keeps it running.
-            decision = self._decision()
-            if st.deadline is None or st.deadline_for != decision:
-                st.deadline, st.deadline_for = now + st.turn_timer, decision
-            at = st.deadline
-        else:
-            st.deadline = None
-        if seat in self.fan.away_seats(st):
-            grace = now + self.settings.grace
-            at = grace if at is None else min(at, grace)
-        out.append(Arm(at, Wake("auto", st.version, seat) if at is not None else None))
-
-    def _decision(self) -> str:
-        """Names the decision awaited now: game, deal and commands so far."""
-        assert self.game is not None
-        return f"{self.state.games_played}/{self.game.attempt}/{len(self.game.deal.log)}"
+        """Arm the one timer the table needs now, from the state (``timers``)."""
+        out.append(schedule(self.state, self.game, self.settings, self.fan.away_seats, now))
 
     def _wake(self, wake: Wake, now: float, out: list[Effect]) -> None:
         st = self.state
@@ -532,22 +504,12 @@ class TableCore:
             st.status = "playing"
             self._commit(now, out)
         elif wake.kind == "auto" and wake.seat is not None and st.status == "playing":
-            seat = wake.seat
-            if self.game is None or self.game.deal.turn != seat:
+            seat, game = wake.seat, self.game
+            if game is None or game.deal.turn != seat:
                 return
             out.append(
-                Think(seat, st.version, self.view_for(seat), st.bot_level, self._bot_seed(seat))
+                Think(seat, st.version, self.view_for(seat), st.bot_level, bot_seed(st, game, seat))
             )
-
-    def _bot_seed(self, seat: int) -> str:
-        """A fresh seed per decision (table seed, game, deal, decision number)
-        makes a bot's play a function of the state alone: a table restored
-        after a crash plays on exactly as it would have without one."""
-        st = self.state
-        assert self.game is not None
-        return f"{st.seed or st.table_id}/{st.games_played}/{self.game.attempt}/{seat}/" + str(
-            len(self.game.deal.log)
-        )
 
     def _bot_move(self, move: BotMove, now: float, out: list[Effect]) -> None:
         st = self.state

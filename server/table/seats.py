@@ -16,11 +16,16 @@ from server.table.pace import dealt
 from server.table.state import BOT_NAMES, TableState, digest
 
 SEAT_ERRORS: dict[ErrorCode, str] = {
-    "bad_seat": "seats are numbered 0 to 3",
+    "bad_seat": "seats are numbered 0 to {last}",
     "seat_taken": "a player already sits there",
     "wait_for_deal_end": "a bot plays that seat; you can take it over between deals",
     "table_full": "every seat is taken",
 }
+
+
+def seat_error(st: TableState, code: ErrorCode) -> str:
+    """The sentence for a seat refusal at this table (``SEAT_ERRORS``)."""
+    return SEAT_ERRORS[code].format(last=st.variant.players - 1)
 
 
 def free_seat(st: TableState, wanted: int | None) -> int | ErrorCode:
@@ -99,4 +104,5 @@ def summary(st: TableState, spectators: int) -> TableSummary:
         deals=st.deals,
         bot_level=st.bot_level,
         spectators=spectators,
+        players=st.variant.players,
     )

@@ -51,7 +51,7 @@ class TableState(msgspec.Struct):
     deadline: float | None = None
     """Absolute time (Unix) when the turn timer runs out, if one runs."""
     deadline_for: str = ""
-    """The decision that deadline is for (see ``TableCore._decision``)."""
+    """The decision that deadline is for (see ``server.table.timers.decision``)."""
     next_deal_at: float | None = None
     """Absolute time when the next deal is dealt, between deals."""
     result_wait: float = 60.0

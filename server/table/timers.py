@@ -1,0 +1,78 @@
+"""Which timer a table arms now, as pure functions of its state.
+
+A table has at most one timer: the next deal (between deals), a bot's think
+time, or a human's turn timer and, while that human is away, the grace
+after which a bot plays for it. The deadline of a human's decision is kept
+in the state (``deadline``, ``deadline_for``), so a restart, a drop or a
+resume keeps it running. The core (``TableCore``) arms what these return.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from server.config import Settings
+from server.game import Game
+from server.table.effects import Arm
+from server.table.inbox import Wake
+from server.table.state import TableState
+
+
+def schedule(
+    st: TableState,
+    game: Game | None,
+    settings: Settings,
+    away: Callable[[TableState], set[int]],
+    now: float,
+) -> Arm:
+    """The one timer the table needs now (``away``: the human seats with no
+    connection, asked only when a human's turn needs it)."""
+    if st.status == "between_deals" and st.next_deal_at is not None:
+        st.deadline = None
+        return Arm(st.next_deal_at, Wake("deal", st.version))
+    if st.status == "playing" and game is not None:
+        seat = game.deal.turn
+        if seat is None:
+            return Arm(None)
+        if st.seats[seat].kind != "bot":
+            return _human_turn(st, game, settings, seat in away(st), seat, now)
+        st.deadline = None
+        # Every bot seat waits the same ``bot_think``, whatever it holds: the
+        # pace of play tells nobody anything of a hand (the hidden partner).
+        return Arm(now + settings.bot_think, Wake("auto", st.version, seat))
+    st.deadline = None
+    return Arm(None)
+
+
+def _human_turn(
+    st: TableState, game: Game, settings: Settings, away: bool, seat: int, now: float
+) -> Arm:
+    """The turn timer of a human's decision, and the grace if it is away."""
+    at: float | None = None
+    if st.turn_timer > 0:
+        # One deadline per decision, set when the decision is first
+        # awaited: a restart, a drop or a resume keeps it running.
+        awaited = decision(st, game)
+        if st.deadline is None or st.deadline_for != awaited:
+            st.deadline, st.deadline_for = now + st.turn_timer, awaited
+        at = st.deadline
+    else:
+        st.deadline = None
+    if away:
+        grace = now + settings.grace
+        at = grace if at is None else min(at, grace)
+    return Arm(at, Wake("auto", st.version, seat) if at is not None else None)
+
+
+def decision(st: TableState, game: Game) -> str:
+    """Names the decision awaited now: game, deal and commands so far."""
+    return f"{st.games_played}/{game.attempt}/{len(game.deal.log)}"
+
+
+def bot_seed(st: TableState, game: Game, seat: int) -> str:
+    """A fresh seed per decision (table seed, game, deal, decision number)
+    makes a bot's play a function of the state alone: a table restored
+    after a crash plays on exactly as it would have without one."""
+    return f"{st.seed or st.table_id}/{st.games_played}/{game.attempt}/{seat}/" + str(
+        len(game.deal.log)
+    )
