@@ -366,7 +366,7 @@ def lobby_view() -> LobbyView:
             ),
             TableSummary(
                 table_id="t4",
-                name="À cinq, roi appelé",
+                name="À cinq",
                 status="waiting",
                 humans=2,
                 bots=0,

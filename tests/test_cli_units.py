@@ -323,7 +323,8 @@ def test_help_says_what_atout_alone_does_and_version_answers() -> None:
 
 def test_every_message_template_reads_right_for_you_and_for_another_player() -> None:
     bad = re.compile(r"\b[Yy]ou (takes|deals|shows|declares|holds|is|decides|has)\b")
-    fields = {"deal": 2, "trick": 18, "contract": "Garde", "size": 10, "cards": "T1 T2"}
+    fields = {"deal": 2, "trick": 18, "contract": "Garde", "size": 10, "cards": "T1 T2", "n": 6}
+    fields["card"] = "K♥"
     for key in wording.ABOUT:
         mine = wording.about(key, "Bot Ada", True, **fields)
         theirs = wording.about(key, "Bot Ada", False, **fields)
@@ -340,7 +341,7 @@ def test_every_message_template_reads_right_for_you_and_for_another_player() -> 
 def test_plurals() -> None:
     assert wording.deals(1) == "1 deal" and wording.deals(8) == "8 deals"
     assert "1 of 1 deal played" in str(wording.sheet_title("t", 1, 1))
-    assert wording.ecart_prompt(1).count("1 trump forced") == 1
+    assert wording.ecart_prompt(1, 6).count("1 trump forced") == 1
 
 
 def test_closes_for_abuse_and_refusals_at_connect_read_as_sentences() -> None:

@@ -79,7 +79,9 @@ class CallDialog(Translated, ButtonArrows, ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         buttons = list(self.query(".call").results(Button))
-        first = next((b for b in buttons if b.variant == "primary"), buttons[0] if buttons else None)
+        first = next(
+            (b for b in buttons if b.variant == "primary"), buttons[0] if buttons else None
+        )
         if first is not None:
             first.focus()
 

@@ -38,6 +38,7 @@ def players_word(n: int) -> str:
         return _("5 players, a called King")
     return _("{n} players").format(n=n)
 
+
 DIALOG_CSS = """
 Confirm, NewTable, JoinByCode, ScoreSheet, ChatBox, Help, History, Replay {
     align: center middle;

@@ -167,6 +167,7 @@ def bouts_won(deal: DealView) -> dict[str, list[str]]:
 
     def camp_of(seat: int) -> str:
         return _camp(seat, taker, partner)
+
     last = deal.hand_size - 1  # one trick per card of a hand
     for i, trick in enumerate(deal.tricks):
         if trick.winner is None:
@@ -177,7 +178,9 @@ def bouts_won(deal: DealView) -> dict[str, list[str]]:
             elif card == "EX":
                 camp = camp_of(seat)
                 if i == last:
-                    earlier = {camp_of(t.winner) for t in deal.tricks[:last] if t.winner is not None}
+                    earlier = {
+                        camp_of(t.winner) for t in deal.tricks[:last] if t.winner is not None
+                    }
                     led = trick.cards and trick.cards[0] == "EX"
                     if not (led and earlier == {camp}):
                         camp = "defense" if camp == "taker" else "taker"

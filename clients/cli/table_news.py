@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from clients.cli import call_facts
+from clients.cli import call_facts, wording
 from clients.cli import table_facts as facts
-from clients.cli import wording
 from clients.cli.cards_text import label
 from clients.cli.i18n import _
 from protocol.views import TableView

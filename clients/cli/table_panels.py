@@ -17,9 +17,8 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
-from clients.cli import call_facts
+from clients.cli import call_facts, wording
 from clients.cli import table_facts as facts
-from clients.cli import wording
 from clients.cli.cards_text import card_text, cards_text, label
 from clients.cli.i18n import _, ngettext
 from clients.cli.table_names import table_name
@@ -278,16 +277,19 @@ def compass(view: TableView, trick: TrickView | None, width: int, *, show_bids: 
         lines += [
             sides(far_left, far_right, inset),
             sides(
-                Text(" ") + what(by_place["top_left"]), what(by_place["top_right"]) + Text(" "), inset
+                Text(" ") + what(by_place["top_left"]),
+                what(by_place["top_right"]) + Text(" "),
+                inset,
             ),
         ]
     left, right, bottom = by_place["left"], by_place["right"], by_place["bottom"]
-    return lines + [
+    lines += [
         sides(name(left), name(right)),
         sides(Text(" ") + what(left), what(right) + Text(" ")),
         _center(what(bottom), width),
         _center(name(bottom), width),
     ]
+    return lines
 
 
 def trick_panel(

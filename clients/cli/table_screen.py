@@ -198,10 +198,10 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
         if facts.decision(view) != "ecart" and self.pick_kind == "ecart":
             self.pick_kind = ""
         self._draw(view)
-        if facts.decision(view) == "call" and self.answered is None:
-            if self._call_offered != self._decision_key(view):
-                self._call_offered = self._decision_key(view)  # once; then the button
-                self.call_after_refresh(self._open_call)
+        key = self._decision_key(view)
+        if facts.decision(view) == "call" and self.answered is None and self._call_offered != key:
+            self._call_offered = key  # opened by itself once; then the action bar's button
+            self.call_after_refresh(self._open_call)
         if old is not None:
             note = news.what_happened(old, view)
             online = self.atout.link_status.phase == "online"
