@@ -75,7 +75,9 @@ class CreateTable(_Cmd, tag="create"):
     players: int = FOUR_PLAYERS
     """The table's size: 3, 4 or 5 players (anything else is ``bad_players``)."""
     private: bool = False
-    deals: int = 8
+    deals: int | None = None
+    """Counted deals in the game; None: the size's own, each seat deals twice
+    (6, 8 or 10)."""
     bot_level: BotLevel = "normal"
     turn_timer: float = 0.0
     """Seconds per decision; 0 means no timer (the default for friends)."""

@@ -155,6 +155,7 @@ class Lobby:
             )
             return
         name = clean_text(cmd.name) or f"{conn.name}'s table"
+        variant = variant_for(cmd.players)
         result_wait = self.settings.result_wait if cmd.result_wait is None else cmd.result_wait
 
         def state(table_id: str, code: str, now: float) -> TableState:
@@ -164,12 +165,12 @@ class Lobby:
                 name,
                 now=now,
                 private=cmd.private,
-                deals=cmd.deals,
+                deals=variant.default_deals if cmd.deals is None else cmd.deals,
                 bot_level=cmd.bot_level,
                 turn_timer=cmd.turn_timer,
                 seed=cmd.seed,
                 result_wait=result_wait,
-                variant=variant_for(cmd.players),
+                variant=variant,
             )
 
         table = await self.tables.open(conn, cmd.rid, state)
@@ -345,7 +346,7 @@ def _bad_players(players: int, rid: int) -> Error:
 
 
 def _check_create(cmd: CreateTable) -> str | None:
-    if not 1 <= cmd.deals <= MAX_DEALS:
+    if cmd.deals is not None and not 1 <= cmd.deals <= MAX_DEALS:
         return f"a game has 1 to {MAX_DEALS} deals"
     if not 0 <= cmd.turn_timer <= MAX_TURN_TIMER:
         return f"the turn timer is 0 (off) to {MAX_TURN_TIMER:.0f} seconds"

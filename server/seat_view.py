@@ -101,6 +101,7 @@ def deal_view(game: Game, reuse: Reuse | None = None, every_deal_counts: bool = 
     if deal.phase == "play":
         trick = TrickView(leader=deal.leader, cards=_codes(deal.trick))
     result = deal.result()
+    partner = public_partner(deal)
     return DealView(
         number=deal_number(game, every_deal_counts),
         dealer=deal.dealer,
@@ -109,6 +110,8 @@ def deal_view(game: Game, reuse: Reuse | None = None, every_deal_counts: bool = 
         bids=[BidView(seat=after(first, i), bid=BID_NAMES[b]) for i, b in enumerate(deal.bids)],
         taker=deal.taker if deal.taker >= 0 else None,
         contract=BID_NAMES[deal.contract] if deal.taker >= 0 else None,
+        called=deal.called,
+        partner=partner,
         # The chien is shown to all in a prise or garde, never otherwise.
         chien=_codes(deal.chien) if deal.taker >= 0 and takes_chien(deal.contract) else [],
         ecart_trumps=_codes(deal.ecart_trumps),
@@ -119,13 +122,34 @@ def deal_view(game: Game, reuse: Reuse | None = None, every_deal_counts: bool = 
         ],
         tricks=tricks,
         trick=trick,
-        tricks_won=[deal.taker_tricks, len(deal.tricks) - deal.taker_tricks],
+        tricks_won=tricks_won(deal, partner),
         annulled=deal.annulled_reason,
         annulled_seat=deal.annulled_seat,
         result=msgspec.to_builtins(result) if result is not None else None,
         players=deal.variant.players,
         hand_size=deal.variant.hand_size,
     )
+
+
+def public_partner(deal: Deal) -> int | None:
+    """The partner as every seat may know it: only once the called card has
+    been played (or the deal is over). Before that None for all, the
+    partner's own view included, so that no view of anyone, nor the diff of
+    one, depends on who holds the card (tests/test_secrecy.py)."""
+    return deal.partner if deal.partner is not None and deal.partner_known else None
+
+
+def tricks_won(deal: Deal, partner: int | None) -> list[int]:
+    """Tricks won by [the taker's camp, the defense], the camps as publicly
+    known: a hidden partner's tricks count for the defense until it is known
+    (the engine's own count, by the real camps, would give it away)."""
+    if deal.taker < 0:
+        return [0, len(deal.tricks)]
+    if partner is None and deal.partner is not None:
+        attack = sum(1 for w in deal.winners if w == deal.taker)
+    else:
+        attack = deal.taker_tricks
+    return [attack, len(deal.tricks) - attack]
 
 
 NOTHING_LEGAL = Legal()
@@ -140,6 +164,8 @@ def legal_view(deal: Deal, seat: int | None) -> Legal:
     phase = deal.phase
     if phase == "bidding":
         return Legal(bids=[BID_NAMES[b] for b in deal.legal_bids()])
+    if phase == "call":
+        return Legal(calls=_codes(deal.legal_calls()))
     if phase == "ecart":
         return Legal(
             ecart=_codes(cards_of(deal.ecart_candidates())),
@@ -186,6 +212,7 @@ def sheet(game: Game, every_deal_counts: bool = False) -> list[DealLine]:
                     taker=result.taker,
                     contract=result.contract,
                     made=result.made,
+                    partner=result.partner if isinstance(result.partner, int) else None,
                     scores=list(result.scores),
                 )
             )

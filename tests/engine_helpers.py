@@ -7,6 +7,7 @@ import random
 from protocol.cards import CARD_OF, CODES, DECK_SIZE, SUIT_OF, cards_of
 from server.game import Deal
 from server.game.contracts import BID_OF
+from server.game.variant import FOUR, Variant
 
 
 def codes(text: str) -> list[int]:
@@ -24,6 +25,7 @@ def build(
     seed: int = 0,
     allow_annul: bool = False,
     without: dict[int, str] | None = None,
+    variant: Variant = FOUR,
 ) -> Deal:
     """A deal where the given seats hold (at least) the given cards.
 
@@ -45,17 +47,18 @@ def build(
     for attempt in range(1000):
         rest = list(rest_base)
         random.Random(seed * 1000 + attempt).shuffle(rest)
-        out: list[list[int]] = [list(fixed.get(s, [])) for s in range(4)]
+        size = variant.hand_size
+        out: list[list[int]] = [list(fixed.get(s, [])) for s in variant.seats]
         # Restricted seats pick first, from the cards they may have.
-        for s in sorted(range(4), key=lambda s: -len(banned.get(s, ()))):
+        for s in sorted(variant.seats, key=lambda s: -len(banned.get(s, ()))):
             ok = [c for c in rest if SUIT_OF[c] not in banned.get(s, set())]
-            take = ok[: 18 - len(out[s])]
-            assert len(out[s]) + len(take) == 18, "not enough cards for the constraints"
+            take = ok[: size - len(out[s])]
+            assert len(out[s]) + len(take) == size, "not enough cards for the constraints"
             out[s].extend(take)
             taken = set(take)
             rest = [c for c in rest if c not in taken]
-        ch = fixed_chien + rest[: 6 - len(fixed_chien)]
-        deal = Deal(dealer, out, ch)
+        ch = fixed_chien + rest[: variant.chien_size - len(fixed_chien)]
+        deal = Deal(dealer, out, ch, variant)
         if allow_annul or deal.phase != "annulled":
             return deal
     raise AssertionError("could not build a deal without petit sec")
@@ -70,20 +73,30 @@ def bid_all(deal: Deal, bids: dict[int, str]) -> None:
 
 
 def any_ecart(deal: Deal) -> list[int]:
-    """A legal écart: the forced trumps when forced, else 6 suit cards."""
+    """A legal écart: the forced trumps when forced, else the first suit cards."""
     cands = cards_of(deal.ecart_candidates())
     need = deal.ecart_trumps_needed()
     suits = [c for c in cands if c < 56]
     trumps = [c for c in cands if c >= 56]
-    return suits + trumps[:need] if need else suits[:6]
+    return suits + trumps[:need] if need else suits[: deal.variant.ecart_size]
 
 
-def to_play(deal: Deal, taker: int, contract: str = "garde_sans", chelem: bool = False) -> Deal:
-    """Bid ``contract`` for ``taker`` (others pass), discard if needed, start play.
+def to_play(
+    deal: Deal,
+    taker: int,
+    contract: str = "garde_sans",
+    chelem: bool = False,
+    call: str | None = None,
+) -> Deal:
+    """Bid ``contract`` for ``taker`` (others pass), call ``call`` at five
+    players (the first card that may be called when not given), discard if
+    needed, start play.
 
     Garde sans by default: no écart, so the cards a test gave stay in hand.
     """
     bid_all(deal, {taker: contract})
+    if deal.phase == "call":
+        deal.call(taker, CARD_OF[call] if call else deal.legal_calls()[0])
     if deal.phase == "ecart":
         deal.ecart(taker, any_ecart(deal))
     deal.declare_chelem(taker, chelem)
@@ -108,22 +121,27 @@ def random_finish(deal: Deal, rng: random.Random) -> Deal:
     return deal
 
 
-def random_deal(rng: random.Random, dealer: int | None = None) -> Deal:
-    """A complete random-legal deal: bids, écart, chelem, poignées, 18 tricks.
+def random_deal(rng: random.Random, dealer: int | None = None, variant: Variant = FOUR) -> Deal:
+    """A complete random-legal deal: bids, the call (five players), écart,
+    chelem, poignées, every trick.
 
-    Bids lean towards passing so that every contract and the four-pass
+    Bids lean towards passing so that every contract and the all-pass
     annulment all occur; poignées are shown whenever allowed, half the time.
     """
-    deal = Deal.deal(rng, rng.randrange(4) if dealer is None else dealer)
+    deal = Deal.deal(rng, rng.randrange(variant.players) if dealer is None else dealer, variant)
     while deal.phase == "bidding":
         bids = deal.legal_bids()
         deal.bid(deal.turn, bids[0] if rng.random() < 0.6 else rng.choice(bids))  # type: ignore[arg-type]
+    if deal.phase == "call":
+        deal.call(deal.taker, rng.choice(deal.legal_calls()))
     if deal.phase == "ecart":
         cands = cards_of(deal.ecart_candidates())
         need = deal.ecart_trumps_needed()
         suits = [c for c in cands if c < 56]
         trumps = [c for c in cands if c >= 56]
-        deal.ecart(deal.taker, suits + rng.sample(trumps, need) if need else rng.sample(suits, 6))
+        size = variant.ecart_size
+        ecart = suits + rng.sample(trumps, need) if need else rng.sample(suits, size)
+        deal.ecart(deal.taker, ecart)
     if deal.phase == "chelem":
         deal.declare_chelem(deal.taker, rng.random() < 0.05)
     while deal.phase == "play":

@@ -17,7 +17,17 @@ from typing import Any
 
 from clients.session import Session
 from protocol.cards import CARD_OF, CODES
-from protocol.messages import Bid, Chelem, Ecart, Play, Poignee, Ready
+from protocol.messages import (
+    Bid,
+    Call,
+    Chelem,
+    Ecart,
+    Play,
+    Poignee,
+    Ready,
+    TablePatch,
+    TableSnapshot,
+)
 from protocol.views import TableView
 from server.app import Server
 from server.clock import WALL, Clock
@@ -126,7 +136,7 @@ async def tls_front(port: int, cert: Path, key: Path) -> AsyncIterator[int]:
 
 def wants_decision(view: TableView) -> bool:
     legal = view.legal
-    return bool(legal.bids or legal.cards or legal.ecart or legal.chelem)
+    return bool(legal.bids or legal.calls or legal.cards or legal.ecart or legal.chelem)
 
 
 def choose(view: TableView, rng: random.Random) -> Any:
@@ -134,12 +144,14 @@ def choose(view: TableView, rng: random.Random) -> Any:
     legal = view.legal
     if legal.bids:
         return Bid(bid=legal.bids[0] if rng.random() < 0.5 else rng.choice(legal.bids))
+    if legal.calls:
+        return Call(card=rng.choice(legal.calls))
     if legal.ecart:
         suits = [c for c in legal.ecart if not c.startswith("T")]
         trumps = [c for c in legal.ecart if c.startswith("T")]
         if legal.ecart_trumps:
             return Ecart(cards=suits + rng.sample(trumps, legal.ecart_trumps))
-        return Ecart(cards=rng.sample(suits, 6))
+        return Ecart(cards=rng.sample(suits, legal.ecart_size))
     if legal.chelem:
         return Chelem(declare=False)
     if legal.poignee_sizes and rng.random() < 0.5:
@@ -193,6 +205,73 @@ async def autoplay(
     return await asyncio.wait_for(loop(), timeout)
 
 
+def _contract_taker(record: dict[str, Any]) -> tuple[str | None, int | None]:
+    bids = record.get("bids") or []
+    order = ["pass", "prise", "garde", "garde_sans", "garde_contre"]
+    if not bids or all(b == "pass" for b in bids):
+        return None, None
+    best = max(range(len(bids)), key=lambda i: order.index(bids[i]))
+    return bids[best], (record["dealer"] + 1 + best) % len(record["hands"])
+
+
+def deal_of(view: TableView, records: list[dict[str, Any]], seat: int | None) -> Any:
+    """The record of the deal a view shows (by its hand, or its tricks)."""
+    d = view.deal
+    assert d is not None
+    for rec in records:
+        if rec["dealer"] != d.dealer:
+            continue
+        played = [c for t in d.tricks for c in t.cards] + (d.trick.cards if d.trick else [])
+        rec_plays = [c for t in rec.get("tricks", []) for c in t]
+        if rec_plays[: len(played)] != played:
+            continue
+        if seat is not None and view.hand:
+            own = set(rec["hands"][seat]) | set(rec["chien"])
+            if not set(view.hand) <= own:
+                continue
+        return rec
+    return None
+
+
+def check_no_leaks(s: Session, seat: int | None, records: list[dict[str, Any]]) -> None:
+    """No message to ``seat`` held a card that seat could not see at that
+    time (``records``: the table's deal records, from ``history``)."""
+    assert s.received
+    checked = 0
+    for msg, view in s.received:
+        if not isinstance(msg, TableSnapshot | TablePatch) or view is None or view.deal is None:
+            continue
+        rec = deal_of(view, records, seat)
+        assert rec is not None, "a view matches no deal record"
+        d = view.deal
+        allowed: set[str] = set()
+        if seat is not None:
+            allowed |= set(rec["hands"][seat])
+        contract, taker = _contract_taker(rec)
+        if contract in ("prise", "garde") and d.phase != "bidding":
+            allowed |= set(rec["chien"])  # shown to all
+        if seat is not None and seat == taker:
+            allowed |= set(rec["chien"]) if contract in ("prise", "garde") else set()
+            allowed |= set(rec.get("ecart", []))
+        allowed |= set(d.ecart_trumps)
+        if d.called is not None:
+            assert d.called == rec["call"]
+            allowed.add(d.called)  # public once called (five players)
+        assert set(d.ecart_trumps) <= {c for c in rec.get("ecart", []) if c.startswith("T")}
+        played = [c for t in d.tricks for c in t.cards] + (d.trick.cards if d.trick else [])
+        allowed |= set(played)  # genuinely played: _deal_of matched them to the record
+        for p in d.poignees:
+            shown = next(x for x in rec["poignees"] if x["seat"] == p.seat)
+            assert sorted(p.cards) == sorted(shown["cards"])
+            allowed |= set(p.cards)
+        leaked = cards_in(msg) - allowed
+        assert not leaked, f"seat {seat} was sent {sorted(leaked)}"
+        if seat is None:
+            assert not view.hand
+        checked += 1
+    assert checked > 10
+
+
 def cards_in(obj: Any) -> set[str]:
     """Every card code anywhere in a decoded message."""
     out: set[str] = set()
@@ -216,7 +295,9 @@ __all__ = [
     "FAST",
     "autoplay",
     "cards_in",
+    "check_no_leaks",
     "choose",
+    "deal_of",
     "running",
     "self_signed",
     "tls_front",

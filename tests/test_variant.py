@@ -21,7 +21,7 @@ from protocol.views import FOUR_PLAYER_ECART, FOUR_PLAYER_HAND, FOUR_PLAYERS, De
 from server.game import Game, GameState
 from server.game.dealing import deal_cards
 from server.game.scoring import score
-from server.game.variant import FOUR, VARIANTS, Variant, variant_for
+from server.game.variant import FIVE, FOUR, THREE, VARIANTS, Variant, variant_for
 from server.seat_view import deal_view, legal_view
 from server.table.state import TableState, decode_state, encode_state, new_state
 
@@ -30,8 +30,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # -- the variant itself ------------------------------------------------------------
 
 
-def test_four_is_the_one_variant_and_deals_the_whole_pack() -> None:
-    assert VARIANTS == {4: FOUR}
+def test_three_four_and_five_are_the_variants_and_deal_the_whole_pack() -> None:
+    assert VARIANTS == {3: THREE, 4: FOUR, 5: FIVE}
     assert variant_for(4) is FOUR
     assert FOUR.players * FOUR.hand_size + FOUR.chien_size == DECK_SIZE
     assert (FOUR.tricks, FOUR.ecart_size, FOUR.packets) == (18, 6, 24)

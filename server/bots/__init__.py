@@ -24,7 +24,7 @@ from __future__ import annotations
 import random
 from typing import Protocol
 
-from protocol.messages import Bid, Chelem, Ecart, GameCommand, Play
+from protocol.messages import Bid, Call, Chelem, Ecart, GameCommand, Play
 from protocol.views import TableView
 
 LEVELS = ("random", "easy", "normal", "strong")
@@ -48,6 +48,8 @@ class RandomBot:
         legal = view.legal
         if legal.bids:
             return Bid(bid=self.rng.choice(legal.bids))
+        if legal.calls:
+            return Call(card=self.rng.choice(legal.calls))
         if legal.ecart:
             suits = [c for c in legal.ecart if not c.startswith("T")]
             trumps = [c for c in legal.ecart if c.startswith("T")]

@@ -6,7 +6,9 @@ that breaks a rule raises ``RuleError`` and changes nothing.
 
     bidding --(every seat bid, one took)--> ecart   (prise, garde: chien shown)
             --(garde sans / contre)-------> chelem
+            --(five players, one took)----> call
             --(every seat passed)---------> annulled
+    call    --(taker calls a card)--------> ecart or chelem, as above
     ecart   --(taker discards the écart)--> chelem
     chelem  --(taker declares or not)-----> play
     play    --(the last trick)------------> done
@@ -17,7 +19,8 @@ How many seats, cards, tricks and poignée sizes there are is the deal's
 
 Words used throughout:
 
-* taker: the highest bidder; the others defend together.
+* taker: the highest bidder; the others defend together (at five players,
+  but the partner: the holder of the card the taker calls, ``calling.py``).
 * chien: the cards set aside (6 at four players); écart: as many cards, that
   the taker discards after taking the chien (prise, garde) — ``ecart.py``.
 * bout: T1 (the Petit), T21 and the Excuse; they lower the taker's target.
@@ -54,8 +57,8 @@ from protocol.cards import (
     TRUMP_MASK,
     cards_of,
 )
+from server.game import calling, outcome
 from server.game import ecart as ecart_rules
-from server.game import outcome
 from server.game import poignee as poignee_rules
 from server.game.contracts import (
     BID_NAMES,
@@ -67,22 +70,17 @@ from server.game.contracts import (
 )
 from server.game.dealing import deal_cards, has_petit_sec
 from server.game.errors import RuleError
-from server.game.scoring import (
-    AnnulledDeal,
-    Camp,
-    ChelemOutcome,
-    DealResult,
-    score,
-)
+from server.game.scoring import Camp, ChelemOutcome, DealResult
 from server.game.variant import FOUR, Variant
 
-Phase = Literal["bidding", "ecart", "chelem", "play", "done", "annulled"]
+Phase = Literal["bidding", "call", "ecart", "chelem", "play", "done", "annulled"]
 
 Action = tuple[str, int, Any]
 """A logged command: ``(kind, seat, value)``; replaying a deal's log rebuilds it."""
 
 COMMANDS: Final[dict[Phase, frozenset[str]]] = {
     "bidding": frozenset({"bid"}),
+    "call": frozenset({"call"}),
     "ecart": frozenset({"ecart"}),
     "chelem": frozenset({"chelem"}),
     "play": frozenset({"poignee", "play"}),
@@ -96,46 +94,22 @@ class Deal:
     """One deal, from the cards dealt to the score. Mutable; ``clone`` copies.
 
     Usage contract: ask ``turn`` who must act and ``phase`` what kind of
-    command is expected, then call the matching method (``bid``, ``ecart``,
-    ``declare_chelem``, ``declare_poignee``, ``play``) or ``apply`` with a
-    logged action. The legal choices of the seat to act are exposed
-    (``legal_bids``, ``ecart_candidates``, ``poignee_sizes``, ``legal_cards``)
-    so callers never re-derive a rule.
+    command is expected, then call the matching method (``bid``, ``call``,
+    ``ecart``, ``declare_chelem``, ``declare_poignee``, ``play``) or ``apply``
+    with a logged action. The legal choices of the seat to act are exposed
+    (``legal_bids``, ``legal_calls``, ``ecart_candidates``, ``poignee_sizes``,
+    ``legal_cards``) so callers never re-derive a rule.
     """
 
-    __slots__ = (
-        "_legal",
-        "annulled_reason",
-        "annulled_seat",
-        "bids",
-        "bout_camps",
-        "camp_half",
-        "chelem_declared",
-        "chien",
-        "contract",
-        "dealer",
-        "dealt",
-        "ecart_cards",
-        "ecart_trumps",
-        "excuse_camp",
-        "hands",
-        "last_trick",
-        "leader",
-        "leaders",
-        "led",
-        "log",
-        "phase",
-        "players",
-        "poignees",
-        "taker",
-        "taker_tricks",
-        "trick",
-        "tricks",
-        "turn",
-        "variant",
-        "win_card",
-        "win_seat",
-        "winners",
+    # Slots: a deal is cloned thousands of times per bot decision.
+    __slots__ = tuple(
+        """
+        _legal annulled_reason annulled_seat bids bout_camps called called_card
+        camp_half camps chelem_declared chien contract dealer dealt ecart_cards
+        ecart_trumps excuse_camp hands last_trick leader leaders led log partner phase
+        players poignees taker taker_tricks trick tricks turn variant win_card win_seat
+        winners
+        """.split()
     )
 
     def __init__(
@@ -165,6 +139,10 @@ class Deal:
         self.bids: list[int] = []
         self.contract = PASS
         self.taker = -1
+        self.called: str | None = None
+        self.called_card = -1
+        self.partner: int | None = None
+        self.camps = variant.each(1)  # each seat's camp: 0 attack, 1 defense
         self.ecart_cards: list[int] = []
         self.ecart_trumps: list[int] = []
         self.chelem_declared = False
@@ -229,6 +207,7 @@ class Deal:
         other.winners = list(self.winners)
         other.trick = list(self.trick)
         other.camp_half = list(self.camp_half)
+        other.camps = self.camps  # replaced, never mutated, once play starts
         other.bout_camps = dict(self.bout_camps)
         other.log = list(self.log)
         return other
@@ -301,13 +280,50 @@ class Deal:
         self.taker = (first + self.bids.index(high)) % players
         self.contract = high
         self.turn = self.taker
-        if takes_chien(high):
+        self.camps = self.variant.each(1)
+        self.camps[self.taker] = 0
+        if self.variant.camps == "called_partner":
+            self.phase = "call"
+        else:
+            self._after_bidding()
+
+    def _after_bidding(self) -> None:
+        if takes_chien(self.contract):
             # The chien is shown to all and joins the taker's hand.
             for c in self.chien:
                 self.hands[self.taker] |= 1 << c
             self.phase = "ecart"
         else:
             self.phase = "chelem"
+
+    # -- the called card (five players) ---------------------------------
+
+    def legal_calls(self) -> list[int]:
+        """The cards the taker may call now, lowest first (``calling.py``)."""
+        if self.phase != "call":
+            return []
+        return cards_of(calling.callable_mask(self.hands[self.taker]))
+
+    def call(self, seat: int, card: int) -> None:
+        """The taker calls a card; its holder, if not the taker, is the partner."""
+        self._check_turn(seat, "call")
+        calling.check(seat, self.hands[seat], card)
+        self.called = CODES[card]
+        self.called_card = card
+        self.partner = partner = calling.partner(self.hands, seat, card)
+        if partner is not None:
+            self.camps = list(self.camps)
+            self.camps[partner] = 0
+        self.log.append(("call", seat, card))
+        self._after_bidding()
+
+    @property
+    def partner_known(self) -> bool:
+        """Whether the camps are public: the called card has been played, or
+        the deal is over (the result says). Until then ``partner`` is secret."""
+        card = self.called_card
+        played = card >= 0 and (card in self.trick or any(card in t for t in self.tricks))
+        return played or self.phase == "done"
 
     # -- chien and écart --------------------------------------------------
 
@@ -401,8 +417,11 @@ class Deal:
             return 0
         hand = self.hands[self.turn]
         led = self.led
-        if led < 0:  # leading, or only the Excuse was led: anything goes
+        if led < 0:  # leading, or only the Excuse was led: anything goes...
             legal = hand
+            if self.called_card >= 0 and not self.trick and not self.tricks:
+                # ...but the deal's first card, not of the called suit.
+                legal = calling.opening_lead(hand, self.called_card)
         else:
             follow = hand & SUIT_MASKS[led]
             if follow and led != TRUMP:
@@ -429,6 +448,8 @@ class Deal:
     def _illegal_reason(self, seat: int, card: int) -> str:
         led = self.led
         hand = self.hands[seat]
+        if led < 0:
+            return f"the opening lead may not be {SUIT_NAMES[SUIT_OF[card]]}, the called suit"
         if led != TRUMP and hand & SUIT_MASKS[led]:
             return f"seat {seat} must follow {SUIT_NAMES[led]}"
         if hand & TRUMP_MASK and SUIT_OF[card] != TRUMP:
@@ -483,26 +504,28 @@ class Deal:
     def _end_trick(self) -> int:
         trick = self.trick
         number = len(self.tricks)
-        taker = self.taker
+        camps = self.camps
         winner = self.win_seat
         leader = self.leader
         last = self.last_trick
         excuse_led_wins = False
-        if number == last and trick[0] == EXCUSE:
-            # Chelem exception: the Excuse led to the last trick by a camp
-            # that won every previous trick wins it.
-            leader_is_taker = leader == taker
-            if self.taker_tricks == (last if leader_is_taker else 0):
-                winner = leader
-                excuse_led_wins = True
-        win_camp = 0 if winner == taker else 1
+        # Chelem exception: the Excuse led to the last trick by a camp that
+        # won every previous trick wins it.
+        if (
+            number == last
+            and trick[0] == EXCUSE
+            and self.taker_tricks == (last if camps[leader] == 0 else 0)
+        ):
+            winner = leader
+            excuse_led_wins = True
+        win_camp = camps[winner]
         half = 0
         for c in trick:
             half += HALF_POINTS[c]
         has_excuse = EXCUSE in trick
         if has_excuse and not excuse_led_wins:
             half -= 9
-            owner = 0 if (leader + trick.index(EXCUSE)) % self.players == taker else 1
+            owner = camps[(leader + trick.index(EXCUSE)) % self.players]
             if number < last:
                 # The Excuse stays with its owner's camp, which gives a
                 # half-point card to the trick's winners in exchange.
@@ -543,11 +566,8 @@ class Deal:
     # -- results -------------------------------------------------------------
 
     def camp_of(self, seat: int) -> int:
-        """0 for the taker's camp, 1 for the defense."""
-        return 0 if seat == self.taker else 1
-
-    def taker_bouts(self) -> int:
-        return outcome.taker_bouts(self)
+        """0 for the attack (the taker, and a called partner), 1 for the defense."""
+        return self.camps[seat]
 
     def petit_au_bout(self) -> Camp | None:
         return outcome.petit_au_bout(self)
@@ -557,21 +577,7 @@ class Deal:
 
     def result(self) -> DealResult | None:
         """The deal's score once it is over (``None`` while it is played)."""
-        if self.phase == "annulled":
-            assert self.annulled_reason is not None
-            return AnnulledDeal(self.annulled_reason, self.annulled_seat, self.variant.no_scores())
-        if self.phase != "done":
-            return None
-        return score(
-            taker=self.taker,
-            contract=self.contract,
-            taker_half_points=self.camp_half[0],
-            bouts=self.taker_bouts(),
-            petit_au_bout=self.petit_au_bout(),
-            poignees=[(seat, len(cards)) for seat, cards in self.poignees],
-            chelem=self.chelem_outcome(),
-            variant=self.variant,
-        )
+        return outcome.result(self)
 
     def record(self) -> dict[str, Any]:
         """The deal record (docs/DEAL-RECORD.md) of the deal so far (``outcome.record``)."""
@@ -582,6 +588,7 @@ class Deal:
 # as a tuple is as good, since the methods copy what they keep.
 _DISPATCH: Final[dict[str, Callable[[Deal, int, Any], object]]] = {
     "bid": Deal.bid,
+    "call": Deal.call,
     "ecart": Deal.ecart,
     "chelem": Deal.declare_chelem,
     "poignee": Deal.declare_poignee,

@@ -7,7 +7,7 @@ stable ``code`` plus a ``message`` for a person. Anything else escaping the
 engine is our own bug.
 
 Stable codes (shared with ``atout-server replay`` and the wire protocol):
-``wrong_phase``, ``not_your_turn``, ``bad_seat``, ``bad_bid``, ``bad_ecart``,
+``wrong_phase``, ``not_your_turn``, ``bad_seat``, ``bad_bid``, ``bad_call``, ``bad_ecart``,
 ``bad_chelem``, ``bad_poignee``, ``card_not_in_hand``, ``illegal_card``,
 ``unknown_card``, ``malformed``, ``bad_deck``.
 """

@@ -19,7 +19,8 @@ from server.game.errors import RuleError
 from server.game.scoring import AnnulledDeal, DealResult, ScoredDeal
 from server.game.variant import FOUR, Variant, variant_for
 
-DEFAULT_DEALS = 8
+DEFAULT_DEALS = FOUR.default_deals
+"""A four-player game's counted deals unless told; ``Variant.default_deals`` for others."""
 
 
 class GameState(msgspec.Struct):
@@ -66,11 +67,13 @@ class Game:
 
     def __init__(
         self,
-        deals: int = DEFAULT_DEALS,
+        deals: int | None = None,
         seed: str | None = None,
         first_dealer: int | None = None,
         variant: Variant = FOUR,
     ) -> None:
+        if deals is None:
+            deals = variant.default_deals  # each seat deals twice
         if deals < 1:
             raise RuleError("malformed", "a game has at least one deal")
         self.variant = variant

@@ -7,12 +7,12 @@ apart from the state machine in ``deal.py``, which only plays the deal.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from protocol.cards import CODES, EXCUSE, PETIT
 from server.game.contracts import BID_NAMES
-from server.game.scoring import Camp, ChelemOutcome
-from server.game.variant import Variant
+from server.game.scoring import AnnulledDeal, Camp, ChelemOutcome, DealResult, score
+from server.game.variant import FOUR, Variant
 
 
 class Played(Protocol):
@@ -32,6 +32,16 @@ class Played(Protocol):
     def bids(self) -> list[int]: ...
     @property
     def taker(self) -> int: ...
+    @property
+    def contract(self) -> int: ...
+    @property
+    def called(self) -> str | None: ...
+    @property
+    def partner(self) -> int | None: ...
+    @property
+    def camps(self) -> list[int]: ...
+    @property
+    def camp_half(self) -> list[int]: ...
     @property
     def ecart_cards(self) -> list[int]: ...
     @property
@@ -53,11 +63,13 @@ class Played(Protocol):
     @property
     def excuse_camp(self) -> int: ...
     @property
-    def annulled_reason(self) -> str | None: ...
+    def annulled_reason(self) -> Literal["all_pass", "petit_sec"] | None: ...
+    @property
+    def annulled_seat(self) -> int | None: ...
 
 
 def taker_bouts(deal: Played) -> int:
-    """The bouts the taker's camp won (camp 0), the Excuse included."""
+    """The bouts the attack camp won (camp 0), the Excuse included."""
     n = sum(1 for camp in deal.bout_camps.values() if camp == 0)
     return n + (1 if deal.excuse_camp == 0 else 0)
 
@@ -74,7 +86,7 @@ def petit_au_bout(deal: Played) -> Camp | None:
         n -= 1
     if PETIT not in deal.tricks[n]:
         return None
-    return "taker" if deal.winners[n] == deal.taker else "defense"
+    return "taker" if deal.camps[deal.winners[n]] == 0 else "defense"
 
 
 def chelem_outcome(deal: Played) -> ChelemOutcome | None:
@@ -88,9 +100,30 @@ def chelem_outcome(deal: Played) -> ChelemOutcome | None:
     return None
 
 
+def result(deal: Played) -> DealResult | None:
+    """The deal's score once it is over (``None`` while it is played)."""
+    if deal.phase == "annulled":
+        assert deal.annulled_reason is not None
+        return AnnulledDeal(deal.annulled_reason, deal.annulled_seat, deal.variant.no_scores())
+    if deal.phase != "done":
+        return None
+    return score(
+        taker=deal.taker,
+        contract=deal.contract,
+        taker_half_points=deal.camp_half[0],
+        bouts=taker_bouts(deal),
+        petit_au_bout=petit_au_bout(deal),
+        poignees=[(seat, len(cards)) for seat, cards in deal.poignees],
+        chelem=chelem_outcome(deal),
+        variant=deal.variant,
+        partner=deal.partner,
+    )
+
+
 def record(deal: Played) -> dict[str, Any]:
     """The deal record (docs/DEAL-RECORD.md) of the deal so far, as JSON-ready data."""
-    rec: dict[str, Any] = {
+    rec: dict[str, Any] = {} if deal.variant is FOUR else {"players": deal.variant.players}
+    rec |= {
         "dealer": deal.dealer,
         "hands": [[CODES[c] for c in hand] for hand in deal.dealt],
         "chien": [CODES[c] for c in deal.chien],
@@ -100,6 +133,8 @@ def record(deal: Played) -> dict[str, Any]:
     rec["bids"] = [BID_NAMES[b] for b in deal.bids]
     if deal.phase in ("bidding", "annulled"):
         return rec
+    if deal.called is not None:
+        rec["call"] = deal.called
     if deal.ecart_cards:
         rec["ecart"] = [CODES[c] for c in deal.ecart_cards]
     rec["chelem"] = deal.chelem_declared

@@ -18,7 +18,7 @@ from server.game.commands import parse_cards
 from server.game.contracts import BID_OF, takes_chien
 from server.game.deal import Deal
 from server.game.errors import RuleError
-from server.game.variant import FOUR, Variant
+from server.game.variant import FOUR, VARIANTS, Variant
 
 
 def _malformed(message: str, **where: Any) -> RuleError:
@@ -40,6 +40,17 @@ def _cards(codes: list[str], what: str, code: ErrorCode) -> list[int]:
 
 def _is_seat(value: Any, variant: Variant) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and value in variant.seats
+
+
+def _variant_of(record: Any) -> Variant:
+    if not isinstance(record, dict):
+        raise _malformed("a deal record is a JSON object")
+    # A record without ``players`` is of four (every record before variants).
+    players = record.get("players", FOUR.players)
+    if type(players) is not int or players not in VARIANTS:
+        sizes = ", ".join(str(n) for n in VARIANTS)
+        raise _malformed(f"players must be one of {sizes}, not {players!r}")
+    return VARIANTS[players]
 
 
 def _deal_from(record: Any, variant: Variant) -> Deal:
@@ -68,7 +79,9 @@ def _deal_from(record: Any, variant: Variant) -> Deal:
         seen.update(h)
     if len(seen) != DECK_SIZE:
         missing = [CODES[c] for c in range(DECK_SIZE) if c not in seen]
-        raise RuleError("bad_deck", f"the deal is not the 78 cards once each; missing {missing}")
+        raise RuleError(
+            "bad_deck", f"the deal is not the {DECK_SIZE} cards once each; missing {missing}"
+        )
     return Deal(dealer, hand_cards, chien, variant)
 
 
@@ -114,9 +127,7 @@ def _result(deal: Deal) -> dict[str, Any]:
 def replay_record(record: Any) -> dict[str, Any]:
     """Check one record against the rules and score it, or say what is wrong."""
     try:
-        # A record is of four players (docs/DEAL-RECORD.md); other table
-        # sizes will say theirs in the record.
-        deal = _deal_from(record, FOUR)
+        deal = _deal_from(record, _variant_of(record))
         if deal.phase == "annulled":
             if record.get("tricks"):
                 raise _malformed("the deal was annulled (petit sec) but the record goes on")
@@ -135,6 +146,13 @@ def replay_record(record: Any) -> dict[str, Any]:
             if record.get("tricks"):
                 raise _malformed("every player passed but the record goes on")
             return _result(deal)
+        if deal.phase == "call":
+            # Five players: the taker's called card. A ``call`` elsewhere (3 or
+            # 4 players, everyone passed) is ignored, as DEAL-RECORD.md says.
+            called = record.get("call")
+            if not isinstance(called, str):
+                raise _malformed("call must be the called card's code", seat=deal.taker)
+            deal.call(deal.taker, _cards([called], "call", "bad_call")[0])
         ecart = record.get("ecart")
         if takes_chien(deal.contract):
             codes = _card_list(ecart, "écart", None)

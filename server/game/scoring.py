@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Final, Literal
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
 from server.game.contracts import BID_NAMES, MULTIPLIER, ContractName
 from server.game.variant import FOUR, PoigneeSize, Variant
@@ -52,6 +53,9 @@ class ScoredDeal(msgspec.Struct, frozen=True):
     chelem: ChelemOutcome | None
     base: int
     scores: list[int]
+    partner: int | UnsetType | None = UNSET
+    """Five players only: the called partner's seat, ``None`` when the taker
+    played alone; absent (unset) at a table without a called partner."""
 
 
 class AnnulledDeal(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -80,7 +84,8 @@ def score(
     partner: int | None = None,
 ) -> ScoredDeal:
     """Score a deal. ``poignees`` lists ``(seat, number of cards shown)``;
-    ``partner`` is the taker's called partner, where the variant has one."""
+    ``partner`` is the taker's called partner, where the variant has one
+    (``None``: the taker played alone)."""
     target_half = TARGET_HALF[bouts]
     over = taker_half_points - target_half
     made = over >= 0
@@ -117,4 +122,5 @@ def score(
         chelem=chelem,
         base=base,
         scores=scores,
+        partner=partner if variant.camps == "called_partner" else UNSET,
     )

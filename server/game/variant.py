@@ -7,8 +7,10 @@ the tricks of a deal, the poignée sizes, and how the two camps form. A
 than writing a seat count, a hand size or a trick count of its own (a test,
 ``tests/test_variant.py``, scans the code for such literals).
 
-Only ``FOUR`` exists yet. ``VARIANTS`` finds a variant by its player count,
-which is all a stored game or a view needs to say to name its variant.
+``THREE``, ``FOUR`` and ``FIVE`` are the variants played (the FFT rules for
+3 and 5 players, docs/RULES.md "Three and five players"). ``VARIANTS`` finds
+a variant by its player count, which is all a stored game, a deal record or a
+view needs to say to name its variant.
 """
 
 from __future__ import annotations
@@ -21,9 +23,9 @@ from protocol.cards import DECK_SIZE
 
 CampRule = Literal["taker_alone", "called_partner"]
 """How the camps form. ``taker_alone``: the taker against all the others,
-known from the bidding. ``called_partner`` (5 players, not played yet): the
+known from the bidding. ``called_partner``: the
 taker calls a card and its holder joins the taker's camp, secretly, so the
-camps are only known once that card is played."""
+camps are only known once that card is played (five players)."""
 
 PoigneeSize = Literal["simple", "double", "triple"]
 
@@ -65,6 +67,12 @@ class Variant(msgspec.Struct, frozen=True):
         return self.players * self.hand_size // self.packet
 
     @property
+    def default_deals(self) -> int:
+        """Counted deals in a game unless the table says otherwise: each seat
+        deals twice."""
+        return 2 * self.players
+
+    @property
     def seats(self) -> range:
         return range(self.players)
 
@@ -99,11 +107,22 @@ class Variant(msgspec.Struct, frozen=True):
         return shares
 
 
+THREE: Final = Variant(players=3, hand_size=24, packet=4, chien_size=6, poignees=(13, 15, 18))
+"""French Tarot for three: 24 cards each, 4 at a time; a chien of 6; the taker
+alone against two (and so wins twice the base); poignées of 13, 15 and 18."""
+
 FOUR: Final = Variant(players=4, hand_size=18, packet=3, chien_size=6, poignees=(10, 13, 15))
 """French Tarot for four: 18 cards each, 3 at a time; a chien of 6; the taker
 alone against three; poignées of 10, 13 and 15 trumps."""
 
-VARIANTS: Final[dict[int, Variant]] = {v.players: v for v in (FOUR,)}
+FIVE: Final = Variant(
+    players=5, hand_size=15, packet=3, chien_size=3, poignees=(8, 10, 13), camps="called_partner"
+)
+"""French Tarot for five: 15 cards each, 3 at a time; a chien of 3; the taker
+calls a card and plays with its holder against three (or alone against four);
+poignées of 8, 10 and 13 trumps."""
+
+VARIANTS: Final[dict[int, Variant]] = {v.players: v for v in (THREE, FOUR, FIVE)}
 """The variants by player count."""
 
 
