@@ -247,7 +247,8 @@ def variant_view(players: int, moment: str, you: int | None = 0) -> TableView:
         cards = []
         for i in range(players):
             seat = (leader + i) % players
-            card = "KS" if (moment == "partner" and t == 1 and seat == 1) else None
+            called = players == 5 and moment == "partner" and t == 1 and seat == 1
+            card = "KS" if called else None
             card = card or next(c for c in hands[seat] if c not in ("KS", "KH"))
             hands[seat].remove(card)
             cards.append(card)

@@ -23,7 +23,18 @@ from clients.cli.cards_text import card_text, label
 from clients.cli.dialogs import DIALOG_CSS
 from clients.cli.i18n import N_, Translated, _
 from clients.cli.screen_keys import ButtonArrows
+from clients.cli.table_panels import wrapped
 from protocol.views import TableView
+
+
+WIDTH = 60
+"""The dialog's text width: 64 cells less its border and padding."""
+
+
+def _lines(text: str) -> str:
+    # Wrapped here, between words (anywhere in Chinese and Korean), so that a
+    # line of CJK text is never folded in the middle of what reads as a word.
+    return "\n".join(wrapped(text, WIDTH))
 
 
 class CallDialog(Translated, ButtonArrows, ModalScreen[str | None]):
@@ -34,6 +45,7 @@ class CallDialog(Translated, ButtonArrows, ModalScreen[str | None]):
         + """
     CallDialog { align: center middle; background: $background 60%; }
     #call { width: 64; }
+    #call > Static { width: 100%; }
     #call .buttons { height: 1; }
     """
     )
@@ -48,11 +60,13 @@ class CallDialog(Translated, ButtonArrows, ModalScreen[str | None]):
         view = self.view
         with Vertical(classes="dialog", id="call"):
             yield Label(Text(_("Call a card"), style="bold"))
-            yield Static(call_facts.call_reason(self.calls))
+            yield Static(_lines(call_facts.call_reason(self.calls)))
             yield Static(
-                _(
-                    "Its holder becomes your partner, a secret until the card is played. "
-                    "In the chien or in your own hand, it leaves you alone against four."
+                _lines(
+                    _(
+                        "Its holder becomes your partner, a secret until the card is played. "
+                        "In the chien or in your own hand, it leaves you alone against four."
+                    )
                 )
             )
             with Horizontal(classes="buttons"):
@@ -67,14 +81,9 @@ class CallDialog(Translated, ButtonArrows, ModalScreen[str | None]):
                     )
             held = [c for c in self.calls if c in view.hand]
             if held:
-                yield Static(
-                    Text(
-                        _("In your hand: {cards}. Calling it, you play alone.").format(
-                            cards=" ".join(label(c) for c in held)
-                        ),
-                        style="italic",
-                    )
-                )
+                said = _("In your hand: {cards}. Calling it, you play alone.")
+                cards = " ".join(label(c) for c in held)
+                yield Static(Text(_lines(said.format(cards=cards)), style="italic"))
             yield Static(Text(_("← → choose · Enter call · Esc later"), style="dim"))
 
     def on_mount(self) -> None:

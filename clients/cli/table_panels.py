@@ -22,7 +22,7 @@ from clients.cli import table_facts as facts
 from clients.cli.cards_text import card_text, cards_text, label
 from clients.cli.i18n import _, ngettext
 from clients.cli.table_names import table_name
-from protocol.views import TableView, TrickView
+from protocol.views import FOUR_PLAYERS, TableView, TrickView
 
 
 def _crop(s: str, n: int) -> str:
@@ -302,7 +302,10 @@ def trick_panel(
     elif view.status == "finished":
         # The last deal's result stays above the standings.
         scored = deal.result is not None and "annulled" not in deal.result
-        last_result = result_panel(view, width) if scored else []
+        # Past four seats the last deal's points would push the standings
+        # out of an 80×24 screen: the standings and the score sheet have them.
+        four = facts.seat_count(view) <= FOUR_PLAYERS
+        last_result = result_panel(view, width, scores=four) if scored else []
         ranking = ranking_lines(view)
         heading = Text(f"{wording.LAST_DEAL}: ", style="dim")
         if last_result and heading.cell_len + last_result[0].cell_len <= width:
@@ -322,9 +325,9 @@ def trick_panel(
             Text(why),
             Text(_("the next dealer deals")),
         ]
-        lines += reading_lines(view)
+        lines += reading_lines(view, width)
     elif deal.phase == "done" and deal.result is not None:
-        lines = result_panel(view, width) + reading_lines(view)
+        lines = result_panel(view, width) + reading_lines(view, width)
     else:
         last = facts.last_trick(deal)
         current = deal.trick
@@ -382,12 +385,15 @@ def last_trick_lines(view: TableView, trick: TrickView, width: int) -> list[Text
     when the panel is too narrow for both."""
     t = Text(_("Last:") + " ", style="dim")
     t.append_text(cards_text(trick.cards))
+    lines = [t]
+    if t.cell_len > width:  # five cards, in a long language: the cards wrap
+        lines = card_lines(_("Last:"), trick.cards, width)
     if trick.winner is None:
-        return [t]
+        return lines
     taker = Text(f"→ {facts.seat_name(view, trick.winner)}")
-    if t.cell_len + 1 + taker.cell_len <= width:
-        return [t + Text(" ") + taker]
-    return [t, Text("  ") + Text(_crop(taker.plain, width - 2))]
+    if lines[-1].cell_len + 1 + taker.cell_len <= width:
+        return [*lines[:-1], lines[-1] + Text(" ") + taker]
+    return [*lines, Text("  ") + Text(_crop(taker.plain, width - 2))]
 
 
 def waiting_lines(view: TableView, width: int = 24, url: str = "") -> list[Text]:
@@ -418,23 +424,26 @@ def waiting_lines(view: TableView, width: int = 24, url: str = "") -> list[Text]
     return lines
 
 
-def result_panel(view: TableView, width: int = 24) -> list[Text]:
+def result_panel(view: TableView, width: int = 24, *, scores: bool = True) -> list[Text]:
+    """The deal's result, then (``scores``) each seat's points for it."""
     lines = [Text(part) for line in facts.result_lines(view) for part in wrapped(line, width)]
     if lines:
         lines[0].stylize("bold")
-    result = view.deal.result if view.deal else None
-    scores = (result or {}).get("scores") or []
-    for seat, score in enumerate(scores):
+    result = view.deal.result if view.deal and scores else None
+    points = (result or {}).get("scores") or []
+    for seat, score in enumerate(points):
         name = _crop_cells(facts.seat_name(view, seat), 12)
         lines.append(Text(f"{_pad(name, 13)}{facts.signed(int(score)):>6}"))
     return lines
 
 
-def reading_lines(view: TableView) -> list[Text]:
-    """Who is still reading the result, between deals."""
+def reading_lines(view: TableView, width: int = 24) -> list[Text]:
+    """Who is still reading the result, between deals (on as many lines as it takes)."""
     names = [facts.seat_name(view, s) for s in facts.reading(view)]
     text = wording.still_reading(names)
-    return [Text(""), Text(text, style="italic")] if text else []
+    return (
+        [Text("")] + [Text(line, style="italic") for line in wrapped(text, width)] if text else []
+    )
 
 
 def ranking_lines(view: TableView) -> list[Text]:
