@@ -150,7 +150,12 @@ def parser() -> argparse.ArgumentParser:
     play = sub.add_parser("play", help=_("play now against three bots (the default: atout alone)"))
     play.add_argument("--name", default=default_name(), help=_("your display name"))
     play.add_argument("--bots", choices=BOT_LEVELS, default="normal", help=_("bot level"))
-    play.add_argument("--deals", type=int, default=8, help=_("deals in the game (1-40)"))
+    play.add_argument(
+        "--deals",
+        type=int,
+        default=None,
+        help=_("deals in the game (1-40; default: each player deals twice)"),
+    )
     play.add_argument(
         "--timer", type=int, default=0, help=_("seconds per move (0-600), 0 for none")
     )
@@ -219,7 +224,7 @@ def check(args: argparse.Namespace) -> None:
     if args.profile is not None and not args.profile.strip():
         raise UsageError(wording.BAD_PROFILE)
     if args.command == "play":
-        if not 1 <= args.deals <= 40:
+        if args.deals is not None and not 1 <= args.deals <= 40:
             raise UsageError(wording.BAD_DEALS)
         if not 0 <= args.timer <= 600:
             raise UsageError(wording.BAD_TIMER)

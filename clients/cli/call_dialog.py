@@ -26,7 +26,6 @@ from clients.cli.screen_keys import ButtonArrows
 from clients.cli.table_panels import wrapped
 from protocol.views import TableView
 
-
 WIDTH = 60
 """The dialog's text width: 64 cells less its border and padding."""
 

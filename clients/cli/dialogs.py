@@ -149,6 +149,7 @@ class NewTable(Translated, ButtonArrows, ModalScreen[CreateTable | None]):
     def __init__(self, default_name: str) -> None:
         super().__init__()
         self.default_name = default_name
+        self._players = 4
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="new-table"):
@@ -181,6 +182,7 @@ class NewTable(Translated, ButtonArrows, ModalScreen[CreateTable | None]):
             with Horizontal(classes="row"):
                 yield Label(_("Deals"), classes="label")
                 yield Input("8", id="deals", compact=True, type="integer", max_length=2)
+                yield Label(" " + _("each player deals twice"), id="deals-note")
             with Horizontal(classes="row"):
                 yield Label(_("Bots"), classes="label")
                 yield Select(
@@ -208,6 +210,16 @@ class NewTable(Translated, ButtonArrows, ModalScreen[CreateTable | None]):
     @on(Button.Pressed, "#cancel")
     def _cancel(self) -> None:
         self.dismiss(None)
+
+    @on(Select.Changed, "#players")
+    def _players_changed(self, event: Select.Changed) -> None:
+        # A game is two deals per player by default (6, 8 or 10): the deals
+        # follow the size unless the player typed a number of their own.
+        deals = self.query_one("#deals", Input)
+        players = event.value if isinstance(event.value, int) else 4
+        if deals.value == str(2 * self._players):
+            deals.value = str(2 * players)
+        self._players = players
 
     @on(Input.Submitted)
     @on(Button.Pressed, "#create")
