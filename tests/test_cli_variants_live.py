@@ -145,6 +145,7 @@ async def test_the_new_table_form_opens_a_table_of_three(server: Server, tmp_pat
         await click(pilot, "#create")
         await until(pilot, lambda: app.link.table is not None, what="seated")
         assert len(table(app).seats) == 3
+        assert table(app).deals == 6  # the form's deals followed the size: two per player
         await shown(pilot, app, "Start the game")
         await click(pilot, ".start")
         await until(pilot, lambda: table(app).hand, what="a deal")

@@ -155,8 +155,6 @@ SECTIONS: list[tuple[str, list[Entry]]] = [
             ),
         ],
     ),
-]
-SECTIONS.append(
     (
         N_("Three or five players"),
         [
@@ -186,8 +184,8 @@ SECTIONS.append(
                 ),
             ),
         ],
-    )
-)
+    ),
+]
 KEYS = N_("Esc to close · ↑ ↓ PgUp PgDn to scroll")
 INDENT = 2
 """An entry's first line starts here; its continuations further right."""
