@@ -143,6 +143,10 @@ FIRST_FRAME_ERRORS = {
     "hello_first",
     "incompatible_version",
     "bad_name",
+    # a hello whose player key is not one, or not known here (then closed, 4004)
+    "bad_key",
+    "unknown_key",
+    "name_taken",
     "malformed",
     "unknown_message",
     "invalid_message",

@@ -112,8 +112,9 @@ def deal_view(game: Game, reuse: Reuse | None = None, every_deal_counts: bool = 
         contract=BID_NAMES[deal.contract] if deal.taker >= 0 else None,
         called=deal.called,
         partner=partner,
-        # The chien is shown to all in a prise or garde, never otherwise.
-        chien=_codes(deal.chien) if deal.taker >= 0 and takes_chien(deal.contract) else [],
+        # The chien is shown to all in a prise or garde, never otherwise; at
+        # five players only after the call (the taker calls without seeing it).
+        chien=_codes(deal.chien) if chien_shown(deal) else [],
         ecart_trumps=_codes(deal.ecart_trumps),
         chelem_declared=deal.chelem_declared,
         poignees=[
@@ -129,6 +130,11 @@ def deal_view(game: Game, reuse: Reuse | None = None, every_deal_counts: bool = 
         players=deal.variant.players,
         hand_size=deal.variant.hand_size,
     )
+
+
+def chien_shown(deal: Deal) -> bool:
+    """The chien is public: a prise or garde was taken and called for."""
+    return deal.taker >= 0 and takes_chien(deal.contract) and deal.phase != "call"
 
 
 def public_partner(deal: Deal) -> int | None:

@@ -168,11 +168,13 @@ async def autoplay(
     until: Any,
     timeout: float = 60.0,
     on_view: Any = None,
+    decide: Callable[[TableView, random.Random], Any] = choose,
 ) -> TableView:
     """Play random legal moves whenever the view asks, until ``until(view)``.
 
     ``rng`` may be a function of the view, for choices that must not depend
     on what happened before (the same moves in two runs of one seeded game).
+    ``decide``: the command for a view (``choose``: a random legal one).
     """
     acted = -1
 
@@ -200,7 +202,7 @@ async def autoplay(
             if reading(view):
                 await session.send(Ready())
                 continue
-            await session.send(choose(view, rng if isinstance(rng, random.Random) else rng(view)))
+            await session.send(decide(view, rng if isinstance(rng, random.Random) else rng(view)))
 
     return await asyncio.wait_for(loop(), timeout)
 
@@ -254,6 +256,7 @@ def check_no_leaks(s: Session, seat: int | None, records: list[dict[str, Any]]) 
             allowed |= set(rec["chien"]) if contract in ("prise", "garde") else set()
             allowed |= set(rec.get("ecart", []))
         allowed |= set(d.ecart_trumps)
+        allowed |= set(view.legal.calls)  # the cards one may call: no one's holding
         if d.called is not None:
             assert d.called == rec["call"]
             allowed.add(d.called)  # public once called (five players)

@@ -45,9 +45,8 @@ from server.table import Act, Gone
 from server.table.inbox import Join, Peer
 from tests.cluster_helpers import Member, Proc, Wire, two_members
 from tests.redis_server import RedisServer
-from tests.server_helpers import autoplay
+from tests.server_helpers import autoplay, check_no_leaks
 from tests.test_asyncio_redis_fixes import _kill_subscribers
-from tests.test_server import _check_no_leaks
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
 
@@ -264,7 +263,7 @@ async def test_four_clients_on_three_processes_play_a_whole_game(
         assert replay_record(record)["scores"] == line.scores
     for s in players:
         assert s.snapshots_asked == 0  # no gap, no patch that failed
-        _check_no_leaks(s, s.seat, records)
+        check_no_leaks(s, s.seat, records)
         await s.close()
     # The game ran on one process only.
     assert sorted(proc.health()["tables"] for proc in p) == [0, 0, 1]
@@ -382,7 +381,7 @@ async def _owner_goes_away(
     for s in players:
         # Every view any client was ever sent, before and after the takeover,
         # is a prefix of the deal records: no acknowledged move was lost.
-        _check_no_leaks(s, s.seat, records)
+        check_no_leaks(s, s.seat, records)
     for s in survivors:
         assert not s.closed.is_set()  # never disconnected
         assert not [m for m, _ in s.received if isinstance(m, Bye)]

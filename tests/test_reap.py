@@ -40,9 +40,8 @@ from server.game import replay_record
 from server.store.redis import RedisStore
 from tests.cluster_helpers import QUICK_GAME_FLAGS
 from tests.redis_server import RedisServer
-from tests.server_helpers import autoplay
+from tests.server_helpers import autoplay, check_no_leaks
 from tests.test_cluster import _epoch
-from tests.test_server import _check_no_leaks
 from tests.test_server_cli import free_port
 from tests.test_workers import healthz
 
@@ -236,7 +235,7 @@ async def _game_with_a_kill(port: int, proc: subprocess.Popen[bytes], store: Red
         # Every view any client was sent, before and after the kill, is a
         # prefix of the deal record, and none went back: no acknowledged
         # move was lost.
-        _check_no_leaks(s, s.seat, records)
+        check_no_leaks(s, s.seat, records)
         assert s.received is not None
         played = [_cards_played(v) for m, v in s.received if v is not None]
         assert played == sorted(played)

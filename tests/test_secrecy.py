@@ -278,7 +278,15 @@ def test_nobody_but_the_partner_can_tell_who_it_is_before_the_called_card_is_pla
         two.move(seat2, command2, second[2])
         moves += 1
         for world in (one, two):
-            assert all(v.deal is None or v.deal.partner is None for v in _views(world))
+            views = _views(world)
+            assert all(v.deal is None or v.deal.partner is None for v in views)
+            if world.deal.phase == "call":
+                # The taker calls before the chien is shown (VARIANTS.md).
+                assert all(v.deal is not None and v.deal.chien == [] for v in views)
+            elif world.deal.phase in ("ecart", "chelem", "play"):
+                assert all(
+                    v.deal is not None and len(v.deal.chien) == FIVE.chien_size for v in views
+                )
     # The comparison covered the call and real play, not just the bidding.
     assert one.deal.called == two.deal.called == CODES[setup.called]
     assert _tricks(one) >= 2, f"only {_tricks(one)} tricks before the reveal ({moves} moves)"

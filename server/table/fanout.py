@@ -124,6 +124,8 @@ class Fanout:
                 # The table's end too: a mode may end the game before the
                 # engine does (a daily game, after its deals dealt).
                 parts["ranking"] = game.ranking()
+        else:
+            parts["scores"] = st.variant.no_scores()  # before the first deal: one per seat
         return parts
 
     def own_parts(self, st: TableState, game: Game | None, seat: int | None) -> dict[str, Any]:
