@@ -1,11 +1,12 @@
 """Benchmark: complete random-legal deals through the engine's public API.
 
-Each deal: shuffle and deal, four bids, the écart, the chelem decision, a
-poignée when one may be shown, 18 tricks, the score. Deals annulled by four
-passes or a petit sec count as dealt but are not timed as played deals.
-Prints figures, the last line being ``deals_per_second: <number>``.
+Each deal: shuffle and deal, the bids, the call (five players), the écart,
+the chelem decision, a poignée when one may be shown, every trick, the
+score. Deals annulled (everyone passed, a petit sec) count as dealt but are
+not timed as played deals. Prints figures for each table size asked, the
+last line of each being ``deals_per_second: <number>``.
 
-    python bench/engine.py [--deals N] [--seed S]
+    python bench/engine.py [--deals N] [--seed S] [--players 3 4 5]
 """
 
 from __future__ import annotations
@@ -22,18 +23,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from protocol.cards import cards_of
 from server.game import Deal
+from server.game.variant import VARIANTS, Variant
 
 
-def play_one(rng: random.Random, dealer: int) -> Deal:
-    deal = Deal.deal(rng, dealer)
+def play_one(rng: random.Random, dealer: int, variant: Variant) -> Deal:
+    deal = Deal.deal(rng, dealer, variant)
     if deal.phase == "annulled":
         return deal
-    # Bids: pass mostly, so that all contracts and four-pass annulments occur.
+    # Bids: pass mostly, so that all contracts and all-pass annulments occur.
     while deal.phase == "bidding":
         bids = deal.legal_bids()
         deal.bid(deal.turn, bids[0] if rng.random() < 0.6 else rng.choice(bids))  # type: ignore[arg-type]
     if deal.phase == "annulled":
         return deal
+    if deal.phase == "call":
+        deal.call(deal.taker, rng.choice(deal.legal_calls()))
     if deal.phase == "ecart":
         candidates = cards_of(deal.ecart_candidates())
         needed = deal.ecart_trumps_needed()
@@ -42,15 +46,16 @@ def play_one(rng: random.Random, dealer: int) -> Deal:
             trumps = [c for c in candidates if c >= 56]
             deal.ecart(deal.taker, suits + rng.sample(trumps, needed))
         else:
-            deal.ecart(deal.taker, rng.sample(candidates, 6))
+            deal.ecart(deal.taker, rng.sample(candidates, variant.ecart_size))
     deal.declare_chelem(deal.taker, rng.random() < 0.01)
     choice = rng.choice
     while deal.phase == "play":
         seat = deal.turn
         if not deal.tricks and deal.poignee_sizes(seat):  # type: ignore[arg-type]
             trumps = [c for c in cards_of(deal.hands[seat]) if 56 <= c < 77]  # type: ignore[index]
-            if len(trumps) >= 10:
-                deal.declare_poignee(seat, trumps[:10])  # type: ignore[arg-type]
+            smallest = variant.poignees[0]
+            if len(trumps) >= smallest:
+                deal.declare_poignee(seat, trumps[:smallest])  # type: ignore[arg-type]
         deal.play(seat, choice(deal.legal_cards()))  # type: ignore[arg-type]
     deal.result()
     return deal
@@ -60,19 +65,27 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=20000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--players", type=int, nargs="+", choices=sorted(VARIANTS), default=sorted(VARIANTS)
+    )
     args = parser.parse_args()
-    rng = random.Random(args.seed)
     # As in the server (server/app.py tune_gc): the engine allocates many
     # short-lived lists, and default GC thresholds make collections frequent.
     gc.collect()
     gc.freeze()
     gc.set_threshold(50_000, 20, 100)
+    for players in args.players:
+        measure(VARIANTS[players], args.deals, args.seed)
+
+
+def measure(variant: Variant, deals: int, seed: int) -> None:
+    rng = random.Random(seed)
     times: list[float] = []
     played = annulled = 0
     clock = time.perf_counter
-    for i in range(args.deals):
+    for i in range(deals):
         t0 = clock()
-        deal = play_one(rng, i % 4)
+        deal = play_one(rng, i % variant.players, variant)
         elapsed = clock() - t0
         if deal.phase == "done":
             times.append(elapsed)
@@ -81,7 +94,8 @@ def main() -> None:
             annulled += 1
     total = sum(times)
     times.sort()
-    print(f"deals: {args.deals} (played {played}, annulled {annulled})")
+    print(f"players: {variant.players}")
+    print(f"deals: {deals} (played {played}, annulled {annulled})")
     print(f"played_deal_median_us: {statistics.median(times) * 1e6:.1f}")
     print(f"played_deal_p99_us: {times[int(len(times) * 0.99)] * 1e6:.1f}")
     print(f"deals_per_second: {played / total:.0f}")

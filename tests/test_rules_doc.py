@@ -23,6 +23,7 @@ import pytest
 from server.game import replay_record
 from server.game.contracts import BID_OF
 from server.game.scoring import score
+from server.game.variant import variant_for
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = (ROOT / "docs" / "RULES.md").read_text(encoding="utf-8")
@@ -69,7 +70,7 @@ def test_every_named_module_exists(doc: str) -> None:
 
 def test_every_rules_section_names_its_engine_module() -> None:
     numbered = {t: s for t, s in SECTIONS.items() if re.match(r"\d+\. ", t)}
-    assert len(numbered) == 10
+    assert len(numbered) == 11
     for title, text in numbered.items():
         line = re.search(r"^Enforced by: (.+)$", text, flags=re.M)
         assert line, f"section {title!r} has no 'Enforced by:' line"
@@ -83,8 +84,9 @@ DEFENDER = 1
 POIGNEE_CARDS = {"simple": 10, "double": 13, "triple": 15}
 
 
-def _examples() -> list[dict[str, str]]:
-    text = next(s for t, s in SECTIONS.items() if t.endswith("Worked examples"))
+def _examples(text: str | None = None) -> list[dict[str, str]]:
+    if text is None:
+        text = next(s for t, s in SECTIONS.items() if t.endswith("Worked examples"))
     rows = [line for line in text.splitlines() if line.startswith("|")]
     cells = [[c.strip() for c in row.strip("|").split("|")] for row in rows]
     return [dict(zip(cells[0], row, strict=True)) for row in cells[2:]]
@@ -97,13 +99,15 @@ def _none(cell: str) -> str | None:
     return None if cell == "–" else cell
 
 
-def _poignees(cell: str) -> list[tuple[int, int]]:
+def _poignees(cell: str, sizes: tuple[int, ...] | None = None) -> list[tuple[int, int]]:
+    """``(seat, trumps shown)`` of a cell; ``sizes``: the variant's poignées."""
+    cards = POIGNEE_CARDS if sizes is None else dict(zip(POIGNEE_CARDS, sizes, strict=True))
     if cell == "–":
         return []
     out = []
     for item in cell.split(","):
         camp, size = (x.strip() for x in item.split(":"))
-        out.append((TAKER if camp == "taker" else DEFENDER, POIGNEE_CARDS[size]))
+        out.append((TAKER if camp == "taker" else DEFENDER, cards[size]))
     return out
 
 
@@ -168,6 +172,48 @@ def test_each_worked_example_sum_is_right_and_matches_its_row() -> None:
         assert sums[0][1] == int(ex["base"])
 
 
+# -- worked examples at three and five players (section 11) ---------------------
+
+VARIANT_TEXT = SECTIONS["11. Three and five players"].split("### Worked examples", 1)[1]
+VARIANT_EXAMPLES = _examples(VARIANT_TEXT)
+PARTNER = 3
+
+
+def test_there_are_four_variant_examples() -> None:
+    assert [e["ex"] for e in VARIANT_EXAMPLES] == ["7", "8", "9", "10"]
+
+
+@pytest.mark.parametrize("ex", VARIANT_EXAMPLES, ids=lambda e: f"ex{e['ex']}")
+def test_variant_example_row_is_what_the_engine_scores(ex: dict[str, str]) -> None:
+    variant = variant_for(int(ex["players"]))
+    got = score(
+        taker=TAKER,
+        contract=BID_OF[ex["contract"]],
+        taker_half_points=round(2 * float(ex["points"])),
+        bouts=int(ex["bouts"]),
+        petit_au_bout=None,
+        poignees=_poignees(ex["poignées"], variant.poignees),
+        chelem=None,
+        variant=variant,
+        partner=PARTNER if ex["partner"] == "yes" else None,
+    )
+    assert got.base == int(ex["base"])
+    assert got.scores[TAKER] == int(ex["taker"])
+    if ex["partner"] == "yes":
+        assert got.scores[PARTNER] == int(ex["partner score"])
+    assert sum(got.scores) == 0 and len(got.scores) == variant.players
+
+
+def test_each_variant_example_sum_is_right_and_matches_its_row() -> None:
+    items = re.split(r"^(\d+)\. ", VARIANT_TEXT, flags=re.M)
+    bodies = {items[i]: items[i + 1] for i in range(1, len(items), 2)}
+    assert sorted(bodies, key=int) == [e["ex"] for e in VARIANT_EXAMPLES]
+    for ex in VARIANT_EXAMPLES:
+        sums = _sums(bodies[ex["ex"]])
+        assert len(sums) == 1, f"example {ex['ex']} shows {len(sums)} sums"
+        assert sums[0][1] == int(ex["base"])
+
+
 # -- DEAL-RECORD.md -------------------------------------------------------------
 
 
@@ -199,7 +245,12 @@ def test_deal_record_documents_every_error_code_replay_can_give() -> None:
     documented = set(re.findall(r"^\| `(\w+)` \|", table, flags=re.M))
     source = "".join(
         (ROOT / p).read_text(encoding="utf-8")
-        for p in ("server/game/replay.py", "server/game/deal.py", "server/replay_cli.py")
+        for p in (
+            "server/game/replay.py",
+            "server/game/deal.py",
+            "server/game/calling.py",
+            "server/replay_cli.py",
+        )
     )
     raised = set(re.findall(r'RuleError\(\s*"(\w+)"', source))
     raised |= set(re.findall(r'"error": "(\w+)"', source))
