@@ -32,9 +32,18 @@ from protocol.views import (
     LobbyView,
 )
 from tests.support.cli_cuts import cuts, intended_ellipses
-from tests.support.cli_preview import PreviewApp, lobby_view, scripted_game, scripted_view
+from tests.support.cli_preview import (
+    VARIANT_MOMENTS,
+    PreviewApp,
+    lobby_view,
+    scripted_game,
+    scripted_view,
+    variant_view,
+)
 
 LANGS = ("en", "fr", "zh", "ko")
+FIVE_ONLY = ("call", "partner", "alone")
+"""The called card's moments: a table of three has none."""
 SIZES = {"80x24": (80, 24), "140x40": (140, 40)}
 
 BOARD_LINES = [
@@ -189,6 +198,43 @@ async def test_the_table_and_its_dialogs_fit(lang: str, size: str) -> None:
         app.table_screen.reset()
         app.show(scripted_view("play", you=None))
         await tour.look("spectator")
+        tour.check()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=list(SIZES))
+@pytest.mark.parametrize("lang", LANGS)
+async def test_tables_of_three_and_five_fit(lang: str, size: str) -> None:
+    """Three and five seats in every moment: the trick area, the seats panel
+    (one line a seat at five when two do not fit), the call dialog and the
+    button that opens it again, the partner revealed, a taker alone, and the
+    score sheet with 3 and 5 columns."""
+    i18n.use(lang)
+    app = PreviewApp(variant_view(5, "waiting"))
+    async with app.run_test(size=SIZES[size]) as pilot:
+        tour = Tour(pilot, lang)
+        for players in (3, 5):
+            for moment in VARIANT_MOMENTS:
+                if moment in FIVE_ONLY and players == 3:
+                    continue
+                app.table_screen.reset()
+                app.show(variant_view(players, moment))
+                await tour.look(f"{players} seats, {moment}")
+                if moment == "call":
+                    assert app.screen.id != "_default" and "call" in [
+                        w.id for w in app.screen.query("#call")
+                    ], "the call dialog opens by itself"
+                    await tour.press("escape")
+                    await tour.look(f"{players} seats, the call button")
+                    await tour.press("enter")
+                    await tour.look(f"{players} seats, the call dialog again")
+                    await tour.press("escape")
+                if moment in ("done", "alone"):
+                    await tour.press("b")
+                    await tour.look(f"{players} seats, {moment}, score sheet")
+                    await tour.press("escape")
+            app.table_screen.reset()
+            app.show(variant_view(players, "play", you=None))
+            await tour.look(f"{players} seats, spectator")
         tour.check()
 
 

@@ -80,7 +80,8 @@ def test_the_check_sees_a_missing_translation_and_a_wrong_placeholder() -> None:
 
 
 def test_every_sentence_about_a_player_renders_in_every_language() -> None:
-    fields = {"deal": 2, "trick": 5, "contract": "Garde", "size": 10, "cards": "T1 T2"}
+    fields = {"deal": 2, "trick": 5, "contract": "Garde", "size": 10, "cards": "T1 T2", "n": 6}
+    fields["card"] = "K♥"
     for lang in ("en", *TRANSLATED):
         i18n.use(lang)
         for key in wording.ABOUT:

@@ -17,6 +17,7 @@ from websockets.exceptions import InvalidStatus
 from websockets.http11 import Response
 
 from clients.cli import table_facts as facts
+from clients.cli import table_news as news
 from clients.cli import wording
 from clients.cli.__main__ import UsageError, normalize_url, parser
 from clients.cli.cards_text import label, sort_hand
@@ -323,7 +324,8 @@ def test_help_says_what_atout_alone_does_and_version_answers() -> None:
 
 def test_every_message_template_reads_right_for_you_and_for_another_player() -> None:
     bad = re.compile(r"\b[Yy]ou (takes|deals|shows|declares|holds|is|decides|has)\b")
-    fields = {"deal": 2, "trick": 18, "contract": "Garde", "size": 10, "cards": "T1 T2"}
+    fields = {"deal": 2, "trick": 18, "contract": "Garde", "size": 10, "cards": "T1 T2", "n": 6}
+    fields["card"] = "K♥"
     for key in wording.ABOUT:
         mine = wording.about(key, "Bot Ada", True, **fields)
         theirs = wording.about(key, "Bot Ada", False, **fields)
@@ -340,7 +342,7 @@ def test_every_message_template_reads_right_for_you_and_for_another_player() -> 
 def test_plurals() -> None:
     assert wording.deals(1) == "1 deal" and wording.deals(8) == "8 deals"
     assert "1 of 1 deal played" in str(wording.sheet_title("t", 1, 1))
-    assert wording.ecart_prompt(1).count("1 trump forced") == 1
+    assert wording.ecart_prompt(1, 6).count("1 trump forced") == 1
 
 
 def test_closes_for_abuse_and_refusals_at_connect_read_as_sentences() -> None:
@@ -355,3 +357,65 @@ def test_closes_for_abuse_and_refusals_at_connect_read_as_sentences() -> None:
     ):
         refused = InvalidStatus(Response(status, "x", Headers(), b""))
         assert wording.unreachable(refused) == says
+
+
+# -- tables of three and five ----------------------------------------------------------------
+
+
+def test_seats_at_three_and_five_sit_around_you_in_the_order_of_play() -> None:
+    assert facts.positions(1, 3) == {1: "bottom", 2: "right", 0: "left"}
+    assert facts.positions(3, 5) == {
+        3: "bottom",
+        4: "right",
+        0: "top_right",
+        1: "top_left",
+        2: "left",
+    }
+
+
+def test_the_call_says_what_may_be_called_and_why() -> None:
+    from clients.cli import call_facts
+    from tests.support.cli_preview import variant_view
+
+    view = variant_view(5, "call")
+    assert facts.decision(view) == "call"
+    assert call_facts.call_reason(view.legal.calls) == "You call a King, of any suit."
+    assert call_facts.call_reason(["QS", "QH"]).startswith("You hold all four Kings")
+    assert call_facts.call_reason(["JD"]).startswith("You hold all four Kings, Queens and Knights")
+    # Alice holds the King of hearts: calling it, she would play alone.
+    assert call_facts.call_note("KH", view) == "in your hand: you would play alone"
+    assert call_facts.call_note("KS", view) == "its holder plays with you"
+    assert "Call a card" in facts.prompt(view)
+
+
+def test_the_partner_is_said_only_once_the_called_card_is_played() -> None:
+    from clients.cli import call_facts
+    from tests.support.cli_preview import variant_view
+
+    unknown = variant_view(5, "play")
+    assert call_facts.partner(unknown) is None and call_facts.partner_line(unknown) == ""
+    assert call_facts.called(unknown) == "KS"
+    known = variant_view(5, "partner")
+    assert call_facts.partner_line(known) == "Bob was the partner: K♠"
+    assert call_facts.partner_line(variant_view(5, "partner", you=1)) == (
+        "You were the partner: K♠"
+    )
+    # The message line says it when the card is played.
+    assert news.what_happened(unknown, known) == "Bob was the partner: K♠"
+    alone = variant_view(5, "alone")
+    assert call_facts.alone(alone)
+    assert "You play alone (K♠ called)" in facts.result_lines(alone)
+
+
+def test_the_taker_who_holds_the_called_card_knows_they_play_alone() -> None:
+    from clients.cli import call_facts
+    from tests.support.cli_preview import variant_view
+
+    view = variant_view(5, "play")
+    assert view.deal is not None
+    view.deal.called = "KH"  # in Alice's own hand
+    assert call_facts.alone(view)
+    spectator = variant_view(5, "play", you=None)
+    assert spectator.deal is not None
+    spectator.deal.called = "KH"
+    assert not call_facts.alone(spectator)  # nobody else can know yet

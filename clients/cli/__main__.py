@@ -150,7 +150,12 @@ def parser() -> argparse.ArgumentParser:
     play = sub.add_parser("play", help=_("play now against three bots (the default: atout alone)"))
     play.add_argument("--name", default=default_name(), help=_("your display name"))
     play.add_argument("--bots", choices=BOT_LEVELS, default="normal", help=_("bot level"))
-    play.add_argument("--deals", type=int, default=8, help=_("deals in the game (1-40)"))
+    play.add_argument(
+        "--deals",
+        type=int,
+        default=None,
+        help=_("deals in the game (1-40; default: each player deals twice)"),
+    )
     play.add_argument(
         "--timer", type=int, default=0, help=_("seconds per move (0-600), 0 for none")
     )
@@ -163,6 +168,13 @@ def parser() -> argparse.ArgumentParser:
     )
     connect.add_argument("--name", default=default_name(), help=_("your display name"))
     for command in (play, connect):
+        command.add_argument(
+            "--players",
+            type=int,
+            choices=(3, 4, 5),
+            default=4,
+            help=_("players at the table: 3, 4 or 5 (play, and quick play in the lobby)"),
+        )
         # Also after the command (``atout play --lang fr``, and ``atout --lang fr``,
         # which is ``atout play --lang fr``); SUPPRESS keeps the one given first.
         command.add_argument(
@@ -212,7 +224,7 @@ def check(args: argparse.Namespace) -> None:
     if args.profile is not None and not args.profile.strip():
         raise UsageError(wording.BAD_PROFILE)
     if args.command == "play":
-        if not 1 <= args.deals <= 40:
+        if args.deals is not None and not 1 <= args.deals <= 40:
             raise UsageError(wording.BAD_DEALS)
         if not 0 <= args.timer <= 600:
             raise UsageError(wording.BAD_TIMER)
@@ -289,6 +301,7 @@ def main(argv: list[str] | None = None) -> None:
                 name=_("{name}'s table").format(name=args.name),
                 private=True,
                 deals=args.deals,
+                players=args.players,
                 bot_level=args.bots,
                 turn_timer=float(args.timer),
             ),
@@ -305,6 +318,7 @@ def main(argv: list[str] | None = None) -> None:
             keys=None if guest else FileKeys(),
             daily=args.command == "daily",
             ssl=args.ssl,
+            players=getattr(args, "players", 4),
         )
     try:
         app.run()

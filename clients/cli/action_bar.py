@@ -1,5 +1,5 @@
 """The table's action bar: the buttons for the decision at hand (start,
-bid, chelem, écart, poignée, continue, play again, leave), each with the
+bid, call, chelem, écart, poignée, continue, play again, leave), each with the
 class and name ``TableScreen`` acts on, and the one to focus. Pure: a view
 and the screen's state in, fresh widgets out.
 """
@@ -66,6 +66,11 @@ def action_bar(
             for b in legal.bids
         ]
         return ("bid", tuple(legal.bids), decision_key), buttons, buttons[0]
+    if kind == "call":
+        call = Button(
+            _("Call a card…"), classes="call-open", name="call", variant="primary", compact=True
+        )
+        return ("call", decision_key), [call], call
     if kind == "chelem":
         no = Button(_("No chelem"), classes="chelem-no", name="chelem:no", compact=True)
         yes = Button(

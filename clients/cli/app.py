@@ -89,6 +89,7 @@ class AtoutApp(Translated, App[None]):
         daily: bool = False,
         history: FileHistory | None = None,
         ssl: SSLContext | None = None,
+        players: int = 4,
     ) -> None:
         super().__init__()
         cards_text.set_colour(not self.no_color)
@@ -132,6 +133,8 @@ class AtoutApp(Translated, App[None]):
         self._started = False
         self._asking_quit = False
         self._quick = False
+        self.players = players
+        """The table size quick play asks for (``--players``)."""
         self._history_asked = False
         self.saved_game = (
             SavedGameFile(self.play_file.with_name(self.play_file.name + ".game.json"))
@@ -388,7 +391,7 @@ class AtoutApp(Translated, App[None]):
         new table that starts at once with bots (the server opens it waiting
         for a start; we give it at once, as nobody else was waiting)."""
         self._quick = True
-        self.send(QuickPlay())
+        self.send(QuickPlay(players=self.players))
 
     def _autoplay_start(self) -> None:
         view = self.link.table if self.link else None

@@ -28,6 +28,16 @@ from protocol.messages import CreateTable
 from protocol.views import TableView
 
 BOT_LEVELS = ("random", "easy", "normal", "strong")
+PLAYERS = (3, 4, 5)
+"""The table sizes French Tarot is played at."""
+
+
+def players_word(n: int) -> str:
+    """``3 players``, and at five what makes it different: the called King."""
+    if n == 5:
+        return _("5 players, a called King")
+    return _("{n} players").format(n=n)
+
 
 DIALOG_CSS = """
 Confirm, NewTable, JoinByCode, ScoreSheet, ChatBox, Help, History, Replay {
@@ -130,7 +140,8 @@ class Confirm(Translated, ButtonArrows, ModalScreen[bool]):
 
 
 class NewTable(Translated, ButtonArrows, ModalScreen[CreateTable | None]):
-    """The form for a new table: name, private, deals, bot level, turn timer."""
+    """The form for a new table: name, private, players (3, 4 or 5), deals,
+    bot level, turn timer."""
 
     DEFAULT_CSS = DIALOG_CSS
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", N_("Cancel"))]
@@ -138,6 +149,7 @@ class NewTable(Translated, ButtonArrows, ModalScreen[CreateTable | None]):
     def __init__(self, default_name: str) -> None:
         super().__init__()
         self.default_name = default_name
+        self._players = 4
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="new-table"):
@@ -159,8 +171,18 @@ class NewTable(Translated, ButtonArrows, ModalScreen[CreateTable | None]):
                     compact=True,
                 )
             with Horizontal(classes="row"):
+                yield Label(_("Players"), classes="label")
+                yield Select(
+                    [(players_word(n), n) for n in PLAYERS],
+                    value=4,
+                    allow_blank=False,
+                    id="players",
+                    compact=True,
+                )
+            with Horizontal(classes="row"):
                 yield Label(_("Deals"), classes="label")
                 yield Input("8", id="deals", compact=True, type="integer", max_length=2)
+                yield Label(" " + _("each player deals twice"), id="deals-note")
             with Horizontal(classes="row"):
                 yield Label(_("Bots"), classes="label")
                 yield Select(
@@ -189,6 +211,16 @@ class NewTable(Translated, ButtonArrows, ModalScreen[CreateTable | None]):
     def _cancel(self) -> None:
         self.dismiss(None)
 
+    @on(Select.Changed, "#players")
+    def _players_changed(self, event: Select.Changed) -> None:
+        # A game is two deals per player by default (6, 8 or 10): the deals
+        # follow the size unless the player typed a number of their own.
+        deals = self.query_one("#deals", Input)
+        players = event.value if isinstance(event.value, int) else 4
+        if deals.value == str(2 * self._players):
+            deals.value = str(2 * players)
+        self._players = players
+
     @on(Input.Submitted)
     @on(Button.Pressed, "#create")
     def _create(self) -> None:
@@ -210,11 +242,13 @@ class NewTable(Translated, ButtonArrows, ModalScreen[CreateTable | None]):
             )
             return
         level = self.query_one("#bots", Select).value
+        players = self.query_one("#players", Select).value
         self.dismiss(
             CreateTable(
                 name=self.query_one("#name", Input).value.strip(),
                 private=self.query_one("#private", Select).value is True,
                 deals=deals,
+                players=players if isinstance(players, int) and players in PLAYERS else 4,
                 bot_level=level if level in BOT_LEVELS else "normal",
                 turn_timer=float(timer),
             )

@@ -48,12 +48,13 @@ SECTIONS: list[tuple[str, list[Entry]]] = [
             (
                 "",
                 N_(
-                    "Prise ×1 and Garde ×2: the taker takes the chien (6 cards) and "
-                    "discards 6. Garde sans ×4: the chien is not seen and counts for the "
-                    "taker. Garde contre ×6: it is not seen and counts for the defense."
+                    "Prise ×1 and Garde ×2: the taker takes the chien (6 cards, 3 at five "
+                    "players) and discards as many. Garde sans ×4: the chien is not seen and "
+                    "counts for the taker. Garde contre ×6: it is not seen and counts for the "
+                    "defense."
                 ),
             ),
-            ("", N_("If all four pass, the deal is annulled and the next dealer deals.")),
+            ("", N_("If everyone passes, the deal is annulled and the next dealer deals.")),
         ],
     ),
     (
@@ -88,6 +89,7 @@ SECTIONS: list[tuple[str, list[Entry]]] = [
             ("▶", N_("whose turn")),
             ("D", N_("the dealer")),
             ("★", N_("the taker")),
+            ("☆", N_("the taker's partner at five, once the called card is played")),
             ("21*", N_("your trump (also in reverse video)")),
             ("·", N_("a trump played or discarded")),
             ("", N_("Under the trumps: how many you have not seen yet (other hands, chien).")),
@@ -99,8 +101,9 @@ SECTIONS: list[tuple[str, list[Entry]]] = [
             (
                 "",
                 N_(
-                    "The taker plays alone against the other three and needs 56, 51, 41 or 36 "
-                    "card points with 0, 1, 2 or 3 bouts (the 21, the Petit T1 and the Excuse)."
+                    "The taker plays against all the others (at five, with a called partner) "
+                    "and needs 56, 51, 41 or 36 card points with 0, 1, 2 or 3 bouts (the 21, "
+                    "the Petit T1 and the Excuse)."
                 ),
             ),
         ],
@@ -111,9 +114,9 @@ SECTIONS: list[tuple[str, list[Entry]]] = [
             (
                 "",
                 N_(
-                    "After a prise or a garde the taker discards 6 cards face down: never a "
-                    "King or a bout; trumps only when there is no other card to discard, and "
-                    "then they are shown face up to everyone."
+                    "After a prise or a garde the taker discards as many cards as the chien "
+                    "held, face down: never a King or a bout; trumps only when there is no "
+                    "other card to discard, and then they are shown face up to everyone."
                 ),
             ),
         ],
@@ -125,8 +128,9 @@ SECTIONS: list[tuple[str, list[Entry]]] = [
                 "",
                 N_(
                     "Before your first card you may show 10, 13 or 15 trumps (simple, double, "
-                    "triple: +20, +30, +40 for the side that wins the deal). The Excuse may "
-                    "stand for a trump only if you show every trump."
+                    "triple: +20, +30, +40 for the side that wins the deal); at three 13, 15 "
+                    "or 18, at five 8, 10 or 13. The Excuse may stand for a trump only if you "
+                    "show every trump."
                 ),
             ),
         ],
@@ -137,8 +141,9 @@ SECTIONS: list[tuple[str, list[Entry]]] = [
             (
                 "",
                 N_(
-                    "Taking all 18 tricks. The taker may declare it before the first card: "
-                    "+400 if made, −200 if not; made without declaring: +200."
+                    "Taking every trick (18; 24 at three, 15 at five). The taker may declare "
+                    "it before the first card: +400 if made, −200 if not; made without "
+                    "declaring: +200."
                 ),
             ),
             (
@@ -146,6 +151,36 @@ SECTIONS: list[tuple[str, list[Entry]]] = [
                 N_(
                     "Petit au bout: the Petit in the last trick: 10 × the contract's "
                     "multiplier for the side that takes that trick."
+                ),
+            ),
+        ],
+    ),
+    (
+        N_("Three or five players"),
+        [
+            (
+                "",
+                N_(
+                    "At three: 24 cards each and a chien of 6; the taker plays against two, "
+                    "and wins or loses twice what each of them loses or wins."
+                ),
+            ),
+            (
+                "",
+                N_(
+                    "At five: 15 cards each and a chien of 3. After the bidding the taker "
+                    "calls a King, of any suit (a Queen only when holding all four Kings, "
+                    "then a Knight, then a Jack). Its holder is the taker's partner, a "
+                    "secret until that card is played; a called card in the chien or in "
+                    "the taker's own hand means playing alone against four."
+                ),
+            ),
+            (
+                "",
+                N_(
+                    "The first card of the deal may not be of the called suit, unless it is "
+                    "the called card. With a partner the taker wins or loses twice what each "
+                    "defender does, the partner once; alone, four times."
                 ),
             ),
         ],

@@ -74,9 +74,12 @@ COLUMNS = (
 def _row(t: TableSummary) -> tuple[Text, ...]:
     seats = ngettext("{n} human", "{n} humans", t.humans).format(n=t.humans)
     if t.bots:
-        seats += " · " + ngettext("{n} bot", "{n} bots", t.bots).format(n=t.bots)
+        seats += ", " + ngettext("{n} bot", "{n} bots", t.bots).format(n=t.bots)
     if t.free:
-        seats += " · " + ngettext("{n} free", "{n} free", t.free).format(n=t.free)
+        seats += ", " + ngettext("{n} free", "{n} free", t.free).format(n=t.free)
+    # The table's size first (3, 4 or 5 seats), then who sits in them: the
+    # lobby has no room for a column of its own at 80 columns.
+    seats = _("{size}: {seats}").format(size=t.players, seats=seats)
     return (
         Text(table_name(t.name), no_wrap=True, overflow="ellipsis"),  # a name is never markup
         Text(_(STATUS_WORDS.get(t.status, t.status))),

@@ -12,8 +12,9 @@ and explain, in words, why a choice is not complete yet.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
-from clients.cli import wording
+from clients.cli import call_facts, wording
 from clients.cli.cards_text import is_trump, label, trump_number
 from clients.cli.i18n import _, ngettext
 from protocol.views import FOUR_PLAYERS, DealView, Legal, TableView, TrickView
@@ -30,15 +31,22 @@ def viewpoint(view: TableView) -> int:
     return view.you if view.you is not None else 0
 
 
-PLACES = ("bottom", "right", "top", "left")
-"""The screen places of the seats, from yours in the order of play."""
+PLACES: dict[int, tuple[str, ...]] = {
+    3: ("bottom", "right", "left"),
+    4: ("bottom", "right", "top", "left"),
+    5: ("bottom", "right", "top_right", "top_left", "left"),
+}
+"""The screen places of the seats of a table of 3, 4 or 5, from yours in the
+order of play: at 3 the two others sit at your right and your left, at 5 two
+sit across (right and left of the middle)."""
 
 
 def positions(bottom: int, players: int = FOUR_PLAYERS) -> dict[int, str]:
     """Screen place of each seat of a table of ``players`` (``seat_count``).
     Play goes counter-clockwise: the seat after yours (``you + 1``) is on
     your right, then across, then on your left."""
-    return {(bottom + i) % players: place for i, place in enumerate(PLACES[:players])}
+    places = PLACES.get(players, PLACES[FOUR_PLAYERS])
+    return {(bottom + i) % players: place for i, place in enumerate(places)}
 
 
 def seat_count(view: TableView) -> int:
@@ -140,8 +148,9 @@ def trump_tracker(view: TableView) -> TrumpTracker:
 # -- the contract ----------------------------------------------------------------
 
 
-def _camp(seat: int, taker: int) -> str:
-    return "taker" if seat == taker else "defense"
+def _camp(seat: int, taker: int, partner: int | None = None) -> str:
+    """The camp of ``seat``: the taker's (with the partner, once known) or the defense."""
+    return "taker" if seat in (taker, partner) else "defense"
 
 
 def bouts_won(deal: DealView) -> dict[str, list[str]]:
@@ -154,19 +163,23 @@ def bouts_won(deal: DealView) -> dict[str, list[str]]:
     won: dict[str, list[str]] = {"taker": [], "defense": []}
     if deal.taker is None:
         return won
-    taker = deal.taker
+    taker, partner = deal.taker, deal.partner
+
+    def camp_of(seat: int) -> str:
+        return _camp(seat, taker, partner)
+
     last = deal.hand_size - 1  # one trick per card of a hand
     for i, trick in enumerate(deal.tricks):
         if trick.winner is None:
             continue
         for seat, card in trick_seats(trick, deal.players):
             if card in ("T1", "T21"):
-                won[_camp(trick.winner, taker)].append(card)
+                won[camp_of(trick.winner)].append(card)
             elif card == "EX":
-                camp = _camp(seat, taker)
+                camp = camp_of(seat)
                 if i == last:
                     earlier = {
-                        _camp(t.winner, taker) for t in deal.tricks[:last] if t.winner is not None
+                        camp_of(t.winner) for t in deal.tricks[:last] if t.winner is not None
                     }
                     led = trick.cards and trick.cards[0] == "EX"
                     if not (led and earlier == {camp}):
@@ -223,11 +236,13 @@ def my_turn(view: TableView) -> bool:
 
 
 def decision(view: TableView) -> str:
-    """The decision ``legal`` asks of this seat now: ``bid``, ``ecart``,
-    ``chelem``, ``play``, or ``""`` when there is none."""
+    """The decision ``legal`` asks of this seat now: ``bid``, ``call``,
+    ``ecart``, ``chelem``, ``play``, or ``""`` when there is none."""
     legal = view.legal
     if legal.bids:
         return "bid"
+    if legal.calls:
+        return "call"
     if legal.ecart:
         return "ecart"
     if legal.chelem:
@@ -235,6 +250,25 @@ def decision(view: TableView) -> str:
     if legal.cards:
         return "play"
     return ""
+
+
+def decision_key(view: TableView) -> tuple[Any, ...]:
+    """What a decision is about: it changes when the view moves on, so a
+    decision answered once is not offered again until then."""
+    deal = view.deal
+    if deal is None:
+        return (view.status,)
+    trick = len(deal.trick.cards) if deal.trick else 0
+    return (
+        deal.number,
+        deal.dealer,
+        deal.phase,
+        deal.turn,
+        len(deal.tricks),
+        trick,
+        len(deal.poignees),
+        tuple(view.legal.poignee_sizes),
+    )
 
 
 def prompt(view: TableView, *, again: bool = True) -> str:
@@ -277,10 +311,15 @@ def prompt(view: TableView, *, again: bool = True) -> str:
             if mine:
                 return _("Your bid: each player speaks once, higher than the bids before.")
             return wording.about("bidding", seat_name(view, turn), False)
+        case "call":
+            if mine:
+                return _("Call a card: its holder plays with you, secretly until it is played.")
+            return wording.about("call_wait", seat_name(view, turn), False)
         case "ecart":
             if mine:
-                return wording.ecart_prompt(view.legal.ecart_trumps)
-            return wording.about("ecart_wait", seat_name(view, turn), False)
+                return wording.ecart_prompt(view.legal.ecart_trumps, view.legal.ecart_size)
+            # The others see the chien the taker takes: the écart is as many cards.
+            return wording.about("ecart_wait", seat_name(view, turn), False, n=len(deal.chien))
         case "chelem":
             if mine:
                 return _("Declare a chelem (all {n} tricks)? +400 if made, −200 if not.").format(
@@ -413,6 +452,9 @@ def result_lines(view: TableView) -> list[str]:
         )
     if r.get("chelem"):
         lines.append(wording.CHELEMS.get(str(r["chelem"]), str(r["chelem"])))
+    partner = call_facts.partner_line(view)
+    if partner:
+        lines.insert(1, partner)
     return lines
 
 

@@ -1,15 +1,16 @@
 """What the table screen's message line says of the game: a public event
-that just happened (a deal dealt, a trick taken, a contract, a poignée, a
-chelem), why a card may not be played, and what moment of the
-game older news belongs to. Pure functions of views.
+that just happened (a deal dealt, a trick taken, a contract, the called
+card and the partner it reveals, a poignée, a chelem), why a card may not
+be played, and what moment of the game older news belongs to. Pure
+functions of views.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from clients.cli import call_facts, wording
 from clients.cli import table_facts as facts
-from clients.cli import wording
 from clients.cli.cards_text import label
 from clients.cli.i18n import _
 from protocol.views import TableView
@@ -64,11 +65,16 @@ def what_happened(old: TableView, new: TableView) -> str:
         if b.phase == "bidding":
             return wording.about("deals", *who(b.dealer), deal=b.number)
         return ""
+    revealed = call_facts.partner_line(new)
+    if revealed and revealed != call_facts.partner_line(old):
+        return revealed  # at five: the called card was just played (or the chien shown)
     if len(b.tricks) > len(a.tricks) and b.tricks[-1].winner is not None:
         key = "takes_last_trick" if b.phase == "done" else "takes_trick"
         return wording.about(key, *who(b.tricks[-1].winner), trick=len(b.tricks))
     if a.taker is None and b.taker is not None:
         return wording.about("takes_contract", *who(b.taker), contract=wording.contract(b.contract))
+    if a.called is None and b.called is not None:
+        return wording.about("calls", *who(b.taker), card=label(b.called))
     if len(b.poignees) > len(a.poignees):
         p = b.poignees[-1]
         return wording.about(

@@ -10,17 +10,19 @@ everything.
 
 from __future__ import annotations
 
+import io
 import time
 
 from rich.cells import cell_len
+from rich.console import Console
 from rich.text import Text
 
+from clients.cli import call_facts, wording
 from clients.cli import table_facts as facts
-from clients.cli import wording
 from clients.cli.cards_text import card_text, cards_text, label
 from clients.cli.i18n import _, ngettext
 from clients.cli.table_names import table_name
-from protocol.views import TableView, TrickView
+from protocol.views import FOUR_PLAYERS, TableView, TrickView
 
 
 def _crop(s: str, n: int) -> str:
@@ -89,14 +91,30 @@ def header(view: TableView, now: float | None = None, *, online: bool = True) ->
 # -- seats and contract (left) ----------------------------------------------------------
 
 
-def seats_panel(view: TableView, width: int = 24) -> Text:
+ARROWS = {
+    "bottom": "↓",
+    "right": "→",
+    "top": "↑",
+    "top_right": "↗",
+    "top_left": "↖",
+    "left": "←",
+}
+"""Where each seat sits, seen from yours, as in the trick area."""
+
+
+def seats_panel(view: TableView, width: int = 24, height: int = 0) -> Text:
+    """A seat or two lines each (who, and their state), then the contract. When
+    ``height`` is too short for both (five seats at 80×24), one line each: the
+    state line stays only for a player away."""
     deal = view.deal
     out = Text(no_wrap=True, overflow="crop")
     bottom = facts.viewpoint(view)
     players = facts.seat_count(view)
     where = facts.positions(bottom, players)
-    arrows = {"bottom": "↓", "right": "→", "top": "↑", "left": "←"}
     playing = view.status in ("playing", "between_deals") and deal is not None
+    contract = contract_lines(view, width)
+    tall = not height or 2 * players + len(contract) <= height
+    partner = call_facts.partner(view)
     for n, seat in enumerate(sorted(range(players), key=lambda s: (s - bottom) % players)):
         if seat >= len(view.seats):
             continue
@@ -108,21 +126,24 @@ def seats_panel(view: TableView, width: int = 24) -> Text:
             marks += " D"
         if deal is not None and deal.taker == seat:
             marks += " ★"
+        if seat == partner:
+            marks += " ☆"
         name = facts.seat_name(view, seat)
         if seat == view.you and view.seats[seat].name:
             name = _("{name} (you)").format(name=view.seats[seat].name)
         room = width - 4 - len(marks)
         out.append("▶ " if turn else "  ", style="bold")
-        out.append(arrows[where[seat]] + " ", style="dim")
+        out.append(ARROWS[where[seat]] + " ", style="dim")
         out.append(_crop(name, room), style="bold" if turn else "")
         out.append(" " * max(0, room - cell_len(_crop(name, room))))
         out.append(marks, style="bold")
-        out.append("\n    ")
         away = view.seats[seat].kind == "human" and view.seats[seat].away
-        out.append(
-            _crop(facts.seat_state(view, seat), width - 4), style="italic" if away else "dim"
-        )
-    for line in contract_lines(view, width):
+        if tall or away:
+            out.append("\n    ")
+            out.append(
+                _crop(facts.seat_state(view, seat), width - 4), style="italic" if away else "dim"
+            )
+    for line in contract:
         out.append("\n")
         out.append_text(line)
     return out
@@ -155,6 +176,7 @@ def contract_lines(view: TableView, width: int = 24) -> list[Text]:
         lines.append(head + Text("  ") + taker)
     else:
         lines += [head, taker]
+    lines += called_lines(view, width)
     need = facts.need(view)
     if need is not None:
         for i, part in enumerate(need.lines()):
@@ -173,6 +195,27 @@ def contract_lines(view: TableView, width: int = 24) -> list[Text]:
     return lines
 
 
+def called_lines(view: TableView, width: int) -> list[Text]:
+    """At five: the called card, then who the partner was once the card is
+    played ("Bob was the partner: K♥"), or that the taker plays alone."""
+    card = call_facts.called(view)
+    if card is None:
+        return []
+    said = call_facts.partner_line(view)
+    if not said:
+        return [Text(_("Called: {card}").format(card=label(card)))]
+    return [Text(line, style="bold") for line in wrapped(said, width)]
+
+
+_CONSOLE = Console(file=io.StringIO(), width=200, color_system=None)
+
+
+def wrapped(text: str, width: int) -> list[str]:
+    """``text`` on lines of at most ``width`` cells, cut between words (or
+    anywhere in Chinese and Korean)."""
+    return [line.plain.rstrip() for line in Text(text).wrap(_CONSOLE, max(8, width))]
+
+
 def _bid_rank(b: object) -> int:
     order = list(wording.CONTRACT_ORDER)
     return order.index(getattr(b, "bid", "pass")) if getattr(b, "bid", "") in order else 0
@@ -187,7 +230,8 @@ def _center(t: Text, width: int) -> Text:
 
 
 def compass(view: TableView, trick: TrickView | None, width: int, *, show_bids: bool) -> list[Text]:
-    """The four seats around the table with what each played (or bid)."""
+    """The seats around the table with what each played (or bid): at 4 one
+    across, at 3 none, at 5 two across (inset, so the table reads round)."""
     deal = view.deal
     players = facts.seat_count(view)
     where = facts.positions(facts.viewpoint(view), players)
@@ -219,20 +263,33 @@ def compass(view: TableView, trick: TrickView | None, width: int, *, show_bids: 
             return Text("…", style="dim")
         return Text("·", style="dim")
 
-    def sides(left: Text, right: Text) -> Text:
-        gap = max(1, width - left.cell_len - right.cell_len)
-        return left + Text(" " * gap) + right
+    def sides(left: Text, right: Text, inset: int = 0) -> Text:
+        gap = max(1, width - left.cell_len - right.cell_len - 2 * inset)
+        return Text(" " * inset) + left + Text(" " * gap) + right
 
-    top, bottom = by_place["top"], by_place["bottom"]
-    left, right = by_place["left"], by_place["right"]
-    return [
-        _center(name(top), width),
-        _center(what(top), width),
+    lines: list[Text] = []
+    if "top" in by_place:
+        top = by_place["top"]
+        lines += [_center(name(top), width), _center(what(top), width)]
+    if "top_left" in by_place:
+        far_left, far_right = name(by_place["top_left"]), name(by_place["top_right"])
+        inset = max(0, min(width // 6, (width - far_left.cell_len - far_right.cell_len - 2) // 2))
+        lines += [
+            sides(far_left, far_right, inset),
+            sides(
+                Text(" ") + what(by_place["top_left"]),
+                what(by_place["top_right"]) + Text(" "),
+                inset,
+            ),
+        ]
+    left, right, bottom = by_place["left"], by_place["right"], by_place["bottom"]
+    lines += [
         sides(name(left), name(right)),
         sides(Text(" ") + what(left), what(right) + Text(" ")),
         _center(what(bottom), width),
         _center(name(bottom), width),
     ]
+    return lines
 
 
 def trick_panel(
@@ -245,7 +302,10 @@ def trick_panel(
     elif view.status == "finished":
         # The last deal's result stays above the standings.
         scored = deal.result is not None and "annulled" not in deal.result
-        last_result = result_panel(view) if scored else []
+        # Past four seats the last deal's points would push the standings
+        # out of an 80×24 screen: the standings and the score sheet have them.
+        four = facts.seat_count(view) <= FOUR_PLAYERS
+        last_result = result_panel(view, width, scores=four) if scored else []
         ranking = ranking_lines(view)
         heading = Text(f"{wording.LAST_DEAL}: ", style="dim")
         if last_result and heading.cell_len + last_result[0].cell_len <= width:
@@ -265,9 +325,9 @@ def trick_panel(
             Text(why),
             Text(_("the next dealer deals")),
         ]
-        lines += reading_lines(view)
+        lines += reading_lines(view, width)
     elif deal.phase == "done" and deal.result is not None:
-        lines = result_panel(view) + reading_lines(view)
+        lines = result_panel(view, width) + reading_lines(view, width)
     else:
         last = facts.last_trick(deal)
         current = deal.trick
@@ -325,12 +385,15 @@ def last_trick_lines(view: TableView, trick: TrickView, width: int) -> list[Text
     when the panel is too narrow for both."""
     t = Text(_("Last:") + " ", style="dim")
     t.append_text(cards_text(trick.cards))
+    lines = [t]
+    if t.cell_len > width:  # five cards, in a long language: the cards wrap
+        lines = card_lines(_("Last:"), trick.cards, width)
     if trick.winner is None:
-        return [t]
+        return lines
     taker = Text(f"→ {facts.seat_name(view, trick.winner)}")
-    if t.cell_len + 1 + taker.cell_len <= width:
-        return [t + Text(" ") + taker]
-    return [t, Text("  ") + Text(_crop(taker.plain, width - 2))]
+    if lines[-1].cell_len + 1 + taker.cell_len <= width:
+        return [*lines[:-1], lines[-1] + Text(" ") + taker]
+    return [*lines, Text("  ") + Text(_crop(taker.plain, width - 2))]
 
 
 def waiting_lines(view: TableView, width: int = 24, url: str = "") -> list[Text]:
@@ -361,23 +424,26 @@ def waiting_lines(view: TableView, width: int = 24, url: str = "") -> list[Text]
     return lines
 
 
-def result_panel(view: TableView) -> list[Text]:
-    lines = [Text(line) for line in facts.result_lines(view)]
+def result_panel(view: TableView, width: int = 24, *, scores: bool = True) -> list[Text]:
+    """The deal's result, then (``scores``) each seat's points for it."""
+    lines = [Text(part) for line in facts.result_lines(view) for part in wrapped(line, width)]
     if lines:
         lines[0].stylize("bold")
-    result = view.deal.result if view.deal else None
-    scores = (result or {}).get("scores") or []
-    for seat, score in enumerate(scores):
+    result = view.deal.result if view.deal and scores else None
+    points = (result or {}).get("scores") or []
+    for seat, score in enumerate(points):
         name = _crop_cells(facts.seat_name(view, seat), 12)
         lines.append(Text(f"{_pad(name, 13)}{facts.signed(int(score)):>6}"))
     return lines
 
 
-def reading_lines(view: TableView) -> list[Text]:
-    """Who is still reading the result, between deals."""
+def reading_lines(view: TableView, width: int = 24) -> list[Text]:
+    """Who is still reading the result, between deals (on as many lines as it takes)."""
     names = [facts.seat_name(view, s) for s in facts.reading(view)]
     text = wording.still_reading(names)
-    return [Text(""), Text(text, style="italic")] if text else []
+    return (
+        [Text("")] + [Text(line, style="italic") for line in wrapped(text, width)] if text else []
+    )
 
 
 def ranking_lines(view: TableView) -> list[Text]:
@@ -450,3 +516,14 @@ def decision_summary(picked: list[str], total: int, verb: str, width: int = 80) 
 
 def card_list(codes: list[str]) -> str:
     return " ".join(label(c) for c in codes)
+
+
+def ecart_question(picked: list[str]) -> Text:
+    """The écart's confirmation: the cards, and a word on the trumps shown."""
+    n = len(picked)
+    ask = ngettext("Discard this card?", "Discard these {n} cards?", n).format(n=n)
+    question = Text(ask + "\n", style="bold")
+    question.append_text(cards_text(picked))
+    if any(c.startswith("T") for c in picked):
+        question.append("\n" + _("The trumps you discard are shown to everyone."), style="italic")
+    return question

@@ -29,7 +29,7 @@ from clients.cli import table_news as news
 from clients.cli import table_panels as panels
 from clients.cli import wording
 from clients.cli.action_bar import action_bar
-from clients.cli.cards_text import cards_text
+from clients.cli.call_dialog import CallDialog
 from clients.cli.cards_widget import HandWidget
 from clients.cli.dialogs import ChatBox, Confirm, Help, History
 from clients.cli.i18n import N_, Translated, _
@@ -40,6 +40,7 @@ from clients.cli.status_line import StatusLine
 from clients.cli.table_host import TableHost
 from protocol.messages import (
     Bid,
+    Call,
     Chat,
     Chelem,
     Ecart,
@@ -104,6 +105,8 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
         self.poignee_size = 0
         self._actions_key: tuple[Any, ...] = ("none",)
         self._confirming = False
+        self._call_offered: tuple[Any, ...] | None = None
+        """The call the dialog was opened for by itself (once; then the button)."""
         self._offline = False
         self.line = StatusLine()
         """The message line (``say``)."""
@@ -190,6 +193,10 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
         if facts.decision(view) != "ecart" and self.pick_kind == "ecart":
             self.pick_kind = ""
         self._draw(view)
+        key = self._decision_key(view)
+        if facts.decision(view) == "call" and self.answered is None and self._call_offered != key:
+            self._call_offered = key  # opened by itself once; then the action bar's button
+            self.call_after_refresh(self._open_call)
         if old is not None:
             note = news.what_happened(old, view)
             online = self.host.link_status.phase == "online"
@@ -245,7 +252,8 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
     def _draw(self, view: TableView) -> None:
         self._draw_header(view)
         seats = self.query_one("#seats", Static)
-        seats.update(panels.seats_panel(view, max(10, seats.content_region.width or 24)))
+        region = seats.content_region
+        seats.update(panels.seats_panel(view, max(10, region.width or 24), region.height))
         trick = self.query_one("#trick", Static)
         width = trick.content_region.width or 24
         trick.update(panels.trick_panel(view, width, show_last=self.show_last, url=self.host.url))
@@ -285,7 +293,7 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
                 view.hand,
                 legal.ecart,
                 "pick",
-                limit=6,
+                limit=legal.ecart_size,
                 picked=[] if first else None,
                 refusal=wording.ECART_REFUSAL,
             )
@@ -303,20 +311,7 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
             hand.show(view.hand, [], "view", refusal=news.not_now(view, self.answered is not None))
 
     def _decision_key(self, view: TableView) -> tuple[Any, ...]:
-        deal = view.deal
-        if deal is None:
-            return (view.status,)
-        trick = len(deal.trick.cards) if deal.trick else 0
-        return (
-            deal.number,
-            deal.dealer,
-            deal.phase,
-            deal.turn,
-            len(deal.tricks),
-            trick,
-            len(deal.poignees),
-            tuple(view.legal.poignee_sizes),
-        )
+        return facts.decision_key(view)
 
     def _draw_actions(self, view: TableView) -> None:
         key, buttons, focus = self._actions_for(view)
@@ -356,7 +351,7 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
         picked = hand.picked
         if self.pick_kind == "ecart":
             problem = facts.ecart_problem(picked, view.legal)
-            verb, total = _("Discard"), 6
+            verb, total = _("Discard"), view.legal.ecart_size
             button_class = ".ecart-go"
         else:
             problem = facts.poignee_problem(picked, view.legal, self.poignee_size)
@@ -402,7 +397,7 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
         view = self.view
         if view is None:
             return
-        if self.pick_kind == "ecart" and len(event.picked) == 6:
+        if self.pick_kind == "ecart" and len(event.picked) == view.legal.ecart_size:
             problem = facts.ecart_problem(event.picked, view.legal)
             if problem:
                 self.say(_("Not yet: {problem}.").format(problem=problem), error=True)
@@ -418,13 +413,7 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
         picked = list(hand.picked)
         if view is None or facts.ecart_problem(picked, view.legal) or self._confirming:
             return
-        question = Text(_("Discard these 6 cards?") + "\n", style="bold")
-        question.append_text(cards_text(picked))
-        forced = [c for c in picked if c.startswith("T")]
-        if forced:
-            question.append(
-                "\n" + _("The trumps you discard are shown to everyone."), style="italic"
-            )
+        question = panels.ecart_question(picked)
         self._confirming = True
 
         def done(yes: bool | None) -> None:
@@ -453,6 +442,8 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
             self.action_leave()
         elif name.startswith("bid:") and self.answered is None:
             self._send(Bid(bid=name[4:]))
+        elif name == "call":
+            self._open_call()
         elif name.startswith("chelem:") and self.answered is None:
             self._send(Chelem(declare=name == "chelem:yes"))
         elif name == "ecart":
@@ -469,6 +460,20 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
         elif name == "poignee-cancel":
             self.pick_kind = ""
             self._draw(view)
+
+    def _open_call(self) -> None:
+        """The call dialog (5 players): the card chosen is sent, Esc leaves the button."""
+        view = self.view
+        if view is None or self.answered is not None or not view.legal.calls:
+            return
+        key = self._decision_key(view)
+
+        def done(card: str | None) -> None:
+            now = self.view
+            if card and now is not None and self._decision_key(now) == key and not self.answered:
+                self._send(Call(card=card))
+
+        self.app.push_screen(CallDialog(view), done)
 
     def _start_poignee(self, size: int) -> None:
         view = self.view

@@ -180,6 +180,8 @@ ERROR_CODES = {
     "too_many_tables": N_("the server has too many tables; try later"),
     "not_creator": N_("only the player who opened the table can start it"),
     "bad_chat": N_("a chat line is 1 to 200 characters"),
+    "bad_call": N_("that card may not be called"),
+    "bad_players": N_("a table has 3, 4 or 5 players"),
 }
 
 
@@ -352,8 +354,15 @@ _MARKED["ABOUT"] = {
     ),
     "bidding": (N_("You are bidding…"), N_("{who} is bidding…")),
     "ecart_wait": (
-        N_("You take the chien and discard 6…"),
-        N_("{who} takes the chien and discards 6…"),
+        N_("You take the chien and discard {n}…"),
+        N_("{who} takes the chien and discards {n}…"),
+    ),
+    "call_wait": (N_("You call a card…"), N_("{who} calls a card…")),
+    "calls": (N_("You call {card}."), N_("{who} calls {card}.")),
+    "was_partner": (N_("You were the partner: {card}"), N_("{who} was the partner: {card}")),
+    "plays_alone": (
+        N_("You play alone ({card} called)"),
+        N_("{who} plays alone ({card} called)"),
     ),
     "chelem_wait": (N_("You decide on a chelem…"), N_("{who} decides on a chelem…")),
     "to_play": (N_("Your turn…"), N_("{who} to play…")),
@@ -383,15 +392,16 @@ _MARKED.update(
 )
 
 
-def ecart_prompt(forced: int) -> str:
-    """The whole écart rule in one line (80 columns)."""
+def ecart_prompt(forced: int, size: int) -> str:
+    """The whole écart rule in one line (80 columns): ``size`` cards (as many
+    as the chien: 6, or 3 at five players)."""
     if forced:
         return ngettext(
-            "Discard 6 (no King, no bout): {n} trump forced, shown face up.",
-            "Discard 6 (no King, no bout): {n} trumps forced, shown face up.",
+            "Discard {size} (no King, no bout): {n} trump forced, shown face up.",
+            "Discard {size} (no King, no bout): {n} trumps forced, shown face up.",
             forced,
-        ).format(n=forced)
-    return _("Discard 6 cards ({rule}).").format(rule=_(_MARKED["ECART_RULE"]))
+        ).format(n=forced, size=size)
+    return _("Discard {size} cards ({rule}).").format(size=size, rule=_(_MARKED["ECART_RULE"]))
 
 
 def typed(code: str, complete: bool) -> str:

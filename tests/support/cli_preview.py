@@ -12,11 +12,23 @@ would have sent.
 
 from __future__ import annotations
 
+import random
 import sys
 from typing import Any
 
-from protocol.cards import cards_of, is_trump
-from protocol.views import ChatLine, LobbyView, SeatView, TableSummary, TableView
+from protocol.cards import cards_of, code, is_trump
+from protocol.views import (
+    BidView,
+    ChatLine,
+    DealLine,
+    DealView,
+    Legal,
+    LobbyView,
+    SeatView,
+    TableSummary,
+    TableView,
+    TrickView,
+)
 from server.game import Game
 from server.seat_view import deal_view, ecart_view, hand_view, legal_view, sheet
 
@@ -152,6 +164,172 @@ def scripted_view(moment: str, you: int | None = 0, seed: str = "atout-preview")
     return view
 
 
+VARIANT_MOMENTS = ("waiting", "bidding", "call", "play", "partner", "done", "alone", "finished")
+"""The moments ``variant_view`` draws: at five, ``call`` (the taker's call),
+``play`` (the partner unknown), ``partner`` (the called card played, the
+partner known), ``done`` (a result with a partner) and ``alone`` (the taker
+called their own King and lost)."""
+VARIANT_NAMES = ("Alice", "Bob", "Bot Colette", "Bot Denis", "Bot Eliott")
+
+
+def variant_view(players: int, moment: str, you: int | None = 0) -> TableView:
+    """A 3- or 5-seat table built by hand (no engine plays those yet here):
+    seat 0 (Alice) took a garde; at five she holds the King of hearts and
+    calls the King of spades, which Bob holds. The cards are dealt from a
+    seeded shuffle; only what the screen draws has to be true."""
+    if moment not in VARIANT_MOMENTS:
+        raise ValueError(f"moment is one of {', '.join(VARIANT_MOMENTS)}")
+    hand_size = {3: 24, 4: 18, 5: 15}[players]
+    rng = random.Random(f"variant-{players}")
+    deck = [code(c) for c in range(78)]
+    rng.shuffle(deck)
+    if players == 5:
+        # Alice holds the King of hearts, Bob the King of spades.
+        for card, seat in (("KH", 0), ("KS", 1)):
+            i, j = deck.index(card), seat * hand_size
+            deck[i], deck[j] = deck[j], deck[i]
+    hands = [deck[s * hand_size : (s + 1) * hand_size] for s in range(players)]
+    chien = deck[players * hand_size :]
+    started = moment != "waiting"
+    humans = (0, 1) if players == 5 else (0, 1, 2)
+    seats = [
+        SeatView(
+            seat=i,
+            kind="human" if i in humans and (started or i == 0) else "bot" if started else "empty",
+            name=VARIANT_NAMES[i] if started or i == 0 else None,
+            connected=started or i == 0,
+            bot_level="normal" if started and i not in humans else None,
+            cards=hand_size if started else 0,
+        )
+        for i in range(players)
+    ]
+    if players == 3:
+        seats[2].name = "Chloé"
+    view = TableView(
+        table_id="preview",
+        name="Alice's table",
+        status="waiting" if not started else "playing",
+        you=you,
+        invite_code="K7M2QX" if you is not None else None,
+        creator=0,
+        deals=2 * players,
+        seats=seats,
+        scores=[0] * players,
+        chat=[ChatLine(seat=1, name=seats[1].name or "Bob", text="On y va !", at=0.0)],
+    )
+    if not started:
+        return view
+    dealer = players - 1
+    deal = DealView(
+        number=1, dealer=dealer, phase="bidding", turn=0, players=players, hand_size=hand_size
+    )
+    view.deal = deal
+    if moment == "bidding":
+        view.legal = Legal(bids=["pass", "prise", "garde", "garde_sans", "garde_contre"])
+        view.hand = sort_codes(hands[0]) if you is not None else []
+        return view
+    deal.bids = [BidView(seat=0, bid="garde")] + [
+        BidView(seat=s, bid="pass") for s in range(1, players)
+    ]
+    deal.taker, deal.contract = 0, "garde"
+    if moment == "call":
+        deal.phase = "call"
+        if players == 5 and you == 0:
+            view.legal = Legal(calls=["KS", "KH", "KC", "KD"])
+        view.hand = sort_codes(hands[you]) if you is not None else []
+        return view
+    deal.called = "KS" if players == 5 else None
+    deal.chien = chien
+    # Three tricks, each led by the seat after the last leader; Bob plays
+    # the called King in the second one when the partner is to be known.
+    leader = 0
+    for t in range(3):
+        cards = []
+        for i in range(players):
+            seat = (leader + i) % players
+            called = players == 5 and moment == "partner" and t == 1 and seat == 1
+            card = "KS" if called else None
+            card = card or next(c for c in hands[seat] if c not in ("KS", "KH"))
+            hands[seat].remove(card)
+            cards.append(card)
+        winner = (leader + 1) % players
+        deal.tricks.append(TrickView(leader=leader, cards=cards, winner=winner))
+        leader = winner
+    attack = {0, 1} if moment == "partner" else {0}
+    won = sum(1 for t in deal.tricks if t.winner in attack)
+    deal.tricks_won = [won, len(deal.tricks) - won]
+    if moment == "partner":
+        deal.partner = 1
+    view.hand = sort_codes(hands[you]) if you is not None else []
+    view.ecart = chien if you == 0 else []
+    deal.chien = []
+    if moment in ("play", "partner"):
+        deal.phase = "play"
+        cards = []
+        seat = leader
+        while seat != 0:
+            card = next(c for c in hands[seat] if c not in ("KS", "KH"))
+            hands[seat].remove(card)
+            cards.append(card)
+            seat = (seat + 1) % players
+        deal.trick = TrickView(leader=leader, cards=cards)
+        deal.turn = 0
+        if you == 0:
+            view.legal = Legal(cards=list(view.hand))
+        return view
+    deal.phase, deal.turn = "done", None
+    scores = _variant_scores(players, moment)
+    deal.result = {
+        "contract": "garde",
+        "taker": 0,
+        "made": moment != "alone",
+        "margin": 3 if moment == "alone" else 7,
+        "points": 38 if moment == "alone" else 48,
+        "target": 41,
+        "bouts": 2,
+        "scores": scores,
+    }
+    if players == 5:
+        deal.result["partner"] = None if moment == "alone" else 1
+    view.sheet = [
+        DealLine(
+            number=1,
+            dealer=dealer,
+            taker=0,
+            contract="garde",
+            made=moment != "alone",
+            scores=scores,
+            partner=deal.result.get("partner"),
+        )
+    ]
+    view.scores = list(scores)
+    if moment == "finished":
+        view.status = "finished"
+        view.ranking = sorted(range(players), key=lambda s: -scores[s])
+        view.deals = 1
+    else:
+        view.status = "between_deals"
+        view.ready = [s for s in range(players) if s not in humans]
+        view.result_wait = 60.0
+    return view
+
+
+def _variant_scores(players: int, moment: str) -> list[int]:
+    """Scores that sum to 0 (VARIANTS.md's worked examples)."""
+    if players == 3:
+        return [120, -60, -60]
+    if moment == "alone":
+        return [-224, 56, 56, 56, 56]
+    return [128, 64, -64, -64, -64]
+
+
+def sort_codes(cards: list[str]) -> list[str]:
+    """A hand in the client's own order."""
+    from clients.cli.cards_text import sort_hand
+
+    return sort_hand(cards)
+
+
 def lobby_view() -> LobbyView:
     return LobbyView(
         players_online=5,
@@ -186,6 +364,28 @@ def lobby_view() -> LobbyView:
                 free=0,
                 deals=8,
                 bot_level="easy",
+            ),
+            TableSummary(
+                table_id="t4",
+                name="À cinq",
+                status="waiting",
+                humans=2,
+                bots=0,
+                free=3,
+                deals=10,
+                bot_level="normal",
+                players=5,
+            ),
+            TableSummary(
+                table_id="t5",
+                name="Trio",
+                status="playing",
+                humans=3,
+                bots=0,
+                free=0,
+                deals=6,
+                bot_level="normal",
+                players=3,
             ),
         ],
     )
@@ -231,7 +431,13 @@ def PreviewApp(view: TableView | None = None, lobby: LobbyView | None = None) ->
 def main(argv: list[str]) -> None:
     moment = argv[0] if argv else "play"
     out = argv[1] if len(argv) > 1 else f"atout-{moment}.svg"
-    app = PreviewApp(lobby=lobby_view()) if moment == "lobby" else PreviewApp(scripted_view(moment))
+    if moment == "lobby":
+        app = PreviewApp(lobby=lobby_view())
+    elif ":" in moment:  # 5:call, 3:play: a table of three or five
+        players, at = moment.split(":")
+        app = PreviewApp(variant_view(int(players), at))
+    else:
+        app = PreviewApp(scripted_view(moment))
 
     async def shoot(pilot: Any) -> None:
         await pilot.pause(0.2)
