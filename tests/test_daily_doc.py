@@ -31,7 +31,7 @@ from server.app import Server
 from server.daily.redis_board import RedisBoard
 from server.players import new_key
 from server.store.redis import RedisStore
-from tests.support.clients import autoplay
+from tests.support.clients import Taker, autoplay, finished
 from tests.support.redis import RedisServer
 from tests.support.servers import running, url
 
@@ -41,20 +41,6 @@ ANNULLED_FIRST = "test-daily-secret-001401"
 """A daily secret whose day ``DAY`` deals a petit sec first (the deal is
 annulled as it is dealt, whatever anyone bids), then a deal that is played
 (the player below always bids, so it is never all passes)."""
-
-
-class Taker(random.Random):
-    """Bids the highest bid it may (so a deal is played, not annulled)."""
-
-    def random(self) -> float:
-        return 0.99
-
-    def choice(self, seq: Any) -> Any:
-        return seq[-1]
-
-
-def finished(v: TableView) -> bool:
-    return v.status == "finished"
 
 
 @contextlib.asynccontextmanager

@@ -27,13 +27,12 @@ from protocol.messages import (
     Seated,
     Watch,
 )
-from protocol.views import TableView
 from server.app import Server
 from server.daily.deals import DailyTag, day_start
 from server.players import new_key
 from server.store.redis import RedisStore
 from server.table.daily import DailyMode
-from tests.support.clients import autoplay
+from tests.support.clients import Taker, autoplay, finished
 from tests.support.redis import RedisServer
 from tests.support.servers import running, url
 
@@ -53,20 +52,6 @@ async def player(server: Server, name: str, key: str | None = None) -> Session:
         return await Session.open(url(server), name, key=key, register=True)
     except ServerError:
         raise
-
-
-class Taker(random.Random):
-    """Bids the highest bid it may (so the deal is played, not annulled)."""
-
-    def random(self) -> float:
-        return 0.99
-
-    def choice(self, seq: Any) -> Any:
-        return seq[-1]
-
-
-def finished(v: TableView) -> bool:
-    return v.status == "finished"
 
 
 async def start_daily(s: Session) -> Seated:

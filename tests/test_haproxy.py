@@ -24,7 +24,7 @@ import pytest
 from clients.session import Session
 from protocol.messages import CreateTable, Error, Seated, StartGame
 from protocol.views import TableView
-from tests.support.clients import autoplay
+from tests.support.clients import autoplay, finished
 from tests.support.ports import free_port
 from tests.support.redis import RedisServer
 from tests.support.waits import wait_until
@@ -122,10 +122,6 @@ def behind_haproxy(
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-
-
-def finished(view: TableView) -> bool:
-    return view.status == "finished"
 
 
 async def test_two_servers_behind_haproxy_each_play_a_game(

@@ -19,9 +19,8 @@ from protocol.messages import (
     StartGame,
     Watch,
 )
-from protocol.views import TableView
 from server.store.redis import RedisStore
-from tests.support.clients import autoplay
+from tests.support.clients import autoplay, finished
 from tests.support.redis import RedisServer
 from tests.support.servers import running, url
 from tests.support.waits import eventually
@@ -104,9 +103,6 @@ async def test_a_finished_table_closes_when_its_last_player_leaves() -> None:
         wen = await Session.open(url(server), "Wen")
         seated = await create(wen, "One deal", deals=1, bot_level="random")
         await wen.send(StartGame())
-
-        def finished(v: TableView) -> bool:
-            return v.status == "finished"
 
         await autoplay(wen, random.Random(3), finished)
         await wen.send(Leave())

@@ -1,6 +1,7 @@
 """Scripted players: random legal moves through a real ``Session`` until a
-condition holds, and the check that no message to a seat held a card that
-seat could not see."""
+condition holds (``finished``, for one), a chooser that always takes
+(``Taker``), and the check that no message to a seat held a card that seat
+could not see."""
 
 from __future__ import annotations
 
@@ -23,6 +24,21 @@ from protocol.messages import (
     TableSnapshot,
 )
 from protocol.views import TableView
+
+
+class Taker(random.Random):
+    """Bids the highest bid it may (so a deal is played, not annulled)."""
+
+    def random(self) -> float:
+        return 0.99
+
+    def choice(self, seq: Any) -> Any:
+        return seq[-1]
+
+
+def finished(view: TableView) -> bool:
+    """The table's game is over (an ``until`` for ``autoplay``)."""
+    return view.status == "finished"
 
 
 def wants_decision(view: TableView) -> bool:
