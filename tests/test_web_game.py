@@ -15,6 +15,7 @@ from __future__ import annotations
 import random
 import re
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -25,7 +26,7 @@ from protocol.cards import CODES
 from protocol.messages import CreateTable, GetHistory, History, Seated, StartGame, Watch
 from server.game.game import Game
 from tests.browser import ServerThread
-from tests.support.clients import autoplay
+from tests.support.clients import autoplay, finished
 from tests.support.redis import RedisServer, RedisUnavailable
 from tests.web_helpers import (
     GAME_OVER,
@@ -48,6 +49,36 @@ if TYPE_CHECKING:
 TRICK = "figure.trick[aria-label^='Trick']"
 
 
+def _hosted_game(
+    server: ServerThread, rng_seed: int, **create: Any
+) -> tuple[str, Callable[[], Any]]:
+    """Hugo opens a private table (``CreateTable(private=True, **create)``)
+    from the terminal side; once Pia sits down he starts it and plays random
+    legal moves (``random.Random(rng_seed)``) to the game's end, in the
+    background. Returns the invite code and a join() giving his last view."""
+    box: dict[str, Session] = {}
+
+    async def host_opens() -> str:
+        s = box["session"] = await Session.open(server.ws_url, "Hugo")
+        await s.send(CreateTable(private=True, **create))
+        await s.wait_for(Seated)
+        view = await s.wait_view(lambda v: v.invite_code is not None)
+        return str(view.invite_code)
+
+    code = server.call(host_opens())
+    session = box["session"]
+
+    async def host_plays() -> Any:
+        try:
+            await session.wait_view(lambda v: any(s.name == "Pia" for s in v.seats), 30)
+            await session.send(StartGame())
+            return await autoplay(session, random.Random(rng_seed), finished, timeout=120)
+        finally:
+            await session.close()
+
+    return code, in_background(server, host_plays())
+
+
 def _deal_number(page: Page) -> int:
     found = re.search(r"deal (\d+)/", page.locator(".table-meta").inner_text())
     return int(found.group(1)) if found else 0
@@ -63,30 +94,7 @@ def test_a_phone_and_the_terminal_client_play_a_whole_game_with_a_reload(
     # A grace longer than a reload: no bot may play the phone's seat meanwhile.
     web_server = start_web_server(grace=30.0)
     page.set_viewport_size(PHONE)
-    seated: dict[str, Any] = {}
-
-    async def host_opens() -> str:
-        s = await Session.open(web_server.ws_url, "Hugo")
-        seated["session"] = s
-        await s.send(CreateTable(name="Friday", private=True, deals=2, seed="web-game"))
-        seated["seat"] = await s.wait_for(Seated)
-        view = await s.wait_view(lambda v: v.invite_code is not None)
-        return str(view.invite_code)
-
-    code = web_server.call(host_opens())
-    session: Session = seated["session"]
-
-    async def host_plays() -> Any:
-        try:
-            await session.wait_view(lambda v: any(s.name == "Pia" for s in v.seats), 30)
-            await session.send(StartGame())
-            return await autoplay(
-                session, random.Random(3), lambda v: v.status == "finished", timeout=120
-            )
-        finally:
-            await session.close()
-
-    join = in_background(web_server, host_plays())
+    code, join = _hosted_game(web_server, 3, name="Friday", deals=2, seed="web-game")
     page.goto(f"{web_server.url}#join={code}")
     page.fill("input[name=name]", "Pia")
     page.get_by_role("button", name="Play").click()
@@ -280,29 +288,7 @@ def _seed_giving_a_poignee(seat: int) -> str:
 
 def test_a_poignee_is_offered_picked_and_shown(page: Page, web_server: ServerThread) -> None:
     seed = _seed_giving_a_poignee(1)
-    box: dict[str, Any] = {}
-
-    async def host_opens() -> str:
-        s = box["session"] = await Session.open(web_server.ws_url, "Hugo")
-        await s.send(CreateTable(private=True, deals=1, seed=seed))
-        await s.wait_for(Seated)
-        view = await s.wait_view(lambda v: v.invite_code is not None)
-        return str(view.invite_code)
-
-    code = web_server.call(host_opens())
-    session: Session = box["session"]
-
-    async def host_plays() -> Any:
-        try:
-            await session.wait_view(lambda v: any(s.name == "Pia" for s in v.seats), 30)
-            await session.send(StartGame())
-            return await autoplay(
-                session, random.Random(5), lambda v: v.status == "finished", timeout=120
-            )
-        finally:
-            await session.close()
-
-    join = in_background(web_server, host_plays())
+    code, join = _hosted_game(web_server, 5, deals=1, seed=seed)
     page.set_viewport_size(PHONE)
     page.goto(f"{web_server.url}#join={code}")
     page.fill("input[name=name]", "Pia")
