@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Protocol
 
 from clients.cli.i18n import _
-from clients.cli.tokens import config_dir, normalize, seat_key
+from clients.cli.tokens import InMemory, config_dir, normalize, seat_key
 
 KEY_FILE = "keys.json"
 _KEY = re.compile(r"[0-9a-f]{32}")
@@ -149,20 +149,8 @@ def welcomed(
     return True
 
 
-class MemoryKeys:
+class MemoryKeys(InMemory[SavedKey]):
     """Keys for this run only (tests)."""
-
-    def __init__(self) -> None:
-        self._keys: dict[str, SavedKey] = {}
-
-    def get(self, where: str) -> SavedKey | None:
-        return self._keys.get(normalize(where))
-
-    def save(self, where: str, saved: SavedKey) -> None:
-        self._keys[normalize(where)] = saved
-
-    def forget(self, where: str) -> None:
-        self._keys.pop(normalize(where), None)
 
 
 class FileKeys:

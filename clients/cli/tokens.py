@@ -25,7 +25,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
 from urllib.parse import quote
 
 
@@ -81,25 +81,33 @@ def seat_key(server: str, player: str) -> str:
     return f"{normalize(server)} as {player.strip().casefold()}"
 
 
+Saved = TypeVar("Saved")
+
+
 def normalize(url: str) -> str:
     """One key per server, however its URL was typed."""
     return url.strip().rstrip("/").lower()
 
 
-class MemoryTokens:
-    """Tokens for this run only (``atout play``: the embedded server dies with us)."""
+class InMemory(Generic[Saved]):
+    """What is saved per server (``normalize``), for this run only: the
+    in-memory side of the token and key files."""
 
     def __init__(self) -> None:
-        self._seats: dict[str, SavedSeat] = {}
+        self._saved: dict[str, Saved] = {}
 
-    def get(self, url: str) -> SavedSeat | None:
-        return self._seats.get(normalize(url))
+    def get(self, url: str) -> Saved | None:
+        return self._saved.get(normalize(url))
 
-    def save(self, url: str, seat: SavedSeat) -> None:
-        self._seats[normalize(url)] = seat
+    def save(self, url: str, saved: Saved) -> None:
+        self._saved[normalize(url)] = saved
 
     def forget(self, url: str) -> None:
-        self._seats.pop(normalize(url), None)
+        self._saved.pop(normalize(url), None)
+
+
+class MemoryTokens(InMemory[SavedSeat]):
+    """Tokens for this run only (``atout play``: the embedded server dies with us)."""
 
 
 class FileTokens:
