@@ -29,9 +29,10 @@ def enter(page: Page, url: str, name: str) -> None:
     page.locator(".link-online").wait_for(state="attached")
 
 
-def new_table(page: Page, deals: int = 1, private: bool = False) -> None:
+def new_table(page: Page, deals: int = 1, private: bool = False, players: int = 4) -> None:
     page.get_by_role("button", name="New table").click()
     page.fill("input[name=deals]", str(deals))
+    page.select_option("select[name=players]", str(players))
     if private:
         page.get_by_label("private: invite code only").check()
     page.get_by_role("button", name="Create").click()
@@ -67,12 +68,20 @@ def step(page: Page, bids: tuple[str, ...] = ("pass",), press: Press | None = No
         for bid in (*bids, "pass"):
             if _click(page, f"[data-bid={bid}]"):
                 return f"bid {bid}"
+    if page.locator("[data-call]:enabled").count():
+        # A card another seat holds (a primary button) if there is one.
+        for which in ("[data-call]:not(.secondary)", "[data-call]"):
+            card = page.locator(f"{which}:enabled").first
+            code = card.get_attribute("data-call") if card.count() else None
+            if code and _click(page, f"[data-call='{code}']"):
+                return f"call {code}"
     if _click(page, "button:text-is('No chelem')"):
         return "chelem"
     if page.get_by_role("group", name="Écart", exact=True).count():
+        if _click(page, "button:text-is('Discard')"):
+            return "ecart"  # enabled: as many cards as the chien held are picked
         enabled = page.locator(".hand button.card:enabled")
-        pressed = page.locator(".hand button.card[aria-pressed=true]").count()
-        if pressed < 6:
+        if enabled.count():
             codes = [
                 enabled.nth(i).get_attribute("data-card") or "" for i in range(enabled.count())
             ]
@@ -84,8 +93,6 @@ def step(page: Page, bids: tuple[str, ...] = ("pass",), press: Press | None = No
             if free:
                 _click(page, f"[data-card='{free[0]}']")
                 return "pick"
-        if _click(page, "button:text-is('Discard')"):
-            return "ecart"
         return ""
     if _click(page, ".hand button.card"):
         return "play"

@@ -3,7 +3,7 @@
 // read out through a live region and listed in the table's log.
 import { _ } from "./i18n.js";
 import { label } from "./cards.js";
-import { about, annulment, contract, resultLines, seatName } from "./words.js";
+import { about, annulment, contract, partnerLine, resultLines, seatName } from "./words.js";
 
 export function announcements(before, after) {
   const out = [];
@@ -20,6 +20,10 @@ export function announcements(before, after) {
   if (d2.taker !== null && (fresh || d1.taker === null) && d2.contract) {
     out.push(about("takes_contract", who(d2.taker), you(d2.taker), { contract: contract(d2.contract) }));
   }
+  if (d2.called && (fresh || !d1.called)) out.push(about("calls", who(d2.taker), you(d2.taker), { card: label(d2.called) }));
+  if (d2.partner !== null && d2.partner !== undefined && (fresh || d1.partner === null || d1.partner === undefined)) {
+    out.push(partnerLine(after));
+  }
   if (d2.chelem_declared && (fresh || !d1.chelem_declared)) out.push(about("declares_chelem", who(d2.taker), you(d2.taker)));
   for (const p of d2.poignees.slice(fresh ? 0 : d1.poignees.length)) {
     out.push(about("shows_poignee", who(p.seat), you(p.seat), { size: p.cards.length, cards: p.cards.map(label).join(" ") }));
@@ -27,8 +31,8 @@ export function announcements(before, after) {
   const oldTricks = fresh ? 0 : d1.tricks.length;
   d2.tricks.slice(oldTricks).forEach((t, i) => {
     const n = oldTricks + i + 1;
-    const cards = t.cards.map((c, j) => `${who((t.leader + j) % 4)} ${label(c)}`).join(", ");
-    const key = n === 18 ? "takes_last_trick" : "takes_trick";
+    const cards = t.cards.map((c, j) => `${who((t.leader + j) % after.seats.length)} ${label(c)}`).join(", ");
+    const key = n === d2.hand_size ? "takes_last_trick" : "takes_trick";
     out.push(`${cards}. ${about(key, who(t.winner), you(t.winner), { trick: n })}`);
   });
   const ended = (d) => d && (d.phase === "done" || d.phase === "annulled");

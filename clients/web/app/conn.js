@@ -8,7 +8,7 @@ const SUBPROTOCOL = "atout.v1.json";
 // Commands that change a table: one at a time, until the view answers it
 // (the next patch) or an error does. A click twice, or a click during a
 // drop, must not send a move twice.
-const MOVES = new Set(["bid", "ecart", "chelem", "poignee", "play", "start", "again", "ready"]);
+const MOVES = new Set(["bid", "call", "ecart", "chelem", "poignee", "play", "start", "again", "ready"]);
 const NO_RETRY_ERRORS = new Set(["bad_name", "name_taken", "unknown_key", "bad_key", "incompatible_version"]);
 
 /** The server's WebSocket address: this page's host, or a `?server=ws://…` override (ws/wss only). */

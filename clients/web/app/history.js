@@ -31,15 +31,16 @@ export function trickWinner(cards, last = false, chelem = false) {
 
 /** One record read: bids by seat, the taker, and the tricks with their seats. */
 export function pastDeal(record) {
-  const first = (record.dealer + 1) % 4;
-  const bids = (record.bids || []).map((bid, i) => ({ seat: (first + i) % 4, bid }));
+  const n = record.players || 4; // records before three and five have no `players`
+  const first = (record.dealer + 1) % n;
+  const bids = (record.bids || []).map((bid, i) => ({ seat: (first + i) % n, bid }));
   const taking = bids.filter((b) => b.bid !== "pass");
   const taker = taking.length ? taking[taking.length - 1].seat : null;
   const chelem = !!record.chelem;
   let leader = chelem && taker !== null ? taker : first;
   const tricks = (record.tricks || []).map((cards, n, all) => {
     const win = trickWinner(cards, n === all.length - 1, chelem);
-    const trick = { leader, cards: cards.map((code, i) => ({ seat: (leader + i) % 4, code })), winner: (leader + win) % 4 };
+    const trick = { leader, cards: cards.map((code, i) => ({ seat: (leader + i) % n, code })), winner: (leader + win) % n };
     leader = trick.winner;
     return trick;
   });

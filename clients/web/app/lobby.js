@@ -7,6 +7,10 @@ import { BOT_LEVELS, botLevel } from "./words.js";
 
 const STATUS = { waiting: "waiting", playing: "playing", between_deals: "playing", finished: "game over", closed: "closed" };
 
+// The terminal client's words: at five, what makes it different.
+const sizeChoice = (n) => (n === 5 ? _("5 players, a called King") : _("{n} players", { n }));
+const tableSize = (n) => ngettext("{n} player", "{n} players", n ?? 4);
+
 function TableRow({ t, act }) {
   const seats = [
     ngettext("{n} human", "{n} humans", t.humans),
@@ -16,7 +20,7 @@ function TableRow({ t, act }) {
   return html`<li class="table-row">
     <div class="table-info">
       <strong class="table-name">${t.name}</strong>
-      <span>${_(STATUS[t.status] || t.status)} · ${seats} · ${ngettext("{n} deal", "{n} deals", t.deals)} ·
+      <span>${_(STATUS[t.status] || t.status)} · ${tableSize(t.players)} · ${seats} · ${ngettext("{n} deal", "{n} deals", t.deals)} ·
         ${_("bots {level}", { level: botLevel(t.bot_level) })}</span>
     </div>
     <div class="row-actions">
@@ -39,7 +43,8 @@ function NewTable({ act, onDone }) {
     if (!Number.isInteger(deals) || !Number.isInteger(timer)) return setProblem(_("Deals and turn timer are whole numbers."));
     if (deals < 1 || deals > 40) return setProblem(_("A game has 1 to {deals} deals.", { deals: 40 }));
     if (timer < 0 || timer > 600) return setProblem(_("The turn timer is 0 (none) to {seconds} seconds.", { seconds: 600 }));
-    act({ t: "create", name: f.name.value.trim(), private: priv, deals, bot_level: f.bots.value, turn_timer: timer });
+    const players = Number(f.players.value);
+    act({ t: "create", name: f.name.value.trim(), private: priv, deals, bot_level: f.bots.value, turn_timer: timer, players });
     onDone();
   };
   // defaultValue, not value: Preact puts a `value` back on every redraw (a
@@ -53,6 +58,9 @@ function NewTable({ act, onDone }) {
       <label class="choice"><input type="radio" name="who" checked=${priv} onChange=${() => setPriv(true)} />
         ${_("private: invite code only")}</label>
     </fieldset>
+    <label>${_("Players")} <select name="players">
+      ${[3, 4, 5].map((n) => html`<option key=${n} value=${n} selected=${n === 4}>${sizeChoice(n)}</option>`)}
+    </select></label>
     <label>${_("Deals")} <input name="deals" type="number" min="1" max="40" defaultValue="8" inputmode="numeric" /></label>
     <label>${_("Bots")} <select name="bots">
       ${Object.keys(BOT_LEVELS).map((l) => html`<option value=${l} selected=${l === "normal"}>${botLevel(l)}</option>`)}

@@ -5,16 +5,22 @@
 import { useEffect, useState } from "preact/hooks";
 import { _, ngettext } from "./i18n.js";
 import { Card, CardList, Hand } from "./hand.js";
+import { kindClass, label } from "./cards.js";
 import { html } from "./ui.js";
 import { useEscape } from "./keys.js";
 import { Chat, Sheet } from "./sheet.js";
 import { PastDeals } from "./history.js";
 import {
-  CONTRACT_ORDER, POIGNEE_BONUS, POIGNEE_NAMES, bidHelp, botLevel, contract, ecartProblem, myTurn, need,
-  poigneeDefault, poigneeProblem, prompt, reading, readingNow, resultLines, seatName, seatState, signed,
+  CONTRACT_ORDER, POIGNEE_BONUS, POIGNEE_NAMES, bidHelp, botLevel, callReason, contract, ecartProblem, myTurn, need,
+  partnerLine, poigneeDefault, poigneeProblem, prompt, reading, readingNow, resultLines, seatName, seatState, signed,
 } from "./words.js";
 
-const PLACES = ["bottom", "right", "top", "left"];
+// Where each seat sits, from ours (bottom) in playing order (counterclockwise).
+const PLACES = {
+  3: ["bottom", "right", "left"],
+  4: ["bottom", "right", "top", "left"],
+  5: ["bottom", "right", "top-right", "top-left", "left"],
+};
 
 function useNow(active) {
   const [now, setNow] = useState(Date.now());
@@ -40,6 +46,9 @@ function Seat({ view, seat, place }) {
   const marks = [];
   if (deal && deal.dealer === seat) marks.push(html`<span class="mark" title=${_("Dealer")}>D</span>`);
   if (deal && deal.taker === seat) marks.push(html`<span class="mark" title=${_("taker")}>★</span>`);
+  if (deal && deal.partner === seat) {
+    marks.push(html`<span class="mark" title=${_("the taker's partner at five, once the called card is played")}>☆</span>`);
+  }
   const bid = deal?.bids.find((b) => b.seat === seat);
   return html`<li class=${`seat seat-${place}${turn ? " turn" : ""}${s.away ? " away" : ""}`}
       aria-current=${turn ? "true" : undefined}>
@@ -59,7 +68,7 @@ function Trick({ view, trick, title }) {
     <figcaption>${title}</figcaption>
     <ol class="trick-cards">
       ${trick.cards.map((code, i) => {
-        const seat = (trick.leader + i) % 4;
+        const seat = (trick.leader + i) % view.seats.length;
         const won = trick.winner === seat;
         return html`<li key=${code}><span class="trick-who">${seatName(view, seat)}${won ? " ✓" : ""}</span>
           <${Card} code=${code} /></li>`;
@@ -83,6 +92,20 @@ function Bidding({ legal, move, busy }) {
   </div>`;
 }
 
+function CallBar({ view, move, busy }) {
+  const calls = view.legal.calls;
+  const held = calls.filter((c) => view.hand.includes(c));
+  return html`<div class="choices" role="group" aria-label=${_("Call a card")}>
+    <p class="rule">${callReason(calls)}</p>
+    <p class="hint">${_("Its holder becomes your partner, a secret until the card is played. In the chien or in your own hand, it leaves you alone against four.")}</p>
+    ${calls.map(
+      (c) => html`<button key=${c} data-call=${c} class=${held.includes(c) ? "secondary" : undefined} disabled=${busy}
+        onClick=${() => move({ t: "call", card: c })} aria-describedby=${`note-${c}`}><span class=${kindClass(c)}>${label(c)}</span>
+        <small id=${`note-${c}`}>${held.includes(c) ? _("in your hand: you would play alone") : _("its holder plays with you")}</small></button>`,
+    )}
+  </div>`;
+}
+
 function Chelem({ move, busy }) {
   return html`<div class="choices" role="group" aria-label=${_("Chelem")}>
     <button disabled=${busy} onClick=${() => move({ t: "chelem", declare: false })}>${_("No chelem")}</button>
@@ -95,7 +118,7 @@ function EcartBar({ picked, legal, move, clear, busy }) {
   const problem = ecartProblem(picked, legal);
   return html`<div class="choices" role="group" aria-label=${_("Écart")}>
     <p class="rule">${_("never a King or a bout; trumps only when you have no other card")}</p>
-    <p class="status-line" aria-live="polite">${problem ? _("Not yet: {problem}.", { problem }) : _("Discard these 6 cards?")}</p>
+    <p class="status-line" aria-live="polite">${problem ? _("Not yet: {problem}.", { problem }) : ngettext("Discard this card?", "Discard these {n} cards?", legal.ecart_size)}</p>
     ${legal.ecart_trumps > 0 && html`<p class="hint">${_("The trumps you discard are shown to everyone.")}</p>`}
     <button disabled=${!!problem || busy} onClick=${() => move({ t: "ecart", cards: picked })}>${_("Discard")}</button>
     <button class="secondary" disabled=${!picked.length} onClick=${clear}>${_("Clear")}</button>
@@ -171,6 +194,7 @@ function DealFacts({ view }) {
     ${view.ecart.length > 0 && html`<p>${_("Your écart:")} <${CardList} codes=${view.ecart} label=${_("Your écart:")} /></p>`}
     ${deal.poignees.map((p) => html`<p key=${p.seat}>${_("Poignée {size}: {who}", { size: _(p.size), who: seatName(view, p.seat) })}
       <${CardList} codes=${p.cards} label=${_("Poignée")} /></p>`)}
+    ${deal.called && html`<p class="called">${partnerLine(view)}</p>`}
     ${deal.chelem_declared && html`<p>${_("Chelem declared!")}</p>`}
     ${deal.taker !== null && html`<p>${_("Tricks: taker {taker} · def {defense}", { taker: deal.tricks_won[0], defense: deal.tricks_won[1] })} · ${need(view) || ""}</p>`}
   </div>`;
@@ -189,6 +213,7 @@ export function TableScreen({ view, move, act, busy, inviteUrl, onLeave, log, hi
 
   const deal = view.deal;
   const bottom = view.you ?? 0;
+  const n = view.seats.length;
   const lastTrick = deal && deal.tricks.length ? deal.tricks[deal.tricks.length - 1] : null;
   let mode = "look";
   let allowed = [];
@@ -231,10 +256,10 @@ export function TableScreen({ view, move, act, busy, inviteUrl, onLeave, log, hi
         <button class="secondary" onClick=${onLeave}>${_("Leave")}</button>
       </nav>
     </header>
-    <ul class="seats" aria-label=${_("Seats")}>
-      ${[0, 1, 2, 3].map((i) => {
-        const seat = (bottom + i) % 4;
-        return html`<${Seat} key=${seat} view=${view} seat=${seat} place=${PLACES[i]} />`;
+    <ul class=${`seats seats-${n}`} aria-label=${_("Seats")}>
+      ${view.seats.map((_s, i) => {
+        const seat = (bottom + i) % n;
+        return html`<${Seat} key=${seat} view=${view} seat=${seat} place=${(PLACES[n] || PLACES[4])[i]} />`;
       })}
     </ul>
     <div class="middle">
@@ -245,6 +270,7 @@ export function TableScreen({ view, move, act, busy, inviteUrl, onLeave, log, hi
       ${view.status === "waiting" && html`<${Waiting} view=${view} move=${move} busy=${busy} inviteUrl=${inviteUrl} />`}
       ${over && deal && html`<${Result} view=${view} move=${move} busy=${busy} />`}
       ${legal.bids.length > 0 && html`<${Bidding} legal=${legal} move=${move} busy=${busy} />`}
+      ${legal.calls.length > 0 && html`<${CallBar} view=${view} move=${move} busy=${busy} />`}
       ${legal.chelem && html`<${Chelem} move=${move} busy=${busy} />`}
       ${legal.ecart.length > 0 && html`<${EcartBar} picked=${picked} legal=${legal} move=${move} busy=${busy} clear=${() => setPicked([])} />`}
       ${legal.poignee_sizes.length > 0 && myTurn(view) &&

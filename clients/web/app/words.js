@@ -45,7 +45,11 @@ const ABOUT = {
   declares_chelem: [N_("You declare a chelem!"), N_("{who} declares a chelem!")],
   petit_sec: [N_("you hold the Petit alone (petit sec)"), N_("{who} holds the Petit alone (petit sec)")],
   bidding: [N_("You are bidding…"), N_("{who} is bidding…")],
-  ecart_wait: [N_("You take the chien and discard 6…"), N_("{who} takes the chien and discards 6…")],
+  ecart_wait: [N_("You take the chien and discard {n}…"), N_("{who} takes the chien and discards {n}…")],
+  call_wait: [N_("You call a card…"), N_("{who} calls a card…")],
+  calls: [N_("You call {card}."), N_("{who} calls {card}.")],
+  was_partner: [N_("You were the partner: {card}"), N_("{who} was the partner: {card}")],
+  plays_alone: [N_("You play alone ({card} called)"), N_("{who} plays alone ({card} called)")],
   chelem_wait: [N_("You decide on a chelem…"), N_("{who} decides on a chelem…")],
   to_play: [N_("Your turn…"), N_("{who} to play…")],
   away_to_play: [N_("You are away: a bot plays for you soon…"), N_("{who} is away: a bot plays for them soon…")],
@@ -96,15 +100,16 @@ export function reading(view) {
 
 export const readingNow = (view) => view.you !== null && reading(view).includes(view.you);
 
-export function ecartPrompt(forced) {
+export function ecartPrompt(forced, size) {
   if (forced) {
     return ngettext(
-      "Discard 6 (no King, no bout): {n} trump forced, shown face up.",
-      "Discard 6 (no King, no bout): {n} trumps forced, shown face up.",
+      "Discard {size} (no King, no bout): {n} trump forced, shown face up.",
+      "Discard {size} (no King, no bout): {n} trumps forced, shown face up.",
       forced,
+      { size },
     );
   }
-  return _("Discard 6 cards ({rule}).", { rule: _("no King, no bout; trumps only if you must, shown face up") });
+  return _("Discard {size} cards ({rule}).", { size, rule: _("no King, no bout; trumps only if you must, shown face up") });
 }
 
 /** One line saying what is happening, or what you are asked to do. */
@@ -136,10 +141,14 @@ export function prompt(view) {
         ? _("Your bid: each player speaks once, higher than the bids before.")
         : about("bidding", seatName(view, turn), false);
     case "ecart":
-      return mine ? ecartPrompt(view.legal.ecart_trumps) : about("ecart_wait", seatName(view, turn), false);
+      return mine
+        ? ecartPrompt(view.legal.ecart_trumps, view.legal.ecart_size)
+        : about("ecart_wait", seatName(view, turn), false, { n: ecartSize(view) });
+    case "call":
+      return mine ? _("Call a card") : about("call_wait", seatName(view, turn), false);
     case "chelem":
       return mine
-        ? _("Declare a chelem (all 18 tricks)? +400 if made, −200 if not.")
+        ? _("Declare a chelem (all {n} tricks)? +400 if made, −200 if not.", { n: deal.hand_size })
         : about("chelem_wait", seatName(view, turn), false);
     case "play":
       if (mine) {
@@ -154,6 +163,48 @@ export function prompt(view) {
   }
 }
 
+/** How many cards the chien holds (and the taker discards): 6, or 3 at five. */
+export const ecartSize = (view) => view.legal.ecart_size || view.deal?.chien.length || 6;
+
+/** Why the taker may call these cards and no others (the terminal client's words). */
+export function callReason(calls) {
+  const ranks = new Set(calls.map((c) => c.slice(0, -1)));
+  const rank = ["K", "Q", "C", "J"].find((r) => ranks.has(r)) || "K";
+  if (rank === "Q") return _("You hold all four Kings, so you call a Queen.");
+  if (rank === "C") return _("You hold all four Kings and Queens, so you call a Knight.");
+  if (rank === "J") return _("You hold all four Kings, Queens and Knights, so you call a Jack.");
+  return _("You call a King, of any suit.");
+}
+
+/** The seat that played `card` in this deal, if played yet. */
+function playedBy(deal, card) {
+  for (const trick of deal.trick ? [...deal.tricks, deal.trick] : deal.tricks) {
+    const i = trick.cards.indexOf(card);
+    if (i >= 0) return (trick.leader + i) % deal.players;
+  }
+  return null;
+}
+
+/** At five, once called: "Bob was the partner: K♥", "Alice plays alone (K♥
+ * called)", or "Alice calls K♥." while the partner is still a secret. The
+ * partner comes from the view (or the result) only: the page never guesses
+ * what this seat may not know. */
+export function partnerLine(view) {
+  const deal = view.deal;
+  if (!deal || !deal.called || deal.taker === null) return "";
+  const card = label(deal.called);
+  const result = deal.result && !("annulled" in deal.result) ? deal.result : null;
+  const partner = deal.partner ?? (result && Number.isInteger(result.partner) ? result.partner : null);
+  if (partner !== null) return about("was_partner", seatName(view, partner), partner === view.you, { card });
+  const alone =
+    (result && "partner" in result && result.partner === null) ||
+    deal.chien.includes(deal.called) ||
+    playedBy(deal, deal.called) === deal.taker ||
+    (view.you === deal.taker && (view.hand.includes(deal.called) || view.ecart.includes(deal.called)));
+  if (alone) return about("plays_alone", seatName(view, deal.taker), deal.taker === view.you, { card });
+  return about("calls", seatName(view, deal.taker), deal.taker === view.you, { card });
+}
+
 export function ecartProblem(picked, legal) {
   if (picked.some((c) => !legal.ecart.includes(c))) return _("only the highlighted cards may go to the écart");
   const trumps = picked.filter(isTrump).length;
@@ -162,8 +213,9 @@ export function ecartProblem(picked, legal) {
   if (trumps > need) {
     return need === 0 ? _("trumps may go to the écart only when you lack other cards") : exact(need);
   }
-  if (picked.length < 6) return ngettext("choose {n} more card", "choose {n} more cards", 6 - picked.length);
-  if (picked.length > 6) return _("choose exactly 6 cards");
+  const size = legal.ecart_size;
+  if (picked.length < size) return ngettext("choose {n} more card", "choose {n} more cards", size - picked.length);
+  if (picked.length > size) return ngettext("choose exactly {n} card", "choose exactly {n} cards", size);
   if (trumps < need) return exact(need);
   return null;
 }

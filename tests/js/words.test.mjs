@@ -1,0 +1,34 @@
+// The browser client's words at three and five players (clients/web/app/
+// words.js): why these calls, the partner line, the écart as large as the chien.
+// Run: node --test tests/js/
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { callReason, ecartProblem, partnerLine } from "../../clients/web/app/words.js";
+
+const seats = ["Alice", "Bob", "Chloé", "Denis", "Émile"].map((name, seat) => ({ seat, name, kind: "human" }));
+const deal = (over) => ({
+  players: 5, taker: 0, called: "KH", partner: null, chien: [], tricks: [], trick: null, result: null, ...over,
+});
+const view = (over, you = 0) => ({ you, seats, hand: [], ecart: [], deal: deal(over) });
+
+test("the reason follows the rank that may be called", () => {
+  assert.equal(callReason(["KS", "KH", "KD", "KC"]), "You call a King, of any suit.");
+  assert.equal(callReason(["QS", "QH"]), "You hold all four Kings, so you call a Queen.");
+  assert.equal(callReason(["JS"]), "You hold all four Kings, Queens and Knights, so you call a Jack.");
+});
+
+test("the partner is said only once the view says it", () => {
+  assert.equal(partnerLine(view({}, 2)), "Alice calls K♥.");
+  assert.equal(partnerLine(view({}, 0)), "You call K♥.");
+  assert.equal(partnerLine(view({ partner: 1 }, 2)), "Bob was the partner: K♥");
+  assert.equal(partnerLine(view({ partner: 2 }, 2)), "You were the partner: K♥");
+  assert.equal(partnerLine(view({ chien: ["KH", "3S", "4S"] }, 3)), "Alice plays alone (K♥ called)");
+  assert.equal(partnerLine(view({ called: null })), "");
+});
+
+test("the écart is as large as the chien", () => {
+  const legal = { ecart: ["1S", "2S", "3S", "4S"], ecart_trumps: 0, ecart_size: 3 };
+  assert.equal(ecartProblem(["1S", "2S", "3S"], legal), null);
+  assert.equal(ecartProblem(["1S", "2S"], legal), "choose 1 more card");
+  assert.equal(ecartProblem(["1S", "2S", "3S", "4S"], legal), "choose exactly 3 cards");
+});
