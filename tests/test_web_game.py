@@ -101,7 +101,14 @@ def test_a_phone_and_the_terminal_client_play_a_whole_game_with_a_reload(
     page.get_by_role("heading", name="Friday").wait_for()
     page.locator(".hand button.card").first.wait_for()
 
-    play_until(page, lambda: _deal_number(page) == 2 and mid_trick(page), timeout=90)
+    # Mid-deal 2, at the phone's turn: it answers what deal 2 asks but plays no
+    # card (the server waits for it), so the reload catches its turn.
+    play_until(page, lambda: _deal_number(page) == 2, timeout=90)
+    deadline = time.monotonic() + 60
+    while not page.locator(".hand button.card:enabled").count():
+        assert time.monotonic() < deadline, "never the phone's turn to play in deal 2"
+        if not step(page, play=False):
+            page.wait_for_timeout(50)
     trick, hand = page.locator(TRICK).inner_text(), hand_of(page)
     page.reload()
     page.locator(".hand button.card:enabled").first.wait_for()

@@ -56,7 +56,9 @@ def click(page: Page, selector: str) -> bool:
     return True
 
 
-def step(page: Page, bids: tuple[str, ...] = ("pass",), press: Press | None = None) -> str:
+def step(
+    page: Page, bids: tuple[str, ...] = ("pass",), press: Press | None = None, play: bool = True
+) -> str:
     """Do what the page asks now, as a person would, once: "done" when the
     game is over, what was done, or "" when nothing is asked."""
     if page.locator(GAME_OVER).count():
@@ -94,7 +96,7 @@ def step(page: Page, bids: tuple[str, ...] = ("pass",), press: Press | None = No
                 _click(page, f"[data-card='{free[0]}']")
                 return "pick"
         return ""
-    if _click(page, ".hand button.card"):
+    if play and _click(page, ".hand button.card"):
         return "play"
     return ""
 
@@ -155,7 +157,9 @@ def play_until(page: Page, condition: Callable[[], bool], timeout: float = 60.0)
     while not condition():
         assert time.monotonic() < deadline, f"condition not met in {timeout} s; did {done[-20:]}"
         what = step(page)
-        assert what != "done", f"the game ended first; did {done[-20:]}"
+        assert what != "done", (
+            f"the game ended first ({page.locator('.table-meta').inner_text()!r}); did {done[-20:]}"
+        )
         if what:
             done.append(what)
         else:

@@ -38,8 +38,8 @@ export function pastDeal(record) {
   const taker = taking.length ? taking[taking.length - 1].seat : null;
   const chelem = !!record.chelem;
   let leader = chelem && taker !== null ? taker : first;
-  const tricks = (record.tricks || []).map((cards, n, all) => {
-    const win = trickWinner(cards, n === all.length - 1, chelem);
+  const tricks = (record.tricks || []).map((cards, k, all) => {
+    const win = trickWinner(cards, k === all.length - 1, chelem);
     const trick = { leader, cards: cards.map((code, i) => ({ seat: (leader + i) % n, code })), winner: (leader + win) % n };
     leader = trick.winner;
     return trick;
