@@ -212,12 +212,13 @@ class World:
             view = self.core.view_for(seat)
             return seat, _command(view, self.setup), view
         assert self.wake is not None and self.wake.seat == seat
+        # The bot was asked when its timer was armed; its move waits for the timer.
+        version = self.core.state.version
+        thinks = [e for e in self.log if isinstance(e, Think)]
+        assert thinks and (thinks[-1].seat, thinks[-1].version) == (seat, version)
         self.now = self.wake_at
-        thinks = [
-            e for e in self.take(self.core.handle(self.wake, self.now)) if isinstance(e, Think)
-        ]
-        assert len(thinks) == 1
-        return seat, _command(thinks[0].view, self.setup), thinks[0].view
+        assert self.take(self.core.handle(self.wake, self.now)) == []
+        return seat, _command(thinks[-1].view, self.setup), thinks[-1].view
 
     def move(self, seat: int, command: GameCommand, view: TableView) -> None:
         version = self.core.state.version

@@ -49,7 +49,7 @@ from server.table.effects import (
 from server.table.mode import Refusal
 from server.table.modes import assign, register
 from server.table.state import decode_state, encode_state
-from tests.support.table_core import SETTINGS, T0, Peer, arm, make, of, sent
+from tests.support.table_core import SETTINGS, T0, Peer, arm, bot_plays, make, of, sent
 
 
 def seat(core: TableCore, peer: Peer, now: float = T0) -> list[Effect]:
@@ -66,10 +66,7 @@ def bot_turns(core: TableCore, now: float, until_seat: int | None = None) -> flo
             return now
         if game.deal.turn == until_seat:
             return now
-        effects = core.handle(Wake("auto", core.state.version, game.deal.turn), now)
-        (think,) = of(effects, Think)
-        cmd = RandomBot(think.seat).decide(think.view)
-        core.handle(BotMove(think.seat, think.version, cmd, think.view), now)
+        bot_plays(core, now)
         now += SETTINGS.bot_think
     raise AssertionError("the bots did not get there")
 
@@ -125,30 +122,78 @@ def test_a_command_from_a_stranger_is_refused() -> None:
     assert core.state.version == version and core.state.status == "waiting"
 
 
-def test_bot_timer_thinks_then_moves_and_a_stale_wake_does_nothing() -> None:
-    core = make()
+def bot_first(seed: str = "think") -> tuple[TableCore, Peer, int, list[Effect]]:
+    """Alice and three bots, the game just started, a bot speaking first."""
+    core = make(seed=seed)
     alice = Peer("Alice")
     seat(core, alice)
     effects = core.handle(Act(alice, StartGame()), T0)
     game = core.game
     assert game is not None and core.state.status == "playing"
     turn = game.deal.turn
-    assert turn is not None
+    assert turn is not None and turn != 0 and core.state.version == 2
+    return core, alice, turn, effects
+
+
+def test_a_bot_decides_during_its_think_time_and_moves_when_it_ends() -> None:
+    core, alice, turn, effects = bot_first()
     timer = arm(effects)
-    if turn != 0:  # a bot speaks first: its move waits bot_think
-        assert timer.at == T0 + SETTINGS.bot_think and timer.wake == Wake("auto", 2, turn)
-        assert core.handle(Wake("auto", 1, turn), T0 + 1) == []  # armed before the last change
-        effects = core.handle(timer.wake, T0 + 1)
-        (think,) = of(effects, Think)
-        assert think.seat == turn and think.view.you == turn and think.level == "random"
-        effects = core.handle(
-            BotMove(turn, think.version, RandomBot(turn).decide(think.view), think.view), T0 + 1
-        )
-        assert core.state.version == 3 and of(effects, Save)
-        # A second answer to the same question is too late: nothing happens.
-        assert core.handle(BotMove(turn, think.version, Bid(bid="pass"), think.view), T0 + 1) == []
-    else:
-        assert timer.at is None  # a human without a turn timer: no timer at all
+    assert timer.at == T0 + SETTINGS.bot_think and timer.wake == Wake("auto", 2, turn)
+    # The decision is asked for at once, with the timer: the bot thinks
+    # during its bot_think, not after it.
+    (think,) = of(effects, Think)
+    assert (think.seat, think.version, think.level) == (turn, 2, "random")
+    assert think.view.you == turn
+    # The timer armed again at the same version (Alice drops) asks nothing again.
+    assert not of(core.handle(Gone(alice), T0 + 0.05), Think)
+    # Decided early (whatever it took): held, nothing saved, nobody told.
+    cmd = RandomBot(turn).decide(think.view)
+    assert core.handle(BotMove(turn, 2, cmd, think.view), T0 + 0.1) == []
+    assert core.state.version == 2
+    assert core.handle(Wake("auto", 1, turn), T0 + 0.2) == []  # armed before the last change
+    # The move goes out when the think time ends, and only then.
+    effects = core.handle(Wake("auto", 2, turn), T0 + SETTINGS.bot_think)
+    assert core.state.version == 3 and of(effects, Save)
+    # A second answer to the same question is too late: nothing happens.
+    assert core.handle(BotMove(turn, 2, Bid(bid="pass"), think.view), T0 + 1) == []
+
+
+def test_a_bot_slower_than_its_think_time_moves_when_it_has_decided() -> None:
+    core, _, turn, effects = bot_first()
+    (think,) = of(effects, Think)
+    # The timer fires first: nothing to do yet, and nothing asked again.
+    assert core.handle(Wake("auto", 2, turn), T0 + SETTINGS.bot_think) == []
+    cmd = RandomBot(turn).decide(think.view)
+    effects = core.handle(BotMove(turn, 2, cmd, think.view), T0 + 2)
+    assert core.state.version == 3 and of(effects, Save)
+
+
+def test_a_change_during_a_bot_turn_asks_again_and_drops_the_old_decision() -> None:
+    core, alice, turn, effects = bot_first()
+    (old,) = of(effects, Think)
+    cmd = RandomBot(turn).decide(old.view)
+    assert core.handle(BotMove(turn, 2, cmd, old.view), T0 + 0.1) == []  # held
+    effects = core.handle(Act(alice, Chat(text="hi")), T0 + 0.2)  # the table moves on
+    (think,) = of(effects, Think)
+    assert think.version == 3 and arm(effects).at == T0 + 0.2 + SETTINGS.bot_think
+    # The held decision was for version 2: the new timer does not play it.
+    assert core.handle(Wake("auto", 3, turn), T0 + 0.7) == []
+    assert core.state.version == 3
+    effects = core.handle(BotMove(turn, 3, cmd, think.view), T0 + 0.8)
+    assert core.state.version == 4 and of(effects, Save)
+
+
+def test_a_table_restored_mid_think_asks_the_bot_again() -> None:
+    core, _, turn, _ = bot_first()
+    restored = TableCore(decode_state(encode_state(core.state)), SETTINGS)
+    effects = restored.start(T0 + 5)
+    (think,) = of(effects, Think)
+    assert (think.seat, think.version) == (turn, 2)
+    assert arm(effects).at == T0 + 5 + SETTINGS.bot_think
+    cmd = RandomBot(turn).decide(think.view)
+    assert restored.handle(BotMove(turn, 2, cmd, think.view), T0 + 5.1) == []
+    effects = restored.handle(Wake("auto", 2, turn), T0 + 5 + SETTINGS.bot_think)
+    assert restored.state.version == 3 and of(effects, Save)
 
 
 def test_a_broken_bot_move_falls_back_to_a_legal_one() -> None:
@@ -163,6 +208,7 @@ def test_a_broken_bot_move_falls_back_to_a_legal_one() -> None:
     turn = game.deal.turn
     assert turn is not None and turn != 0
     view = core.view_for(turn)
+    core.handle(Wake("auto", core.state.version, turn), T0)  # its think time is over
     effects = core.handle(BotMove(turn, core.state.version, Play(card="EX"), view), T0)
     assert of(effects, Save) and game.deal.turn != turn  # it moved on all the same
 
@@ -211,10 +257,7 @@ def test_an_away_human_holds_the_next_deal_until_the_wait_runs_out() -> None:
             break
         game = core.game
         assert game is not None and game.deal.turn is not None
-        effects = core.handle(Wake("auto", core.state.version, game.deal.turn), now)
-        (think,) = of(effects, Think)
-        cmd = RandomBot(think.seat).decide(think.view)
-        last = core.handle(BotMove(think.seat, think.version, cmd, think.view), now)
+        last = bot_plays(core, now)
         now += 1.0
     assert core.state.status == "between_deals"
     assert of(last, Record)  # the finished deal's record, kept before the save
@@ -352,10 +395,7 @@ def play_out(core: TableCore, now: float) -> list[Effect]:
         game = core.game
         if core.state.status != "playing" or game is None or game.deal.turn is None:
             return last
-        effects = core.handle(Wake("auto", core.state.version, game.deal.turn), now)
-        (think,) = of(effects, Think)
-        cmd = RandomBot(think.seat).decide(think.view)
-        last = core.handle(BotMove(think.seat, think.version, cmd, think.view), now)
+        last = bot_plays(core, now)
         now += 1.0
     raise AssertionError("the game did not end")
 

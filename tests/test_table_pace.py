@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from protocol.messages import Chat, Error, Leave, Ready, Seated, StartGame
 from server.bots import RandomBot
-from server.table import Act, BotMove, Gone, Join, Reclaim, TableCore, Wake
-from server.table.effects import Answer, Save, Think
+from server.table import Act, Gone, Join, Reclaim, TableCore, Wake
+from server.table.effects import Answer, Save
 from server.table.state import decode_state, encode_state
-from tests.support.table_core import SETTINGS, T0, Peer, arm, make, of, sent
+from tests.support.table_core import SETTINGS, T0, Peer, arm, bot_plays, make, of, sent
 
 WAIT = 60.0
 
@@ -43,10 +43,7 @@ def play_deal(core: TableCore, now: float, humans: dict[int, Peer]) -> float:
                 if isinstance(m, Error)
             ]
         else:
-            effects = core.handle(Wake("auto", core.state.version, turn), now)
-            (think,) = of(effects, Think)
-            cmd = RandomBot(turn).decide(think.view)
-            core.handle(BotMove(turn, core.state.version, cmd, think.view), now)
+            bot_plays(core, now)
         now += 1.0
     raise AssertionError("the deal did not end")
 

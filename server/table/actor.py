@@ -32,7 +32,7 @@ import structlog
 
 from protocol.messages import DailyResult, Error, GameCommand, History
 from server import metrics
-from server.bots import RandomBot, make_bot
+from server.bots import Bot, RandomBot, make_bot
 from server.clock import WALL, Clock, Timer
 from server.conn import CLOSE_FOR, send_to_all
 from server.store.base import StaleWrite, StoreError, TableStore
@@ -75,6 +75,12 @@ class DailyResults(Protocol):
     async def finished(
         self, tag: DailyTag, scores: list[int], table_log: Any
     ) -> DailyResult | None: ...
+
+
+class BotMaker(Protocol):
+    """How a bot is made for a decision (``server.bots.make_bot``)."""
+
+    def __call__(self, level: str, seed: str, *, budget_s: float | None) -> Bot: ...
 
 
 class Home(Protocol):
@@ -133,6 +139,10 @@ class Table:
         self.held = False
         """A write waits for the store to come back, and the table with it (``_hold``)."""
         self.log = log.bind(table=state.table_id)
+        self.bots: BotMaker = make_bot
+        """Makes the bot of a ``Think`` (a test may give bots that take a chosen time)."""
+        self.thinking: set[asyncio.Task[None]] = set()
+        """The bots deciding now: kept from the collector, stopped with the table."""
 
     @property
     def id(self) -> str:
@@ -189,6 +199,8 @@ class Table:
             if isinstance(msg, Act):
                 metrics.ACTION_LATENCY.observe(time.perf_counter() - started)
         self._cancel_timer()
+        for task in list(self.thinking):
+            task.cancel()
 
     async def _step(self, msg: Message) -> None:
         await self._perform(self.core.handle(msg, self.clock.time()))
@@ -211,9 +223,6 @@ class Table:
                         result = await self.home.daily.finished(tag, list(scores), self.log)
                         if result is not None and to is not None:
                             _conn(to).send(result)
-                case Think():
-                    command = await self._think(effect)
-                    await self._step(BotMove(effect.seat, effect.version, command, effect.view))
                 case _:
                     self._now(effect)
 
@@ -242,6 +251,12 @@ class Table:
                 getattr(self.log, level)(event, **dict(fields))
             case Refused(blame=blame):
                 metrics.ERRORS.labels(blame).inc()
+            case Think():
+                # Decided beside the table, which goes on taking messages: the
+                # core holds the move until the bot's timer fires.
+                task = asyncio.get_running_loop().create_task(self._think(effect))
+                self.thinking.add(task)
+                task.add_done_callback(self.thinking.discard)
             case _:
                 raise AssertionError(f"{effect!r} needs waiting for")
 
@@ -250,8 +265,14 @@ class Table:
             self.timer.cancel()
             self.timer = None
 
-    async def _think(self, think: Think) -> GameCommand:
-        bot = make_bot(think.level, think.seed, budget_s=self.settings.bot_budget)
+    async def _think(self, think: Think) -> None:
+        """Decide for the bot, then hand the decision to the table as a ``BotMove``."""
+        command = await self._decide(think)
+        if not self.closed:
+            self.inbox.put_nowait(BotMove(think.seat, think.version, command, think.view))
+
+    async def _decide(self, think: Think) -> GameCommand:
+        bot = self.bots(think.level, think.seed, budget_s=self.settings.bot_budget)
         try:
             if think.level == "strong":
                 # Searching takes a while: think off the event loop.

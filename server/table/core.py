@@ -131,6 +131,12 @@ class TableCore:
         """The table closed for good (idle): the actor stops after this message."""
         self.game_ended = False
         """The game just ended: ``_commit`` adds what its end asks for (``on_game_over``)."""
+        self.asked: tuple[int, int] | None = None
+        """The (seat, version) whose decision a ``Think`` last asked for."""
+        self.held: BotMove | None = None
+        """A bot's decision that came before its timer: it waits for the ``Wake``."""
+        self.due: tuple[int, int] | None = None
+        """The (seat, version) whose timer fired: its decision applies on arrival."""
 
     @property
     def id(self) -> str:
@@ -491,8 +497,29 @@ class TableCore:
     # -- timers and bots ---------------------------------------------------------
 
     def _schedule(self, now: float, out: list[Effect]) -> None:
-        """Arm the one timer the table needs now, from the state (``timers``)."""
-        out.append(schedule(self.state, self.game, self.settings, self.fan.away_seats, now))
+        """Arm the one timer the table needs now, from the state (``timers``).
+
+        A bot's turn is asked for at once, when its timer is armed: the bot
+        decides during its ``bot_think`` and its move is held until the timer
+        fires (``_bot_move``), so when a move goes out tells nobody how long
+        the bot took over it, nor so anything of its hand (the hidden partner).
+        """
+        armed = schedule(self.state, self.game, self.settings, self.fan.away_seats, now)
+        out.append(armed)
+        seat = armed.wake.seat if armed.wake is not None else None
+        if seat is not None and self.state.seats[seat].kind == "bot":
+            self._ask(seat, out)
+
+    def _ask(self, seat: int, out: list[Effect]) -> None:
+        """Ask for ``seat``'s decision at this version, once (a re-armed timer
+        at the same version, a resume say, asks nothing again)."""
+        st, game = self.state, self.game
+        if self.asked == (seat, st.version) or game is None:
+            return
+        self.asked = (seat, st.version)
+        out.append(
+            Think(seat, st.version, self.view_for(seat), st.bot_level, bot_seed(st, game, seat))
+        )
 
     def _wake(self, wake: Wake, now: float, out: list[Effect]) -> None:
         st = self.state
@@ -507,15 +534,22 @@ class TableCore:
             seat, game = wake.seat, self.game
             if game is None or game.deal.turn != seat:
                 return
-            out.append(
-                Think(seat, st.version, self.view_for(seat), st.bot_level, bot_seed(st, game, seat))
-            )
+            self.due = (seat, st.version)
+            held, self.held = self.held, None
+            if held is not None and (held.seat, held.version) == self.due:
+                self._bot_move(held, now, out)
+            else:
+                # Not decided yet (or a human's turn ran out: asked only now).
+                self._ask(seat, out)
 
     def _bot_move(self, move: BotMove, now: float, out: list[Effect]) -> None:
         st = self.state
         game = self.game
         if move.version != st.version or game is None or game.deal.turn != move.seat:
             return  # asked for a decision the table no longer waits for
+        if self.due != (move.seat, move.version):
+            self.held = move  # decided within its think time: goes out when it ends
+            return
         try:
             apply_command(game.deal, move.seat, move.command)
         except RuleError as e:

@@ -39,6 +39,9 @@ def schedule(
         st.deadline = None
         # Every bot seat waits the same ``bot_think``, whatever it holds: the
         # pace of play tells nobody anything of a hand (the hidden partner).
+        # The core asks for the bot's decision as it arms this timer and holds
+        # the move until it fires, so the time the bot took to decide does not
+        # show either (only a decision slower than ``bot_think`` goes out late).
         return Arm(now + settings.bot_think, Wake("auto", st.version, seat))
     st.deadline = None
     return Arm(None)

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from server.bots import RandomBot
 from server.config import Settings
-from server.table import TableCore, new_state
+from server.table import BotMove, TableCore, Wake, new_state
 from server.table.effects import Arm, Effect, Send
 
 SETTINGS = Settings(bot_think=0.5, grace=10.0, deal_pause=4.0, idle_close=900.0, chat_rate=1.0)
@@ -55,4 +56,16 @@ def arm(effects: list[Effect]) -> Arm:
     return last
 
 
-__all__ = ["SETTINGS", "T0", "Peer", "arm", "make", "of", "sent"]
+def bot_plays(core: TableCore, now: float) -> list[Effect]:
+    """The turn's timer fires at ``now`` and a random bot's decision for the
+    seat comes (a bot's, asked when its timer was armed; or a run-out
+    human's, asked by the timer): the effects of the move carried out."""
+    game = core.game
+    assert game is not None and game.deal.turn is not None
+    seat, version = game.deal.turn, core.state.version
+    core.handle(Wake("auto", version, seat), now)
+    view = core.view_for(seat)
+    return core.handle(BotMove(seat, version, RandomBot(seat).decide(view), view), now)
+
+
+__all__ = ["SETTINGS", "T0", "Peer", "arm", "bot_plays", "make", "of", "sent"]
