@@ -251,6 +251,41 @@ async def test_the_stack_is_healthy_and_plays_a_deal(stack: Stack) -> None:
     await bob.close()
 
 
+# Before the restarts below: a page loads ~22 files, each on its own connection,
+# and right after a restart of the two workers one may not answer yet.
+async def test_a_browser_loads_the_page_and_reaches_the_lobby(stack: Stack) -> None:
+    """The composed server serves the browser client: Chromium loads the page
+    through the published port, gives a name and reaches the lobby, with no
+    console error (a refused CSP, a missing module). Playwright's async API:
+    this module's tests run in an event loop."""
+    from tests.browser import CHROMIUM_ARGS, chromium
+
+    executable = chromium()
+    if executable is None:
+        pytest.skip("no Chromium (Debian's `chromium`, or ATOUT_TEST_CHROMIUM)")
+    try:
+        from playwright.async_api import async_playwright
+    except ImportError:
+        pytest.skip("Playwright is not installed")
+    errors: list[str] = []
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(
+            executable_path=executable, headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            page = await browser.new_page(viewport={"width": 390, "height": 844})
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            await page.goto(f"http://127.0.0.1:{stack.port}/", timeout=30_000)
+            await page.fill("input[name=name]", "Wendy", timeout=30_000)
+            await page.get_by_role("button", name="Play").click()
+            await page.get_by_role("button", name="Quick play").wait_for(timeout=30_000)
+            await page.locator(".link-online").wait_for(state="attached", timeout=30_000)
+        finally:
+            await browser.close()
+    assert errors == []
+
+
 async def test_two_workers_each_serve_a_client_who_plays_a_game(stack: Stack) -> None:
     # /healthz over new connections: the kernel deals them to both workers.
     pids: dict[int, int] = {}
@@ -389,36 +424,3 @@ async def test_a_backup_restored_brings_its_tables_back(stack: Stack, tmp_path: 
     gone = await s.resume(lost.token)
     assert isinstance(gone, Error) and gone.code == "bad_token", gone
     await s.close()
-
-
-async def test_a_browser_loads_the_page_and_reaches_the_lobby(stack: Stack) -> None:
-    """The composed server serves the browser client: Chromium loads the page
-    through the published port, gives a name and reaches the lobby, with no
-    console error (a refused CSP, a missing module). Playwright's async API:
-    this module's tests run in an event loop."""
-    from tests.browser import CHROMIUM_ARGS, chromium
-
-    executable = chromium()
-    if executable is None:
-        pytest.skip("no Chromium (Debian's `chromium`, or ATOUT_TEST_CHROMIUM)")
-    try:
-        from playwright.async_api import async_playwright
-    except ImportError:
-        pytest.skip("Playwright is not installed")
-    errors: list[str] = []
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(
-            executable_path=executable, headless=True, args=CHROMIUM_ARGS
-        )
-        try:
-            page = await browser.new_page(viewport={"width": 390, "height": 844})
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            await page.goto(f"http://127.0.0.1:{stack.port}/", timeout=30_000)
-            await page.fill("input[name=name]", "Wendy", timeout=30_000)
-            await page.get_by_role("button", name="Play").click()
-            await page.get_by_role("button", name="Quick play").wait_for(timeout=30_000)
-            await page.locator(".link-online").wait_for(state="attached", timeout=30_000)
-        finally:
-            await browser.close()
-    assert errors == []
