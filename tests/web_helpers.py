@@ -57,10 +57,16 @@ def click(page: Page, selector: str) -> bool:
 
 
 def step(
-    page: Page, bids: tuple[str, ...] = ("pass",), press: Press | None = None, play: bool = True
+    page: Page,
+    bids: tuple[str, ...] = ("pass",),
+    press: Press | None = None,
+    play: bool = True,
+    unless: Callable[[], bool] | None = None,
 ) -> str:
     """Do what the page asks now, as a person would, once: "done" when the
-    game is over, what was done, or "" when nothing is asked."""
+    game is over, what was done, or "" when nothing is asked. ``unless``: a
+    condition looked at again just before a card is played (the page may have
+    reached it since the caller last looked: then no card goes)."""
     if page.locator(GAME_OVER).count():
         return "done"
     _click = press or click
@@ -96,7 +102,7 @@ def step(
                 _click(page, f"[data-card='{free[0]}']")
                 return "pick"
         return ""
-    if play and _click(page, ".hand button.card"):
+    if play and not (unless is not None and unless()) and _click(page, ".hand button.card"):
         return "play"
     return ""
 
@@ -156,7 +162,7 @@ def play_until(page: Page, condition: Callable[[], bool], timeout: float = 60.0)
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, f"condition not met in {timeout} s; did {done[-20:]}"
-        what = step(page)
+        what = step(page, unless=condition)
         assert what != "done", (
             f"the game ended first ({page.locator('.table-meta').inner_text()!r}); did {done[-20:]}"
         )
