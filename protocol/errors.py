@@ -64,6 +64,18 @@ ErrorCode: TypeAlias = Literal[
     "daily_again",
     "bad_period",
     "unavailable",
+    # tournaments (§12)
+    "bad_tournament",
+    "no_such_tournament",
+    "tournament_started",
+    "tournament_finished",
+    "already_joined",
+    "not_joined",
+    "not_host",
+    "team_full",
+    "too_few_players",
+    "too_early",
+    "tournament_table",
 ]
 
 ByeCode: TypeAlias = Literal["no_hello", "flooding", "replaced", "restarting", "idle"]

@@ -18,6 +18,7 @@ import msgspec
 
 from protocol.diff import Patch
 from protocol.errors import ByeCode
+from protocol.tournaments import TournamentSettings, TournamentView
 from protocol.views import (
     FOUR_PLAYERS,
     BotLevel,
@@ -189,6 +190,56 @@ class GetLeaderboard(_Cmd, tag="leaderboard"):
     """Pages of ``PAGE_SIZE`` lines, from 0."""
 
 
+# -- tournaments (protocol/tournaments.py, docs/TOURNAMENTS.md) -------------------
+
+
+class TournamentCreate(_Cmd, tag="tournament_create"):
+    """Host a tournament; the answer is a ``tournament`` event with its code.
+    Absurd settings are ``bad_tournament``; a guest is ``guest``."""
+
+    settings: TournamentSettings = msgspec.field(default_factory=TournamentSettings)
+
+
+class TournamentJoin(_Cmd, tag="tournament_join"):
+    """Enter the tournament ``code`` (before it starts), in ``team`` if it has teams."""
+
+    code: str
+    team: str = ""
+
+
+class TournamentLeave(_Cmd, tag="tournament_leave"):
+    """Leave a tournament that has not started."""
+
+    code: str
+
+
+class TournamentGet(_Cmd, tag="tournament"):
+    """Ask for the tournament's view; it is sent again at each change
+    (until another ``tournament`` command names another one)."""
+
+    code: str
+
+
+class TournamentStart(_Cmd, tag="tournament_start"):
+    """The host starts: the first round is seated and dealt."""
+
+    code: str
+
+
+class TournamentRemove(_Cmd, tag="tournament_remove"):
+    """The host removes ``player_id``: no seat from the next round on."""
+
+    code: str
+    player_id: str
+
+
+class TournamentFinish(_Cmd, tag="tournament_finish"):
+    """The host, once the round's timeout is past: bots finish the deals
+    still unplayed at every table of the round."""
+
+    code: str
+
+
 Command = (
     Hello
     | Resume
@@ -213,6 +264,13 @@ Command = (
     | Rename
     | Daily
     | GetLeaderboard
+    | TournamentCreate
+    | TournamentJoin
+    | TournamentLeave
+    | TournamentGet
+    | TournamentStart
+    | TournamentRemove
+    | TournamentFinish
 )
 """Everything a client may send."""
 
@@ -312,6 +370,13 @@ class DailyResult(_Event, tag="daily_result"):
     result: DailyResultView
 
 
+class Tournament(_Event, tag="tournament"):
+    """A tournament you asked for, created, joined or play in, as it is now."""
+
+    view: TournamentView
+    rid: int | None = None
+
+
 class Bye(_Event, tag="bye"):
     """The server is closing this connection (restart, replaced, too slow...).
 
@@ -343,6 +408,7 @@ Event = (
     | PlayerInfo
     | Leaderboard
     | DailyResult
+    | Tournament
     | Bye
 )
 """Everything the server may send."""
