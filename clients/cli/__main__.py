@@ -8,6 +8,9 @@
         today's daily game on that server: same deals for everyone, one leaderboard
     atout key {export,import,forget} [ws://host:port] ... [--name NAME | --profile P]
         a player's key for a server, to play as yourself from another machine
+    atout tournament create [ws://host:port] [--title T] [--rounds N] [--deals N] ...
+    atout tournament join CODE [ws://host:port] [--team NAME] [--name NAME] [--profile P]
+        host a tournament, or join one by its code (``tournament_command.py``)
 
 A player is the ``--profile`` when given, else the ``--name``: their seat
 tokens and player keys are kept per server and player (``tokens.py``,
@@ -31,14 +34,14 @@ from pathlib import Path
 from typing import NoReturn
 from urllib.parse import urlsplit
 
-from clients.cli import argparse_words, i18n, key_command, tls, wording
+from clients.cli import argparse_words, i18n, key_command, tls, tournament_command, wording
 from clients.cli.i18n import _
 from protocol.limits import NAME_MAX
 
 DEFAULT_URL = "ws://127.0.0.1:8765"
 BOT_LEVELS = ("random", "easy", "normal", "strong")
 USAGE_ERROR = 2  # the exit status of a usage mistake, like argparse's
-COMMANDS = ("play", "connect", "daily", "key")
+COMMANDS = ("play", "connect", "daily", "key", "tournament")
 
 
 class UsageError(Exception):
@@ -188,7 +191,12 @@ def parser() -> argparse.ArgumentParser:
     daily.add_argument(
         "--lang", choices=tuple(i18n.LANGUAGES), default=argparse.SUPPRESS, help=lang_help
     )
-    for online in (connect, daily):
+    tournament = tournament_command.add_parser(sub, DEFAULT_URL, default_name(), player_option)
+    for action in tournament:
+        action.add_argument(
+            "--lang", choices=tuple(i18n.LANGUAGES), default=argparse.SUPPRESS, help=lang_help
+        )
+    for online in (connect, daily, *tournament):
         online.add_argument(
             "--cafile",
             metavar="FILE",
@@ -229,6 +237,11 @@ def check(args: argparse.Namespace) -> None:
         if not 0 <= args.timer <= 600:
             raise UsageError(wording.BAD_TIMER)
     elif args.command != "key":  # key_command.py reads its own URL
+        if args.command == "tournament":
+            try:
+                tournament_command.check(args, DEFAULT_URL)  # join's CODE and URL, the settings
+            except tournament_command.TournamentUsage as e:
+                raise UsageError(str(e)) from None
         args.url = normalize_url(args.url)
         args.ssl = None
         if args.cafile is not None:
@@ -319,6 +332,7 @@ def main(argv: list[str] | None = None) -> None:
             daily=args.command == "daily",
             ssl=args.ssl,
             players=getattr(args, "players", 4),
+            tournament=tournament_command.start(args) if args.command == "tournament" else None,
         )
     try:
         app.run()

@@ -49,6 +49,7 @@ from clients.cli.lobby_screen import LobbyScreen
 from clients.cli.saved_game import SavedGameFile
 from clients.cli.table_screen import TableScreen
 from clients.cli.tokens import FileTokens, MemoryTokens, Tokens, seat_key
+from clients.cli.tournament_flow import TournamentFlow, TournamentStart
 from protocol.messages import (
     CreateTable,
     Error,
@@ -90,6 +91,7 @@ class AtoutApp(Translated, App[None]):
         history: FileHistory | None = None,
         ssl: SSLContext | None = None,
         players: int = 4,
+        tournament: TournamentStart | None = None,
     ) -> None:
         super().__init__()
         cards_text.set_colour(not self.no_color)
@@ -148,17 +150,22 @@ class AtoutApp(Translated, App[None]):
         # ``keys`` we say hello as a player of this server, else as a guest.
         self.keys = keys
         self.daily = DailyFlow(self, start=daily, history=history)
+        # Tournaments (clients/cli/tournament_flow.py): ``atout tournament``'s
+        # create or join, the tournament screen, and following the rounds.
+        self.tournaments = TournamentFlow(self, tournament)
 
     # -- start and stop ------------------------------------------------------------
 
     def on_mount(self) -> None:
         self.add_mode("lobby", lambda: self.lobby_screen)
         self.add_mode("table", lambda: self.table_screen)
+        self.add_mode("tournament", lambda: self.tournaments.screen)
         self.begin()
 
     def begin(self) -> None:
         """Show the first screen and start connecting."""
-        self.switch_mode("table" if self.autoplay is not None else "lobby")
+        first = "tournament" if self.tournaments.start is not None else "lobby"
+        self.switch_mode("table" if self.autoplay is not None else first)
         self.run_worker(self._connect(), name="link", group="link")
         self.run_worker(self._sender(), name="sender", group="link")
 
@@ -251,6 +258,12 @@ class AtoutApp(Translated, App[None]):
             await asyncio.wait_for(self.aclose(), 5.0)
         self.exit()
 
+    @property
+    def seated_at(self) -> str | None:
+        """The table we sit at (or watch), if any."""
+        session = self.link.session if self.link is not None else None
+        return session.table_id if session is not None else None
+
     # -- to the server -------------------------------------------------------------
 
     def send(self, cmd: Any) -> None:
@@ -262,7 +275,7 @@ class AtoutApp(Translated, App[None]):
             cmd = await self._outbox.get()
             rid = await self.link.send(cmd) if self.link is not None else None
             if rid is None:
-                self._show_error(_("Not sent: not connected to the server right now."))
+                self.show_error(_("Not sent: not connected to the server right now."))
 
     def leave_table(self, cmd: Any) -> None:
         self.send(cmd)
@@ -281,11 +294,13 @@ class AtoutApp(Translated, App[None]):
         with contextlib.suppress(NoMatches):
             self.lobby_screen.update_link(status)
             self.table_screen.update_link(status)
+            self.tournaments.screen.update_link(status)
         if status.phase == "online" and was.phase != "online" and self.link is not None:
             if self.link.connections > 1 and self.current_mode != "table":
                 # The table screen says so on its message line: once is enough.
                 self.notify(_("Reconnected."), timeout=3)
             self.daily.online()  # daily_screen.py
+            self.tournaments.online()  # tournament_flow.py
             self._autoplay_create()
         elif status.phase == "stopped":
             self.notify(
@@ -300,10 +315,12 @@ class AtoutApp(Translated, App[None]):
         link = self.link
         if self.daily.on_server(msg):  # daily_screen.py: daily_result, leaderboard, player
             return
+        if self.tournaments.on_server(msg):  # tournament_flow.py: tournament, its join's refusals
+            return
         match msg:
             case TableSnapshot() | TablePatch():
                 view = link.table if link else None
-                self._show_mode("table")
+                self.show_mode("table")
                 if self.saved_game is not None:
                     self.saved_game.note(view)
                 self.table_screen.update_view(view)
@@ -320,14 +337,14 @@ class AtoutApp(Translated, App[None]):
                     and self.table_screen.view.table_id != table_id
                 ):
                     self.table_screen.reset()
-                self._show_mode("table")
+                self.show_mode("table")
                 if seat is None:
                     self.table_screen.say(_("You are watching this table."))
-            case Left(reason=reason):
+            case Left(reason=reason, table_id=table_id):
                 if self.saved_game is not None:
                     self.saved_game.forget()  # no seat, no game to offer
                 left = self.daily.left_words(reason, self.table_screen.view)  # daily_screen.py
-                self._show_mode("lobby")
+                self.show_mode(self.tournaments.mode_after_left(table_id))  # tournament_flow.py
                 self.table_screen.reset()
                 self.lobby_screen.say(left)
             case HistoryAnswer(records=records):
@@ -347,21 +364,25 @@ class AtoutApp(Translated, App[None]):
                         self._autoplay_create()
                         return
                     text = _("Could not take your seat back: {error}").format(error=text)
-                    self._show_mode("lobby")
+                    self.show_mode("lobby")
                     self.table_screen.reset()
                     self._created = False
                     self._autoplay_create()
                     self.daily.resume_failed()  # daily_screen.py
-                self._show_error(text)
+                self.show_error(text)
 
-    def _show_error(self, text: str) -> None:
+    def show_error(self, text: str) -> None:
         self.errors.append(text)
         log.info("error shown: %s", text)
-        screen = self.table_screen if self.current_mode == "table" else self.lobby_screen
-        screen.server_error(text)
+        if self.current_mode == "table":
+            self.table_screen.server_error(text)
+        elif self.current_mode == "tournament":
+            self.tournaments.screen.server_error(text)
+        else:
+            self.lobby_screen.server_error(text)
         self.notify(text, severity="error", timeout=6, markup=False)
 
-    def _show_mode(self, mode: str) -> None:
+    def show_mode(self, mode: str) -> None:
         if self.current_mode == mode:
             return
         # A dialog left open belongs to the screen we leave.

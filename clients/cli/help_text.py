@@ -66,6 +66,7 @@ SECTIONS: list[tuple[str, list[Entry]]] = [
             ("m", N_("Chat")),
             ("p", N_("Poignée")),
             ("r", N_("Reconnect")),
+            ("o", N_("Tournament")),
             ("Esc", N_("Leave")),
             ("^q", N_("Quit")),
         ],
@@ -80,7 +81,19 @@ SECTIONS: list[tuple[str, list[Entry]]] = [
             ("n", N_("New table")),
             ("i", N_("Invite code")),
             ("w", N_("Watch")),
+            ("t", N_("Tournament")),
             ("Enter", N_("Join")),
+        ],
+    ),
+    (
+        N_("In a tournament"),
+        [
+            ("t", N_("Your table")),
+            ("s", N_("Start")),
+            ("x", N_("Remove a player")),
+            ("f", N_("Finish with bots")),
+            ("r", N_("Refresh")),
+            ("Esc", N_("Back")),
         ],
     ),
     (

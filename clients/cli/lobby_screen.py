@@ -27,13 +27,27 @@ from clients.cli.leaderboard_screen import LeaderboardScreen, ProfileScreen
 from clients.cli.link import LinkStatus
 from clients.cli.screen_keys import ButtonArrows, fit_footer
 from clients.cli.table_names import table_name
-from protocol.messages import JoinTable, Watch
+from clients.cli.tournament_dialogs import JoinAnswer, JoinTournament, NewTournament
+from clients.cli.tournament_words import default_name
+from protocol.messages import JoinTable, TournamentJoin, Watch
+from protocol.tournaments import TournamentSettings
 from protocol.views import LobbyView, TableSummary
 
 
 class DailyStarter(Protocol):
     def ask_start(self) -> None:
         """The daily game: today's, or a practice game after a question."""
+
+
+class LobbyTournaments(Protocol):
+    """The lobby's way into tournaments (``tournament_flow.py``)."""
+
+    @property
+    def code(self) -> str | None:
+        """The tournament last followed, offered again."""
+
+    def create(self, settings: TournamentSettings) -> None: ...
+    def join(self, cmd: TournamentJoin) -> None: ...
 
 
 class LobbyHost(Protocol):
@@ -47,6 +61,8 @@ class LobbyHost(Protocol):
     def link_status(self) -> LinkStatus: ...
     @property
     def daily(self) -> DailyStarter: ...
+    @property
+    def tournaments(self) -> LobbyTournaments: ...
     def send(self, cmd: Any) -> None: ...
     def quick_play(self) -> None: ...
     def retry_now(self) -> None: ...
@@ -122,6 +138,7 @@ class LobbyScreen(Translated, ButtonArrows, Screen[None]):
         Binding("n", "new", N_("New table")),
         Binding("i", "code", N_("Invite code")),
         Binding("w", "watch", N_("Watch")),
+        Binding("t", "tournament", N_("Tournament"), show=False),  # tournament_dialogs.py
         # leaderboard_screen.py: the daily game, the boards, the profile
         Binding("d", "daily", N_("Daily"), show=False),  # the footer is full at 80 columns
         Binding("l", "leaderboard", N_("Leaderboard")),
@@ -153,6 +170,7 @@ class LobbyScreen(Translated, ButtonArrows, Screen[None]):
             yield Button(_("Join"), classes="join", name="join", compact=True)
             yield Button(_("Invite code"), classes="code", name="code", compact=True)
             yield Button(_("Watch"), classes="watch", name="watch", compact=True)
+            yield Button(_("Tournament"), classes="tournament", name="tournament", compact=True)
         yield Static("", id="message")
         yield Footer()
 
@@ -266,6 +284,8 @@ class LobbyScreen(Translated, ButtonArrows, Screen[None]):
                 self.action_code()
             case "watch":
                 self.action_watch()
+            case "tournament":
+                self.action_tournament()
 
     def action_quick(self) -> None:
         self.say(_("Looking for a table…"))
@@ -300,6 +320,22 @@ class LobbyScreen(Translated, ButtonArrows, Screen[None]):
             self.host.send(Watch(code=code) if watch else JoinTable(code=code))
 
         self.app.push_screen(JoinByCode(), done)
+
+    def action_tournament(self) -> None:
+        """A tournament: join one by its code, or create one (the form)."""
+        tournaments = self.host.tournaments
+
+        def created(settings: TournamentSettings | None) -> None:
+            if settings is not None:
+                tournaments.create(settings)
+
+        def answered(answer: JoinAnswer) -> None:
+            if answer == "create":
+                self.app.push_screen(NewTournament(default_name(self.host.player_name)), created)
+            elif isinstance(answer, TournamentJoin):
+                tournaments.join(answer)
+
+        self.app.push_screen(JoinTournament(tournaments.code or ""), answered)
 
     def action_retry(self) -> None:
         self.host.retry_now()

@@ -84,6 +84,7 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
         Binding("m", "chat", N_("Chat")),
         Binding("p", "poignee", N_("Poignée"), show=False),
         Binding("r", "retry", N_("Reconnect"), show=False),
+        Binding("o", "tournament", N_("Tournament"), show=False),  # tournament_flow.py
         Binding("question_mark", "help", N_("Help")),
         Binding("space", "continue", show=False),
         # The innermost open thing first: the last trick, the poignée picker, then leave.
@@ -238,7 +239,10 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
 
     def _prompt(self) -> str:
         view = self.view
-        return facts.prompt(view, again=not self.host.daily.is_daily(view)) if view else ""
+        if view is None:
+            return ""
+        again = not (self.host.daily.is_daily(view) or self.host.tournaments.at_table(view))
+        return self.host.tournaments.round_line(view) or facts.prompt(view, again=again)
 
     def server_error(self, text: str) -> None:
         # A refused command: let the player try again.
@@ -339,7 +343,7 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
             kind=facts.decision(view) if self.answered is None else "",
             pick_kind=self.pick_kind,
             poignee_size=self.poignee_size,
-            daily=self.host.daily.is_daily(view),
+            daily=self.host.daily.is_daily(view) or self.host.tournaments.at_table(view),
             decision_key=self._decision_key(view),
         )
 
@@ -560,6 +564,9 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
 
     def action_retry(self) -> None:
         self.host.retry_now()
+
+    def action_tournament(self) -> None:
+        self.host.tournaments.show()
 
     def action_help(self) -> None:
         self.app.push_screen(Help())

@@ -417,6 +417,11 @@ def _preview_app() -> Any:
         def send(self, cmd: Any) -> None:
             self.sent.append(cmd)
 
+        @property
+        def seated_at(self) -> str | None:
+            view = self.table_screen.view
+            return view.table_id if view is not None else None
+
         def show(self, view: TableView) -> None:
             self.table_screen.update_view(view)
 

@@ -1,0 +1,302 @@
+"""Tournaments in the terminal client: what the app delegates to (marked
+hooks in ``app.py``), and what follows a tournament round after round.
+
+``TournamentFlow`` sends ``atout tournament``'s create or join once online
+(``online``), and a ``tournament`` command again on each reconnection so
+the server goes on sending the view. It takes every ``Tournament`` event
+(``on_server``) and draws it on its ``TournamentScreen``.
+
+Following the rounds: when a view names a ``your_table`` other than the one
+followed so far, the client leaves the table it sits at (a finished one)
+and joins that one (``JoinTable``: the server keeps the seat for us,
+whatever our token); the table screen then opens as for any seat. A person
+who leaves their table by hand is not pulled back to it: the tournament
+screen offers "Your table" instead. A finished table of a round still
+playing says so on its prompt line (``round_line``); ``o`` there opens the
+tournament screen, which shows the final standings once the last round
+ends (it opens by itself then).
+
+Joining again a tournament one is in (``atout tournament join CODE`` after
+a restart) is answered ``already_joined`` (or ``tournament_started``): the
+flow then asks for the view, whose ``your_table`` leads back to the seat,
+and only says the error when the view shows we are not a player of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from textual.screen import Screen
+
+from clients.cli import tournament_words as words
+from clients.cli import wording
+from clients.cli.link import Link, LinkStatus
+from clients.cli.tournament_screen import TournamentScreen
+from protocol.messages import (
+    Error,
+    JoinTable,
+    Leave,
+    Tournament,
+    TournamentCreate,
+    TournamentGet,
+    TournamentJoin,
+)
+from protocol.tournaments import TournamentSettings, TournamentView
+from protocol.views import TableView
+
+JOINED_ALREADY = ("already_joined", "tournament_started", "tournament_finished")
+"""Answers to a join that may only mean we are in it already: ask for the view."""
+
+
+@dataclass(frozen=True)
+class TournamentStart:
+    """What ``atout tournament`` asked for: create with ``settings``, or join ``code``."""
+
+    settings: TournamentSettings | None = None
+    code: str = ""
+    team: str = ""
+
+
+class TournamentHost(Protocol):
+    """What the flow needs from the app it works for (``app.py``)."""
+
+    @property
+    def url(self) -> str: ...
+    @property
+    def player_name(self) -> str: ...
+    @property
+    def link(self) -> Link | None: ...
+    @property
+    def seated_at(self) -> str | None:
+        """The table we sit at (or watch), if any."""
+    @property
+    def link_status(self) -> LinkStatus: ...
+    def send(self, cmd: Any) -> None: ...
+    def retry_now(self) -> None: ...
+    def show_mode(self, mode: str) -> None:
+        """Show the "lobby", "table" or "tournament" screen (closing dialogs)."""
+
+    def show_error(self, text: str) -> None: ...
+    def notify(self, message: str, *, timeout: float | None = None) -> None: ...
+    def push_screen(
+        self, screen: Screen[Any], callback: Callable[[Any], None] | None = None
+    ) -> object: ...
+
+
+class TournamentFlow:
+    """The app's part for tournaments (one per app)."""
+
+    def __init__(self, host: TournamentHost, start: TournamentStart | None = None) -> None:
+        self.host = host
+        self.start = start
+        self.view: TournamentView | None = None
+        self.code: str | None = (start.code or None) if start is not None else None
+        """The tournament we follow (its views are drawn; another's are not)."""
+        self.player_id: str | None = None
+        """Ours on this server, from the welcome (None: a guest, or not yet welcomed)."""
+        self.views: list[TournamentView] = []
+        """Every view taken, oldest first (tests read it)."""
+        self.screen = TournamentScreen(self)
+        self.tables: set[str] = set()
+        """Every table of the tournament seen: no "play again" there."""
+        self._started = False
+        self._asked: TournamentCreate | TournamentJoin | None = None
+        """The create or join in flight; its ``rid`` is filled in as it is sent."""
+        self._held: str | None = None
+        """A join's refusal, said only if the view shows we are not in it."""
+        self._followed: str | None = None
+        """The ``your_table`` the client went to (or found itself at)."""
+        self._show_next = start is not None
+        if start is not None:
+            self.screen.wait_for(words.joining(start.code) if start.code else str(words.CREATING))
+
+    # -- what the screen asks of its host ---------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        return self.host.url
+
+    @property
+    def player_name(self) -> str:
+        return self.host.player_name
+
+    @property
+    def link_status(self) -> LinkStatus:
+        return self.host.link_status
+
+    def send(self, cmd: Any) -> None:
+        self.host.send(cmd)
+
+    def retry_now(self) -> None:
+        self.host.retry_now()
+
+    def back(self) -> None:
+        self.host.show_mode("table" if self._here() is not None else "lobby")
+
+    def go_to_table(self) -> None:
+        view = self.view
+        if view is None or view.your_table is None:
+            return
+        self._followed = view.your_table
+        if self._here() == view.your_table:
+            self.host.show_mode("table")
+        else:
+            self._join(view, view.your_table)
+
+    def left_tournament(self) -> None:
+        self.view = self.code = None
+        self._followed = None
+        self.screen.wait_for("")
+        self.host.show_mode("lobby")
+
+    # -- hooks called by the app ---------------------------------------------------------
+
+    def online(self) -> None:
+        """A connection opened: ask once for what the command line wanted;
+        on a reconnection, for the view again (the server sends its changes
+        to the connection that asked)."""
+        session = self.host.link.session if self.host.link else None
+        self.player_id = session.player_id if session is not None else None
+        if self.start is not None and not self._started:
+            self._started = True
+            if self.start.settings is not None:
+                self._ask(TournamentCreate(settings=self.start.settings))
+            else:
+                self._ask(TournamentJoin(code=self.start.code, team=self.start.team))
+        elif self.code is not None:
+            self.host.send(TournamentGet(code=self.code))
+
+    def on_server(self, msg: Any) -> bool:
+        """Take the events this module owns; False for every other one."""
+        match msg:
+            case Tournament(view=view):
+                self._take(view)
+                return True
+            case Error(code=code, message=message, rid=rid) if self._answers(rid):
+                asked, self._asked = self._asked, None
+                if isinstance(asked, TournamentJoin) and code in JOINED_ALREADY:
+                    self._held = None if code == "already_joined" else wording.error(code, message)
+                    self.code = asked.code
+                    self.host.send(TournamentGet(code=asked.code))
+                    return True
+        return False
+
+    def mode_after_left(self, table_id: str) -> str:
+        """Where leaving ``table_id`` leads: a tournament's table, to the
+        tournament screen; any other, to the lobby."""
+        return "tournament" if table_id in self.tables and self.view is not None else "lobby"
+
+    # -- from the lobby ----------------------------------------------------------------------
+
+    def create(self, settings: TournamentSettings) -> None:
+        if self._guest():
+            return
+        self._switch(None)
+        self.screen.wait_for(str(words.CREATING))
+        self._ask(TournamentCreate(settings=settings))
+
+    def join(self, cmd: TournamentJoin) -> None:
+        if self._guest():
+            return
+        self._switch(cmd.code)
+        self.screen.wait_for(words.joining(cmd.code))
+        self._ask(cmd)
+
+    def _guest(self) -> bool:
+        """A guest (``atout connect --guest``) cannot enter: say so at once."""
+        link = self.host.link
+        if link is not None and link.online and self.player_id is None:
+            self.host.show_error(str(words.GUEST))
+            return True
+        return False
+
+    def _switch(self, code: str | None) -> None:
+        if code is None or code != self.code:
+            self.view, self._followed = None, None
+        self.code = code
+        self._show_next = True
+        self.host.show_mode("tournament")
+
+    def _ask(self, cmd: TournamentCreate | TournamentJoin) -> None:
+        self._asked, self._held = cmd, None
+        self.host.send(cmd)
+
+    def _answers(self, rid: int | None) -> bool:
+        return self._asked is not None and rid is not None and rid == self._asked.rid != 0
+
+    # -- for the table screen ------------------------------------------------------------------
+
+    def at_table(self, view: TableView) -> bool:
+        """One of the tournament's tables: no "play again" there."""
+        return view.table_id in self.tables
+
+    def round_line(self, view: TableView) -> str:
+        """Our finished table while the round goes on (or once the tournament
+        is over): where the tournament stands, and the key to its screen."""
+        t = self.view
+        if t is None or view.table_id not in self.tables or view.status != "finished":
+            return ""
+        if t.status == "playing" and view.table_id != t.your_table:
+            return ""  # an earlier round's table, left behind while the next one is joined
+        return words.table_line(t)
+
+    def show(self) -> None:
+        """The table's ``o``: the tournament screen (standings so far)."""
+        if self.view is None and self.code is None:
+            self.host.notify(str(words.NOT_IN_ONE), timeout=4)
+            return
+        self.host.show_mode("tournament")
+
+    # -- taking a view -------------------------------------------------------------------------
+
+    def _take(self, view: TournamentView) -> None:
+        if self.code is not None and view.code != self.code and view.your_table is None:
+            return  # news of another tournament, which we do not follow
+        old = self.view if self.view is not None and self.view.code == view.code else None
+        if old is None:
+            self._followed = None
+        self.view, self.code = view, view.code
+        self.views.append(view)
+        self._asked = None
+        self.tables.update(t.table_id for t in view.tables)
+        if view.your_table is not None:
+            self.tables.add(view.your_table)
+        held, self._held = self._held, None
+        if held is not None and not self._in(view):
+            self.host.show_error(held)
+        self.screen.update_view(view)
+        if self._follow(view):
+            return
+        just_finished = old is not None and old.status != "finished" and view.status == "finished"
+        if self._show_next or just_finished:
+            self._show_next = False
+            at_our_table = view.your_table is not None and self._here() == view.your_table
+            if just_finished or not at_our_table:
+                self.host.show_mode("tournament")
+
+    def _in(self, view: TournamentView) -> bool:
+        me = self.player_id
+        return any(p.player_id == me and not p.removed for p in view.players)
+
+    def _here(self) -> str | None:
+        return self.host.seated_at
+
+    def _follow(self, view: TournamentView) -> bool:
+        """Go to ``your_table`` when it is a new one; True when on the way."""
+        target = view.your_table
+        if target is None or target == self._followed or view.status == "finished":
+            return False
+        self._followed = target
+        if self._here() == target:
+            return False
+        self._join(view, target)
+        return True
+
+    def _join(self, view: TournamentView, table_id: str) -> None:
+        if self._here() is not None:
+            self.host.send(Leave())
+        self.host.send(JoinTable(table_id=table_id))
+        number = next((t.number for t in view.tables if t.table_id == table_id), 0)
+        self.screen.say(words.going_to(view.round, number))
