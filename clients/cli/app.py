@@ -264,6 +264,11 @@ class AtoutApp(Translated, App[None]):
         session = self.link.session if self.link is not None else None
         return session.table_id if session is not None else None
 
+    def redraw_table(self) -> None:
+        """Draw the table again: its prompt says where its tournament stands."""
+        if self.table_screen.view is not None:
+            self.table_screen.update_view(self.table_screen.view)
+
     # -- to the server -------------------------------------------------------------
 
     def send(self, cmd: Any) -> None:

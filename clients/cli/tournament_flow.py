@@ -79,6 +79,8 @@ class TournamentHost(Protocol):
         """Show the "lobby", "table" or "tournament" screen (closing dialogs)."""
 
     def show_error(self, text: str) -> None: ...
+    def redraw_table(self) -> None:
+        """The table's prompt line follows the tournament (``round_line``)."""
     def notify(self, message: str, *, timeout: float | None = None) -> None: ...
     def push_screen(
         self, screen: Screen[Any], callback: Callable[[Any], None] | None = None
@@ -267,6 +269,7 @@ class TournamentFlow:
         if held is not None and not self._in(view):
             self.host.show_error(held)
         self.screen.update_view(view)
+        self.host.redraw_table()
         if self._follow(view):
             return
         just_finished = old is not None and old.status != "finished" and view.status == "finished"
