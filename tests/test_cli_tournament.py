@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from textual.widgets import Button, DataTable
 
-from clients.cli import i18n, tournament_command
+from clients.cli import i18n, tournament_command, tournament_words
 from clients.cli.__main__ import DEFAULT_URL, parser
 from clients.cli.dialogs import Confirm
 from clients.cli.leaderboard_screen import OWN_STYLE
@@ -35,11 +35,14 @@ from protocol.messages import (
     TournamentJoin,
     TournamentLeave,
     TournamentRemove,
+)
+from protocol.messages import (
     TournamentStart as StartCommand,
 )
 from protocol.tournaments import TournamentSettings, TournamentView
+from tests.support.cli_cuts import cuts, intended_ellipses
 from tests.support.cli_preview import PreviewApp, lobby_view, scripted_view
-from tests.support.pilot import SIZE, screen_text
+from tests.support.pilot import SIZE, click, screen_text
 from tests.support.tournament_views import CODE, YOU, pid, tournament_view
 
 
@@ -71,9 +74,7 @@ async def on_tournament_screen(pilot: Any, app: Any, view: TournamentView) -> To
 
 
 def shown_buttons(screen: TournamentScreen) -> list[str]:
-    return [
-        str(b.name) for b in screen.query("#t-buttons Button").results(Button) if b.display
-    ]
+    return [str(b.name) for b in screen.query("#t-buttons Button").results(Button) if b.display]
 
 
 async def answer_yes(pilot: Any, app: Any) -> None:
@@ -372,7 +373,7 @@ async def test_the_lobby_creates_a_tournament_with_a_checked_form() -> None:
         assert app.sent == []
         rounds.value = "5"  # type: ignore[attr-defined]
         form.query_one("#t-deals").value = "6"  # type: ignore[attr-defined]
-        await pilot.click("#create")
+        await click(pilot, "#create")
         await settle(pilot)
         assert len(app.sent) == 1 and isinstance(app.sent[0], TournamentCreate)
         settings = app.sent[0].settings
@@ -441,8 +442,79 @@ def test_absurd_settings_are_refused_before_any_screen(argv: list[str], says: st
         _args(*argv)
 
 
-def test_the_teams_option_takes_only_the_sizes_there_are(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_teams_option_takes_only_the_sizes_there_are(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     with pytest.raises(SystemExit) as stop:
         parser().parse_args(["tournament", "create", "--teams", "3"])
     assert stop.value.code == 2
     assert "invalid choice" in capsys.readouterr().err
+
+
+# -- every screen fits, in every language ----------------------------------------------
+
+LANGS = ("en", "fr", "zh", "ko")
+SIZES = {"80x24": (80, 24), "140x40": (140, 40)}
+
+
+@pytest.fixture
+def english_after() -> Any:
+    yield
+    i18n.use("en")
+
+
+@pytest.mark.parametrize("size", SIZES, ids=list(SIZES))
+@pytest.mark.parametrize("lang", LANGS)
+async def test_the_tournament_screens_and_dialogs_fit(
+    lang: str, size: str, english_after: None
+) -> None:
+    """No word cut (``tests.support.cli_cuts``) on the tournament screen in
+    each state, its dialogs, the lobby's way in, and a finished table's line."""
+    i18n.use(lang)
+    table = scripted_view("finished")
+    table.table_id = "t1"
+    app = preview(table=table, you=0)
+    found: list[str] = []
+    allowed = intended_ellipses(lang)
+    async with app.run_test(size=SIZES[size]) as pilot:
+
+        async def look(what: str) -> None:
+            await settle(pilot)
+            found.extend(f"{what}: {cut}" for cut in cuts(app.screen, allowed))
+
+        # The round goes on: the finished table says so.
+        await take(pilot, app, tournament_view("playing", host=True, you=0, teams=True))
+        await look("a finished table waiting for its round")
+        await pilot.press("o")
+        await look("in play, as host, with teams")
+        await pilot.press("x")
+        await look("remove a player")
+        await pilot.press("escape")
+        screen = app.screen
+        assert isinstance(screen, TournamentScreen)
+        screen.now = lambda: time.time() + 3600
+        screen._tick()
+        await pilot.press("f")
+        await look("finish question")
+        await pilot.press("escape")
+        await take(pilot, app, tournament_view("finished", you=0, teams=True))
+        await look("final standings")
+        await take(pilot, app, tournament_view(host=True, you=0))
+        await look("gathering, as host")
+        await pilot.press("s")
+        await look("start question")
+        await pilot.press("escape")
+        await take(pilot, app, tournament_view(you=0))
+        await look("gathering, as a player")
+        await pilot.press("question_mark")
+        await look("help")
+        await pilot.press("escape")
+        app.tournaments.screen.wait_for(str(tournament_words.CREATING))
+        await look("creating")
+        app.show_mode("lobby")
+        await look("lobby")
+        await pilot.press("t")
+        await look("join a tournament")
+        await pilot.click("#create")
+        await look("new tournament")
+    assert found == [], "cut words:\n" + "\n".join(found)

@@ -128,7 +128,7 @@ class LobbyScreen(Translated, ButtonArrows, Screen[None]):
     #tables { height: 1fr; border: round $primary; }
     #empty { height: auto; padding: 0 1; color: $text-muted; }
     #buttons { height: 1; padding: 0 1; }
-    #buttons Button { margin-right: 1; min-width: 0; width: auto; padding: 0; }
+    #buttons Button { margin-right: 0; min-width: 0; width: auto; padding: 0; }
     #message { height: 1; padding: 0 1; color: $text-muted; }
     #message.error { color: $error; }
     """

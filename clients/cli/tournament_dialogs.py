@@ -39,7 +39,9 @@ NewTournament, JoinTournament, RemovePlayer {
 #new-tournament, #join-tournament { width: 64; }
 #remove-player { width: 56; }
 #remove-player OptionList { height: auto; max-height: 14; }
+#remove-player Static { width: 100%; }
 .dialog #rounds, .dialog #t-deals, .dialog #minutes { width: 6; }
+.dialog #format, .dialog #fill { width: 48; }
 """
 )
 
@@ -183,7 +185,7 @@ class NewTournament(Translated, ButtonArrows, ModalScreen[TournamentSettings | N
                 yield Label(_("Time limit"), classes="label")
                 minutes = f"{defaults.round_timeout / 60:.0f}"
                 yield Input(minutes, id="minutes", compact=True, type="integer", max_length=4)
-                yield Label(" " + _("minutes a round, then bots may finish it"))
+                yield Label(" " + _("minutes, then bots may finish the round"))
             yield Static("", classes="error", id="problem")
             with Horizontal(classes="buttons"):
                 yield Button(_("Create"), id="create", variant="primary", compact=True)
@@ -244,7 +246,7 @@ class RemovePlayer(Translated, ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="remove-player"):
-            yield Label(Text(words.REMOVE_TITLE, style="bold"))
+            yield Static(Text(words.REMOVE_TITLE, style="bold"))
             yield OptionList(
                 *[
                     Option(f"{p.name} · {p.team}" if p.team else p.name, id=p.player_id)

@@ -71,6 +71,7 @@ class TournamentHost(Protocol):
     @property
     def seated_at(self) -> str | None:
         """The table we sit at (or watch), if any."""
+
     @property
     def link_status(self) -> LinkStatus: ...
     def send(self, cmd: Any) -> None: ...
@@ -81,6 +82,7 @@ class TournamentHost(Protocol):
     def show_error(self, text: str) -> None: ...
     def redraw_table(self) -> None:
         """The table's prompt line follows the tournament (``round_line``)."""
+
     def notify(self, message: str, *, timeout: float | None = None) -> None: ...
     def push_screen(
         self, screen: Screen[Any], callback: Callable[[Any], None] | None = None

@@ -41,6 +41,8 @@ from protocol.messages import (
 from protocol.tournaments import StandingLine, TournamentView
 
 OWN_STYLE = "bold"
+TEAM_LINES = 6
+"""The teams' standings, at most (then it scrolls)."""
 NAME_WIDTHS = (12, 28)
 """The standings' name column: as wide as the names, within these (and the room left)."""
 
@@ -101,7 +103,7 @@ class TournamentScreen(Translated, ButtonArrows, Screen[None]):
     #t-right { width: 1fr; border: round $primary; border-title-align: left; }
     #t-standings { height: 1fr; }
     #t-empty { height: auto; padding: 0 1; color: $text-muted; }
-    #t-teams { height: auto; max-height: 7; border-top: solid $primary; }
+    #t-teams { margin-top: 1; }
     #t-note { height: 1; padding: 0 1; color: $text-muted; }
     #t-buttons { height: 1; padding: 0 1; }
     #t-buttons Button { margin-right: 1; min-width: 0; width: auto; padding: 0 1; }
@@ -112,12 +114,13 @@ class TournamentScreen(Translated, ButtonArrows, Screen[None]):
         Binding("escape", "back", N_("Back")),
         Binding("t", "table", N_("Your table")),
         Binding("s", "start", N_("Start")),
-        Binding("x", "remove", N_("Remove a player")),
-        Binding("f", "finish", N_("Finish with bots")),
+        # The host's buttons say these; the keys are in Help (the footer is full).
+        Binding("x", "remove", N_("Remove a player"), show=False),
+        Binding("f", "finish", N_("Finish with bots"), show=False),
         Binding("r", "refresh", N_("Refresh"), show=False),
         Binding("question_mark", "help", N_("Help"), show=False),
     ]
-    FOOTER_OPTIONAL = ("remove", "finish", "table")
+    FOOTER_OPTIONAL = ("table", "start")
     """Left out of the footer, first ones first, when it is too narrow (the buttons have them)."""
 
     def __init__(self, host: TournamentScreenHost) -> None:
@@ -201,7 +204,7 @@ class TournamentScreen(Translated, ButtonArrows, Screen[None]):
         self._draw_left(view)
         self._draw_standings(view)
         self._draw_controls(view)
-        self.refresh_bindings()
+        fit_footer(self, self.FOOTER_OPTIONAL)  # the keys offered follow the view
 
     def update_link(self, status: LinkStatus) -> None:
         if not self._ready:
@@ -293,6 +296,8 @@ class TournamentScreen(Translated, ButtonArrows, Screen[None]):
         teams.display = bool(team_lines)
         if team_lines:
             self._fill(teams, team_lines, fmt, words.column("team"))
+            # Its own lines (a head and one a team): the players' standings take the rest.
+            teams.styles.height = min(len(team_lines) + 1, TEAM_LINES)
 
     def _fill(self, grid: DataTable[Text], lines: list[StandingLine], fmt: str, head: str) -> None:
         rows = [standing_row(line, fmt) for line in lines]

@@ -58,7 +58,6 @@ _MARKED.update(
     NO_STANDINGS=N_("No standings yet: they count from the first deals played."),
     GUEST=N_("Guests cannot enter a tournament: connect without --guest to play as yourself."),
     # The screen's panels and buttons.
-    PLAYERS=N_("Players"),
     STANDINGS=N_("Standings"),
     FINAL_STANDINGS=N_("Final standings"),
     TEAMS=N_("Teams"),
@@ -71,8 +70,8 @@ _MARKED.update(
     LEAVE=N_("Leave tournament"),
     # The host's questions.
     FINISH_QUESTION=N_(
-        "Have bots finish the deals still unplayed at every table of this round? "
-        "The players still at them lose their seats to the bots."
+        "Have bots play the deals still unplayed at every table of this round? "
+        "The round then ends at once."
     ),
     LEAVE_QUESTION=N_("Leave this tournament before it starts?"),
     REMOVE_TITLE=N_("Remove which player? They get no seat from the next round on."),
@@ -196,7 +195,7 @@ def status_line(view: TournamentView) -> str:
             total,
         ).format(n=total)
     if view.waiting_for <= 0:
-        return _("Round {round} of {rounds} is over: the next round is being seated.").format(
+        return _("Round {round} of {rounds} is over: the next round is being seated…").format(
             round=view.round, rounds=total
         )
     return ngettext(
@@ -239,7 +238,7 @@ def rounds_title(round_: int, rounds_: int) -> str:
 
 
 def players_title(n: int) -> str:
-    return _("{players} ({n})").format(players=_("Players"), n=n)
+    return _("Players ({n})").format(n=n)
 
 
 def score(value: float, fmt: str) -> str:

@@ -36,7 +36,9 @@ def tournament_players(teams: bool = False) -> list[TournamentPlayer]:
     ]
 
 
-def round_tables(finished: tuple[bool, bool] = (False, False), played: int = 2) -> list[TournamentTable]:
+def round_tables(
+    finished: tuple[bool, bool] = (False, False), played: int = 2
+) -> list[TournamentTable]:
     four, five = range(4), range(4, 9)
     return [
         TournamentTable(
