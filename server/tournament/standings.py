@@ -7,8 +7,8 @@ has finished: until then its results would tell a table still playing what
 is in its hands, and its percentages would still change.
 
 Free format: a player's score is the sum, over the deals they played, of
-their points scaled to a table of four: points x 3 / (players at the table
-- 1). At a table of 3 a deal's points count 1.5 times, at a table of 5
+their points scaled to a table of four: points x 3 / (opponents at the
+table, its size less one). At a table of 3 a deal's points count 1.5 times, at a table of 5
 0.75 times, at a table of 4 once. The raw points are shown beside.
 
 Duplicate format: every table of one size in a round plays the same deals,
@@ -21,8 +21,8 @@ comparison (they get no line). A result nobody else could be compared with
 (the only table of its size) gets 50 %. A player's score is the mean of
 their percentages.
 
-Teams: a team's score is the sum of its members' scores (free: scaled
-points; duplicate: mean percentages), its points and deals summed too.
+Teams: a team's score is the sum of its members' scores as shown (free:
+scaled points; duplicate: mean percentages), its points and deals summed too.
 
 Positions: 1 for the best score (to 0.01); equal scores share a position
 (1, 2, 2, 4) and are listed by name. Every player keeps a line, a player
