@@ -70,10 +70,10 @@ from server.conn import (
     Conn,
 )
 from server.daily.http import leaderboard_response
-from server.tournament.http import TOURNAMENTS_PATH, tournament_response
 from server.guard import Guard
 from server.table import Act
 from server.text import BOT_NAME_REFUSED, bot_like, clean_text
+from server.tournament.http import TOURNAMENTS_PATH, tournament_response
 from server.web import origin
 from server.web.answer import answer
 from server.web.files import WebRoot, bundled_folder
@@ -81,8 +81,8 @@ from server.web.files import WebRoot, bundled_folder
 if TYPE_CHECKING:
     from server.config import Settings
     from server.daily.service import DailyService
-    from server.tournament.service import TournamentService
     from server.lobby import Lobby
+    from server.tournament.service import TournamentService
 
 
 class Host(Protocol):

@@ -138,7 +138,9 @@ class Tables:
             conn.send(Error(code="unavailable", message=str(exc), rid=rid))
             return None
 
-    async def open_new(self, state: Callable[[str, str, float], TableState], table_id: str) -> Table:
+    async def open_new(
+        self, state: Callable[[str, str, float], TableState], table_id: str
+    ) -> Table:
         """``open`` for a service with nobody to answer (a tournament's round):
         ``Unavailable`` if the table cannot be served now."""
         code = await self._unique_code(table_id)

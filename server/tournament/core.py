@@ -113,9 +113,7 @@ def may_hurry(state: TournamentState, by: str, now: float) -> Refusal | None:
     return None
 
 
-def table_done(
-    state: TournamentState, table_id: str, scores: list[list[int]], now: float
-) -> bool:
+def table_done(state: TournamentState, table_id: str, scores: list[list[int]], now: float) -> bool:
     """A table of the round under way told its points (each deal, each seat).
     True if that changed the state (a table tells once: a second telling,
     or a table of another round, changes nothing). When it was the round's

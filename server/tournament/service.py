@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import msgspec
 import structlog
 
+from protocol.errors import ErrorCode
 from protocol.messages import (
     Error,
     Tournament,
@@ -55,8 +56,8 @@ from server.table.seats import new_game
 from server.table.state import SeatState, TableState, decode_state, new_state
 from server.table.tournament import TournamentMode, TournamentTag
 from server.tournament import core
+from server.tournament.export import export_csv, export_json
 from server.tournament.rules import settings_problem
-from server.tournament.standings import export_csv, export_json
 from server.tournament.state import TableEntry, TournamentState
 from server.tournament.store import TournamentStore
 from server.tournament.views import view_for
@@ -104,7 +105,7 @@ class Opener(Protocol):
 
 
 class Refused(Exception):
-    def __init__(self, code: core.ErrorCode, message: str) -> None:
+    def __init__(self, code: ErrorCode, message: str) -> None:
         super().__init__(message)
         self.code, self.message = code, message
 
@@ -186,7 +187,9 @@ class TournamentService:
                 who = msg.player_id
                 state = await self._change(msg.code, lambda t: core.remove(t, player.id, who))
             case TournamentFinish():
-                state = await self._change(msg.code, lambda t: core.may_hurry(t, player.id, now) or False)
+                state = await self._change(
+                    msg.code, lambda t: core.may_hurry(t, player.id, now) or False
+                )
                 self._hurry(state)
         self._follow(conn, state.code)
         self._send(conn, state, msg.rid)
@@ -232,9 +235,8 @@ class TournamentService:
     ) -> None:
         """A tournament table's round is over (its actor says so)."""
         lists = [list(deal) for deal in scores]
-        now = self.clock.time()
         try:
-            state = await self._change(code, lambda t: core.table_done(t, table_id, lists, now))
+            state = await self._change(code, _told(table_id, lists, self.clock.time()))
         except (Refused, StoreError):
             # Read again from the stored table by the next reconcile.
             log.warning("tournament_table_not_told", code=code, table=table_id, exc_info=True)
@@ -256,14 +258,15 @@ class TournamentService:
                     continue
                 stored = await self.tables.store.load(entry.table_id)
                 if stored is None:
-                    await self.tables.open_new(_table_state(state, entry, self.settings), entry.table_id)
+                    await self.tables.open_new(
+                        _table_state(state, entry, self.settings), entry.table_id
+                    )
                     log.info("tournament_table_opened", code=code, table=entry.table_id)
                     continue
                 ended = _ended(decode_state(stored[1]))
                 if ended is not None:
-                    now = self.clock.time()
-                    tid = entry.table_id
-                    await self._change(code, lambda t: core.table_done(t, tid, ended, now))
+                    # Its end was not told (its process died after its last save).
+                    await self._change(code, _told(entry.table_id, ended, self.clock.time()))
                     return await self.reconcile(code)
         except (StoreError, Unavailable, Refused):
             log.warning("tournament_not_reconciled", code=code, exc_info=True)
@@ -375,6 +378,10 @@ def _table_state(
         return st
 
     return state
+
+
+def _told(table_id: str, scores: list[list[int]], now: float) -> Decide:
+    return lambda t: core.table_done(t, table_id, scores, now)
 
 
 def _ended(st: TableState) -> list[list[int]] | None:
