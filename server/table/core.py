@@ -168,8 +168,8 @@ class TableCore:
                 self._gone(peer, now, out)
             case Sweep():
                 self._sweep(now, out)
-            case Hurry(reason=reason):
-                for seat in to_bots(self.state):  # their players are sent off
+            case Hurry(reason=reason) if taken := to_bots(self.state):
+                for seat in taken:  # their players are sent off
                     stream = self.fan.streams[seat]
                     if stream is not None and stream.peer is not None:
                         self.seat_of.pop(stream.peer, None)

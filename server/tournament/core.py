@@ -99,9 +99,9 @@ def finish_at(state: TournamentState) -> float | None:
     return current.started_at + state.settings.round_timeout
 
 
-def may_hurry(state: TournamentState, by: str, now: float) -> Refusal | None:
-    """Whether ``by`` may have bots finish the round now (the service then
-    tells the round's unfinished tables)."""
+def hurry(state: TournamentState, by: str, now: float) -> Refusal | None:
+    """``by`` has bots finish the round under way (the service then tells the
+    round's unfinished tables, wherever they are served: ``hurried``)."""
     refusal = _host(state, by)
     if refusal is not None:
         return refusal
@@ -110,6 +110,7 @@ def may_hurry(state: TournamentState, by: str, now: float) -> Refusal | None:
         return "tournament_started", "no round is under way"
     if now < at:
         return "too_early", f"the host may end the round in {at - now:.0f} seconds"
+    state.hurried = len(state.rounds)
     return None
 
 

@@ -72,7 +72,7 @@ CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 WATCH_EVERY = 1.0
 """Seconds between two looks at the followed tournaments' versions."""
 RECONCILE_EVERY = 10
-"""Looks between two reconciles of a followed tournament in play."""
+"""Looks between two reconciles of every tournament in play."""
 TRIES = 8
 """Attempts at a change that other processes keep changing first."""
 HURRY_REASON = "the host had bots finish the round"
@@ -187,9 +187,8 @@ class TournamentService:
                 who = msg.player_id
                 state = await self._change(msg.code, lambda t: core.remove(t, player.id, who))
             case TournamentFinish():
-                state = await self._change(
-                    msg.code, lambda t: core.may_hurry(t, player.id, now) or False
-                )
+                state = await self._change(msg.code, lambda t: core.hurry(t, player.id, now))
+                log.info("tournament_hurried", code=state.code, round=state.hurried)
                 self._hurry(state)
         self._follow(conn, state.code)
         self._send(conn, state, msg.rid)
@@ -273,15 +272,18 @@ class TournamentService:
             return
         latest = await self.store.load(code)
         if latest is not None:
+            self._hurry(latest)
             self._tell(latest)
 
     def _hurry(self, state: TournamentState) -> None:
-        assert self.tables is not None
+        """Bots take the seats at the tables served here of a round the host
+        had bots finish (each process does it for its own: ``reconcile``)."""
+        if self.tables is None or state.hurried != len(state.rounds):
+            return
         for entry in core.to_open(state):
             table = self.tables.get(entry.table_id)
             if table is not None:
                 table.inbox.put_nowait(Hurry(HURRY_REASON))
-        log.info("tournament_hurried", code=state.code, round=len(state.rounds))
 
     # -- who follows what ----------------------------------------------------------------
 
@@ -326,17 +328,18 @@ class TournamentService:
         while True:
             await self.clock.sleep(WATCH_EVERY)
             looks += 1
-            for code in set(self.following.values()):
-                try:
+            try:
+                if looks % RECONCILE_EVERY == 0:
+                    # Every tournament in play, followed here or not: a table
+                    # here may have an end to tell, or a round to hurry.
+                    for code in await self.store.playing():
+                        await self.reconcile(code)
+                for code in set(self.following.values()):
                     state = await self.store.load(code)
-                except StoreError:
-                    continue
-                if state is None:
-                    continue
-                if state.status == "playing" and looks % RECONCILE_EVERY == 0:
-                    await self.reconcile(code)
-                elif self.told.get(code) != state.version:
-                    self._tell(state)
+                    if state is not None and self.told.get(code) != state.version:
+                        self._tell(state)
+            except StoreError:
+                continue
 
 
 def _table_state(
