@@ -7,8 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import urllib.request
-from typing import Any
 
 import pytest
 
@@ -22,23 +20,15 @@ from protocol.messages import (
     TournamentJoin,
     TournamentStart,
 )
-from protocol.tournaments import TournamentSettings, TournamentView
+from protocol.tournaments import TournamentSettings
 from server.store.redis import RedisStore
 from tests.support.clients import autoplay
 from tests.support.clock import ManualClock
 from tests.support.redis import RedisServer
 from tests.support.servers import running, url
-from tests.support.tournaments import Entrant, reference_scores
+from tests.support.tournaments import Entrant, check_standings, fetch
 
 pytestmark = pytest.mark.asyncio
-
-
-def fetch(port: int, path: str) -> tuple[int, str, bytes]:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as r:
-            return r.status, r.headers.get("Content-Type", ""), r.read()
-    except urllib.error.HTTPError as e:
-        return e.code, e.headers.get("Content-Type", ""), e.read()
 
 
 async def gather(url_: str, count: int) -> list[Entrant]:
@@ -58,16 +48,6 @@ async def tournament(entrants: list[Entrant], settings: TournamentSettings) -> s
     assert isinstance(started, Tournament), started
     assert started.view.status == "playing" and started.view.round == 1
     return code
-
-
-def check_standings(final: TournamentView, export: dict[str, Any], fmt: str) -> None:
-    reference = reference_scores(export, fmt)
-    shown = {line.player_id: line.score for line in final.standings}
-    assert set(shown) == set(reference)
-    for player, score in reference.items():
-        assert shown[player] == pytest.approx(score, abs=0.011), player
-    scores = [line.score for line in final.standings]
-    assert scores == sorted(scores, reverse=True)
 
 
 @pytest.mark.parametrize("fmt", ["free", "duplicate"])

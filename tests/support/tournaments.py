@@ -9,8 +9,12 @@ from __future__ import annotations
 import asyncio
 import random
 import secrets
-from collections.abc import Callable, Iterable, Mapping
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Mapping
 from typing import Any
+
+import pytest
 
 from clients.session import Session
 from protocol.messages import Error, JoinTable, Leave, Left, Seated, Tournament
@@ -135,5 +139,21 @@ def reference_scores(export: Mapping[str, Any], fmt: str) -> dict[str, float]:
     return {p: round(sum(v) / len(v), 2) for p, v in results.items()}
 
 
-def everyone(entrants: Iterable[Entrant]) -> list[str]:
-    return [e.session.player_id or "" for e in entrants]
+def fetch(port: int, path: str) -> tuple[int, str, bytes]:
+    """GET ``path`` from the server on ``port``: status, content type, body."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as r:
+            return r.status, r.headers.get("Content-Type", ""), r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers.get("Content-Type", ""), e.read()
+
+
+def check_standings(final: TournamentView, export: dict[str, Any], fmt: str) -> None:
+    """The standings of ``final`` are those computed again from ``export``."""
+    reference = reference_scores(export, fmt)
+    shown = {line.player_id: line.score for line in final.standings}
+    assert set(shown) == set(reference)
+    for player, score in reference.items():
+        assert shown[player] == pytest.approx(score, abs=0.011), player
+    scores = [line.score for line in final.standings]
+    assert scores == sorted(scores, reverse=True)
