@@ -13,12 +13,14 @@ import pytest
 from clients.session import Session
 from protocol.messages import (
     Error,
+    JoinTable,
     Tournament,
     TournamentCreate,
     TournamentFinish,
     TournamentGet,
     TournamentJoin,
     TournamentStart,
+    Watch,
 )
 from protocol.tournaments import TournamentSettings
 from server.store.redis import RedisStore
@@ -57,6 +59,16 @@ async def test_nine_friends_play_three_rounds(fmt: str) -> None:
         try:
             settings = TournamentSettings(name="Friday", rounds=3, deals=2, format=fmt)
             code = await tournament(entrants, settings)
+            # Nobody watches another table of the round (in duplicate it plays
+            # the same cards), nor sits at it.
+            view = await entrants[0].until(lambda v: v.your_table is not None)
+            other = next(t.table_id for t in view.tables if t.table_id != view.your_table)
+            for refused in (Watch(table_id=other), JoinTable(table_id=other)):
+                rid = await entrants[0].session.send(refused)
+                answer = await entrants[0].session.wait_for(
+                    Error, where=lambda m, rid=rid: m.rid == rid
+                )
+                assert answer.code == "tournament_table"
             finals = await asyncio.gather(
                 *(e.play(random.Random(k), timeout=240) for k, e in enumerate(entrants))
             )
@@ -76,6 +88,11 @@ async def test_nine_friends_play_three_rounds(fmt: str) -> None:
                 assert sum(sizes) == 9 and set(sizes) <= {3, 4, 5}
                 if fmt == "duplicate":
                     assert sizes == [3, 3, 3]  # no size alone: each result has others to meet
+                    # The same cards at every table: each deal's hands and dealer.
+                    deals = [
+                        [(r["dealer"], r["hands"]) for r in t["records"]] for t in played["tables"]
+                    ]
+                    assert deals[0] == deals[1] == deals[2]
                 assert all(len(t["records"]) == 2 for t in played["tables"])
             check_standings(final, export, fmt)
             # Each player's own line is marked in its view, and only its own.
