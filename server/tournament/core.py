@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 
 from protocol.errors import ErrorCode
-from protocol.tournaments import TournamentPlayer, TournamentSettings
+from protocol.tournaments import MAX_TOURNAMENT_PLAYERS, TournamentPlayer, TournamentSettings
 from server.tournament.rules import team_problem
 from server.tournament.seating import Unseatable, meetings, seat_round
 from server.tournament.state import RoundState, TableEntry, TournamentState
@@ -50,6 +50,10 @@ def join(state: TournamentState, player: str, name: str, team: str) -> Refusal |
     problem = team_problem(team, state.settings.team_size)
     if problem is not None:
         return "bad_tournament", problem
+    if len(state.players) >= MAX_TOURNAMENT_PLAYERS:
+        return "bad_tournament", f"a tournament has at most {MAX_TOURNAMENT_PLAYERS} players"
+    # One team whatever the case its members type its name in.
+    team = next((p.team for p in state.players if p.team.casefold() == team.casefold()), team)
     size = state.settings.team_size
     if size and sum(1 for p in state.players if p.team == team) >= size:
         return "team_full", f"team {team} has its {size} players already"
@@ -107,7 +111,7 @@ def hurry(state: TournamentState, by: str, now: float) -> Refusal | None:
         return refusal
     at = finish_at(state)
     if at is None:
-        return "tournament_started", "no round is under way"
+        return "too_early", "no round is under way yet: start the tournament first"
     if now < at:
         return "too_early", f"the host may end the round in {at - now:.0f} seconds"
     state.hurried = len(state.rounds)
