@@ -240,7 +240,10 @@ class TournamentService:
             # Read again from the stored table by the next reconcile.
             log.warning("tournament_table_not_told", code=code, table=table_id, exc_info=True)
             return
-        log.info("tournament_table_done", code=code, table=table_id, round=len(state.rounds))
+        played = next(
+            (r.number for r in state.rounds for t in r.tables if t.table_id == table_id), 0
+        )
+        log.info("tournament_table_done", code=code, table=table_id, round=played)
         await self.reconcile(code)
 
     async def reconcile(self, code: str) -> None:
@@ -260,7 +263,12 @@ class TournamentService:
                     await self.tables.open_new(
                         _table_state(state, entry, self.settings), entry.table_id
                     )
-                    log.info("tournament_table_opened", code=code, table=entry.table_id)
+                    log.info(
+                        "tournament_table_opened",
+                        code=code,
+                        table=entry.table_id,
+                        round=len(state.rounds),
+                    )
                     continue
                 ended = _ended(decode_state(stored[1]))
                 if ended is not None:
