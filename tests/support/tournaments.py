@@ -12,7 +12,7 @@ import secrets
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Self
 
 import pytest
 
@@ -36,7 +36,7 @@ class Entrant:
         session.on_change = self._heard
 
     @classmethod
-    async def open(cls, url: str, name: str, key: str | None = None) -> Entrant:
+    async def open(cls, url: str, name: str, key: str | None = None) -> Self:
         """A new player (a new key), or the player of ``key`` coming back."""
         if key is not None:
             return cls(await Session.open(url, name, key=key))
