@@ -271,3 +271,29 @@ async def test_the_host_has_bots_finish_a_round_after_its_timeout() -> None:
             assert all(line.deals == 2 for line in final.standings)
         finally:
             await asyncio.gather(*(e.close() for e in entrants))
+
+
+async def test_a_flood_of_tournaments_is_limited_like_tables() -> None:
+    async with running(create_rate=0.01) as server:
+        (maker,) = await gather(url(server), 1)
+        try:
+            answers = [await maker.ask(TournamentCreate()) for _ in range(6)]
+            assert all(isinstance(a, Tournament) for a in answers[:5])
+            assert isinstance(answers[5], Error) and answers[5].code == "rate_limited"
+        finally:
+            await maker.close()
+
+
+async def test_a_finished_tournament_takes_nobody() -> None:
+    async with running() as server:
+        entrants = await gather(url(server), 4)
+        try:
+            code = await tournament(entrants[:3], TournamentSettings(rounds=1, deals=1))
+            await asyncio.gather(*(e.play(random.Random(k)) for k, e in enumerate(entrants[:3])))
+            await entrants[0].until(lambda v: v.status == "finished")
+            late = await entrants[3].ask(TournamentJoin(code=code))
+            assert isinstance(late, Error) and late.code == "tournament_finished"
+            again = await entrants[0].ask(TournamentStart(code=code))
+            assert isinstance(again, Error) and again.code == "tournament_finished"
+        finally:
+            await asyncio.gather(*(e.close() for e in entrants))
