@@ -108,8 +108,15 @@ def seat_round(
     plan's tables cannot keep them apart. Among the seatings that do, the one
     kept makes the fewest meetings again: the sum over the pairs sharing a
     table of how many times they met before (``met``, as ``meetings`` counts),
-    so that a third meeting weighs more than a second. The order of
-    ``players`` does not matter; ``seed`` decides everything left open.
+    so that a third meeting weighs more than a second. Between seatings as
+    good, it prefers the one where no pair meets as many times, then the one
+    after which the next round can repeat fewer meetings.
+
+    A search, not a proof: random starts improved by swapping players
+    between tables (simulated annealing, then swaps while they help), a fixed
+    amount of work whatever the machine (bench/movement.py: what it reaches
+    and how long it takes). The order of ``players`` does not matter;
+    ``seed`` decides everything left open.
     """
     ids = sorted(players)
     if len(set(ids)) != len(ids):
@@ -129,9 +136,9 @@ def seat_round(
             weight[a][b] = weight[b][a] = times
     humans = [h for _, h in plan]
     spread = _Spread(humans, team_of, names)
-    if not any(any(row) for row in weight):
-        # Nobody has met yet (the first round): any seating keeping partners
-        # apart is as good as another.
+    if len(plan) == 1 or not any(any(row) for row in weight):
+        # One table, or nobody has met yet (the first round): any seating
+        # keeping partners apart is as good as another.
         return _seats(plan, spread.draw(rng), ids, rng)
     best: list[int] = []
     best_key = (0, 0, 0)
