@@ -120,11 +120,11 @@ def run(players: int, duplicate: bool, seeds: int) -> list[str]:
         low = bounds(players, humans, rounds)
         twice, most, repeats, cost = ([row[i] for row in got] for i in range(4))
         lines.append(
-            f"{players:>7} {'duplicate' if duplicate else 'free':<9} {sizes:<9} {rounds:>6}"
-            f" {min(twice):>5} {statistics.mean(twice):>5.1f} {max(twice):>4} {low[0]:>5}"
-            f" {max(most):>4} {low[1]:>5}"
-            f" {min(repeats):>4} {max(repeats):>4} {low[2]:>5}"
-            f" {min(cost):>4} {max(cost):>4} {low[3]:>5}"
+            f"{players:>7} {'duplicate' if duplicate else 'free':<9} {sizes:<9} {rounds:>6} |"
+            f" {min(twice):>3} {statistics.mean(twice):>5.1f} {max(twice):>3} {low[0]:>3} |"
+            f" {max(most):>3} {low[1]:>3} |"
+            f" {min(repeats):>3} {max(repeats):>3} {low[2]:>3} |"
+            f" {min(cost):>3} {max(cost):>3} {low[3]:>3}"
         )
     return lines
 
@@ -155,14 +155,17 @@ def main() -> None:
     parser.add_argument("--timing", type=int, nargs="*", default=[9, 14, 16, 40, 100, 200])
     args = parser.parse_args()
     print(f"seeds per row: {args.seeds}")
-    print("twice: pairs that met 2+ times (fewest, mean, most over the seeds; bound)")
-    print("most: most meetings of one pair (worst seed; bound)")
+    print("twice: pairs that met 2+ times (fewest, mean and most over the seeds; bound)")
+    print("most: the most meetings of one pair (worst seed; bound)")
     print("repeats: meetings of a pair after its first (fewest, most; bound)")
-    print("cost: what the movement minimises, a pair's k meetings counting k(k-1)/2")
+    print("cost: what the movement minimises, k meetings of a pair counting k(k-1)/2")
+    print("bound: what no seating can beat (see this file's docstring)")
     print()
+    print(f"{'':34} | {'twice':^17} | {'most':^7} | {'repeats':^11} | {'cost':^11}".rstrip())
     print(
-        "players format    tables    rounds    twice mean most bound most bound"
-        "  repeats  bound    cost  bound"
+        f"{'players':>7} {'format':<9} {'tables':<9} {'rounds':>6} |"
+        f" {'low':>3} {'mean':>5} {'top':>3} {'bnd':>3} | {'top':>3} {'bnd':>3} |"
+        f" {'low':>3} {'top':>3} {'bnd':>3} | {'low':>3} {'top':>3} {'bnd':>3}"
     )
     for duplicate in (False, True):
         for players in args.players:
@@ -173,7 +176,8 @@ def main() -> None:
                 print(line)
     if args.timing:
         print()
-        print("players rounds  mean_ms   max_ms   twice  most  (one round's seating, rounds 2+)")
+        print("time to seat one round (rounds 2 to 5), and the 5 rounds' figures")
+        print("players rounds  mean_ms   max_ms   twice  most")
         for players in args.timing:
             print(timing(players, 5))
 
