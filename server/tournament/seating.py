@@ -21,13 +21,14 @@ TABLE_SIZES = (3, 4, 5)
 FULL_TABLE = 4
 """Seats at every table when bots fill them."""
 
-TRIALS = 24_000
-"""Swaps the movement tries per round, over all its starts: a fixed count
-rather than a time, so that a seating never depends on the machine's load
-(bench/movement.py measures what this reaches, and how long it takes)."""
 STARTS = 24
-"""Independent random starts: a search that meets a dead end on one start
-usually does not on another."""
+"""Independent random starts of the search for one round: a start that ends
+in a dead end (or in a seating after which the next round must repeat
+meetings) is often followed by one that does not."""
+TRIALS = 1000
+"""Swaps tried from each start (half as many to look one round ahead): a
+count rather than a time, so that a seating never depends on the machine's
+load. bench/movement.py measures what this reaches, and how long it takes."""
 HEAT = 1.0
 """The annealing's first temperature, in meetings: a swap that makes one more
 pair meet again is accepted about one time in three at first, never at the
@@ -107,8 +108,15 @@ def seat_round(
     plan's tables cannot keep them apart. Among the seatings that do, the one
     kept makes the fewest meetings again: the sum over the pairs sharing a
     table of how many times they met before (``met``, as ``meetings`` counts),
-    so that a third meeting weighs more than a second. The order of
-    ``players`` does not matter; ``seed`` decides everything left open.
+    so that a third meeting weighs more than a second. Between seatings as
+    good, it prefers the one where no pair meets as many times, then the one
+    after which the next round can repeat fewer meetings.
+
+    A search, not a proof: random starts improved by swapping players
+    between tables (simulated annealing, then swaps while they help), a fixed
+    amount of work whatever the machine (bench/movement.py: what it reaches
+    and how long it takes). The order of ``players`` does not matter;
+    ``seed`` decides everything left open.
     """
     ids = sorted(players)
     if len(set(ids)) != len(ids):
@@ -128,23 +136,28 @@ def seat_round(
             weight[a][b] = weight[b][a] = times
     humans = [h for _, h in plan]
     spread = _Spread(humans, team_of, names)
-    if not any(any(row) for row in weight):
-        # Nobody has met yet (the first round): any seating keeping partners
-        # apart is as good as another.
+    if len(plan) == 1 or not any(any(row) for row in weight):
+        # One table, or nobody has met yet (the first round): any seating
+        # keeping partners apart is as good as another.
         return _seats(plan, spread.draw(rng), ids, rng)
     best: list[int] = []
     best_key = (0, 0, 0)
     for start in range(STARTS):
         search = _Search(spread.draw(rng), len(humans), weight, team_of)
-        search.anneal(rng, TRIALS // STARTS)
+        search.anneal(rng, TRIALS)
         search.descend()
-        # Of two seatings as good for this round, keep the one after which
-        # the next round can be better: the search alone, one round at a
-        # time, can walk into a corner (16 players: three rounds where
-        # nobody meets twice, from which a fourth cannot avoid it).
-        key = (search.cost, search.peak(), _ahead(search, spread, rng))
-        if not start or key < best_key:
-            best, best_key = search.table_of[:], key
+        # Of two seatings as costly, keep the one where no pair meets as
+        # often (a fourth meeting of one pair is worse than a second of
+        # three), then the one after which the next round can cost less:
+        # seating one round at a time can walk into a corner (16 players:
+        # three rounds where nobody met twice, after which a fourth round
+        # cannot avoid it, where other third rounds allow five in all).
+        key = (search.cost, search.peak())
+        if start and key > best_key[:2]:
+            continue
+        full = (*key, _ahead(search, spread, rng))
+        if not start or full < best_key:
+            best, best_key = search.table_of[:], full
         if best_key == (0, 0, 0):
             break
     return _seats(plan, best, ids, rng)
@@ -159,7 +172,7 @@ def _ahead(seated: _Search, spread: _Spread, rng: random.Random) -> int:
             if p != q and table_of[p] == table_of[q]:
                 row[q] += 1
     search = _Search(spread.draw(rng), len(seated.gain[0]), weight, seated.team_of)
-    search.anneal(rng, TRIALS // STARTS // 2)
+    search.anneal(rng, TRIALS // 2)
     search.descend()
     return search.cost
 
@@ -246,9 +259,11 @@ class _Search:
 
     def peak(self) -> int:
         """The most times two players now at one table met before."""
-        at = self.table_of
+        at: list[list[int]] = [[] for _ in self.gain[0]]
+        for p, table in enumerate(self.table_of):
+            at[table].append(p)
         return max(
-            (w for p, row in enumerate(self.weight) for q, w in enumerate(row) if at[p] == at[q]),
+            (self.weight[p][q] for members in at for p, q in combinations(members, 2)),
             default=0,
         )
 
