@@ -217,7 +217,9 @@ class TournamentService:
         async with self._locks.setdefault(code, asyncio.Lock()):
             for _ in range(TRIES):
                 state = await self._load(code)
-                outcome = decide(state)
+                # In a thread: drawing a round's seats is a search (tens of
+                # milliseconds for a big tournament) the tables must not wait for.
+                outcome = await asyncio.to_thread(decide, state)
                 if isinstance(outcome, tuple):
                     raise Refused(*outcome)
                 if outcome is False:
