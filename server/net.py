@@ -355,7 +355,9 @@ class Front:
                     self.guard.guess_failed(address)
             case Rename() | GetLeaderboard():
                 await self.server.daily.command(self.lobby, conn, msg)
-            case TournamentCreate() if not self.guard.may_create(self.address_of.get(conn, "?")):
+            case TournamentCreate() if conn.player is not None and not self.guard.may_create(
+                self.address_of.get(conn, "?")
+            ):
                 # Limited as table creations are (they open tables too).
                 message = "too many new tournaments from your address: wait"
                 conn.send(Error(code="rate_limited", message=message, rid=rid))

@@ -293,6 +293,12 @@ async def test_a_finished_tournament_takes_nobody() -> None:
             await entrants[0].until(lambda v: v.status == "finished")
             late = await entrants[3].ask(TournamentJoin(code=code))
             assert isinstance(late, Error) and late.code == "tournament_finished"
+            # Its tables keep to their players, finished too (a finished
+            # duplicate table's history holds cards others may be playing).
+            table = entrants[0].played[0]
+            rid = await entrants[3].session.send(Watch(table_id=table))
+            refused = await entrants[3].session.wait_for(Error, where=lambda m: m.rid == rid)
+            assert refused.code == "tournament_table"
             again = await entrants[0].ask(TournamentStart(code=code))
             assert isinstance(again, Error) and again.code == "tournament_finished"
         finally:

@@ -8,9 +8,9 @@ policy (the ``TableMode`` interface, ``server.table.mode``):
 - each seat is kept for its player: sitting there again needs no token
   (``held_seat``), leaving keeps it (``kept_seat``; a bot plays it after the
   grace period until the player is back, as for anyone away), and nobody
-  else may sit or watch until the table's game is finished
-  (``join_refusal``: the other tables of a duplicate round play the same
-  cards);
+  else may sit or watch, even once it is finished (``join_refusal``: the
+  other tables of a duplicate round play the same cards; the tournament's
+  exports show each table once that no longer matters);
 - the game is the round: ``deals`` deals *dealt*, annulled ones included,
   so every table of a size plays the same deals in ``duplicate``
   (``game_over``, ``every_deal_counts``); it is not played again
@@ -36,7 +36,7 @@ from server.table.effects import Effect, TournamentTableDone
 from server.table.inbox import Peer
 from server.table.mode import Refusal
 
-NOT_YOURS = "this is a tournament table: only its players sit there until its round is over"
+NOT_YOURS = "this is a tournament table: only its players sit there"
 AGAIN_MESSAGE = "a tournament table plays its round once"
 LEFT_REASON = "your tournament seat waits for you: a bot plays it until you are back"
 
@@ -69,7 +69,10 @@ class TournamentMode(msgspec.Struct, frozen=True):
     def join_refusal(
         self, status: TableStatus, player: str | None, watching: bool
     ) -> Refusal | None:
-        if status == "finished" or self.held_seat(player) is not None:
+        # Its players only, even once finished: a finished table of a
+        # duplicate round shows (its history: every hand) the cards other
+        # tables of its size may still be playing.
+        if self.held_seat(player) is not None:
             return None
         return "tournament_table", NOT_YOURS
 

@@ -21,6 +21,7 @@ import hashlib
 
 from protocol.errors import ErrorCode
 from protocol.tournaments import MAX_TOURNAMENT_PLAYERS, TournamentPlayer, TournamentSettings
+from server.text import clean_text
 from server.tournament.rules import team_problem
 from server.tournament.seating import Unseatable, meetings, seat_round
 from server.tournament.state import RoundState, TableEntry, TournamentState
@@ -46,7 +47,7 @@ def join(state: TournamentState, player: str, name: str, team: str) -> Refusal |
         return _over(state) or ("tournament_started", "this tournament has started: too late")
     if state.player(player) is not None:
         return "already_joined", "you are in this tournament already"
-    team = team.strip()
+    team = clean_text(team)  # shown to everyone: no control or bidi characters
     problem = team_problem(team, state.settings.team_size)
     if problem is not None:
         return "bad_tournament", problem

@@ -33,6 +33,7 @@ import msgspec
 import structlog
 
 from protocol.errors import ErrorCode
+from protocol.limits import TABLE_NAME_MAX
 from protocol.messages import (
     Error,
     Tournament,
@@ -55,6 +56,7 @@ from server.table.modes import assign
 from server.table.seats import new_game
 from server.table.state import SeatState, TableState, decode_state, new_state
 from server.table.tournament import TournamentMode, TournamentTag
+from server.text import clean_text
 from server.tournament import core
 from server.tournament.export import export_csv, export_json
 from server.tournament.rules import settings_problem
@@ -162,6 +164,8 @@ class TournamentService:
         now = self.clock.time()
         match msg:
             case TournamentCreate(settings=settings):
+                # Shown to everyone: no control or bidi characters.
+                settings.name = clean_text(settings.name)
                 problem = settings_problem(settings)
                 if problem is not None:
                     raise Refused("bad_tournament", problem)
@@ -308,7 +312,10 @@ class TournamentService:
         conn.send(Tournament(view=view_for(state, player, self.clock.time()), rid=rid))
 
     def _tell(self, state: TournamentState, but: Conn | None = None) -> None:
-        """Send every follower of ``state`` its view (it changed)."""
+        """Send every follower of ``state`` its view, if they have not had
+        this version yet (``but``: one just answered with it)."""
+        if self.told.get(state.code) == state.version:
+            return
         self.told[state.code] = state.version
         for conn, code in list(self.following.items()):
             if code == state.code and conn is not but:
@@ -368,7 +375,8 @@ def _table_state(
     )
 
     def state(table_id: str, code: str, now: float) -> TableState:
-        name = f"{t.settings.name or t.code} · {current.number}.{entry.number}"
+        where = f" · {current.number}.{entry.number}"
+        name = (t.settings.name or t.code)[: TABLE_NAME_MAX - len(where)] + where
         st = new_state(
             table_id,
             code,

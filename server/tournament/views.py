@@ -23,6 +23,10 @@ def view_for(state: TournamentState, player: str | None, now: float) -> Tourname
     current = state.current
     tables = [_table(t) for t in current.tables] if current is not None else []
     seated = core.seated(state, player) if player is not None else None
+    if seated is not None and (seated[0].finished or state.hurried == len(state.rounds)):
+        # Nothing to sit at: the table is over, or its seats are the bots'
+        # (the host had them finish the round).
+        seated = None
     return TournamentView(
         code=state.code,
         settings=state.settings,
