@@ -277,6 +277,17 @@ Command = (
 GameCommand = Bid | Call | Ecart | Chelem | Poignee | Play
 """The commands a seat (human or bot) plays the game with."""
 
+TournamentCommand = (
+    TournamentCreate
+    | TournamentJoin
+    | TournamentLeave
+    | TournamentGet
+    | TournamentStart
+    | TournamentRemove
+    | TournamentFinish
+)
+"""The commands about a tournament (the server's tournament service takes them)."""
+
 
 # -- server events -------------------------------------------------------------
 

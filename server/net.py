@@ -48,13 +48,8 @@ from protocol.messages import (
     Rename,
     Resume,
     SnapshotRequest,
+    TournamentCommand,
     TournamentCreate,
-    TournamentFinish,
-    TournamentGet,
-    TournamentJoin,
-    TournamentLeave,
-    TournamentRemove,
-    TournamentStart,
     Watch,
     Welcome,
     bye,
@@ -361,15 +356,7 @@ class Front:
                 # Limited as table creations are (they open tables too).
                 message = "too many new tournaments from your address: wait"
                 conn.send(Error(code="rate_limited", message=message, rid=rid))
-            case (
-                TournamentCreate()
-                | TournamentJoin()
-                | TournamentLeave()
-                | TournamentGet()
-                | TournamentStart()
-                | TournamentRemove()
-                | TournamentFinish()
-            ):
+            case _ if isinstance(msg, TournamentCommand):
                 await self.server.tournaments.command(conn, msg)
             case CreateTable() | JoinTable() | QuickPlay() | Watch() | Daily():
                 if self.lobby.table_of(conn) is not None:

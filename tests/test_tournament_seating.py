@@ -4,7 +4,6 @@ from meeting again as well as bench/movement.py measured (server/tournament/seat
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import subprocess
@@ -394,22 +393,3 @@ def test_two_hundred_players_in_teams_of_four_over_three_rounds() -> None:
     assert twice(played) == 0
     met = meetings(played)
     assert not any(teams[a] == teams[b] for a, b in (tuple(pair) for pair in met))
-
-
-def test_the_module_is_pure() -> None:
-    """No I/O, no clock, no other server module: a function of its inputs."""
-    tree = ast.parse((ROOT / "server/tournament/seating.py").read_text(encoding="utf-8"))
-    imported: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            imported.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            imported.add(node.module)
-    assert imported <= {
-        "__future__",
-        "math",
-        "random",
-        "collections",
-        "collections.abc",
-        "itertools",
-    }

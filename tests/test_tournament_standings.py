@@ -23,6 +23,7 @@ from protocol.tournaments import (
 from server.tournament.export import export_csv, export_json
 from server.tournament.standings import deal_scores, standings
 from server.tournament.state import RoundState, TableEntry, TournamentState
+from server.tournament.views import view_for
 
 Seat = str | None
 _ids = itertools.count(1)
@@ -340,15 +341,7 @@ def test_csv_lists_the_teams_after_the_players() -> None:
 
 
 def _view(state: TournamentState) -> TournamentView:
-    return TournamentView(
-        code=state.code,
-        settings=state.settings,
-        host=state.host,
-        host_name=state.host_name,
-        status=state.status,
-        round=len(state.rounds),
-        players=state.players,
-    )
+    return view_for(state, None, 0.0)  # the view anyone may see
 
 
 def test_json_holds_everything_and_each_table_its_records() -> None:

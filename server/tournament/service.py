@@ -37,6 +37,7 @@ from protocol.limits import TABLE_NAME_MAX
 from protocol.messages import (
     Error,
     Tournament,
+    TournamentCommand,
     TournamentCreate,
     TournamentFinish,
     TournamentGet,
@@ -79,15 +80,6 @@ TRIES = 8
 """Attempts at a change that other processes keep changing first."""
 HURRY_REASON = "the host had bots finish the round"
 
-Command = (
-    TournamentCreate
-    | TournamentJoin
-    | TournamentLeave
-    | TournamentGet
-    | TournamentStart
-    | TournamentRemove
-    | TournamentFinish
-)
 Decide = Callable[[TournamentState], "core.Refusal | bool | None"]
 """A decision on a loaded tournament: a refusal, False (nothing to change),
 or True / None (changed: save it)."""
@@ -147,7 +139,7 @@ class TournamentService:
 
     # -- commands -----------------------------------------------------------------
 
-    async def command(self, conn: Conn, msg: Command) -> None:
+    async def command(self, conn: Conn, msg: TournamentCommand) -> None:
         try:
             await self._command(conn, msg)
         except Refused as e:
@@ -157,7 +149,7 @@ class TournamentService:
             message = "the server's store is not answering; try again"
             conn.send(Error(code="unavailable", message=message, rid=msg.rid))
 
-    async def _command(self, conn: Conn, msg: Command) -> None:
+    async def _command(self, conn: Conn, msg: TournamentCommand) -> None:
         player = conn.player
         if player is None:
             raise Refused("guest", "tournaments are for players with a key (atout makes one)")
