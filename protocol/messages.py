@@ -240,6 +240,17 @@ class TournamentFinish(_Cmd, tag="tournament_finish"):
     code: str
 
 
+TournamentCommand = (
+    TournamentCreate
+    | TournamentJoin
+    | TournamentLeave
+    | TournamentGet
+    | TournamentStart
+    | TournamentRemove
+    | TournamentFinish
+)
+"""The commands about a tournament (the server's tournament service takes them)."""
+
 Command = (
     Hello
     | Resume
@@ -264,13 +275,7 @@ Command = (
     | Rename
     | Daily
     | GetLeaderboard
-    | TournamentCreate
-    | TournamentJoin
-    | TournamentLeave
-    | TournamentGet
-    | TournamentStart
-    | TournamentRemove
-    | TournamentFinish
+    | TournamentCommand
 )
 """Everything a client may send."""
 

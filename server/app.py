@@ -28,6 +28,8 @@ from server.lobby import Lobby
 from server.net import Front, select_subprotocol
 from server.store.base import StoreError, TableStore
 from server.store.memory import MemoryStore
+from server.tournament.service import TournamentService
+from server.tournament.store import MemoryTournaments, RedisTournaments, TournamentStore
 
 if TYPE_CHECKING:
     from server.cluster.node import Node
@@ -50,6 +52,15 @@ async def open_store(settings: Settings) -> TableStore:
             namespace=settings.redis_namespace,
         )
     return MemoryStore()
+
+
+def tournament_store(store: TableStore) -> TournamentStore:
+    """Beside the tables: in their Redis, else in this process's memory."""
+    from server.store.redis import RedisStore
+
+    if isinstance(store, RedisStore):
+        return RedisTournaments(store)
+    return MemoryTournaments()
 
 
 class Server:
@@ -99,15 +110,27 @@ class Server:
             # restored daily table needs them). Its days and its results'
             # times are the server's clock's.
             self.daily = await DailyService.open(self.settings, self.store, self.clock.time)
+            self.tournaments = TournamentService(
+                self.settings, tournament_store(self.store), self.clock
+            )
             directory = _directory(self, self.store)
             self.lobby = Lobby(
-                self.store, self.settings, self.clock, daily=self.daily, directory=directory
+                self.store,
+                self.settings,
+                self.clock,
+                daily=self.daily,
+                tournaments=self.tournaments,
+                directory=directory,
             )
             self.tables = self.lobby.tables
             self.front = Front(self)
             if self.node is not None:
                 await self.node.open()  # the bus, and every process's listings
             await self.tables.restore()
+            # Tournaments after the tables: a round's tables served again are
+            # not opened twice.
+            self.tournaments.serve(self.tables)
+            await self.tournaments.restore()
         except BaseException:
             self._ws.close()
             raise
@@ -156,6 +179,7 @@ class Server:
         self.stopping = True
         self._health_task.cancel()
         self._gc_task.cancel()
+        await self.tournaments.stop()
         if self.node is not None:
             await self.node.drain()  # the tables go to the other processes
         else:

@@ -45,7 +45,7 @@ from server.directory import Directory, OneProcess, Place
 from server.game.variant import FOUR, variant_for
 from server.store.base import StoreError, TableStore
 from server.table import Join, Reclaim, new_state
-from server.table.actor import DailyResults, Table
+from server.table.actor import DailyResults, Table, TournamentResults
 from server.table.effects import Listing
 from server.tables import Tables
 from server.text import clean_text
@@ -82,11 +82,20 @@ class Lobby:
         clock: Clock = WALL,
         *,
         daily: DailyResults | None = None,
+        tournaments: TournamentResults | None = None,
         directory: Callable[[Tables], Directory] = OneProcess,
     ) -> None:
         self.settings = settings
         self.clock = clock
-        self.tables = Tables(store, settings, self, clock, daily=daily, directory=directory)
+        self.tables = Tables(
+            store,
+            settings,
+            self,
+            clock,
+            daily=daily,
+            tournaments=tournaments,
+            directory=directory,
+        )
         self.listings: dict[str, Listing] = {}
         """What each table last told of itself (here or elsewhere)."""
         self.watchers: set[Conn] = set()
@@ -100,6 +109,11 @@ class Lobby:
         self.players_online = 0
         self.online_elsewhere = 0
         """Players connected to the service's other processes (their heartbeats)."""
+
+    @property
+    def behind(self) -> int:
+        """Watchers the last lobby patch has not reached yet (0: every one has it)."""
+        return len(self._owed)
 
     # -- start and stop ------------------------------------------------------------
 

@@ -48,6 +48,8 @@ from protocol.messages import (
     Rename,
     Resume,
     SnapshotRequest,
+    TournamentCommand,
+    TournamentCreate,
     Watch,
     Welcome,
     bye,
@@ -66,6 +68,7 @@ from server.daily.http import leaderboard_response
 from server.guard import Guard
 from server.table import Act
 from server.text import BOT_NAME_REFUSED, bot_like, clean_text
+from server.tournament.http import TOURNAMENTS_PATH, tournament_response
 from server.web import origin
 from server.web.answer import answer
 from server.web.files import WebRoot, bundled_folder
@@ -74,6 +77,7 @@ if TYPE_CHECKING:
     from server.config import Settings
     from server.daily.service import DailyService
     from server.lobby import Lobby
+    from server.tournament.service import TournamentService
 
 
 class Host(Protocol):
@@ -83,6 +87,7 @@ class Host(Protocol):
     clock: Clock
     lobby: Lobby
     daily: DailyService
+    tournaments: TournamentService
     stopping: bool
 
     def health(self) -> dict[str, Any]: ...
@@ -148,6 +153,8 @@ class Front:
         path = request.path.split("?", 1)[0]
         if path == "/leaderboard":  # async: the board may be rebuilt first
             return await leaderboard_response(self.server.daily, request.path)
+        if path.startswith(TOURNAMENTS_PATH):
+            return await tournament_response(self.server.tournaments, path)
         if path == "/healthz":
             body = self.server.health()
             status = HTTPStatus.OK if body["status"] != "down" else HTTPStatus.SERVICE_UNAVAILABLE
@@ -228,6 +235,7 @@ class Front:
             metrics.CONNECTIONS.set(len(self.conns))
             self.lobby.leave(conn)
             self.lobby.gone(conn)
+            self.server.tournaments.gone(conn)
             await conn.finish()
 
     async def _hello(self, conn: Conn) -> bool:
@@ -342,6 +350,14 @@ class Front:
                     self.guard.guess_failed(address)
             case Rename() | GetLeaderboard():
                 await self.server.daily.command(self.lobby, conn, msg)
+            case TournamentCreate() if conn.player is not None and not self.guard.may_create(
+                self.address_of.get(conn, "?")
+            ):
+                # Limited as table creations are (they open tables too).
+                message = "too many new tournaments from your address: wait"
+                conn.send(Error(code="rate_limited", message=message, rid=rid))
+            case _ if isinstance(msg, TournamentCommand):
+                await self.server.tournaments.command(conn, msg)
             case CreateTable() | JoinTable() | QuickPlay() | Watch() | Daily():
                 if self.lobby.table_of(conn) is not None:
                     conn.send(

@@ -33,7 +33,7 @@ from server.conn import CLOSE_RESTART
 from server.directory import Directory, OneProcess, Place, Unavailable
 from server.store.base import StoreError, TableStore
 from server.table import Gone, Join, Reclaim, Stop, Sweep
-from server.table.actor import DailyResults, Table
+from server.table.actor import DailyResults, Table, TournamentResults
 from server.table.effects import Listing
 
 if TYPE_CHECKING:
@@ -79,6 +79,7 @@ class Tables:
         clock: Clock = WALL,
         *,
         daily: DailyResults | None = None,
+        tournaments: TournamentResults | None = None,
         directory: Callable[[Tables], Directory] = OneProcess,
     ) -> None:
         self.store = store
@@ -87,6 +88,8 @@ class Tables:
         self.clock = clock
         self.daily = daily
         """Records a daily table's result (``DailyFinished``); None: nowhere to."""
+        self.tournaments = tournaments
+        """Hears a tournament table's end (``TournamentTableDone``); None: nobody."""
         self._served: dict[str, Table] = {}
         self.codes: dict[str, str] = {}
         """Invite code -> table id, of every table listed here (here or elsewhere)."""
@@ -129,20 +132,24 @@ class Tables:
     ) -> Table | None:
         """Open a new table here: ``state(table_id, code, now)`` is its first state.
         None, with an error sent to ``conn``, if it cannot be served now."""
-        table_id = table_id or secrets.token_hex(4)
-        code = await self._unique_code(table_id)
-        if code is None:
-            message = "the store did not answer; try again"
-            conn.send(Error(code="unavailable", message=message, rid=rid))
-            return None
-        first = state(table_id, code, self.clock.time())
-        table = Table(first, self.store, self.settings, self, self.clock)
         try:
-            # Owned before its first save (a fresh id: nobody else has it).
-            table.epoch = await self.directory.claim_new(table.id)
+            return await self.open_new(state, table_id or secrets.token_hex(4))
         except Unavailable as exc:
             conn.send(Error(code="unavailable", message=str(exc), rid=rid))
             return None
+
+    async def open_new(
+        self, state: Callable[[str, str, float], TableState], table_id: str
+    ) -> Table:
+        """``open`` for a service with nobody to answer (a tournament's round):
+        ``Unavailable`` if the table cannot be served now."""
+        code = await self._unique_code(table_id)
+        if code is None:
+            raise Unavailable("the store did not answer; try again")
+        first = state(table_id, code, self.clock.time())
+        table = Table(first, self.store, self.settings, self, self.clock)
+        # Owned before its first save (a fresh id: nobody else has it).
+        table.epoch = await self.directory.claim_new(table.id)
         self.serve(table)
         return table
 

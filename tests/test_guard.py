@@ -435,4 +435,4 @@ async def test_lobby_patches_go_out_a_slice_at_a_time_in_order(
                 seqs.append(msg["seq"])
                 online = next(op[2] for op in msg["patch"] if op[0] == ["players_online"])
             assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
-        assert server.lobby._owed == {}
+        assert server.lobby.behind == 0

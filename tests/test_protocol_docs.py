@@ -1,9 +1,10 @@
 """docs/PROTOCOL.md cannot silently fall behind the protocol code.
 
 Every message tag (commands and events) must have a row in one of the
-document's tables, every field of every message and view must be named in
-it, every close code of ``server/conn.py`` must be listed, and every stable
-error code the server or the codec can send must be explained.
+document's tables, every field of every message and view (``views.py`` and
+``tournaments.py``) must be named in it, every close code of
+``server/conn.py`` must be listed, and every stable error code the server or
+the codec can send must be explained.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from protocol import messages, views
+from protocol import messages, tournaments, views
 from protocol.codec import DecodeErrorCode
 from server import conn, table
 
@@ -36,7 +37,7 @@ def _structs(module: object) -> list[type[msgspec.Struct]]:
 
 
 MESSAGES = [cls for cls in _structs(messages) if cls.__struct_config__.tag is not None]
-VIEWS = _structs(views)
+VIEWS = _structs(views) + _structs(tournaments)
 
 
 def _tag(cls: type[msgspec.Struct]) -> str:

@@ -182,19 +182,19 @@ ERROR_CODES = {
     "bad_chat": N_("a chat line is 1 to 200 characters"),
     "bad_call": N_("that card may not be called"),
     "bad_players": N_("a table has 3, 4 or 5 players"),
-    # tournaments (tournament_flow.py)
+    # tournaments (tournament_flow.py), in the browser client's words (words.js)
     "guest": N_("guests cannot do that: connect without --guest to play as yourself"),
     "bad_tournament": N_("those tournament settings are not allowed"),
     "no_such_tournament": N_("no tournament has that code"),
-    "tournament_started": N_("that tournament has started: nobody joins it now"),
+    "tournament_started": N_("that tournament has started"),
     "tournament_finished": N_("that tournament is over"),
     "already_joined": N_("you are in that tournament already"),
-    "not_joined": N_("you are not in that tournament"),
-    "not_host": N_("only the tournament's host can do that"),
+    "not_joined": N_("that player is not in the tournament"),
+    "not_host": N_("only the tournament's host may do that"),
     "team_full": N_("that team is full"),
-    "too_few_players": N_("too few players to start the tournament"),
-    "too_early": N_("not yet: the round's time limit has not passed"),
-    "tournament_table": N_("that is not done at a tournament's table"),
+    "too_few_players": N_("not enough players to seat"),
+    "too_early": N_("the round's time is not up yet"),
+    "tournament_table": N_("that table belongs to a tournament round"),
 }
 
 

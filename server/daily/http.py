@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from server.daily.service import DailyService
 
 
-def _json(status: HTTPStatus, body: object) -> Response:
+def json_response(status: HTTPStatus, body: object) -> Response:
     data = msgspec.json.encode(body)
     headers = Headers(
         [
@@ -37,15 +37,15 @@ async def leaderboard_response(daily: DailyService, target: str) -> Response:
     period = query.get("period", ["today"])[0]
     page = query.get("page", ["0"])[0]
     if period not in PERIODS or not page.isdigit():
-        return _json(
+        return json_response(
             HTTPStatus.BAD_REQUEST,
             {"code": "bad_period", "message": "period: today, yesterday, week or all; page >= 0"},
         )
     try:
         view = await daily.leaderboard(period, int(page))
     except StoreError:
-        return _json(
+        return json_response(
             HTTPStatus.SERVICE_UNAVAILABLE,
             {"code": "unavailable", "message": "the store is not answering"},
         )
-    return _json(HTTPStatus.OK, view)
+    return json_response(HTTPStatus.OK, view)

@@ -53,6 +53,9 @@ class Keys:
         # The daily game (server/daily/).
         self.daily = p + b"daily:"
         self.daily_secret = self.daily + b"secret"
+        # Tournaments (server/tournament/store.py): each one, and those in play.
+        self.tournament = p + b"tournament:"
+        self.tournaments = p + b"tournaments"
         # The lobby every process loads, and invite codes (server/cluster/).
         self.listings = p + b"listings"
         self.codes = p + b"codes"

@@ -52,6 +52,7 @@ from server.table.effects import (
     Send,
     SendHistory,
     Think,
+    TournamentTableDone,
 )
 from server.table.inbox import Act, BotMove, InboxItem, Message, Peer, Stop
 from server.table.state import TableState, decode_state, encode_state
@@ -77,6 +78,14 @@ class DailyResults(Protocol):
     ) -> DailyResult | None: ...
 
 
+class TournamentResults(Protocol):
+    """Where a tournament table's end is told (server/tournament/service.py)."""
+
+    async def table_done(
+        self, code: str, table_id: str, scores: tuple[tuple[int, ...], ...]
+    ) -> None: ...
+
+
 class BotMaker(Protocol):
     """How a bot is made for a decision (``server.bots.make_bot``)."""
 
@@ -89,6 +98,10 @@ class Home(Protocol):
     @property
     def daily(self) -> DailyResults | None:
         """Records a daily table's result (``DailyFinished``); None: nowhere to."""
+
+    @property
+    def tournaments(self) -> TournamentResults | None:
+        """Hears a tournament table's end (``TournamentTableDone``); None: nobody."""
 
     def table_changed(self, table: Table, listing: Listing) -> None:
         """The table's lobby listing is now ``listing``."""
@@ -223,6 +236,9 @@ class Table:
                         result = await self.home.daily.finished(tag, list(scores), self.log)
                         if result is not None and to is not None:
                             _conn(to).send(result)
+                case TournamentTableDone(code=code, scores=scores):
+                    if self.home.tournaments is not None:
+                        await self.home.tournaments.table_done(code, self.id, scores)
                 case _:
                     self._now(effect)
 

@@ -70,7 +70,7 @@ from server.table.effects import (
     Think,
 )
 from server.table.fanout import Fanout, Stream
-from server.table.inbox import Act, BotMove, Gone, Join, Message, Peer, Reclaim, Sweep, Wake
+from server.table.inbox import Act, BotMove, Gone, Hurry, Join, Message, Peer, Reclaim, Sweep, Wake
 from server.table.mode import TableMode
 from server.table.modes import policy_of
 from server.table.seats import (
@@ -80,6 +80,7 @@ from server.table.seats import (
     seat_error,
     seat_of_token,
     summary,
+    to_bots,
     vacate,
 )
 from server.table.state import TableState, digest, encode_state
@@ -167,6 +168,15 @@ class TableCore:
                 self._gone(peer, now, out)
             case Sweep():
                 self._sweep(now, out)
+            case Hurry(reason=reason) if taken := to_bots(self.state):
+                for seat in taken:  # their players are sent off
+                    stream = self.fan.streams[seat]
+                    if stream is not None and stream.peer is not None:
+                        self.seat_of.pop(stream.peer, None)
+                        out.append(Send((stream.peer,), Left(table_id=self.id, reason=reason)))
+                        out.append(Route(stream.peer, here=False, to_lobby=True))
+                        stream.peer = None
+                self._commit(now, out)
         return out
 
     # -- the outcome of a change ---------------------------------------------------

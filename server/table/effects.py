@@ -142,6 +142,17 @@ class DailyFinished:
     to: Peer | None
 
 
+@dataclass(frozen=True, slots=True)
+class TournamentTableDone:
+    """A tournament table's round is over: tell the tournament ``code`` every
+    deal's points, seat by seat (server/tournament/service.py). Comes after
+    the final save, so the stored table says the same (what a tournament
+    reads again if this is lost)."""
+
+    code: str
+    scores: tuple[tuple[int, ...], ...]
+
+
 Effect = (
     Send
     | Close
@@ -156,4 +167,5 @@ Effect = (
     | Log
     | Refused
     | DailyFinished
+    | TournamentTableDone
 )

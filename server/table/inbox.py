@@ -115,11 +115,19 @@ class Sweep:
 
 
 @dataclass(slots=True)
+class Hurry:
+    """Bots finish the game: every human seat is handed to a bot (a
+    tournament's host ending a round that overran its timeout)."""
+
+    reason: str
+
+
+@dataclass(slots=True)
 class Stop:
     """Shut the actor down (server shutdown); the state is already saved."""
 
 
-Message = Join | Reclaim | Act | Gone | Wake | BotMove | Sweep
+Message = Join | Reclaim | Act | Gone | Wake | BotMove | Sweep | Hurry
 """What the core decides on (``Stop`` is the actor's own)."""
 
 InboxItem = Message | Stop

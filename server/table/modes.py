@@ -17,6 +17,7 @@ import msgspec
 from server.table.daily import DailyMode
 from server.table.mode import NormalMode, TableMode
 from server.table.state import TableState
+from server.table.tournament import TournamentMode
 
 Restore = Callable[[object], TableMode]
 """Makes a mode's policy again from the terms its table's state keeps."""
@@ -50,3 +51,4 @@ def assign(state: TableState, mode: TableMode) -> None:
 
 register(NormalMode.name, NormalMode.restore)
 register(DailyMode.name, DailyMode.restore)
+register(TournamentMode.name, TournamentMode.restore)

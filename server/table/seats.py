@@ -74,6 +74,18 @@ def vacate(st: TableState, seat: int) -> None:
         st.creator = humans[0] if humans else None
 
 
+def to_bots(st: TableState) -> list[int]:
+    """Bots take every human seat of a game in play (its players are told to
+    go); the seats they took."""
+    if st.status not in ("playing", "between_deals"):
+        return []
+    taken = [i for i, s in enumerate(st.seats) if s.kind == "human"]
+    for i in taken:
+        st.seats[i].kind, st.seats[i].token_digest = "bot", None
+    st.ready = [i for i in st.ready if i not in taken]
+    return taken
+
+
 def deserted(st: TableState) -> bool:
     """No human holds a seat of a table that is waiting or finished: nobody
     is left to start it or play it again. An away human still holds theirs."""

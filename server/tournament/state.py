@@ -58,6 +58,9 @@ class TournamentState(msgspec.Struct, kw_only=True):
     status: TournamentStatus = "gathering"
     players: list[TournamentPlayer] = msgspec.field(default_factory=list)
     rounds: list[RoundState] = msgspec.field(default_factory=list)
+    hurried: int = 0
+    """The round whose host had bots finish it (0: none): every process
+    hands that round's tables it serves to bots (server/tournament/service.py)."""
     version: int = 0
 
     def player(self, player_id: str) -> TournamentPlayer | None:

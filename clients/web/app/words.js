@@ -376,6 +376,17 @@ const ERROR_CODES = {
   bad_deck: N_("that deal record is not a full deck"),
   daily_again: N_("a daily game is played once: Daily starts a practice game"),
   bad_period: N_("there is no such leaderboard"),
+  bad_tournament: N_("those tournament settings are not allowed"),
+  no_such_tournament: N_("no tournament has that code"),
+  tournament_started: N_("that tournament has started"),
+  tournament_finished: N_("that tournament is over"),
+  already_joined: N_("you are in that tournament already"),
+  not_joined: N_("that player is not in the tournament"),
+  not_host: N_("only the tournament's host may do that"),
+  team_full: N_("that team is full"),
+  too_few_players: N_("not enough players to seat"),
+  too_early: N_("the round's time is not up yet"),
+  tournament_table: N_("that table belongs to a tournament round"),
 };
 
 // Why the server says goodbye (§6.2): the same words as its close code's.
