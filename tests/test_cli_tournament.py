@@ -21,8 +21,12 @@ from clients.cli import i18n, tournament_command, tournament_words
 from clients.cli.__main__ import DEFAULT_URL, parser
 from clients.cli.dialogs import Confirm
 from clients.cli.leaderboard_screen import OWN_STYLE
-from clients.cli.tournament_dialogs import JoinTournament, NewTournament, RemovePlayer
-from clients.cli.tournament_flow import TournamentStart
+from clients.cli.tournament_dialogs import (
+    JoinTournament,
+    NewTournament,
+    RemovePlayer,
+    TournamentEntry,
+)
 from clients.cli.tournament_screen import TournamentScreen
 from protocol.messages import (
     Error,
@@ -58,9 +62,9 @@ async def settle(pilot: Any) -> None:
     await pilot.pause()
 
 
-async def take(pilot: Any, app: Any, view: TournamentView) -> None:
+async def take(pilot: Any, app: Any, view: TournamentView, rid: int | None = None) -> None:
     """The server's ``tournament`` event, through the app as any message."""
-    app.on_server(Tournament(view=view))
+    app.on_server(Tournament(view=view, rid=rid))
     await settle(pilot)
 
 
@@ -238,12 +242,13 @@ async def test_a_finished_table_waits_for_the_round_and_o_opens_the_standings() 
     table.table_id = "t1"
     app = preview(table=table)
     async with app.run_test(size=SIZE) as pilot:
-        await take(pilot, app, tournament_view("playing"))
-        assert app.current_mode == "table"
+        # Our table is over: the view names none to sit at (docs/PROTOCOL.md §12.2).
+        await take(pilot, app, tournament_view("playing", your_table=None))
+        assert app.current_mode == "table" and app.sent == []
         text = screen_text(app)
         assert "Round 2 of 3: waiting for 2 tables — o: standings" in text
         assert not list(app.screen.query(".again"))  # no "play again" at a tournament table
-        await take(pilot, app, tournament_view("playing", waiting_for=1))
+        await take(pilot, app, tournament_view("playing", your_table=None, waiting_for=1))
         assert "waiting for 1 table — o: standings" in screen_text(app)
         await pilot.press("o")
         await settle(pilot)
@@ -274,7 +279,7 @@ async def test_o_at_a_table_outside_any_tournament_says_so() -> None:
 
 def _join_app(you: int = YOU) -> Any:
     app = PreviewApp(lobby=lobby_view())
-    app.tournaments.start = TournamentStart(code=CODE)
+    app.tournaments.start = TournamentEntry(code=CODE)
     app.tournaments.code = CODE
     return app
 
@@ -381,6 +386,10 @@ async def test_the_lobby_creates_a_tournament_with_a_checked_form() -> None:
         assert (settings.format, settings.team_size, settings.round_timeout) == ("free", 0, 1800.0)
         assert app.current_mode == "tournament"
         assert "Creating the tournament…" in screen_text(app)
+        # The answer names the code: the host joins it, as its players do.
+        app.sent[0].rid = 4  # as the session numbers it when it sends it
+        await take(pilot, app, tournament_view(host=True, you=0, players=[]), rid=4)
+        assert app.sent[1:] == [TournamentJoin(code=CODE)]
 
 
 # -- the command line --------------------------------------------------------------------
@@ -395,11 +404,11 @@ def _args(*argv: str) -> Any:
 def test_create_builds_the_settings_the_host_asked_for() -> None:
     args = _args(
         "create", "ws://h:1", "--title", "Vendredi", "--rounds", "5", "--deals", "6",
-        "--format", "duplicate", "--teams", "2", "--bots-fill", "--bot-level", "strong",
-        "--round-timeout", "900",
+        "--format", "duplicate", "--teams", "2", "--team", "Rouges", "--bots-fill",
+        "--bot-level", "strong", "--round-timeout", "900",
     )  # fmt: skip
     assert args.url == "ws://h:1"
-    assert tournament_command.start(args) == TournamentStart(
+    assert tournament_command.start(args) == TournamentEntry(
         settings=TournamentSettings(
             name="Vendredi",
             rounds=5,
@@ -409,7 +418,8 @@ def test_create_builds_the_settings_the_host_asked_for() -> None:
             bot_level="strong",
             bots_fill=True,
             round_timeout=900.0,
-        )
+        ),
+        team="Rouges",
     )
     default = _args("create", "--name", "Bob")
     assert default.url == DEFAULT_URL
@@ -420,7 +430,7 @@ def test_join_takes_its_code_and_url_in_either_order() -> None:
     for argv in (["k7qx2p", "ws://h:1"], ["ws://h:1", "K7QX2P"]):
         args = _args("join", *argv, "--team", " Les  Rouges ")
         assert (args.url, args.code, args.team) == ("ws://h:1", CODE, "Les Rouges")
-        assert tournament_command.start(args) == TournamentStart(code=CODE, team="Les Rouges")
+        assert tournament_command.start(args) == TournamentEntry(code=CODE, team="Les Rouges")
     assert _args("join", "abc234").url == DEFAULT_URL
 
 
@@ -430,7 +440,9 @@ def test_join_takes_its_code_and_url_in_either_order() -> None:
         (["create", "--rounds", "0"], "A tournament has 1 to 12 rounds."),
         (["create", "--rounds", "13"], "A tournament has 1 to 12 rounds."),
         (["create", "--deals", "1000"], "A round has 1 to 24 deals."),
-        (["create", "--round-timeout", "-1"], "0 to 86400 seconds"),
+        (["create", "--round-timeout", "59"], "60 to 86400 seconds"),
+        (["create", "--teams", "2"], "name yours"),
+        (["create", "--team", "Rouges"], "has no teams"),
         (["create", "--title", "x" * 41], "at most 40 characters"),
         (["join", "K7-QX"], "letters and digits"),
         (["join", "ws://a:1", "ws://b:2"], "give the tournament's code"),

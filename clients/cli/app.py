@@ -49,7 +49,8 @@ from clients.cli.lobby_screen import LobbyScreen
 from clients.cli.saved_game import SavedGameFile
 from clients.cli.table_screen import TableScreen
 from clients.cli.tokens import FileTokens, MemoryTokens, Tokens, seat_key
-from clients.cli.tournament_flow import TournamentFlow, TournamentStart
+from clients.cli.tournament_dialogs import TournamentEntry
+from clients.cli.tournament_flow import TournamentFlow
 from protocol.messages import (
     CreateTable,
     Error,
@@ -91,7 +92,7 @@ class AtoutApp(Translated, App[None]):
         history: FileHistory | None = None,
         ssl: SSLContext | None = None,
         players: int = 4,
-        tournament: TournamentStart | None = None,
+        tournament: TournamentEntry | None = None,
     ) -> None:
         super().__init__()
         cards_text.set_colour(not self.no_color)
@@ -349,9 +350,10 @@ class AtoutApp(Translated, App[None]):
                 if self.saved_game is not None:
                     self.saved_game.forget()  # no seat, no game to offer
                 left = self.daily.left_words(reason, self.table_screen.view)  # daily_screen.py
-                self.show_mode(self.tournaments.mode_after_left(table_id))  # tournament_flow.py
+                if not self.tournaments.left_table(table_id, left):  # tournament_flow.py
+                    self.show_mode("lobby")
+                    self.lobby_screen.say(left)
                 self.table_screen.reset()
-                self.lobby_screen.say(left)
             case HistoryAnswer(records=records):
                 if self._history_asked and self.current_mode == "table":
                     self._history_asked = False

@@ -27,10 +27,14 @@ from clients.cli.leaderboard_screen import LeaderboardScreen, ProfileScreen
 from clients.cli.link import LinkStatus
 from clients.cli.screen_keys import ButtonArrows, fit_footer
 from clients.cli.table_names import table_name
-from clients.cli.tournament_dialogs import JoinAnswer, JoinTournament, NewTournament
+from clients.cli.tournament_dialogs import (
+    JoinAnswer,
+    JoinTournament,
+    NewTournament,
+    TournamentEntry,
+)
 from clients.cli.tournament_words import default_name
-from protocol.messages import JoinTable, TournamentJoin, Watch
-from protocol.tournaments import TournamentSettings
+from protocol.messages import JoinTable, Watch
 from protocol.views import LobbyView, TableSummary
 
 
@@ -46,8 +50,8 @@ class LobbyTournaments(Protocol):
     def code(self) -> str | None:
         """The tournament last followed, offered again."""
 
-    def create(self, settings: TournamentSettings) -> None: ...
-    def join(self, cmd: TournamentJoin) -> None: ...
+    def enter(self, entry: TournamentEntry) -> None:
+        """Create (and join) a tournament, or join one."""
 
 
 class LobbyHost(Protocol):
@@ -325,15 +329,15 @@ class LobbyScreen(Translated, ButtonArrows, Screen[None]):
         """A tournament: join one by its code, or create one (the form)."""
         tournaments = self.host.tournaments
 
-        def created(settings: TournamentSettings | None) -> None:
-            if settings is not None:
-                tournaments.create(settings)
+        def created(entry: TournamentEntry | None) -> None:
+            if entry is not None:
+                tournaments.enter(entry)
 
         def answered(answer: JoinAnswer) -> None:
             if answer == "create":
                 self.app.push_screen(NewTournament(default_name(self.host.player_name)), created)
-            elif isinstance(answer, TournamentJoin):
-                tournaments.join(answer)
+            elif isinstance(answer, TournamentEntry):
+                tournaments.enter(answer)
 
         self.app.push_screen(JoinTournament(tournaments.code or ""), answered)
 

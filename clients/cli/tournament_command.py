@@ -1,9 +1,11 @@
 """``atout tournament``: its command lines and their checks.
 
     atout tournament create [URL] [--title T] [--rounds 3] [--deals 4]
-        [--format free|duplicate] [--teams 0|2|4] [--bots-fill]
+        [--format free|duplicate] [--teams 0|2|4 --team NAME] [--bots-fill]
         [--bot-level LEVEL] [--round-timeout SECONDS] [--name NAME] [--profile P]
-        host a tournament on that server: its screen shows the code to share
+        host a tournament on that server, and play in it (the server counts
+        as players those who join: the client joins its host at once); its
+        screen shows the code to share
     atout tournament join CODE [URL] [--team NAME] [--name NAME] [--profile P]
         join one by its code (again after a restart: back to your seat)
 
@@ -22,8 +24,7 @@ from typing import Any
 
 from clients.cli import tournament_words as words
 from clients.cli.i18n import _
-from clients.cli.tournament_dialogs import code_of
-from clients.cli.tournament_flow import TournamentStart
+from clients.cli.tournament_dialogs import TournamentEntry, code_of
 from protocol.tournaments import MAX_ROUND_DEALS, MAX_ROUNDS, TEAM_SIZES, TournamentSettings
 
 BOT_LEVELS = ("random", "easy", "normal", "strong")
@@ -116,8 +117,10 @@ def add_parser(
         metavar="CODE [URL]",
         help=_("the tournament's code, then the server ({url})").format(url=url_help),
     )
-    join.add_argument("--team", default="", help=_("your team's name, if it has teams"))
     for command in (create, join):
+        command.add_argument(
+            "--team", default="", help=_("your team's name, in a tournament of teams")
+        )
         command.add_argument(
             "--name",
             default=default_name,
@@ -161,12 +164,14 @@ def check(args: argparse.Namespace, default_url: str) -> None:
         bots_fill=args.bots_fill,
         round_timeout=float(args.round_timeout),
     )
-    if problem := words.settings_problem(args.settings):
+    args.team = " ".join(args.team.split())
+    problem = words.settings_problem(args.settings) or words.team_problem(args.team, args.teams)
+    if problem:
         raise TournamentUsage(problem)
 
 
-def start(args: argparse.Namespace) -> TournamentStart:
-    """What the app does once online (after ``check``)."""
+def start(args: argparse.Namespace) -> TournamentEntry:
+    """What the app does once online (after ``check``): create (and join), or join."""
     if args.tournament_action == "join":
-        return TournamentStart(code=args.code, team=args.team)
-    return TournamentStart(settings=args.settings)
+        return TournamentEntry(code=args.code, team=args.team)
+    return TournamentEntry(settings=args.settings, team=args.team)

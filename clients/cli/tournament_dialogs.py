@@ -10,6 +10,7 @@ once; the server checks again.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 from rich.text import Text
@@ -26,7 +27,6 @@ from clients.cli import wording
 from clients.cli.dialogs import BOT_LEVELS, DIALOG_CSS
 from clients.cli.i18n import N_, Translated, _
 from clients.cli.screen_keys import ButtonArrows
-from protocol.messages import TournamentJoin
 from protocol.tournaments import TEAM_NAME_MAX, TEAM_SIZES, TournamentPlayer, TournamentSettings
 
 TOURNAMENT_DIALOG_CSS = (
@@ -42,11 +42,25 @@ NewTournament, JoinTournament, RemovePlayer {
 #remove-player Static { width: 100%; }
 .dialog #rounds, .dialog #t-deals, .dialog #minutes { width: 6; }
 .dialog #format, .dialog #fill { width: 48; }
+.dialog #teams { width: 20; }
+.dialog #my-team { width: 26; margin-left: 2; }
 """
 )
 
-JoinAnswer = TournamentJoin | Literal["create"] | None
-"""The join dialog's answer: the join to send, or "create" for the form."""
+
+@dataclass(frozen=True)
+class TournamentEntry:
+    """How a person enters a tournament: create one with ``settings`` (and
+    join it, as its host plays too), or join the one of ``code``; ``team``:
+    theirs, in a tournament of teams."""
+
+    settings: TournamentSettings | None = None
+    code: str = ""
+    team: str = ""
+
+
+JoinAnswer = TournamentEntry | Literal["create"] | None
+"""The join dialog's answer: the tournament to join, or "create" for the form."""
 
 
 def code_of(text: str) -> str:
@@ -111,12 +125,13 @@ class JoinTournament(Translated, ButtonArrows, ModalScreen[JoinAnswer]):
         if bad := words.team_problem(team):
             problem.update(bad)
             return
-        self.dismiss(TournamentJoin(code=code, team=team))
+        self.dismiss(TournamentEntry(code=code, team=team))
 
 
-class NewTournament(Translated, ButtonArrows, ModalScreen[TournamentSettings | None]):
-    """The host's form: name, format, rounds, deals a round, teams, seating,
-    bot level, and the minutes before bots may finish a round."""
+class NewTournament(Translated, ButtonArrows, ModalScreen[TournamentEntry | None]):
+    """The host's form: name, format, rounds, deals a round, teams (and the
+    host's own), seating, bot level, and the minutes before bots may finish
+    a round."""
 
     DEFAULT_CSS = TOURNAMENT_DIALOG_CSS
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", N_("Cancel"))]
@@ -163,6 +178,12 @@ class NewTournament(Translated, ButtonArrows, ModalScreen[TournamentSettings | N
                     id="teams",
                     compact=True,
                 )
+                yield Input(
+                    placeholder=_("your team"),
+                    id="my-team",
+                    compact=True,
+                    max_length=TEAM_NAME_MAX,
+                )
             with Horizontal(classes="row"):
                 yield Label(_("Seating"), classes="label")
                 yield Select(
@@ -201,8 +222,8 @@ class NewTournament(Translated, ButtonArrows, ModalScreen[TournamentSettings | N
     def _cancel(self) -> None:
         self.dismiss(None)
 
-    def settings(self) -> TournamentSettings | str:
-        """The settings the form holds, or what is wrong with them."""
+    def entry(self) -> TournamentEntry | str:
+        """The tournament the form asks for, or what is wrong with it."""
         try:
             rounds = int(self.query_one("#rounds", Input).value or "0")
             deals = int(self.query_one("#t-deals", Input).value or "0")
@@ -222,16 +243,18 @@ class NewTournament(Translated, ButtonArrows, ModalScreen[TournamentSettings | N
             bots_fill=self.query_one("#fill", Select).value is True,
             round_timeout=60.0 * minutes,
         )
-        return words.settings_problem(settings) or settings
+        team = " ".join(self.query_one("#my-team", Input).value.split())
+        problem = words.settings_problem(settings) or words.team_problem(team, settings.team_size)
+        return problem or TournamentEntry(settings=settings, team=team)
 
     @on(Input.Submitted)
     @on(Button.Pressed, "#create")
     def _create(self) -> None:
-        settings = self.settings()
-        if isinstance(settings, str):
-            self.query_one("#problem", Static).update(settings)
+        entry = self.entry()
+        if isinstance(entry, str):
+            self.query_one("#problem", Static).update(entry)
             return
-        self.dismiss(settings)
+        self.dismiss(entry)
 
 
 class RemovePlayer(Translated, ModalScreen[str | None]):

@@ -25,7 +25,6 @@ and only says the error when the view shows we are not a player of it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from textual.screen import Screen
@@ -33,6 +32,7 @@ from textual.screen import Screen
 from clients.cli import tournament_words as words
 from clients.cli import wording
 from clients.cli.link import Link, LinkStatus
+from clients.cli.tournament_dialogs import TournamentEntry
 from clients.cli.tournament_screen import TournamentScreen
 from protocol.messages import (
     Error,
@@ -43,20 +43,11 @@ from protocol.messages import (
     TournamentGet,
     TournamentJoin,
 )
-from protocol.tournaments import TournamentSettings, TournamentView
+from protocol.tournaments import TournamentView
 from protocol.views import TableView
 
 JOINED_ALREADY = ("already_joined", "tournament_started", "tournament_finished")
 """Answers to a join that may only mean we are in it already: ask for the view."""
-
-
-@dataclass(frozen=True)
-class TournamentStart:
-    """What ``atout tournament`` asked for: create with ``settings``, or join ``code``."""
-
-    settings: TournamentSettings | None = None
-    code: str = ""
-    team: str = ""
 
 
 class TournamentHost(Protocol):
@@ -92,7 +83,7 @@ class TournamentHost(Protocol):
 class TournamentFlow:
     """The app's part for tournaments (one per app)."""
 
-    def __init__(self, host: TournamentHost, start: TournamentStart | None = None) -> None:
+    def __init__(self, host: TournamentHost, start: TournamentEntry | None = None) -> None:
         self.host = host
         self.start = start
         self.view: TournamentView | None = None
@@ -108,6 +99,10 @@ class TournamentFlow:
         self._started = False
         self._asked: TournamentCreate | TournamentJoin | None = None
         """The create or join in flight; its ``rid`` is filled in as it is sent."""
+        self._team = ""
+        """Our team, for the join that follows a create."""
+        self._moving: str | None = None
+        """The finished table we leave for the next round's (its ``left`` is expected)."""
         self._held: str | None = None
         """A join's refusal, said only if the view shows we are not in it."""
         self._followed: str | None = None
@@ -165,18 +160,15 @@ class TournamentFlow:
         self.player_id = session.player_id if session is not None else None
         if self.start is not None and not self._started:
             self._started = True
-            if self.start.settings is not None:
-                self._ask(TournamentCreate(settings=self.start.settings))
-            else:
-                self._ask(TournamentJoin(code=self.start.code, team=self.start.team))
+            self._ask(self.start)
         elif self.code is not None:
             self.host.send(TournamentGet(code=self.code))
 
     def on_server(self, msg: Any) -> bool:
         """Take the events this module owns; False for every other one."""
         match msg:
-            case Tournament(view=view):
-                self._take(view)
+            case Tournament(view=view, rid=rid):
+                self._take(view, rid)
                 return True
             case Error(code=code, message=message, rid=rid) if self._answers(rid):
                 asked, self._asked = self._asked, None
@@ -187,26 +179,32 @@ class TournamentFlow:
                     return True
         return False
 
-    def mode_after_left(self, table_id: str) -> str:
-        """Where leaving ``table_id`` leads: a tournament's table, to the
-        tournament screen; any other, to the lobby."""
-        return "tournament" if table_id in self.tables and self.view is not None else "lobby"
+    def left_table(self, table_id: str, said: str) -> bool:
+        """We left ``table_id``: a tournament's table leads to the tournament
+        screen, which says ``said`` (unless we are on our way to the next
+        round's table). False for any other table (the lobby's business)."""
+        if table_id not in self.tables or self.view is None:
+            return False
+        self.host.show_mode("tournament")
+        if self._moving == table_id:
+            self._moving = None
+        else:
+            self.screen.say(said)
+        return True
 
     # -- from the lobby ----------------------------------------------------------------------
 
-    def create(self, settings: TournamentSettings) -> None:
+    def enter(self, entry: TournamentEntry) -> None:
+        """From the lobby: create (and join) a tournament, or join one."""
         if self._guest():
             return
-        self._switch(None)
-        self.screen.wait_for(str(words.CREATING))
-        self._ask(TournamentCreate(settings=settings))
-
-    def join(self, cmd: TournamentJoin) -> None:
-        if self._guest():
-            return
-        self._switch(cmd.code)
-        self.screen.wait_for(words.joining(cmd.code))
-        self._ask(cmd)
+        code = entry.code or None
+        if code is None or code != self.code:
+            self.view, self._followed = None, None
+        self.code = code
+        self._show_next = True
+        self.host.show_mode("tournament")
+        self._ask(entry)
 
     def _guest(self) -> bool:
         """A guest (``atout connect --guest``) cannot enter: say so at once."""
@@ -216,15 +214,15 @@ class TournamentFlow:
             return True
         return False
 
-    def _switch(self, code: str | None) -> None:
-        if code is None or code != self.code:
-            self.view, self._followed = None, None
-        self.code = code
-        self._show_next = True
-        self.host.show_mode("tournament")
-
-    def _ask(self, cmd: TournamentCreate | TournamentJoin) -> None:
-        self._asked, self._held = cmd, None
+    def _ask(self, entry: TournamentEntry) -> None:
+        """Send the create or the join ``entry`` asks for."""
+        if entry.settings is not None:
+            cmd: TournamentCreate | TournamentJoin = TournamentCreate(settings=entry.settings)
+            self.screen.wait_for(str(words.CREATING))
+        else:
+            cmd = TournamentJoin(code=entry.code, team=entry.team)
+            self.screen.wait_for(words.joining(entry.code))
+        self._asked, self._held, self._team = cmd, None, entry.team
         self.host.send(cmd)
 
     def _answers(self, rid: int | None) -> bool:
@@ -237,13 +235,14 @@ class TournamentFlow:
         return view.table_id in self.tables
 
     def round_line(self, view: TableView) -> str:
-        """Our finished table while the round goes on (or once the tournament
-        is over): where the tournament stands, and the key to its screen."""
+        """A finished table of the round under way (ours: the view names no
+        table to sit at once it is over), or any once the tournament is
+        over: where the tournament stands, and the key to its screen."""
         t = self.view
         if t is None or view.table_id not in self.tables or view.status != "finished":
             return ""
-        if t.status == "playing" and view.table_id != t.your_table:
-            return ""  # an earlier round's table, left behind while the next one is joined
+        if t.status != "finished" and all(x.table_id != view.table_id for x in t.tables):
+            return ""  # an earlier round's table, left behind for the next one
         return words.table_line(t)
 
     def show(self) -> None:
@@ -255,7 +254,7 @@ class TournamentFlow:
 
     # -- taking a view -------------------------------------------------------------------------
 
-    def _take(self, view: TournamentView) -> None:
+    def _take(self, view: TournamentView, rid: int | None) -> None:
         if self.code is not None and view.code != self.code and view.your_table is None:
             return  # news of another tournament, which we do not follow
         old = self.view if self.view is not None and self.view.code == view.code else None
@@ -263,7 +262,11 @@ class TournamentFlow:
             self._followed = None
         self.view, self.code = view, view.code
         self.views.append(view)
-        self._asked = None
+        if self._answers(rid):
+            asked, self._asked = self._asked, None
+            if isinstance(asked, TournamentCreate):
+                # The server counts as players those who join: its host too.
+                self._ask(TournamentEntry(code=view.code, team=self._team))
         self.tables.update(t.table_id for t in view.tables)
         if view.your_table is not None:
             self.tables.add(view.your_table)
@@ -300,7 +303,9 @@ class TournamentFlow:
         return True
 
     def _join(self, view: TournamentView, table_id: str) -> None:
-        if self._here() is not None:
+        here = self._here()
+        if here is not None:
+            self._moving = here
             self.host.send(Leave())
         self.host.send(JoinTable(table_id=table_id))
         number = next((t.number for t in view.tables if t.table_id == table_id), 0)

@@ -28,7 +28,10 @@ from protocol.tournaments import (
 )
 
 NAME_MAX = TABLE_NAME_MAX
-"""Characters in a tournament's name: as a table's (the protocol sets no other)."""
+"""Characters in a tournament's name: as a table's (the server's rule)."""
+MIN_ROUND_TIMEOUT = 60.0
+"""Seconds, at least, before a host may have bots finish a round (the
+server's rule, docs/TOURNAMENTS.md §2)."""
 
 _MARKED: dict[str, Any] = {}
 """The translatable constants by name, as English msgids (read through ``__getattr__``)."""
@@ -137,16 +140,26 @@ def settings_problem(s: TournamentSettings) -> str | None:
         return _("A round has 1 to {n} deals.").format(n=MAX_ROUND_DEALS)
     if s.team_size not in TEAM_SIZES:
         return _("Teams are of 2 or 4 players (0: no teams).")
-    if not 0 <= s.round_timeout <= MAX_ROUND_TIMEOUT:
-        return _("A round's time limit is 0 to {seconds} seconds ({hours} hours).").format(
-            seconds=f"{MAX_ROUND_TIMEOUT:.0f}", hours=f"{MAX_ROUND_TIMEOUT / 3600:.0f}"
+    if not MIN_ROUND_TIMEOUT <= s.round_timeout <= MAX_ROUND_TIMEOUT:
+        return _(
+            "A round's time limit is {least} to {most} seconds (a minute to {hours} hours)."
+        ).format(
+            least=f"{MIN_ROUND_TIMEOUT:.0f}",
+            most=f"{MAX_ROUND_TIMEOUT:.0f}",
+            hours=f"{MAX_ROUND_TIMEOUT / 3600:.0f}",
         )
     if len(s.name) > NAME_MAX:
         return _("A tournament's name is at most {n} characters.").format(n=NAME_MAX)
     return None
 
 
-def team_problem(team: str) -> str | None:
+def team_problem(team: str, team_size: int | None = None) -> str | None:
+    """What is wrong with a player's team; ``team_size``: the tournament's,
+    when known (a joiner does not know it: the server says)."""
+    if team_size == 0 and team:
+        return _("This tournament has no teams: leave the team empty.")
+    if team_size and not team:
+        return _("A tournament of teams: name yours.")
     if len(team) > TEAM_NAME_MAX:
         return _("A team's name is at most {n} characters.").format(n=TEAM_NAME_MAX)
     return None
