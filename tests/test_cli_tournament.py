@@ -32,6 +32,7 @@ from protocol.messages import (
     Error,
     JoinTable,
     Leave,
+    Left,
     Tournament,
     TournamentCreate,
     TournamentFinish,
@@ -221,12 +222,19 @@ async def test_a_new_round_leads_from_the_finished_table_to_your_new_one() -> No
         # Round 2 seats us at t1, where we are: nothing to do.
         await take(pilot, app, tournament_view("playing"))
         assert app.sent == []
-        # Round 3 seats us at t2: leave t1 (finished), join t2.
+        # Round 3 seats us at t2: leave t1 (finished), and once the server
+        # says we left it (a join while seated is refused), join t2.
         await take(pilot, app, tournament_view("playing", round=3, your_table="t2"))
-        assert app.sent == [Leave(), JoinTable(table_id="t2")]
+        assert app.sent == [Leave()]
         # The same view again (any other change of the round): no second move.
         await take(pilot, app, tournament_view("playing", round=3, your_table="t2", waiting_for=1))
+        assert app.sent == [Leave()]
+        app.table_screen.view = None  # the server's ``left`` as the link takes it
+        app.on_server(Left(table_id="t1", reason="you left the table"))
+        await settle(pilot)
         assert app.sent == [Leave(), JoinTable(table_id="t2")]
+        assert app.current_mode == "tournament"
+        assert "Round 3: to your seat at table 2…" in screen_text(app)
 
 
 async def test_resumed_or_fresh_a_player_is_led_to_its_seat() -> None:

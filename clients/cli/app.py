@@ -261,9 +261,14 @@ class AtoutApp(Translated, App[None]):
 
     @property
     def seated_at(self) -> str | None:
-        """The table we sit at (or watch), if any."""
-        session = self.link.session if self.link is not None else None
-        return session.table_id if session is not None else None
+        """The table we sit at (or watch), or whose seat we are taking back
+        (a saved token: the link resumes it as it connects), if any."""
+        link = self.link
+        session = link.session if link is not None else None
+        if session is not None and session.table_id is not None:
+            return session.table_id
+        saved = link.tokens.get(link.token_key) if link is not None else None
+        return saved.table_id if saved is not None else None
 
     def redraw_table(self) -> None:
         """Draw the table again: its prompt says where its tournament stands."""
@@ -376,6 +381,7 @@ class AtoutApp(Translated, App[None]):
                     self._created = False
                     self._autoplay_create()
                     self.daily.resume_failed()  # daily_screen.py
+                    self.tournaments.resume_failed()  # tournament_flow.py
                 self.show_error(text)
 
     def show_error(self, text: str) -> None:

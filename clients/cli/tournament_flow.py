@@ -61,7 +61,7 @@ class TournamentHost(Protocol):
     def link(self) -> Link | None: ...
     @property
     def seated_at(self) -> str | None:
-        """The table we sit at (or watch), if any."""
+        """The table we sit at (or watch, or are taking our seat back at), if any."""
 
     @property
     def link_status(self) -> LinkStatus: ...
@@ -103,6 +103,9 @@ class TournamentFlow:
         """Our team, for the join that follows a create."""
         self._moving: str | None = None
         """The finished table we leave for the next round's (its ``left`` is expected)."""
+        self._leave: Leave | None = None
+        self._then: str | None = None
+        """The table to join once the server says we left (``left``, or a refused leave)."""
         self._held: str | None = None
         """A join's refusal, said only if the view shows we are not in it."""
         self._followed: str | None = None
@@ -170,6 +173,11 @@ class TournamentFlow:
             case Tournament(view=view, rid=rid):
                 self._take(view, rid)
                 return True
+            case Error(rid=rid) if self._leave is not None and rid == self._leave.rid != 0:
+                # Not at that table after all (closed meanwhile): sit down all the same.
+                self._moving = None
+                self._left()
+                return True
             case Error(code=code, message=message, rid=rid) if self._answers(rid):
                 asked, self._asked = self._asked, None
                 if isinstance(asked, TournamentJoin) and code in JOINED_ALREADY:
@@ -178,6 +186,13 @@ class TournamentFlow:
                     self.host.send(TournamentGet(code=asked.code))
                     return True
         return False
+
+    def resume_failed(self) -> None:
+        """The saved seat is gone: go to our table of the round anew (the
+        view may have come while we counted on taking that seat back)."""
+        self._followed = None
+        if self.view is not None:
+            self._follow(self.view)
 
     def left_table(self, table_id: str, said: str) -> bool:
         """We left ``table_id``: a tournament's table leads to the tournament
@@ -188,6 +203,7 @@ class TournamentFlow:
         self.host.show_mode("tournament")
         if self._moving == table_id:
             self._moving = None
+            self._left()
         else:
             self.screen.say(said)
         return True
@@ -303,10 +319,20 @@ class TournamentFlow:
         return True
 
     def _join(self, view: TournamentView, table_id: str) -> None:
+        """Sit at ``table_id``; at a table, once the server has us leave it
+        (a join while still seated is refused: docs/PROTOCOL.md §12.2)."""
         here = self._here()
-        if here is not None:
-            self._moving = here
-            self.host.send(Leave())
-        self.host.send(JoinTable(table_id=table_id))
         number = next((t.number for t in view.tables if t.table_id == table_id), 0)
         self.screen.say(words.going_to(view.round, number))
+        if here is None:
+            self.host.send(JoinTable(table_id=table_id))
+            return
+        self._moving, self._then = here, table_id
+        self._leave = Leave()
+        self.host.send(self._leave)
+
+    def _left(self) -> None:
+        """Left (or never at) the table we were leaving: on to the next one."""
+        then, self._then, self._leave = self._then, None, None
+        if then is not None:
+            self.host.send(JoinTable(table_id=then))

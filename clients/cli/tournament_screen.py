@@ -132,7 +132,7 @@ class TournamentScreen(Translated, ButtonArrows, Screen[None]):
         self.now: Callable[[], float] = time.time
         """The clock ``finish_at`` is compared with (tests set it)."""
         self._ready = False
-        self._refresh_key: Any = None
+        self._said = ("", False)
 
     # -- layout ------------------------------------------------------------------------
 
@@ -166,10 +166,12 @@ class TournamentScreen(Translated, ButtonArrows, Screen[None]):
         self._ready = True
         self.query_one("#t-right").border_title = words.STANDINGS
         self.set_interval(1.0, self._tick)
+        text, error = self._said
+        self.say(text, error=error)
         self.update_link(self.host.link_status)
         fit_footer(self, self.FOOTER_OPTIONAL)
         # The standings' columns are sized for the laid-out width.
-        self.call_after_refresh(self.update_view, self.view)
+        self.call_after_refresh(self._redraw)
 
     def on_unmount(self) -> None:
         self._ready = False
@@ -177,7 +179,11 @@ class TournamentScreen(Translated, ButtonArrows, Screen[None]):
     def on_resize(self) -> None:
         fit_footer(self, self.FOOTER_OPTIONAL)
         if self._ready:
-            self.call_after_refresh(self.update_view, self.view)
+            self.call_after_refresh(self._redraw)
+
+    def _redraw(self) -> None:
+        # The view as it is when the layout is known, not as it was when asked.
+        self.update_view(self.view)
 
     def on_screen_resume(self) -> None:
         if self._ready:
@@ -217,6 +223,8 @@ class TournamentScreen(Translated, ButtonArrows, Screen[None]):
             self.say(status.text(), error=True)
 
     def say(self, text: str, *, error: bool = False) -> None:
+        """The message line; kept until the screen shows, if it is not shown yet."""
+        self._said = (text, error)
         if not self._ready:
             return
         message = self.query_one("#t-message", Static)
