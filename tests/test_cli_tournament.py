@@ -11,7 +11,10 @@ command line's checks.
 
 from __future__ import annotations
 
+import os
+import stat
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,6 +30,7 @@ from clients.cli.tournament_dialogs import (
     RemovePlayer,
     TournamentEntry,
 )
+from clients.cli.tournament_memory import FileTournaments
 from clients.cli.tournament_screen import TournamentScreen
 from protocol.messages import (
     Error,
@@ -342,6 +346,57 @@ async def test_errors_read_in_the_language_with_their_code() -> None:
             assert "[not_host]" in app.errors[-1] and "only the host" not in app.errors[-1]
     finally:
         i18n.use("en")
+
+
+# -- remembered for the next start --------------------------------------------------------
+
+
+async def test_the_tournament_one_plays_in_is_followed_again_at_the_next_start() -> None:
+    app = preview()
+    async with app.run_test(size=SIZE) as pilot:
+        flow = app.tournaments
+        await take(pilot, app, tournament_view())
+        assert flow.memory.get(flow.key) == CODE  # we play in it
+        # The next start (any command): the remembered one is asked for.
+        flow.code, flow.view = None, None
+        flow.online()
+        recall = app.sent[-1]
+        assert recall == TournamentGet(code=CODE)
+        recall.rid = 9
+        await take(pilot, app, tournament_view(), rid=9)
+        said = [n.message for n in app._notifications]
+        assert said == ["You are in the tournament Vendredi: t in the lobby shows it."]
+        assert app.current_mode == "lobby"  # nothing to sit at yet: no screen forced
+        # Over: forgotten.
+        await take(pilot, app, tournament_view("finished"))
+        assert flow.memory.get(flow.key) is None
+
+
+async def test_a_remembered_tournament_that_is_gone_is_forgotten_quietly() -> None:
+    app = preview()
+    async with app.run_test(size=SIZE) as pilot:
+        flow = app.tournaments
+        flow.memory.save(flow.key, CODE)
+        flow.online()
+        app.sent[-1].rid = 5
+        app.on_server(Error(code="no_such_tournament", message="no tournament", rid=5))
+        await settle(pilot)
+        assert app.errors == [] and flow.code is None
+        assert flow.memory.get(flow.key) is None
+
+
+def test_the_remembered_tournaments_are_a_private_file(tmp_path: Path) -> None:
+    memory = FileTournaments(tmp_path)
+    assert memory.get("ws://a:1 as alice") is None
+    memory.save("WS://A:1 as alice", CODE)
+    assert FileTournaments(tmp_path).get("ws://a:1 as alice") == CODE
+    assert stat.S_IMODE(os.stat(tmp_path / "tournaments.json").st_mode) == 0o600
+    memory.forget("ws://a:1 as alice")
+    assert memory.get("ws://a:1 as alice") is None
+    (tmp_path / "tournaments.json").write_text("{damaged")
+    assert memory.get("ws://a:1 as alice") is None  # nothing to follow, no crash
+    memory.save("ws://a:1 as alice", CODE)
+    assert memory.get("ws://a:1 as alice") == CODE
 
 
 # -- the lobby's way in ----------------------------------------------------------------------

@@ -3,8 +3,10 @@ Textual's Pilot: the host creates a tournament from the command line's
 entry (and so joins it), three scripted players join with the code it
 shows, the host starts from its screen, and the client sits at its table
 by itself; closed and run again as ``atout tournament join CODE`` it is
-led back to its seat; it plays both rounds, moves to the second round's
-table by itself, and ends on the final standings with its line lit.
+led back to its seat; it plays round 1 and moves to round 2's table by
+itself; closed and run again as a plain ``atout connect``, it is back at
+that seat following the tournament, plays it out, and ends on the final
+standings with its line lit.
 """
 
 from __future__ import annotations
@@ -131,7 +133,22 @@ async def test_the_host_creates_starts_and_the_client_follows_the_rounds(tmp_pat
                     timeout=120,
                     what="Alice at her round 2 table",
                 )
-                assert tview(app).your_table != first
+                second = tview(app).your_table
+                assert second != first
+            await app.aclose()
+
+            # Closed again, run as a plain `atout connect`: the seat is
+            # resumed, and the tournament it remembered is followed again.
+            app = AtoutApp(
+                url=url(srv),
+                name="Alice",
+                tokens=FileTokens(tmp_path),
+                keys=FileKeys(tmp_path),
+                base_delay=0.05,
+            )
+            async with app.run_test(size=SIZE) as pilot:
+                await until(pilot, lambda: at_our_table(app), what="Alice back, at round 2")
+                assert tview(app).your_table == second and app.errors == []
                 await play_table(pilot, app, rng)
                 await until(
                     pilot,

@@ -51,6 +51,7 @@ from clients.cli.table_screen import TableScreen
 from clients.cli.tokens import FileTokens, MemoryTokens, Tokens, seat_key
 from clients.cli.tournament_dialogs import TournamentEntry
 from clients.cli.tournament_flow import TournamentFlow
+from clients.cli.tournament_memory import memory_beside
 from protocol.messages import (
     CreateTable,
     Error,
@@ -153,7 +154,9 @@ class AtoutApp(Translated, App[None]):
         self.daily = DailyFlow(self, start=daily, history=history)
         # Tournaments (clients/cli/tournament_flow.py): ``atout tournament``'s
         # create or join, the tournament screen, and following the rounds.
-        self.tournaments = TournamentFlow(self, tournament)
+        self.tournaments = TournamentFlow(
+            self, tournament, memory=memory_beside(self.tokens), key=self.token_key
+        )
 
     # -- start and stop ------------------------------------------------------------
 

@@ -33,6 +33,7 @@ from clients.cli import tournament_words as words
 from clients.cli import wording
 from clients.cli.link import Link, LinkStatus
 from clients.cli.tournament_dialogs import TournamentEntry
+from clients.cli.tournament_memory import MemoryTournaments, TournamentMemory
 from clients.cli.tournament_screen import TournamentScreen
 from protocol.messages import (
     Error,
@@ -83,9 +84,22 @@ class TournamentHost(Protocol):
 class TournamentFlow:
     """The app's part for tournaments (one per app)."""
 
-    def __init__(self, host: TournamentHost, start: TournamentEntry | None = None) -> None:
+    def __init__(
+        self,
+        host: TournamentHost,
+        start: TournamentEntry | None = None,
+        *,
+        memory: TournamentMemory | None = None,
+        key: str = "",
+    ) -> None:
         self.host = host
         self.start = start
+        self.memory = memory or MemoryTournaments()
+        """The tournament we are in, kept for the next start (``tournament_memory.py``)."""
+        self.key = key
+        """Whose: this server and player (``tokens.seat_key``)."""
+        self._recalled: TournamentGet | None = None
+        """The ``tournament`` command asking for the remembered one (its refusal is quiet)."""
         self.view: TournamentView | None = None
         self.code: str | None = (start.code or None) if start is not None else None
         """The tournament we follow (its views are drawn; another's are not)."""
@@ -148,6 +162,7 @@ class TournamentFlow:
             self._join(view, view.your_table)
 
     def left_tournament(self) -> None:
+        self.memory.forget(self.key)
         self.view = self.code = None
         self._followed = None
         self.screen.wait_for("")
@@ -160,18 +175,31 @@ class TournamentFlow:
         on a reconnection, for the view again (the server sends its changes
         to the connection that asked)."""
         session = self.host.link.session if self.host.link else None
-        self.player_id = session.player_id if session is not None else None
+        if session is not None:
+            self.player_id = session.player_id
         if self.start is not None and not self._started:
             self._started = True
             self._ask(self.start)
         elif self.code is not None:
             self.host.send(TournamentGet(code=self.code))
+        elif (code := self.memory.get(self.key)) is not None:
+            # A tournament we were in when the client last ran: follow it
+            # again (to our seat, if a round is under way).
+            self.code = code
+            self._recalled = TournamentGet(code=code)
+            self.host.send(self._recalled)
 
     def on_server(self, msg: Any) -> bool:
         """Take the events this module owns; False for every other one."""
         match msg:
             case Tournament(view=view, rid=rid):
                 self._take(view, rid)
+                return True
+            case Error(rid=rid) if self._recalled is not None and rid == self._recalled.rid != 0:
+                # The remembered tournament is gone (or we are no longer let
+                # in): forget it, and say nothing of a tournament not asked for.
+                self._recalled, self.code = None, None
+                self.memory.forget(self.key)
                 return True
             case Error(rid=rid) if self._leave is not None and rid == self._leave.rid != 0:
                 # Not at that table after all (closed meanwhile): sit down all the same.
@@ -278,6 +306,9 @@ class TournamentFlow:
             self._followed = None
         self.view, self.code = view, view.code
         self.views.append(view)
+        recalled = self._recalled is not None and rid == self._recalled.rid
+        if recalled:
+            self._recalled = None
         if self._answers(rid):
             asked, self._asked = self._asked, None
             if isinstance(asked, TournamentCreate):
@@ -289,16 +320,26 @@ class TournamentFlow:
         held, self._held = self._held, None
         if held is not None and not self._in(view):
             self.host.show_error(held)
+        self._remember(view)
         self.screen.update_view(view)
         self.host.redraw_table()
         if self._follow(view):
             return
+        if recalled and self._in(view) and view.status == "gathering":
+            self.host.notify(words.recalled(view), timeout=8)
         just_finished = old is not None and old.status != "finished" and view.status == "finished"
         if self._show_next or just_finished:
             self._show_next = False
             at_our_table = view.your_table is not None and self._here() == view.your_table
             if just_finished or not at_our_table:
                 self.host.show_mode("tournament")
+
+    def _remember(self, view: TournamentView) -> None:
+        """Keep the tournament for the next start while we play in it."""
+        if self._in(view) and view.status != "finished":
+            self.memory.save(self.key, view.code)
+        elif self.memory.get(self.key) == view.code:
+            self.memory.forget(self.key)
 
     def _in(self, view: TournamentView) -> bool:
         me = self.player_id

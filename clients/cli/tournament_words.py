@@ -181,6 +181,11 @@ def share(code: str) -> str:
     return _("Friends join with: atout tournament join {code}").format(code=code)
 
 
+def recalled(view: TournamentView) -> str:
+    """A tournament we joined, found again at start: where to see it."""
+    return _("You are in the tournament {name}: t in the lobby shows it.").format(name=title(view))
+
+
 def joining(code: str) -> str:
     return _("Joining tournament {code}…").format(code=code)
 

@@ -395,12 +395,14 @@ def _preview_app() -> Any:
     # Imported late: the scripting above needs no Textual.
     from clients.cli.app import AtoutApp
     from clients.cli.link import LinkStatus
+    from clients.cli.tokens import MemoryTokens
 
     class PreviewApp(AtoutApp):
         """Draws one view, connects nowhere, records what it would send."""
 
         def __init__(self, view: TableView | None = None, lobby: LobbyView | None = None) -> None:
-            super().__init__(url="ws://preview.invalid:8765", name="Alice")
+            # Kept in memory: a preview never writes the user's config folder.
+            super().__init__(url="ws://preview.invalid:8765", name="Alice", tokens=MemoryTokens())
             self.preview_view = view
             self.preview_lobby = lobby
             self.sent: list[Any] = []
