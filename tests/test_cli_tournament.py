@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -111,7 +113,8 @@ async def test_a_gathering_tournament_as_host_shows_its_code_and_the_host_starts
         assert "Free · 3 rounds · 4 deals a round" in text
         assert "Gathering: 9 players so far; start when everyone is here." in text
         assert "Players (9)" in text and "Alice · host" in text
-        assert shown_buttons(screen) == ["start", "remove"]  # no finish before a round
+        # No finish before a round; the host, a player too, may still leave.
+        assert shown_buttons(screen) == ["start", "remove", "leave"]
         await pilot.press("f")  # not offered: nothing happens
         assert app.sent == []
         await pilot.press("s")
@@ -593,3 +596,18 @@ async def test_the_tournament_screens_and_dialogs_fit(
         await pilot.click("#create")
         await look("new tournament")
     assert found == [], "cut words:\n" + "\n".join(found)
+
+
+def test_a_usage_mistake_is_one_line_before_any_screen() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "clients.cli", "tournament", "create", "--deals", "25"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={**os.environ, "ATOUT_LOG": os.devnull},
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == (
+        "atout tournament: A round has 1 to 24 deals. (see atout tournament --help)\n"
+    )

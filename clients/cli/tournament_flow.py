@@ -2,12 +2,15 @@
 hooks in ``app.py``), and what follows a tournament round after round.
 
 ``TournamentFlow`` sends ``atout tournament``'s create or join once online
-(``online``), and a ``tournament`` command again on each reconnection so
-the server goes on sending the view. It takes every ``Tournament`` event
-(``on_server``) and draws it on its ``TournamentScreen``.
+(``online``); a create's answer is followed by the host's own join (the
+server counts as players those who join), with its team. On each
+reconnection it asks for the view again (``tournament``: the server sends
+its changes to the connections that asked). It takes every ``Tournament``
+event (``on_server``) and draws it on its ``TournamentScreen``.
 
 Following the rounds: when a view names a ``your_table`` other than the one
-followed so far, the client leaves the table it sits at (a finished one)
+followed so far, the client leaves the table it sits at (a finished one),
+waits for the server's ``left`` (a join while still seated is refused),
 and joins that one (``JoinTable``: the server keeps the seat for us,
 whatever our token); the table screen then opens as for any seat. A person
 who leaves their table by hand is not pulled back to it: the tournament
@@ -16,10 +19,13 @@ playing says so on its prompt line (``round_line``); ``o`` there opens the
 tournament screen, which shows the final standings once the last round
 ends (it opens by itself then).
 
-Joining again a tournament one is in (``atout tournament join CODE`` after
-a restart) is answered ``already_joined`` (or ``tournament_started``): the
-flow then asks for the view, whose ``your_table`` leads back to the seat,
-and only says the error when the view shows we are not a player of it.
+Coming back: joining again a tournament one is in (``atout tournament join
+CODE`` after a restart) is answered ``already_joined`` (or
+``tournament_started``): the flow then asks for the view, whose
+``your_table`` leads back to the seat, and only says the error when the view
+shows we are not a player of it. The tournament one plays in is also kept
+for the next start (``tournament_memory.py``), so ``atout connect`` follows
+it again too.
 """
 
 from __future__ import annotations

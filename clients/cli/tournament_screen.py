@@ -348,7 +348,7 @@ class TournamentScreen(Translated, ButtonArrows, Screen[None]):
             shown.add("remove")
         if view.you_host and view.status == "playing":
             shown.add("finish")
-        if not view.you_host and view.status == "gathering" and self._member(view):
+        if view.status == "gathering" and self._member(view):
             shown.add("leave")
         return shown
 
