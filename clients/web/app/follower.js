@@ -1,0 +1,98 @@
+// The tournament this page follows: its latest view, the answers to our
+// tournament commands, and the moves from table to table as the rounds go
+// (docs/PROTOCOL.md §12.2: leave the finished table, then join
+// `your_table`). The decisions are rounds.js's; this holds what they need.
+import { _ } from "./i18n.js";
+import { follow } from "./rounds.js";
+
+const KEPT_RIDS = 32;
+// A join refused with these is about a tournament we may be in already: show it.
+const SHOW_ANYWAY = new Set(["already_joined", "tournament_started", "tournament_finished"]);
+
+export class Follower {
+  /** `send(command)` -> rid or null; `at()` -> the table we sit at, or null. */
+  constructor({ send, at, store, notice }) {
+    this.send = send;
+    this.at = at;
+    this.store = store;
+    this.notice = notice;
+    this.view = null;
+    this.asked = new Map(); // rid -> {code, open, join: {team} | null}
+    this.followed = null; // the your_table we last moved to
+    this.pendingJoin = null; // a table to join once the one we are at is left
+    this.leaveRid = null;
+  }
+
+  /** Send a tournament command; `open`: show the tournament once answered;
+   * `join`: then join it (the host, right after creating). */
+  ask(command, { open = true, join = null } = {}) {
+    const rid = this.send(command);
+    if (rid === null) return null;
+    this.asked.set(rid, { code: command.code ?? null, open, join });
+    if (this.asked.size > KEPT_RIDS) this.asked.delete(this.asked.keys().next().value);
+    return rid;
+  }
+
+  /** After each welcome: follow the kept tournament again (the server follows per connection). */
+  welcome(code) {
+    const kept = code || this.store.tournament();
+    if (kept) this.ask({ t: "tournament", code: kept }, { open: !!code });
+  }
+
+  /** A `tournament` event; true when it answers a command that asked to show it. */
+  take(msg) {
+    const asked = msg.rid !== null ? this.asked.get(msg.rid) : undefined;
+    if (asked) this.asked.delete(msg.rid);
+    this.view = msg.view;
+    this.store.setTournament(msg.view.code);
+    if (asked?.join) this.ask({ t: "tournament_join", code: msg.view.code, team: asked.join.team });
+    const next = follow(msg.view, this.at(), this.followed);
+    this.followed = next.followed;
+    if (next.join) this.sit(next.join);
+    return !!asked?.open;
+  }
+
+  /** Sit at `table`: leave the one we are at first (answered by `left`). */
+  sit(table) {
+    this.followed = table;
+    if (this.at() !== null && this.at() !== table) {
+      this.pendingJoin = table;
+      this.leaveRid = this.send({ t: "leave" });
+    } else if (this.at() === null) this.send({ t: "join", table_id: table });
+  }
+
+  /** A `left`: true when it was our move to the next table (no need to say it). */
+  left() {
+    const table = this.pendingJoin;
+    if (table === null) return false;
+    this.pendingJoin = null;
+    this.leaveRid = null;
+    this.send({ t: "join", table_id: table });
+    return true;
+  }
+
+  /** An `error`: the words to show instead of the usual ones, "" for none, null for the usual. */
+  refused(msg) {
+    if (msg.rid !== null && msg.rid === this.leaveRid && this.pendingJoin !== null) {
+      this.left(); // not at that table any more: sit at the next one all the same
+      return null;
+    }
+    const asked = msg.rid !== null ? this.asked.get(msg.rid) : undefined;
+    if (!asked) return null;
+    this.asked.delete(msg.rid);
+    if (msg.code === "guest") return `${_("Guests cannot enter a tournament: it is for players with a player key.")} [guest]`;
+    if (msg.code === "no_such_tournament" && !asked.open) {
+      this.store.setTournament(null); // the kept one is gone: nothing to say
+      return "";
+    }
+    if (SHOW_ANYWAY.has(msg.code) && asked.code) this.ask({ t: "tournament", code: asked.code });
+    return null;
+  }
+
+  /** Stop showing a tournament (a finished one, from the lobby's bar). */
+  forget() {
+    this.view = null;
+    this.followed = null;
+    this.store.setTournament(null);
+  }
+}
