@@ -16,6 +16,7 @@ import random
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +25,7 @@ import pytest
 from protocol.messages import Tournament, TournamentJoin
 from protocol.tournaments import TournamentView
 from tests.browser import ServerThread, axe_violations, describe
+from tests.support.clock import ManualClock
 from tests.support.tournaments import Entrant, fetch
 from tests.web_helpers import LAPTOP, PHONE, enter, in_background, play_to_the_end
 
@@ -38,13 +40,16 @@ def serious(page: Page) -> list[dict[str, Any]]:
     return [v for v in axe_violations(page) if v.get("impact") in ("serious", "critical")]
 
 
-def create(page: Page, name: str, rounds: int, deals: int, team: str = "") -> str:
+def create(
+    page: Page, name: str, rounds: int, deals: int, team: str = "", minutes: int = 30
+) -> str:
     """From the lobby, the host creates a tournament (and joins it); its code."""
     page.get_by_role("button", name="Tournament", exact=True).click()
     page.get_by_role("button", name="New tournament").click()
     page.fill("input[name=tname]", name)
     page.fill("input[name=rounds]", str(rounds))
     page.fill("input[name=tdeals]", str(deals))
+    page.fill("input[name=minutes]", str(minutes))
     if team:
         page.get_by_label("Teams").select_option("2")
         page.get_by_label("Your team").first.fill(team)
@@ -103,15 +108,21 @@ def test_a_host_in_the_browser_plays_a_tournament_to_its_final_standings(
     page.get_by_role("heading", name=re.compile(r"^Friday · 1\.[12]$")).wait_for()
     page.locator(".tournament-bar", has_text="Round 1 of 2").wait_for()
     play_to_the_end([page], bids=("prise",), timeout=120)
-    # The other table has not played: the page waits for it, standings at hand.
+    # The other table has not played: the page waits for it, and shows the
+    # standings so far by itself, its own line marked.
     bar = page.locator(".tournament-bar")
     bar.get_by_text("Round 1 of 2: waiting for 1 table").wait_for()
     assert page.get_by_role("button", name="Play again").count() == 0
-    bar.get_by_role("button", name="Standings").click()
     mine = page.locator("table.standings tr.you")
     mine.wait_for()
     assert mine.count() == 1 and "Hana (you)" in mine.inner_text()
     assert not serious(page), "the standings at a finished table:\n" + describe(serious(page))
+    shown = bar.get_by_role("button", name="Standings")
+    assert shown.get_attribute("aria-expanded") == "true"
+    shown.click()  # closed, and opened again
+    mine.wait_for(state="detached")
+    shown.click()
+    mine.wait_for()
 
     async def open_gate() -> None:
         gate.set()
@@ -123,8 +134,6 @@ def test_a_host_in_the_browser_plays_a_tournament_to_its_final_standings(
     finals = played()
     assert all(v.status == "finished" for v in finals)
     bar.get_by_text("Over after 2 rounds: the standings are final.").wait_for(timeout=60_000)
-    if not page.locator("table.standings").count():
-        bar.get_by_role("button", name="Standings").click()
     # The page's standings are the server's, in its order, its own line marked.
     status, _, body = fetch(server.port, f"/tournaments/{code}")
     assert status == 200
@@ -171,6 +180,47 @@ def test_the_host_gathers_teams_and_removes_a_player(page: Page, web_server: Ser
     page.get_by_text("Gathering players: 0 joined so far").wait_for()
     assert page.get_by_role("button", name="Start the tournament").count() == 1
     web_server.call(bob.close())
+
+
+def test_the_host_has_bots_finish_the_round_once_its_time_is_up(
+    page: Page, start_web_server: Any
+) -> None:
+    """The server's clock is moved by hand, the page's with it (Playwright's
+    clock): nobody waits a real minute."""
+    clock = ManualClock(start=time.time())
+    server = start_web_server(clock=clock)
+    page.clock.install()
+    enter(page, server.url, "Hana")
+    code = create(page, "Late", rounds=1, deals=2, minutes=1)
+    entrants = join_all(server, code, ["Ann", "Bob"])  # who never sit down
+    page.get_by_text("Gathering players: 3 joined so far").wait_for()
+    page.get_by_role("button", name="Start the tournament").click()
+    page.get_by_role("heading", name="Late · 1.1").wait_for()
+    page.locator(".tournament-bar").get_by_role("button", name="Standings").click()
+    finish = page.get_by_role("button", name="Finish the round with bots")
+    assert finish.is_disabled()
+    assert page.get_by_text(re.compile(r"Bots may finish the round from .+ \(in \d+ seconds\)\.")).count()
+
+    async def a_minute_later() -> None:
+        clock.advance(61)
+
+    server.call(a_minute_later())
+    page.clock.fast_forward(61_000)
+    page.get_by_text("The round's time is up: bots may finish the deals still unplayed.").wait_for()
+    finish.click()
+    page.get_by_role("button", name="Yes", exact=True).click()
+    # Bots take every seat still playing, the page's too: back in the lobby,
+    # told why; the bots play the round out, and the final standings show.
+    page.get_by_text("The host had bots finish the round.").wait_for()
+    page.get_by_text("Over after 1 round: the standings are final.").first.wait_for()
+    page.locator("table.standings tr.you", has_text="Hana (you)").wait_for()
+    status, _, body = fetch(server.port, f"/tournaments/{code}")
+    assert status == 200 and all(line["deals"] == 2 for line in json.loads(body)["standings"])
+
+    async def close_all() -> None:
+        await asyncio.gather(*(e.close() for e in entrants))
+
+    server.call(close_all())
 
 
 def test_a_guest_is_told_why_not_and_may_take_a_player_key(

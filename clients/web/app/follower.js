@@ -3,7 +3,7 @@
 // (docs/PROTOCOL.md §12.2: leave the finished table, then join
 // `your_table`). The decisions are rounds.js's; this holds what they need.
 import { _ } from "./i18n.js";
-import { follow } from "./rounds.js";
+import { follow, waitingAt } from "./rounds.js";
 
 const KEPT_RIDS = 32;
 // A join refused with these is about a tournament we may be in already: show it.
@@ -39,17 +39,23 @@ export class Follower {
     if (kept) this.ask({ t: "tournament", code: kept }, { open: !!code });
   }
 
-  /** A `tournament` event; true when it answers a command that asked to show it. */
+  /** A `tournament` event. `open`: it answers a command that asked to show
+   * it; `standings`: now is the time to show them (our table has just
+   * finished its round, or the tournament has just finished). */
   take(msg) {
     const asked = msg.rid !== null ? this.asked.get(msg.rid) : undefined;
     if (asked) this.asked.delete(msg.rid);
+    const before = this.view?.code === msg.view.code ? this.view : null;
+    const at = this.at();
+    const standings = (!waitingAt(before, at) && waitingAt(msg.view, at))
+      || (before !== null && before.status !== "finished" && msg.view.status === "finished");
     this.view = msg.view;
     this.store.setTournament(msg.view.code);
     if (asked?.join) this.ask({ t: "tournament_join", code: msg.view.code, team: asked.join.team });
-    const next = follow(msg.view, this.at(), this.followed);
+    const next = follow(msg.view, at, this.followed);
     this.followed = next.followed;
     if (next.join) this.sit(next.join);
-    return !!asked?.open;
+    return { open: !!asked?.open, standings };
   }
 
   /** Sit at `table`: leave the one we are at first (answered by `left`). */

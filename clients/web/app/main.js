@@ -74,13 +74,15 @@ function onMessage(msg, sync) {
         invite = null;
       }
       break;
-    case "tournament":
-      if (follower.take(msg)) {
-        state.otherTournament = false;
-        if (conn.sync.tableId === null) state.screen = "tournament";
-        else state.standings = true;
+    case "tournament": {
+      const show = follower.take(msg);
+      if (show.open) state.otherTournament = false;
+      if (show.open || show.standings) {
+        if (conn.sync.tableId !== null) state.standings = true;
+        else if (show.open || state.screen === "lobby") state.screen = "tournament";
       }
       break;
+    }
     case "table":
     case "tpatch":
       if (sync.table.view) {
@@ -278,7 +280,8 @@ function tournamentParts(at) {
   const ask = (command) => follower.ask(command, { open: false });
   return {
     tv,
-    bar: html`<${TournamentBar} view=${tv} at=${at} onOpen=${open} onSit=${sit} onForget=${seated ? null : forget} />`,
+    bar: html`<${TournamentBar} view=${tv} at=${at} onOpen=${open} onSit=${sit} onForget=${seated ? null : forget}
+      shown=${seated ? state.standings : null} />`,
     panel: (onClose, onOther = null) => html`<${TournamentPanel} view=${tv} me=${conn.welcome?.player_id ?? null} act=${ask}
       at=${at} onSit=${sit} onClose=${onClose} onOther=${onOther} />`,
   };

@@ -5,6 +5,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { _, lang, ngettext } from "./i18n.js";
 import { Panel, html } from "./ui.js";
+import { signed } from "./words.js";
 import { inIt, score, settingsLine, stage, untilFinish, wait, waitLine, waitingAt } from "./rounds.js";
 
 function useNow(active) {
@@ -121,7 +122,7 @@ function Standings({ lines, format, title, id }) {
     <tbody>${lines.map((l) => html`<tr key=${`${l.player_id}:${l.name}`} class=${l.you ? "you" : ""} aria-current=${l.you ? "true" : undefined}>
       <td class="num">${l.position}</td><td>${l.name}${l.you ? ` (${_("you")})` : ""}</td>
       ${teamCol && html`<td>${l.team}</td>`}
-      <td class="num">${score(l.score, format)}</td><td class="num">${l.points}</td><td class="num">${l.deals}</td></tr>`)}</tbody>
+      <td class="num">${score(l.score, format)}</td><td class="num">${signed(l.points)}</td><td class="num">${l.deals}</td></tr>`)}</tbody>
   </table></div>`;
 }
 
@@ -145,7 +146,7 @@ export function TournamentPanel({ view, me, act, at, onSit, onClose, onOther }) 
     ${view.tables.length > 0 && html`<section aria-labelledby="t-tables">
       <h3 id="t-tables">${_("Round {round}: the tables", { round: view.round })}</h3>
       <${Tables} view=${view} me=${me} /></section>`}
-    ${view.standings.length > 0 && html`<section aria-label=${_("Standings")}>
+    ${view.status !== "gathering" && view.standings.length > 0 && html`<section aria-label=${_("Standings")}>
       <${Standings} lines=${view.standings} format=${s.format} title=${_("Standings")} id="t-standings" />
       ${view.teams.length > 0 && html`<${Standings} lines=${view.teams} format=${s.format} title=${_("Teams")} id="t-teams" />`}
     </section>`}
@@ -157,7 +158,7 @@ export function TournamentPanel({ view, me, act, at, onSit, onClose, onOther }) 
 }
 
 /** One line over the lobby or the table: where the tournament stands, and the way to its page. */
-export function TournamentBar({ view, at, onOpen, onSit, onForget }) {
+export function TournamentBar({ view, at, onOpen, onSit, onForget, shown }) {
   const waiting = waitingAt(view, at);
   const sit = view.your_table && view.your_table !== at;
   const name = view.settings.name || view.code;
@@ -165,7 +166,8 @@ export function TournamentBar({ view, at, onOpen, onSit, onForget }) {
     <p role="status"><strong>${name}</strong> · ${waiting ? waitLine(view) : stage(view)}</p>
     <span class="row-actions">
       ${sit && html`<button class="primary" onClick=${onSit}>${_("Sit at your table")}</button>`}
-      <button class="secondary" onClick=${onOpen}>${view.status === "gathering" ? _("Open") : _("Standings")}</button>
+      <button class="secondary" onClick=${onOpen} aria-expanded=${shown === null ? undefined : String(shown)}>
+        ${view.status === "gathering" ? _("Open") : _("Standings")}</button>
       ${view.status === "finished" && onForget && html`<button class="secondary" onClick=${onForget}>${_("Close")}</button>`}
     </span>
   </section>`;

@@ -50,21 +50,22 @@ function CreateForm({ ask, onDone }) {
     <label>${_("Rounds")} <input name="rounds" type="number" min="1" max=${ROUNDS_MAX} defaultValue="3" inputmode="numeric" /></label>
     <label>${_("Deals a round")} <input name="tdeals" type="number" min="1" max=${DEALS_MAX} defaultValue="4" inputmode="numeric" /></label>
     <fieldset><legend>${_("Format")}</legend>
-      ${Object.keys(FORMATS).map((fmt) => html`<label class="choice" key=${fmt}>
+      ${Object.keys(FORMATS).map((fmt) => html`<div key=${fmt}><label class="choice">
         <input type="radio" name="format" value=${fmt} defaultChecked=${fmt === "free"} aria-describedby=${`help-${fmt}`} />
-        ${_(FORMATS[fmt])} <small id=${`help-${fmt}`}>(${_(FORMAT_HELP[fmt])})</small></label>`)}
+        ${_(FORMATS[fmt])}</label>
+        <p class="hint" id=${`help-${fmt}`}>${_(FORMAT_HELP[fmt])}</p></div>`)}
     </fieldset>
     <label>${_("Teams")} <select name="teams" onChange=${(e) => setTeams(Number(e.currentTarget.value))}>
       ${[0, 2, 4].map((n) => html`<option key=${n} value=${n} selected=${n === teams}>${n ? _("teams of {n}", { n }) : _("no teams")}</option>`)}
     </select></label>
-    <label class="choice"><input type="checkbox" name="fill" />
-      ${_("Bots fill the tables")} <small>(${_("every table seats four; otherwise tables of 3 or 5 take the players left over")})</small></label>
+    <label class="choice"><input type="checkbox" name="fill" aria-describedby="fill-help" />${_("Bots fill the tables")}</label>
+    <p class="hint" id="fill-help">${_("every table seats four; otherwise tables of 3 or 5 take the players left over")}</p>
     <label>${_("Bots")} <select name="tbots">
       ${Object.keys(BOT_LEVELS).map((l) => html`<option key=${l} value=${l} selected=${l === "normal"}>${botLevel(l)}</option>`)}
     </select></label>
-    <label>${_("Round time limit")} <input name="minutes" type="number" min=${MINUTES[0]} max=${MINUTES[1]} defaultValue="30"
+    <label>${_("Round time (minutes)")} <input name="minutes" type="number" min=${MINUTES[0]} max=${MINUTES[1]} defaultValue="30"
       inputmode="numeric" aria-describedby="minutes-help" /></label>
-    <p id="minutes-help" class="hint">${_("minutes after which you may have bots finish a round")}</p>
+    <p id="minutes-help" class="hint">${_("after it, you may have bots finish the deals still unplayed")}</p>
     <label class="choice"><input type="checkbox" name="play" checked=${play} onChange=${(e) => setPlay(e.currentTarget.checked)} />
       ${_("I play in it too")}</label>
     ${play && teams > 0 && html`<label>${_("Your team")} <input name="hteam" maxlength=${TEAM_NAME_MAX} autocomplete="off" required /></label>`}
@@ -81,10 +82,8 @@ export function TournamentEntry({ ask, guest, onBecomePlayer, onClose }) {
       <p>${_("You play as a guest: a tournament ranks its players, so it is for players with a player key.")}</p>
       <button class="secondary" onClick=${onBecomePlayer}>${_("Play with a player key")}</button>
     </div>`}
-    <div class="row-actions">
-      <button onClick=${() => setCreating(true)} aria-expanded=${String(creating)}>${_("New tournament")}</button>
-    </div>
-    ${creating && html`<${CreateForm} ask=${ask} onDone=${() => setCreating(false)} />`}
+    ${creating ? html`<${CreateForm} ask=${ask} onDone=${() => setCreating(false)} />`
+      : html`<div class="row-actions"><button onClick=${() => setCreating(true)}>${_("New tournament")}</button></div>`}
     <${JoinByCode} ask=${ask} />
   </${Panel}>`;
 }
