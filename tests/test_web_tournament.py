@@ -54,8 +54,14 @@ def create(
         page.get_by_label("Teams").select_option("2")
         page.get_by_label("Your team").first.fill(team)
     page.get_by_role("button", name="Create").click()
-    page.get_by_text("Gathering players: 1 joined so far").wait_for()
+    page.get_by_text("Gathering: 1 player so far").wait_for()
     return page.locator("[data-code]").inner_text()
+
+
+def start(page: Page) -> None:
+    """The host starts the tournament (it asks once more)."""
+    page.get_by_role("button", name="Start the tournament").click()
+    page.get_by_role("button", name="Yes", exact=True).click()
 
 
 def join_all(server: ServerThread, code: str, names: list[str], team: str = "") -> list[Entrant]:
@@ -87,7 +93,7 @@ def test_a_host_in_the_browser_plays_a_tournament_to_its_final_standings(
     code = create(page, "Friday", rounds=2, deals=1)
     assert re.fullmatch(r"[A-Z0-9]{6}", code), code
     entrants = join_all(server, code, FRIENDS)
-    page.get_by_text("Gathering players: 6 joined so far").wait_for()
+    page.get_by_text("Gathering: 6 players so far").wait_for()
     assert not serious(page), "a gathering tournament:\n" + describe(serious(page))
 
     gate = asyncio.Event()
@@ -102,7 +108,7 @@ def test_a_host_in_the_browser_plays_a_tournament_to_its_final_standings(
     async def everyone() -> list[TournamentView]:
         return list(await asyncio.gather(*(plays(e, k) for k, e in enumerate(entrants))))
 
-    page.get_by_role("button", name="Start the tournament").click()
+    start(page)
     played = in_background(server, everyone())
     # Six players: two tables of three. The page sits at its own by itself.
     page.get_by_role("heading", name=re.compile(r"^Friday · 1\.[12]$")).wait_for()
@@ -133,7 +139,7 @@ def test_a_host_in_the_browser_plays_a_tournament_to_its_final_standings(
     play_to_the_end([page], bids=("prise",), timeout=120)
     finals = played()
     assert all(v.status == "finished" for v in finals)
-    bar.get_by_text("Over after 2 rounds: the standings are final.").wait_for(timeout=60_000)
+    bar.get_by_text("Finished after 2 rounds: the final standings.").wait_for(timeout=60_000)
     # The page's standings are the server's, in its order, its own line marked.
     status, _, body = fetch(server.port, f"/tournaments/{code}")
     assert status == 200
@@ -162,22 +168,22 @@ def test_the_host_gathers_teams_and_removes_a_player(page: Page, web_server: Ser
     page.locator(".players", has_text="Bob (Blues)").wait_for()
     assert not serious(page), "a team tournament:\n" + describe(serious(page))
     # Two players cannot be seated: the refusal in words, with its code.
-    page.get_by_role("button", name="Start the tournament").click()
+    start(page)
     page.get_by_text("Not enough players to seat [too_few_players]").wait_for()
     # Removing asks once more, then Bob is gone, for him too.
     page.locator(".players li", has_text="Bob").get_by_role("button", name="Remove").click()
     page.get_by_role("button", name="No", exact=True).click()
     page.locator(".players li", has_text="Bob").get_by_role("button", name="Remove").click()
     page.get_by_role("button", name="Yes", exact=True).click()
-    page.get_by_text("Gathering players: 1 joined so far").wait_for()
+    page.get_by_text("Gathering: 1 player so far").wait_for()
 
     async def bob_sees() -> TournamentView:
         return await bob.until(lambda v: [p.name for p in v.players] == ["Hana"])
 
     assert web_server.call(bob_sees()).code == code
     # The host may leave the players and stays the host.
-    page.get_by_role("button", name="Leave the tournament").click()
-    page.get_by_text("Gathering players: 0 joined so far").wait_for()
+    page.get_by_role("button", name="Leave tournament").click()
+    page.get_by_text("Gathering: 0 players so far").wait_for()
     assert page.get_by_role("button", name="Start the tournament").count() == 1
     web_server.call(bob.close())
 
@@ -193,26 +199,26 @@ def test_the_host_has_bots_finish_the_round_once_its_time_is_up(
     enter(page, server.url, "Hana")
     code = create(page, "Late", rounds=1, deals=2, minutes=1)
     entrants = join_all(server, code, ["Ann", "Bob"])  # who never sit down
-    page.get_by_text("Gathering players: 3 joined so far").wait_for()
-    page.get_by_role("button", name="Start the tournament").click()
+    page.get_by_text("Gathering: 3 players so far").wait_for()
+    start(page)
     page.get_by_role("heading", name="Late · 1.1").wait_for()
     page.locator(".tournament-bar").get_by_role("button", name="Standings").click()
-    finish = page.get_by_role("button", name="Finish the round with bots")
+    finish = page.get_by_role("button", name="Finish with bots")
     assert finish.is_disabled()
-    assert page.get_by_text(re.compile(r"Bots may finish the round from .+ \(in \d+ seconds\)\.")).count()
+    assert page.get_by_text(re.compile(r"Finish with bots from .+ \(in 1 minute\)\.")).count()
 
     async def a_minute_later() -> None:
         clock.advance(61)
 
     server.call(a_minute_later())
     page.clock.fast_forward(61_000)
-    page.get_by_text("The round's time is up: bots may finish the deals still unplayed.").wait_for()
+    page.get_by_text("Bots may finish this round's unplayed deals now.").wait_for()
     finish.click()
     page.get_by_role("button", name="Yes", exact=True).click()
     # Bots take every seat still playing, the page's too: back in the lobby,
     # told why; the bots play the round out, and the final standings show.
     page.get_by_text("The host had bots finish the round.").wait_for()
-    page.get_by_text("Over after 1 round: the standings are final.").first.wait_for()
+    page.get_by_text("Finished after 1 round: the final standings.").first.wait_for()
     page.locator("table.standings tr.you", has_text="Hana (you)").wait_for()
     status, _, body = fetch(server.port, f"/tournaments/{code}")
     assert status == 200 and all(line["deals"] == 2 for line in json.loads(body)["standings"])
@@ -258,4 +264,4 @@ def test_the_pages_tournament_rules_pass_their_node_tests() -> None:
         timeout=120,
     )
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
-    assert "# fail 0" in run.stdout and "# pass 8" in run.stdout, run.stdout[-2000:]
+    assert "# fail 0" in run.stdout and "# pass 9" in run.stdout, run.stdout[-2000:]

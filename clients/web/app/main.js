@@ -329,7 +329,7 @@ function App() {
   } else if (state.screen === "tournament") {
     main = t.tv && !state.otherTournament
       ? t.panel(() => go("lobby"), () => { state.otherTournament = true; draw(); })
-      : html`<${TournamentEntry} ask=${(command, join) => follower.ask(command, { join })} guest=${store.guest()}
+      : html`<${TournamentEntry} ask=${(command, join) => follower.ask(command, { join })} guest=${store.guest()} host=${state.name}
         onBecomePlayer=${becomePlayer} onClose=${() => go("lobby")} />`;
   } else if (!sync.lobby.view) main = html`<p class="boot">${_("connecting…")}</p>`;
   else {

@@ -4,15 +4,15 @@
 import { _, N_, ngettext, pgettext } from "./i18n.js";
 import { BOT_LEVELS } from "./words.js";
 
-export const FORMATS = { free: N_("free"), duplicate: N_("duplicate") };
-export const FORMAT_HELP = {
-  free: N_("each table plays its own deals; points count"),
-  duplicate: N_("every table plays the same cards; each result is compared with the others on them"),
-};
+// The terminal client's words where they say the same (one translation each).
+export const FORMATS = { free: N_("Free"), duplicate: N_("Duplicate") };
+export const FORMAT_HELP = { free: N_("free: points, each table its own deals"), duplicate: N_("duplicate: the same deals at every table") };
+export const SEATING = { false: N_("tables of 3, 4 or 5"), true: N_("tables of 4, bots filling") };
 export const ROUNDS_MAX = 12;
 export const DEALS_MAX = 24;
 export const TEAM_NAME_MAX = 24;
 export const MINUTES = [1, 1440]; // round_timeout: 60 s to a day
+export const NAME_MAX = 40;
 
 /**
  * What to do on a tournament view, sitting at table `at` (null: at none),
@@ -48,21 +48,26 @@ export function score(value, format) {
   return (value > 0 ? "+" : value < 0 ? "−" : "") + decimals(Math.abs(value), whole ? 0 : 2);
 }
 
+const seating = (view) => _("Round {round} of {rounds} is over: the next round is being seated…", { round: view.round, rounds: view.settings.rounds });
+
 /** Where the tournament stands, in one line. */
 export function stage(view) {
-  const rounds = view.settings.rounds;
+  const n = view.players.length;
   if (view.status === "gathering") {
-    return ngettext("Gathering players: {n} joined so far", "Gathering players: {n} joined so far", view.players.length);
+    return view.you_host
+      ? ngettext("Gathering: {n} player so far; start when everyone is here.", "Gathering: {n} players so far; start when everyone is here.", n)
+      : ngettext("Gathering: {n} player so far; {host} starts the tournament.", "Gathering: {n} players so far; {host} starts the tournament.", n,
+        { host: view.host_name || _("the host") });
   }
-  if (view.status === "finished") return ngettext("Over after {n} round: the standings are final.", "Over after {n} rounds: the standings are final.", view.round);
-  if (!view.waiting_for) return _("Round {round} of {rounds}: seating the next round…", { round: view.round, rounds });
-  return ngettext("Round {round} of {rounds}: {n} table still playing", "Round {round} of {rounds}: {n} tables still playing",
-    view.waiting_for, { round: view.round, rounds });
+  if (view.status === "finished") return ngettext("Finished after {n} round: the final standings.", "Finished after {n} rounds: the final standings.", view.round);
+  if (!view.waiting_for) return seating(view);
+  return ngettext("Round {round} of {rounds}: {n} table still playing.", "Round {round} of {rounds}: {n} tables still playing.",
+    view.waiting_for, { round: view.round, rounds: view.settings.rounds });
 }
 
 /** At our finished table, while the round goes on. */
 export function waitLine(view) {
-  if (!view.waiting_for) return _("Round {round} of {rounds}: seating the next round…", { round: view.round, rounds: view.settings.rounds });
+  if (!view.waiting_for) return seating(view);
   return ngettext("Round {round} of {rounds}: waiting for {n} table", "Round {round} of {rounds}: waiting for {n} tables",
     view.waiting_for, { round: view.round, rounds: view.settings.rounds });
 }
@@ -75,7 +80,7 @@ export function settingsLine(s) {
     ngettext("{n} deal a round", "{n} deals a round", s.deals),
     _(FORMATS[s.format] || s.format),
     s.team_size ? _("teams of {n}", { n: s.team_size }) : _("no teams"),
-    s.bots_fill ? _("bots fill the tables") : _("tables of 3 to 5"),
+    _(SEATING[!!s.bots_fill]),
     _("bots {level}", { level: _(BOT_LEVELS[s.bot_level] || s.bot_level) }),
     ngettext("bots may finish a round after {n} minute", "bots may finish a round after {n} minutes", minutes),
   ].join(" · ");
@@ -92,12 +97,11 @@ export function readSettings(f) {
   if (rounds < 1 || rounds > ROUNDS_MAX) return { problem: _("A tournament has 1 to {n} rounds.", { n: ROUNDS_MAX }) };
   if (deals < 1 || deals > DEALS_MAX) return { problem: _("A round has 1 to {n} deals.", { n: DEALS_MAX }) };
   if (minutes < MINUTES[0] || minutes > MINUTES[1]) {
-    return { problem: _("Bots may finish a round after {min} to {max} minutes.", { min: MINUTES[0], max: MINUTES[1] }) };
+    return { problem: _("The time limit is {min} to {max} minutes.", { min: MINUTES[0], max: MINUTES[1] }) };
   }
   const team = String(f.team || "").trim();
-  if (teamSize && f.play && (!team || team.length > TEAM_NAME_MAX)) {
-    return { problem: _("Name your team: 1 to {n} characters.", { n: TEAM_NAME_MAX }) };
-  }
+  if (teamSize && f.play && !team) return { problem: _("A tournament of teams: name yours.") };
+  if (teamSize && f.play && team.length > TEAM_NAME_MAX) return { problem: _("A team's name is at most {n} characters.", { n: TEAM_NAME_MAX }) };
   return {
     settings: {
       name: String(f.name || "").trim(),
@@ -106,7 +110,7 @@ export function readSettings(f) {
       format: f.format === "duplicate" ? "duplicate" : "free",
       team_size: teamSize,
       bot_level: BOT_LEVELS[f.bot_level] ? f.bot_level : "normal",
-      bots_fill: !!f.bots_fill,
+      bots_fill: f.bots_fill === true || f.bots_fill === "true",
       round_timeout: minutes * 60,
     },
     team: teamSize ? team : "",
@@ -116,8 +120,14 @@ export function readSettings(f) {
 /** Seconds until the host may have bots finish the round (0: now), or null when no round is under way. */
 export const untilFinish = (view, nowMs) => (view.finish_at == null ? null : Math.max(0, Math.ceil(view.finish_at - nowMs / 1000)));
 
-/** "12 min", "45 s": how long to wait, roughly. */
-export function wait(seconds) {
-  if (seconds >= 120) return ngettext("{n} minute", "{n} minutes", Math.ceil(seconds / 60));
-  return ngettext("{n} second", "{n} seconds", seconds);
+/** Whether the host may have bots finish the round now, else when (in the page's time) and in how many minutes. */
+export function finishLine(view, nowMs, timeText) {
+  const left = untilFinish(view, nowMs);
+  if (left === null) return null;
+  if (left === 0) return { allowed: true, text: _("Bots may finish this round's unplayed deals now.") };
+  const n = Math.ceil(left / 60);
+  return { allowed: false, text: ngettext("Finish with bots from {time} (in {n} minute).", "Finish with bots from {time} (in {n} minutes).", n, { time: timeText }) };
 }
+
+/** The name the create form offers: the terminal client's default. */
+export const defaultName = (host) => _("{name}'s tournament", { name: host }).slice(0, NAME_MAX);

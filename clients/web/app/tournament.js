@@ -6,7 +6,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { _, lang, ngettext } from "./i18n.js";
 import { Panel, html } from "./ui.js";
 import { signed } from "./words.js";
-import { inIt, score, settingsLine, stage, untilFinish, wait, waitLine, waitingAt } from "./rounds.js";
+import { finishLine, inIt, score, settingsLine, stage, waitLine, waitingAt } from "./rounds.js";
 
 function useNow(active) {
   const [now, setNow] = useState(Date.now());
@@ -19,14 +19,14 @@ function useNow(active) {
 }
 
 /** A button that asks once more before it acts (removing a player, bots finishing a round). */
-function Sure({ label, question, onYes, disabled, describedBy }) {
+function Sure({ label, question, onYes, disabled, describedBy, primary = false }) {
   const [asking, setAsking] = useState(false);
   const no = useRef(null);
   useEffect(() => {
     if (asking && no.current) no.current.focus();
   }, [asking]);
   if (!asking) {
-    return html`<button class="secondary" disabled=${disabled} aria-describedby=${describedBy}
+    return html`<button class=${primary ? "primary" : "secondary"} disabled=${disabled} aria-describedby=${describedBy}
       onClick=${() => setAsking(true)}>${label}</button>`;
   }
   return html`<span class="sure" role="group" aria-label=${question}>
@@ -69,22 +69,26 @@ function JoinHere({ view, act }) {
 }
 
 function HostControls({ view, act }) {
-  const left = untilFinish(view, useNow(view.status === "playing"));
+  const now = useNow(view.status === "playing");
   if (view.status === "gathering") {
+    const n = view.players.filter((p) => !p.removed).length;
     return html`<div class="row-actions">
-      <button class="primary" onClick=${() => act({ t: "tournament_start", code: view.code })}>${_("Start the tournament")}</button>
-      <p class="hint">${_("Start when everyone has joined: at least 3 players (2 when bots fill the tables).")}</p>
+      <${Sure} primary label=${_("Start the tournament")} describedBy="start-help"
+        question=${ngettext("Start the tournament with {n} player? Nobody can join once it has started.",
+          "Start the tournament with {n} players? Nobody can join once it has started.", n)}
+        onYes=${() => act({ t: "tournament_start", code: view.code })} />
+      <p id="start-help" class="hint">${_("Start when everyone has joined: at least 3 players (2 when bots fill the tables).")}</p>
     </div>`;
   }
-  if (view.status !== "playing" || left === null) return null;
+  if (view.status !== "playing" || view.finish_at == null) return null;
+  // The page's clock against the server's time: a clock that is off only moves when the button wakes.
   const at = new Date(view.finish_at * 1000).toLocaleTimeString(lang(), { hour: "2-digit", minute: "2-digit" });
+  const finish = finishLine(view, now, at);
   return html`<div class="row-actions">
-    <${Sure} label=${_("Finish the round with bots")} disabled=${left > 0} describedBy="finish-when"
-      question=${_("Bots take every seat still playing this round. Sure?")}
+    <${Sure} label=${_("Finish with bots")} disabled=${!finish.allowed} describedBy="finish-when"
+      question=${_("Have bots play the deals still unplayed at every table of this round? The round then ends at once.")}
       onYes=${() => act({ t: "tournament_finish", code: view.code })} />
-    <p id="finish-when" class="hint">${left > 0
-      ? _("Bots may finish the round from {time} (in {wait}).", { time: at, wait: wait(left) })
-      : _("The round's time is up: bots may finish the deals still unplayed.")}</p>
+    <p id="finish-when" class="hint">${finish.text}</p>
   </div>`;
 }
 
@@ -92,7 +96,9 @@ function Players({ view, me, act }) {
   const removable = view.you_host && view.status !== "finished";
   return html`<ul class="players">${view.players.map((p) => html`<li key=${p.player_id} class=${p.player_id === me ? "you" : ""}>
     <span>${p.name}${p.team ? ` (${p.team})` : ""}${p.player_id === view.host ? ` · ${_("host")}` : ""}${p.player_id === me ? ` · ${_("you")}` : ""}${p.removed ? ` · ${_("removed")}` : ""}</span>
-    ${removable && !p.removed && html`<${Sure} label=${_("Remove")} question=${_("Remove {name}?", { name: p.name })}
+    ${removable && !p.removed && html`<${Sure} label=${_("Remove")} question=${view.status === "gathering"
+      ? _("Remove {name}?", { name: p.name })
+      : _("Remove {name} from the tournament? Their results so far still count; they get no seat from the next round on.", { name: p.name })}
       onYes=${() => act({ t: "tournament_remove", code: view.code, player_id: p.player_id })} />`}
   </li>`)}</ul>`;
 }
@@ -102,9 +108,8 @@ function Tables({ view, me }) {
     const mine = t.table_id === view.your_table || t.seats.some((s) => s.player_id === me);
     return html`<li key=${t.table_id} class=${`table-row${mine ? " you" : ""}`}>
       <div class="table-info">
-        <strong>${_("Table {n}", { n: t.number })}${mine ? ` · ${_("yours")}` : ""}</strong>
-        <span>${ngettext("{n} player", "{n} players", t.players)} · ${t.finished
-          ? ngettext("finished ({n} deal)", "finished ({n} deals)", t.deals_played) : _("playing")}</span>
+        <strong>${t.finished ? _("Table {n} · done", { n: t.number }) : _("Table {n}", { n: t.number })}${mine ? ` · ${_("yours")}` : ""}</strong>
+        <span>${ngettext("{n} player", "{n} players", t.players)}${t.finished ? "" : ` · ${_("playing")}`}</span>
         <span>${t.seats.map((s) => s.name).join(", ")}</span>
       </div>
     </li>`;
@@ -138,7 +143,7 @@ export function TournamentPanel({ view, me, act, at, onSit, onClose, onOther }) 
     <div class="row-actions">
       ${sit && html`<button class="primary" onClick=${onSit}>${_("Sit at your table")}</button>`}
       ${view.status === "gathering" && mine && html`<button class="secondary"
-        onClick=${() => act({ t: "tournament_leave", code: view.code })}>${_("Leave the tournament")}</button>`}
+        onClick=${() => act({ t: "tournament_leave", code: view.code })}>${_("Leave tournament")}</button>`}
       ${onOther && html`<button class="secondary" onClick=${onOther}>${_("Another tournament")}</button>`}
     </div>
     ${view.status === "gathering" && !mine && html`<${JoinHere} view=${view} act=${act} />`}
@@ -147,11 +152,12 @@ export function TournamentPanel({ view, me, act, at, onSit, onClose, onOther }) 
       <h3 id="t-tables">${_("Round {round}: the tables", { round: view.round })}</h3>
       <${Tables} view=${view} me=${me} /></section>`}
     ${view.status !== "gathering" && view.standings.length > 0 && html`<section aria-label=${_("Standings")}>
-      <${Standings} lines=${view.standings} format=${s.format} title=${_("Standings")} id="t-standings" />
+      <${Standings} lines=${view.standings} format=${s.format} id="t-standings"
+        title=${view.status === "finished" ? _("Final standings") : _("Standings")} />
       ${view.teams.length > 0 && html`<${Standings} lines=${view.teams} format=${s.format} title=${_("Teams")} id="t-teams" />`}
     </section>`}
     <section aria-labelledby="t-players">
-      <h3 id="t-players">${ngettext("{n} player", "{n} players", view.players.length)}</h3>
+      <h3 id="t-players">${_("Players ({n})", { n: view.players.length })}</h3>
       ${view.players.length ? html`<${Players} view=${view} me=${me} act=${act} />` : html`<p>${_("Nobody has joined yet.")}</p>`}
     </section>
   </${Panel}>`;
