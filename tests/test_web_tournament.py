@@ -78,7 +78,8 @@ def join_all(server: ServerThread, code: str, names: list[str], team: str = "") 
 
 def standings(page: Page) -> list[str]:
     """The names on the players' standings, best first."""
-    names: list[str] = page.locator("table.standings").first.locator("tbody tr td:nth-child(2)").all_inner_texts()
+    cells = page.locator("table.standings").first.locator("tbody tr td:nth-child(2)")
+    names: list[str] = cells.all_inner_texts()
     return [n.removesuffix(" (you)") for n in names]
 
 
@@ -111,7 +112,13 @@ def test_a_host_in_the_browser_plays_a_tournament_to_its_final_standings(
     start(page)
     played = in_background(server, everyone())
     # Six players: two tables of three. The page sits at its own by itself.
-    page.get_by_role("heading", name=re.compile(r"^Friday · 1\.[12]$")).wait_for()
+    table = page.get_by_role("heading", name=re.compile(r"^Friday · 1\.[12]$"))
+    table.wait_for()
+    page.locator(".tournament-bar", has_text="Round 1 of 2").wait_for()
+    # A reload comes back to the same seat, and to the tournament.
+    name = table.inner_text()
+    page.reload()
+    page.get_by_role("heading", name=name).wait_for()
     page.locator(".tournament-bar", has_text="Round 1 of 2").wait_for()
     play_to_the_end([page], bids=("prise",), timeout=120)
     # The other table has not played: the page waits for it, and shows the
@@ -159,7 +166,9 @@ def test_a_host_in_the_browser_plays_a_tournament_to_its_final_standings(
     server.call(close_all())
 
 
-def test_the_host_gathers_teams_and_removes_a_player(page: Page, web_server: ServerThread) -> None:
+def test_the_host_gathers_teams_and_removes_a_player(
+    browser: Browser, page: Page, web_server: ServerThread
+) -> None:
     page.set_viewport_size(PHONE)
     enter(page, web_server.url, "Hana")
     code = create(page, "Teams night", rounds=1, deals=1, team="Reds")
@@ -167,6 +176,24 @@ def test_the_host_gathers_teams_and_removes_a_player(page: Page, web_server: Ser
     (bob,) = join_all(web_server, code, ["Bob"], team="Blues")
     page.locator(".players", has_text="Bob (Blues)").wait_for()
     assert not serious(page), "a team tournament:\n" + describe(serious(page))
+    # A friend follows the invite link: the tournament shows, with its team field.
+    link = page.get_by_label("Invite link").input_value()
+    assert link == f"{web_server.url}#tournament={code}"
+    zoe = browser.new_context(viewport=PHONE).new_page()
+    try:
+        zoe.goto(link)
+        zoe.fill("input[name=name]", "Zoe")
+        zoe.get_by_role("button", name="Play").click()
+        zoe.get_by_text("Hana starts the tournament").wait_for()
+        assert "#tournament" not in zoe.url
+        zoe.get_by_label("Your team").fill("blues")  # joins Bob's team, whatever the case
+        zoe.get_by_role("button", name="Join the tournament").click()
+        zoe.locator(".players li.you", has_text="Zoe (Blues)").wait_for()
+    finally:
+        zoe.context.close()
+    page.locator(".players", has_text="Zoe (Blues)").wait_for()
+    page.locator(".players li", has_text="Zoe").get_by_role("button", name="Remove").click()
+    page.get_by_role("button", name="Yes", exact=True).click()
     # Two players cannot be seated: the refusal in words, with its code.
     start(page)
     page.get_by_text("Not enough players to seat [too_few_players]").wait_for()

@@ -96,7 +96,7 @@ function Players({ view, me, act }) {
   const removable = view.you_host && view.status !== "finished";
   return html`<ul class="players">${view.players.map((p) => html`<li key=${p.player_id} class=${p.player_id === me ? "you" : ""}>
     <span>${p.name}${p.team ? ` (${p.team})` : ""}${p.player_id === view.host ? ` · ${_("host")}` : ""}${p.player_id === me ? ` · ${_("you")}` : ""}${p.removed ? ` · ${_("removed")}` : ""}</span>
-    ${removable && !p.removed && html`<${Sure} label=${_("Remove")} question=${view.status === "gathering"
+    ${removable && !p.removed && p.player_id !== me && html`<${Sure} label=${_("Remove")} question=${view.status === "gathering"
       ? _("Remove {name}?", { name: p.name })
       : _("Remove {name} from the tournament? Their results so far still count; they get no seat from the next round on.", { name: p.name })}
       onYes=${() => act({ t: "tournament_remove", code: view.code, player_id: p.player_id })} />`}
@@ -148,14 +148,14 @@ export function TournamentPanel({ view, me, act, at, onSit, onClose, onOther }) 
     </div>
     ${view.status === "gathering" && !mine && html`<${JoinHere} view=${view} act=${act} />`}
     ${view.you_host && html`<${HostControls} view=${view} act=${act} />`}
-    ${view.tables.length > 0 && html`<section aria-labelledby="t-tables">
-      <h3 id="t-tables">${_("Round {round}: the tables", { round: view.round })}</h3>
-      <${Tables} view=${view} me=${me} /></section>`}
     ${view.status !== "gathering" && view.standings.length > 0 && html`<section aria-label=${_("Standings")}>
       <${Standings} lines=${view.standings} format=${s.format} id="t-standings"
         title=${view.status === "finished" ? _("Final standings") : _("Standings")} />
       ${view.teams.length > 0 && html`<${Standings} lines=${view.teams} format=${s.format} title=${_("Teams")} id="t-teams" />`}
     </section>`}
+    ${view.tables.length > 0 && html`<section aria-labelledby="t-tables">
+      <h3 id="t-tables">${_("Round {round}: the tables", { round: view.round })}</h3>
+      <${Tables} view=${view} me=${me} /></section>`}
     <section aria-labelledby="t-players">
       <h3 id="t-players">${_("Players ({n})", { n: view.players.length })}</h3>
       ${view.players.length ? html`<${Players} view=${view} me=${me} act=${act} />` : html`<p>${_("Nobody has joined yet.")}</p>`}
