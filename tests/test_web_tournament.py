@@ -5,7 +5,7 @@ host starts it; the page sits at each round's table by itself, plays it by
 clicking, waits for the round with the standings at hand, and ends on the
 final standings with its own line marked. Then the gathering's host
 controls with teams, a guest told why not, and the page's pure rules
-(tests/js/rounds.test.mjs) run by node.
+(tests/js/rounds.test.mjs, follower.test.mjs) run by node.
 """
 
 from __future__ import annotations
@@ -279,16 +279,17 @@ def test_a_guest_is_told_why_not_and_may_take_a_player_key(
     page.get_by_text("No tournament has that code [no_such_tournament]").wait_for()
 
 
-def test_the_pages_tournament_rules_pass_their_node_tests() -> None:
+def test_the_pages_tournament_logic_passes_its_node_tests() -> None:
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not installed: the JavaScript side is not checked here")
+    files = [str(ROOT / "tests" / "js" / f) for f in ("rounds.test.mjs", "follower.test.mjs")]
     run = subprocess.run(
-        [node, "--test", str(ROOT / "tests" / "js" / "rounds.test.mjs")],
+        [node, "--test", *files],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
-    assert "# fail 0" in run.stdout and "# pass 9" in run.stdout, run.stdout[-2000:]
+    assert "# fail 0" in run.stdout and "# pass 16" in run.stdout, run.stdout[-2000:]

@@ -11,24 +11,29 @@ const SHOW_ANYWAY = new Set(["already_joined", "tournament_started", "tournament
 
 export class Follower {
   /** `send(command)` -> rid or null; `at()` -> the table we sit at, or null. */
-  constructor({ send, at, store, notice }) {
+  constructor({ send, at, store }) {
     this.send = send;
     this.at = at;
     this.store = store;
-    this.notice = notice;
     this.view = null;
-    this.asked = new Map(); // rid -> {code, open, join: {team} | null}
     this.followed = null; // the your_table we last moved to
+    this.connected();
+  }
+
+  /** A new connection: its rids start again, so nothing asked before is waited for. */
+  connected() {
+    this.asked = new Map(); // rid -> {code, open, quiet, join: {team} | null}
     this.pendingJoin = null; // a table to join once the one we are at is left
     this.leaveRid = null;
   }
 
   /** Send a tournament command; `open`: show the tournament once answered;
-   * `join`: then join it (the host, right after creating). */
-  ask(command, { open = true, join = null } = {}) {
+   * `join`: then join it (the host, right after creating); `quiet`: a
+   * refusal is not shown (asking again after a reload). */
+  ask(command, { open = true, join = null, quiet = false } = {}) {
     const rid = this.send(command);
     if (rid === null) return null;
-    this.asked.set(rid, { code: command.code ?? null, open, join });
+    this.asked.set(rid, { code: command.code ?? null, open, quiet, join });
     if (this.asked.size > KEPT_RIDS) this.asked.delete(this.asked.keys().next().value);
     return rid;
   }
@@ -36,7 +41,7 @@ export class Follower {
   /** After each welcome: follow the kept tournament again (the server follows per connection). */
   welcome(code) {
     const kept = code || this.store.tournament();
-    if (kept) this.ask({ t: "tournament", code: kept }, { open: !!code });
+    if (kept) this.ask({ t: "tournament", code: kept }, { open: !!code, quiet: !code });
   }
 
   /** A `tournament` event. `open`: it answers a command that asked to show
@@ -81,16 +86,17 @@ export class Follower {
   refused(msg) {
     if (msg.rid !== null && msg.rid === this.leaveRid && this.pendingJoin !== null) {
       this.left(); // not at that table any more: sit at the next one all the same
-      return null;
+      return "";
     }
     const asked = msg.rid !== null ? this.asked.get(msg.rid) : undefined;
     if (!asked) return null;
     this.asked.delete(msg.rid);
-    if (msg.code === "guest") return `${_("Guests cannot enter a tournament: it is for players with a player key.")} [guest]`;
-    if (msg.code === "no_such_tournament" && !asked.open) {
-      this.store.setTournament(null); // the kept one is gone: nothing to say
+    if (asked.quiet) {
+      // The kept one is gone, or not for us (a guest now): forget it, say nothing.
+      if (msg.code !== "unavailable" && msg.code !== "rate_limited") this.store.setTournament(null);
       return "";
     }
+    if (msg.code === "guest") return `${_("Guests cannot enter a tournament: it is for players with a player key.")} [guest]`;
     if (SHOW_ANYWAY.has(msg.code) && asked.code) this.ask({ t: "tournament", code: asked.code });
     return null;
   }

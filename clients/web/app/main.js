@@ -142,6 +142,7 @@ function connect() {
   if (conn) conn.close();
   if (!store.guest() && !store.player()) store.setPlayer({ key: newKey(), registered: false });
   conn = new Connection({ url: server, store, onMessage, onStatus: (s) => { state.status = s; draw(); } });
+  follower.connected();
   conn.open(state.name);
 }
 
@@ -149,7 +150,6 @@ const follower = new Follower({
   send: (command) => act(command),
   at: () => conn.sync.tableId,
   store,
-  notice,
 });
 
 const act = (command) => {
