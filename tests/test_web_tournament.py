@@ -120,6 +120,13 @@ def test_a_host_in_the_browser_plays_a_tournament_to_its_final_standings(
     page.reload()
     page.get_by_role("heading", name=name).wait_for()
     page.locator(".tournament-bar", has_text="Round 1 of 2").wait_for()
+    # Leaving on purpose keeps the seat and is not undone by the page; the
+    # bar offers to sit again.
+    page.get_by_role("button", name="Leave", exact=True).click()
+    page.get_by_role("alertdialog").get_by_role("button", name="Leave", exact=True).click()
+    page.get_by_text("Your tournament seat waits for you").wait_for()
+    page.get_by_role("button", name="Sit at your table").click()
+    page.get_by_role("heading", name=name).wait_for()
     play_to_the_end([page], bids=("prise",), timeout=120)
     # The other table has not played: the page waits for it, and shows the
     # standings so far by itself, its own line marked.
@@ -259,12 +266,18 @@ def test_the_host_has_bots_finish_the_round_once_its_time_is_up(
 def test_a_guest_is_told_why_not_and_may_take_a_player_key(
     page: Page, web_server: ServerThread
 ) -> None:
+    page.set_viewport_size(PHONE)
     page.goto(web_server.url)
     page.fill("input[name=name]", "Gus")
     page.get_by_label("Play as a guest").check()
     page.get_by_role("button", name="Play").click()
     page.get_by_role("button", name="Tournament", exact=True).click()
     page.get_by_text("You play as a guest: a tournament ranks its players").wait_for()
+    page.get_by_role("button", name="New tournament").click()
+    page.get_by_label("Time limit").wait_for()
+    assert not serious(page), "the tournament forms:\n" + describe(serious(page))
+    # Nothing wider than a phone's screen.
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
     page.fill("input[name=tcode]", "ABC123")
     page.get_by_role("button", name="Join", exact=True).click()
     page.get_by_text(
