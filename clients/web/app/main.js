@@ -283,7 +283,7 @@ function tournamentParts(at) {
     bar: html`<${TournamentBar} view=${tv} at=${at} onOpen=${open} onSit=${sit} onForget=${seated ? null : forget}
       shown=${seated ? state.standings : null} />`,
     panel: (onClose, onOther = null) => html`<${TournamentPanel} view=${tv} me=${conn.welcome?.player_id ?? null} act=${ask}
-      at=${at} onSit=${sit} onClose=${onClose} onOther=${onOther} />`,
+      at=${at} onSit=${sit} onClose=${onClose} onOther=${onOther} server=${server} />`,
   };
 }
 

@@ -131,7 +131,14 @@ function Standings({ lines, format, title, id }) {
   </table></div>`;
 }
 
-export function TournamentPanel({ view, me, act, at, onSit, onClose, onOther }) {
+/** The results as files (§12.8), from the game server's own port (which `?server=` may name). */
+function Exports({ code, server }) {
+  const base = `${server.replace(/^ws/, "http")}tournaments/${code}`;
+  return html`<p class="exports">${_("Results with every deal:")}
+    <a href=${`${base}.csv`} download>CSV</a> · <a href=${`${base}.json`} download>JSON</a></p>`;
+}
+
+export function TournamentPanel({ view, me, act, at, onSit, onClose, onOther, server }) {
   const s = view.settings;
   const mine = inIt(view, me);
   const sit = view.your_table && view.your_table !== at;
@@ -152,6 +159,7 @@ export function TournamentPanel({ view, me, act, at, onSit, onClose, onOther }) 
       <${Standings} lines=${view.standings} format=${s.format} id="t-standings"
         title=${view.status === "finished" ? _("Final standings") : _("Standings")} />
       ${view.teams.length > 0 && html`<${Standings} lines=${view.teams} format=${s.format} title=${_("Teams")} id="t-teams" />`}
+      ${server && html`<${Exports} code=${view.code} server=${server} />`}
     </section>`}
     ${view.tables.length > 0 && html`<section aria-labelledby="t-tables">
       <h3 id="t-tables">${_("Round {round}: the tables", { round: view.round })}</h3>
