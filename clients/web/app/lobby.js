@@ -1,5 +1,6 @@
 // The lobby: open tables (join, watch), quick play, a new table (public or
-// private), joining by invite code, the daily game, the leaderboard, the profile.
+// private), joining by invite code, the daily game, tournaments, the leaderboard,
+// the profile.
 import { useState } from "preact/hooks";
 import { _, ngettext } from "./i18n.js";
 import { html } from "./ui.js";
@@ -100,6 +101,7 @@ export function Lobby({ lobby, act, go, player }) {
       <button onClick=${() => act({ t: "quick" })}>${_("Quick play")}</button>
       <button onClick=${() => setCreating(true)} aria-expanded=${creating}>${_("New table")}</button>
       <button onClick=${() => act({ t: "daily" })} disabled=${!player}>${_("Daily")}</button>
+      <button onClick=${() => go("tournament")}>${_("Tournament")}</button>
       <button class="secondary" onClick=${() => go("leaderboard")}>${_("Leaderboard")}</button>
       <button class="secondary" onClick=${() => go("profile")}>${_("Profile")}</button>
     </nav>

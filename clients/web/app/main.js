@@ -1,5 +1,5 @@
 // The browser client's entry point: the app's state, the connection wired to
-// it, and the screens (name, lobby, table, leaderboard, profile).
+// it, and the screens (name, lobby, table, leaderboard, profile, tournament).
 import { render } from "preact";
 import { LANGUAGES, _, chooseLang, lang, useLang } from "./i18n.js";
 import { Connection, serverUrl } from "./conn.js";
@@ -11,12 +11,16 @@ import { DailyResult, Leaderboard, Profile } from "./boards.js";
 import { announcements } from "./announce.js";
 import { byeText, errorText, leftReason } from "./words.js";
 import { installKeys, useEscape } from "./keys.js";
+import { Follower } from "./follower.js";
+import { tableOf } from "./rounds.js";
+import { TournamentBar, TournamentPanel } from "./tournament.js";
+import { TournamentEntry } from "./tournament_forms.js";
 
 const server = serverUrl(window.location);
 const store = storeFor(server);
 const state = {
   name: store.name(),
-  screen: "lobby", // or "leaderboard", "profile" (the table shows whenever we sit)
+  screen: "lobby", // or "leaderboard", "profile", "tournament" (the table shows whenever we sit)
   status: { phase: "connecting", reason: "", attempt: 0 },
   notices: [], // {id, text, kind: "error" | "info"}
   log: [], // {id, text}: what happened at the table
@@ -28,13 +32,15 @@ const state = {
   keyLost: false,
   history: null, // the table's deal records, once asked (null: asking)
   own: {}, // period -> our leaderboard line (null: not listed), for the profile
+  standings: false, // the tournament's page shown over its table
+  otherTournament: false, // the tournament screen shows the forms, not the one followed
 };
 let conn = null;
 let ids = 0;
 let invite = readInvite();
 
 function readInvite() {
-  const m = /^#(join|watch)=([A-Za-z0-9]{1,12})$/.exec(window.location.hash);
+  const m = /^#(join|watch|tournament)=([A-Za-z0-9]{1,12})$/.exec(window.location.hash);
   return m ? { t: m[1], code: m[2].toUpperCase() } : null;
 }
 
@@ -61,12 +67,22 @@ function onMessage(msg, sync) {
         store.setName(msg.name);
       }
       state.nameProblem = "";
-      if (invite && !store.seat()) {
-        conn.send(invite);
+      follower.welcome(invite?.t === "tournament" ? invite.code : null);
+      if (invite && (invite.t === "tournament" || !store.seat())) {
+        if (invite.t !== "tournament") conn.send(invite);
         history.replaceState(null, "", window.location.pathname + window.location.search);
         invite = null;
       }
       break;
+    case "tournament": {
+      const show = follower.take(msg);
+      if (show.open) state.otherTournament = false;
+      if (show.open || show.standings) {
+        if (conn.sync.tableId !== null) state.standings = true;
+        else if (show.open || state.screen === "lobby") state.screen = "tournament";
+      }
+      break;
+    }
     case "table":
     case "tpatch":
       if (sync.table.view) {
@@ -82,10 +98,14 @@ function onMessage(msg, sync) {
     case "left":
       state.lastView = null;
       state.daily = null;
-      notice(leftReason(msg.reason || ""), "info");
+      state.standings = false;
+      if (!follower.left()) notice(leftReason(msg.reason || ""), "info");
       break;
-    case "error":
-      if (msg.code === "name_taken" || msg.code === "bad_name") {
+    case "error": {
+      const words = follower.refused(msg);
+      if (words !== null) {
+        if (words) notice(words);
+      } else if (msg.code === "name_taken" || msg.code === "bad_name") {
         if (!conn.welcome) {
           state.nameProblem = errorText(msg.code, msg.message);
           state.name = "";
@@ -94,6 +114,7 @@ function onMessage(msg, sync) {
         state.keyLost = true;
       } else notice(errorText(msg.code, msg.message));
       break;
+    }
     case "bye":
       notice(byeText(msg.code, msg.message), "info");
       break;
@@ -121,8 +142,15 @@ function connect() {
   if (conn) conn.close();
   if (!store.guest() && !store.player()) store.setPlayer({ key: newKey(), registered: false });
   conn = new Connection({ url: server, store, onMessage, onStatus: (s) => { state.status = s; draw(); } });
+  follower.connected();
   conn.open(state.name);
 }
+
+const follower = new Follower({
+  send: (command) => act(command),
+  at: () => conn.sync.tableId,
+  store,
+});
 
 const act = (command) => {
   const rid = conn.send(command);
@@ -228,10 +256,49 @@ function ConfirmLeave({ view }) {
   </div>`;
 }
 
+function tournamentParts(at) {
+  const tv = follower.view;
+  if (!tv) return {};
+  const seated = at !== null;
+  const open = () => {
+    if (seated) {
+      state.standings = !state.standings;
+      draw();
+    } else {
+      state.otherTournament = false;
+      go("tournament");
+    }
+  };
+  const sit = () => {
+    follower.sit(tv.your_table);
+    draw();
+  };
+  const forget = () => {
+    follower.forget();
+    draw();
+  };
+  const ask = (command) => follower.ask(command, { open: false });
+  return {
+    tv,
+    bar: html`<${TournamentBar} view=${tv} at=${at} onOpen=${open} onSit=${sit} onForget=${seated ? null : forget}
+      shown=${seated ? state.standings : null} />`,
+    panel: (onClose, onOther = null) => html`<${TournamentPanel} view=${tv} me=${conn.welcome?.player_id ?? null} act=${ask}
+      at=${at} onSit=${sit} onClose=${onClose} onOther=${onOther} server=${server} />`,
+  };
+}
+
+function becomePlayer() {
+  store.setGuest(false);
+  connect(); // makes this browser's player key
+  notice(_("You play with a player key now: it is under Profile."), "info");
+  draw();
+}
+
 function App() {
   const sync = conn?.sync;
   const view = sync?.table.view;
   const seated = sync && sync.tableId !== null;
+  const t = conn ? tournamentParts(sync.tableId) : {};
   let main;
   if (!state.name || !conn) main = html`<${NameForm} />`;
   else if (state.keyLost) {
@@ -243,9 +310,13 @@ function App() {
   } else if (seated && view) {
     const inviteUrl = view.invite_code
       ? `${window.location.origin}${window.location.pathname}${window.location.search}#join=${view.invite_code}` : "";
-    main = html`<${TableScreen} view=${view} act=${act} move=${move} busy=${conn.pendingMove !== null || state.status.phase !== "online"}
+    const ours = t.tv ? tableOf(t.tv, sync.tableId) !== null : false;
+    const called = t.tv && t.tv.your_table && t.tv.your_table !== sync.tableId;
+    main = html`${(ours || called) && t.bar}
+      ${t.tv && state.standings && t.panel(() => { state.standings = false; draw(); })}
+      <${TableScreen} view=${view} act=${act} move=${move} busy=${conn.pendingMove !== null || state.status.phase !== "online"}
       inviteUrl=${inviteUrl} onLeave=${() => leave(view)} log=${state.log}
-      history=${state.history} askHistory=${askHistory} />
+      history=${state.history} askHistory=${askHistory} again=${!ours} />
       ${state.confirmLeave && html`<${ConfirmLeave} view=${view} />`}
       ${state.daily && html`<${DailyResult} result=${state.daily} onClose=${() => { state.daily = null; draw(); }}
         onBoard=${() => { state.daily = null; leave(null); go("leaderboard"); }} />`}`;
@@ -255,8 +326,15 @@ function App() {
   } else if (state.screen === "profile") {
     main = html`<${Profile} name=${state.name} player=${store.guest() ? null : store.player()} act=${act} onImport=${importKey}
       onClose=${() => go("lobby")} own=${state.own} />`;
+  } else if (state.screen === "tournament") {
+    main = t.tv && !state.otherTournament
+      ? t.panel(() => go("lobby"), () => { state.otherTournament = true; draw(); })
+      : html`<${TournamentEntry} ask=${(command, join) => follower.ask(command, { join })} guest=${store.guest()} host=${state.name}
+        onBecomePlayer=${becomePlayer} onClose=${() => go("lobby")} />`;
   } else if (!sync.lobby.view) main = html`<p class="boot">${_("connecting…")}</p>`;
-  else main = html`<${Lobby} lobby=${sync.lobby.view} act=${act} go=${go} player=${store.guest() ? null : store.player()} />`;
+  else {
+    main = html`${t.bar}<${Lobby} lobby=${sync.lobby.view} act=${act} go=${go} player=${store.guest() ? null : store.player()} />`;
+  }
   return html`<header class="top">
       <span class="brand">Atout</span>
       ${state.name && html`<span class="who">${state.name}</span>`}

@@ -1,6 +1,6 @@
 // What the browser keeps for a server: the player key, the name, the seat's
 // resume token (so a reload, a dropped line or a server restart gets the seat
-// back), the language. All in localStorage, keyed by the server's address.
+// back), the tournament followed, the language. All in localStorage, keyed by the server's address.
 
 const get = (k) => {
   try {
@@ -34,6 +34,9 @@ export function storeFor(server) {
     /** {token, table_id, seat} or null. */
     seat: () => get(k("seat")),
     setSeat: (s) => put(k("seat"), s),
+    /** The code of the tournament followed (its view is asked again after a reload). */
+    tournament: () => get(k("tournament")),
+    setTournament: (code) => put(k("tournament"), code),
     /** Playing as a guest here: no player key sent (as `atout connect --guest`). */
     guest: () => get(k("guest")) === true,
     setGuest: (g) => put(k("guest"), g ? true : null),

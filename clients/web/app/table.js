@@ -144,7 +144,7 @@ function PoigneeBar({ legal, poignee, setPoignee, move, busy }) {
   </div>`;
 }
 
-function Result({ view, move, busy }) {
+function Result({ view, move, busy, again }) {
   const lines = resultLines(view);
   const names = reading(view).map((s) => seatName(view, s));
   const me = readingNow(view);
@@ -160,7 +160,7 @@ function Result({ view, move, busy }) {
     ${me && html`<button class="primary" disabled=${busy} onClick=${() => move({ t: "ready" })}
       aria-describedby="continue-help">${_("Continue")}</button>
       <p id="continue-help" class="visually-hidden">${_("you have read the result: Enter or space")}</p>`}
-    ${finished && view.you !== null && html`<button disabled=${busy} onClick=${() => move({ t: "again" })}>${_("Play again")}</button>`}
+    ${finished && view.you !== null && again && html`<button disabled=${busy} onClick=${() => move({ t: "again" })}>${_("Play again")}</button>`}
   </section>`;
 }
 
@@ -200,7 +200,7 @@ function DealFacts({ view }) {
   </div>`;
 }
 
-export function TableScreen({ view, move, act, busy, inviteUrl, onLeave, log, history, askHistory }) {
+export function TableScreen({ view, move, act, busy, inviteUrl, onLeave, log, history, askHistory, again = true }) {
   const [picked, setPicked] = useState([]);
   const [poignee, setPoignee] = useState(null);
   const [panel, setPanel] = useState(null); // "sheet" | "chat" | "last" | "past"
@@ -268,7 +268,7 @@ export function TableScreen({ view, move, act, busy, inviteUrl, onLeave, log, hi
       ${deal && deal.trick && html`<${Trick} view=${view} trick=${deal.trick} title=${_("Trick {n}", { n: deal.tricks.length + 1 })} />`}
       ${panel === "last" && lastTrick && html`<${LastTrick} view=${view} trick=${lastTrick} onClose=${() => setPanel(null)} />`}
       ${view.status === "waiting" && html`<${Waiting} view=${view} move=${move} busy=${busy} inviteUrl=${inviteUrl} />`}
-      ${over && deal && html`<${Result} view=${view} move=${move} busy=${busy} />`}
+      ${over && deal && html`<${Result} view=${view} move=${move} busy=${busy} again=${again} />`}
       ${legal.bids.length > 0 && html`<${Bidding} legal=${legal} move=${move} busy=${busy} />`}
       ${legal.calls.length > 0 && html`<${CallBar} view=${view} move=${move} busy=${busy} />`}
       ${legal.chelem && html`<${Chelem} move=${move} busy=${busy} />`}

@@ -318,7 +318,13 @@ export function closed(code) {
   return [_("the connection closed (code {code})", { code }), true];
 }
 
-const LEFT_REASONS = [N_("You stopped watching."), N_("You left the table."), N_("The table closed.")];
+const LEFT_REASONS = [
+  N_("You stopped watching."),
+  N_("You left the table."),
+  N_("The table closed."),
+  N_("Your tournament seat waits for you: a bot plays it until you are back."),
+  N_("The host had bots finish the round."),
+];
 
 export function leftReason(reason) {
   const sentence = `${reason.slice(0, 1).toUpperCase()}${reason.slice(1)}.`;
