@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import random
 from pathlib import Path
-from typing import Any
 
 from clients.cli.app import AtoutApp
 from clients.cli.keys import FileKeys
@@ -22,60 +21,11 @@ from clients.cli.tokens import FileTokens
 from clients.cli.tournament_dialogs import TournamentEntry
 from clients.cli.tournament_screen import TournamentScreen
 from protocol.messages import TournamentJoin
-from protocol.tournaments import TournamentSettings, TournamentView
-from server.app import Server
-from tests.support.clients import choose, wants_decision
-from tests.support.pilot import SIZE, screen_text, shown, table, until
+from protocol.tournaments import TournamentSettings
+from tests.support.pilot import SIZE, screen_text, shown, until
 from tests.support.servers import FAST, running, url
+from tests.support.tournament_pilot import at_our_table, atout_tournament, play_table, tview
 from tests.support.tournaments import Entrant
-
-
-def atout_tournament(srv: Server, folder: Path, entry: TournamentEntry) -> AtoutApp:
-    """``atout tournament create|join`` as Alice, with her own config folder."""
-    return AtoutApp(
-        url=url(srv),
-        name="Alice",
-        tokens=FileTokens(folder),
-        keys=FileKeys(folder),
-        base_delay=0.05,
-        tournament=entry,
-    )
-
-
-def tview(app: AtoutApp) -> TournamentView:
-    view = app.tournaments.view
-    assert view is not None
-    return view
-
-
-def at_our_table(app: AtoutApp) -> bool:
-    view = app.tournaments.view
-    here = app.link.table if app.link else None
-    return (
-        view is not None
-        and view.your_table is not None
-        and here is not None
-        and here.table_id == view.your_table
-        and here.you == view.your_seat
-        and app.current_mode == "table"
-    )
-
-
-async def play_table(pilot: Any, app: AtoutApp, rng: random.Random) -> None:
-    """Legal moves sent through the app whenever the view asks, to the table's end."""
-    while table(app).status != "finished":
-        view = table(app)
-        if not wants_decision(view):
-            await pilot.pause(0.02)
-            continue
-        seq = app.link.session.table_seq  # type: ignore[union-attr]
-        app.send(choose(view, rng))
-        await until(
-            pilot,
-            lambda seq=seq: app.link.session.table_seq != seq or app.errors,  # type: ignore[union-attr]
-            what="the server to take the move",
-        )
-        assert app.errors == []
 
 
 async def test_the_host_creates_starts_and_the_client_follows_the_rounds(tmp_path: Path) -> None:

@@ -232,14 +232,17 @@ class TournamentFlow:
         """We left ``table_id``: a tournament's table leads to the tournament
         screen, which says ``said`` (unless we are on our way to the next
         round's table). False for any other table (the lobby's business)."""
+        if self._moving == table_id:
+            # Left on our way to our table (the one we left may be of no
+            # tournament: a finished game, an earlier tournament's table).
+            self._moving = None
+            self.host.show_mode("tournament")
+            self._left()
+            return True
         if table_id not in self.tables or self.view is None:
             return False
         self.host.show_mode("tournament")
-        if self._moving == table_id:
-            self._moving = None
-            self._left()
-        else:
-            self.screen.say(said)
+        self.screen.say(said)
         return True
 
     # -- from the lobby ----------------------------------------------------------------------
