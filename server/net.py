@@ -50,6 +50,8 @@ from protocol.messages import (
     SnapshotRequest,
     TournamentCommand,
     TournamentCreate,
+    TournamentGet,
+    TournamentJoin,
     Watch,
     Welcome,
     bye,
@@ -356,6 +358,13 @@ class Front:
                 # Limited as table creations are (they open tables too).
                 message = "too many new tournaments from your address: wait"
                 conn.send(Error(code="rate_limited", message=message, rid=rid))
+            case TournamentJoin() | TournamentGet():
+                # A code: a guess, if no tournament has it (as a table's code).
+                address = self.address_of.get(conn, "?")
+                if not self._may_guess(conn, address, rid):
+                    return
+                if await self.server.tournaments.command(conn, msg) == "no_such_tournament":
+                    self.guard.guess_failed(address)
             case _ if isinstance(msg, TournamentCommand):
                 await self.server.tournaments.command(conn, msg)
             case CreateTable() | JoinTable() | QuickPlay() | Watch() | Daily():

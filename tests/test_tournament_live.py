@@ -303,3 +303,14 @@ async def test_a_finished_tournament_takes_nobody() -> None:
             assert isinstance(again, Error) and again.code == "tournament_finished"
         finally:
             await asyncio.gather(*(e.close() for e in entrants))
+
+
+async def test_guessing_tournament_codes_is_limited_like_table_codes() -> None:
+    async with running(guess_rate=0.01) as server:
+        (guesser,) = await gather(url(server), 1)
+        try:
+            answers = [await guesser.ask(TournamentJoin(code=f"NOPE{k:02d}")) for k in range(11)]
+            assert [a.code for a in answers[:10]] == ["no_such_tournament"] * 10
+            assert answers[10].code == "rate_limited"  # the code is not even looked at
+        finally:
+            await guesser.close()

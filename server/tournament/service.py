@@ -139,15 +139,19 @@ class TournamentService:
 
     # -- commands -----------------------------------------------------------------
 
-    async def command(self, conn: Conn, msg: TournamentCommand) -> None:
+    async def command(self, conn: Conn, msg: TournamentCommand) -> ErrorCode | None:
+        """Carry out ``msg`` for ``conn``: its error code if refused (``conn`` is told)."""
         try:
             await self._command(conn, msg)
         except Refused as e:
             conn.send(Error(code=e.code, message=e.message, rid=msg.rid))
+            return e.code
         except (StoreError, Unavailable):
             log.warning("tournament_store_error", exc_info=True)
             message = "the server's store is not answering; try again"
             conn.send(Error(code="unavailable", message=message, rid=msg.rid))
+            return "unavailable"
+        return None
 
     async def _command(self, conn: Conn, msg: TournamentCommand) -> None:
         player = conn.player
