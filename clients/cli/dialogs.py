@@ -5,7 +5,7 @@ cancelled) and sends nothing itself; the screen that opened it acts.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from rich.text import Text
 from textual import on
@@ -26,6 +26,8 @@ from clients.cli.table_names import table_name
 from protocol.limits import MAX_DEALS, MAX_TURN_TIMER, TABLE_NAME_MAX
 from protocol.messages import CreateTable
 from protocol.views import TableView
+
+T = TypeVar("T")
 
 BOT_LEVELS = ("random", "easy", "normal", "strong")
 PLAYERS = (3, 4, 5)
@@ -84,6 +86,18 @@ Confirm, NewTable, JoinByCode, ScoreSheet, ChatBox, Help, History, Replay {
 """
 
 
+class Form(Translated, ButtonArrows, ModalScreen[T | None], Generic[T]):
+    """A form in a dialog: its answer a ``T``, or None when cancelled (Esc,
+    or its ``#cancel`` button)."""
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    @on(Button.Pressed, "#cancel")
+    def _cancel(self) -> None:
+        self.dismiss(None)
+
+
 class Confirm(Translated, ButtonArrows, ModalScreen[bool]):
     """A yes/no question. Escape gives the *safe* answer (``safe``: no by
     default), which also has the focus unless ``focus`` says otherwise, so a
@@ -139,7 +153,7 @@ class Confirm(Translated, ButtonArrows, ModalScreen[bool]):
         self.dismiss(self.safe)
 
 
-class NewTable(Translated, ButtonArrows, ModalScreen[CreateTable | None]):
+class NewTable(Form[CreateTable]):
     """The form for a new table: name, private, players (3, 4 or 5), deals,
     bot level, turn timer."""
 
@@ -204,13 +218,6 @@ class NewTable(Translated, ButtonArrows, ModalScreen[CreateTable | None]):
     def on_mount(self) -> None:
         self.query_one("#name", Input).focus()
 
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-    @on(Button.Pressed, "#cancel")
-    def _cancel(self) -> None:
-        self.dismiss(None)
-
     @on(Select.Changed, "#players")
     def _players_changed(self, event: Select.Changed) -> None:
         # A game is two deals per player by default (6, 8 or 10): the deals
@@ -255,7 +262,7 @@ class NewTable(Translated, ButtonArrows, ModalScreen[CreateTable | None]):
         )
 
 
-class JoinByCode(Translated, ButtonArrows, ModalScreen[tuple[str, bool] | None]):
+class JoinByCode(Form[tuple[str, bool]]):
     """Ask for an invite code; answers (code, watch)."""
 
     DEFAULT_CSS = DIALOG_CSS
@@ -275,13 +282,6 @@ class JoinByCode(Translated, ButtonArrows, ModalScreen[tuple[str, bool] | None])
 
     def on_mount(self) -> None:
         self.query_one("#code", Input).focus()
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-    @on(Button.Pressed, "#cancel")
-    def _cancel(self) -> None:
-        self.dismiss(None)
 
     @on(Input.Submitted)
     @on(Button.Pressed, "#join")

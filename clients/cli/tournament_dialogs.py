@@ -24,9 +24,8 @@ from textual.widgets.option_list import Option
 
 from clients.cli import tournament_words as words
 from clients.cli import wording
-from clients.cli.dialogs import BOT_LEVELS, DIALOG_CSS
+from clients.cli.dialogs import BOT_LEVELS, DIALOG_CSS, Form
 from clients.cli.i18n import N_, Translated, _
-from clients.cli.screen_keys import ButtonArrows
 from protocol.tournaments import TEAM_NAME_MAX, TEAM_SIZES, TournamentPlayer, TournamentSettings
 
 TOURNAMENT_DIALOG_CSS = (
@@ -59,7 +58,8 @@ class TournamentEntry:
     team: str = ""
 
 
-JoinAnswer = TournamentEntry | Literal["create"] | None
+JoinChoice = TournamentEntry | Literal["create"]
+JoinAnswer = JoinChoice | None
 """The join dialog's answer: the tournament to join, or "create" for the form."""
 
 
@@ -68,7 +68,7 @@ def code_of(text: str) -> str:
     return "".join(text.split()).upper()
 
 
-class JoinTournament(Translated, ButtonArrows, ModalScreen[JoinAnswer]):
+class JoinTournament(Form[JoinChoice]):
     """A tournament's code (and team), or on to a new tournament."""
 
     DEFAULT_CSS = TOURNAMENT_DIALOG_CSS
@@ -102,13 +102,6 @@ class JoinTournament(Translated, ButtonArrows, ModalScreen[JoinAnswer]):
     def on_mount(self) -> None:
         self.query_one("#code", Input).focus()
 
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-    @on(Button.Pressed, "#cancel")
-    def _cancel(self) -> None:
-        self.dismiss(None)
-
     @on(Button.Pressed, "#create")
     def _create(self) -> None:
         self.dismiss("create")
@@ -128,7 +121,7 @@ class JoinTournament(Translated, ButtonArrows, ModalScreen[JoinAnswer]):
         self.dismiss(TournamentEntry(code=code, team=team))
 
 
-class NewTournament(Translated, ButtonArrows, ModalScreen[TournamentEntry | None]):
+class NewTournament(Form[TournamentEntry]):
     """The host's form: name, format, rounds, deals a round, teams (and the
     host's own), seating, bot level, and the minutes before bots may finish
     a round."""
@@ -214,13 +207,6 @@ class NewTournament(Translated, ButtonArrows, ModalScreen[TournamentEntry | None
 
     def on_mount(self) -> None:
         self.query_one("#name", Input).focus()
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-    @on(Button.Pressed, "#cancel")
-    def _cancel(self) -> None:
-        self.dismiss(None)
 
     def entry(self) -> TournamentEntry | str:
         """The tournament the form asks for, or what is wrong with it."""
