@@ -24,7 +24,13 @@ from protocol.messages import TournamentJoin
 from protocol.tournaments import TournamentSettings
 from tests.support.pilot import SIZE, screen_text, shown, until
 from tests.support.servers import FAST, running, url
-from tests.support.tournament_pilot import at_our_table, atout_tournament, play_table, tview
+from tests.support.tournament_pilot import (
+    at_our_table,
+    atout_tournament,
+    created_and_joined,
+    play_table,
+    tview,
+)
 from tests.support.tournaments import Entrant
 
 
@@ -37,13 +43,7 @@ async def test_the_host_creates_starts_and_the_client_follows_the_rounds(tmp_pat
             app = atout_tournament(srv, tmp_path, TournamentEntry(settings=settings))
             async with app.run_test(size=SIZE) as pilot:
                 # Created, and joined: the host is a player of it.
-                await until(
-                    pilot,
-                    lambda: (
-                        app.tournaments.view is not None and len(app.tournaments.view.players) == 1
-                    ),
-                    what="the tournament created and joined",
-                )
+                await created_and_joined(pilot, app)
                 view = tview(app)
                 assert view.you_host and view.players[0].name == "Alice"
                 assert isinstance(app.screen, TournamentScreen)

@@ -21,7 +21,13 @@ from protocol.tournaments import TournamentSettings, TournamentView
 from server.app import Server
 from tests.support.pilot import SIZE, screen_text, shown, until
 from tests.support.servers import FAST, running, url
-from tests.support.tournament_pilot import at_our_table, atout_tournament, play_table, tview
+from tests.support.tournament_pilot import (
+    at_our_table,
+    atout_tournament,
+    created_and_joined,
+    play_table,
+    tview,
+)
 from tests.support.tournaments import Entrant, check_standings, fetch
 
 NAMES = ("Bob", "Chloé", "Dan", "Emma", "Farid", "Gao", "Hana", "Ines")
@@ -71,13 +77,7 @@ async def test_nine_people_play_a_free_then_a_duplicate_tournament(tmp_path: Pat
             settings = TournamentSettings(name="Vendredi", rounds=3, deals=1)
             app = atout_tournament(srv, tmp_path, TournamentEntry(settings=settings))
             async with app.run_test(size=SIZE) as pilot:
-                await until(
-                    pilot,
-                    lambda: (
-                        app.tournaments.view is not None and len(app.tournaments.view.players) == 1
-                    ),
-                    what="the tournament created and joined",
-                )
+                await created_and_joined(pilot, app)
                 code = tview(app).code
                 for e in others:  # her friends type the code she shows
                     assert isinstance(await e.ask(TournamentJoin(code=code)), Tournament)

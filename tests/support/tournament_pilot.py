@@ -68,3 +68,13 @@ async def play_table(pilot: Any, app: AtoutApp, rng: random.Random) -> None:
             what="the server to take the move",
         )
         assert app.errors == []
+
+
+async def created_and_joined(pilot: Any, app: AtoutApp) -> None:
+    """``atout tournament create`` made its tournament and joined it: the host
+    is its one player."""
+    await until(
+        pilot,
+        lambda: app.tournaments.view is not None and len(app.tournaments.view.players) == 1,
+        what="the tournament created and joined",
+    )
