@@ -54,9 +54,14 @@ def at_our_table(app: AtoutApp) -> bool:
 
 
 async def play_table(pilot: Any, app: AtoutApp, rng: random.Random) -> None:
-    """Legal moves sent through the app whenever the view asks, to the table's end."""
-    while table(app).status != "finished":
-        view = table(app)
+    """Legal moves sent through the app whenever the view asks, to the table's
+    end: its game finished, or the client already gone to the next round's
+    table (a round of one deal all passed may end between two looks)."""
+    here = table(app).table_id
+    while True:
+        view = app.link.table if app.link else None
+        if view is None or view.table_id != here or view.status == "finished":
+            return
         if not wants_decision(view):
             await pilot.pause(0.02)
             continue
