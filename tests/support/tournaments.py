@@ -93,8 +93,9 @@ class Entrant:
         if s.table_id is not None:
             await s.send(Leave())
             await s.wait_for(Left)
-        await s.send(JoinTable(table_id=table))
-        answer = await s.wait_for(Seated, Error)
+        rid = await s.send(JoinTable(table_id=table))
+        # The answer to this join (not a late refusal of a move at the table before).
+        answer = await s.wait_for(Seated, Error, where=lambda m: m.rid == rid)
         assert isinstance(answer, Seated), answer
         await s.wait_view(lambda v: v.table_id == table)
 
