@@ -86,6 +86,18 @@ Confirm, NewTable, JoinByCode, ScoreSheet, ChatBox, Help, History, Replay {
 """
 
 
+def bot_level_select() -> Select[str]:
+    """The bots' level, "normal" chosen: one field of the table's and the
+    tournament's forms (``#bots``)."""
+    return Select(
+        [(wording.bot_level(level), level) for level in BOT_LEVELS],
+        value="normal",
+        allow_blank=False,
+        id="bots",
+        compact=True,
+    )
+
+
 class Form(Translated, ButtonArrows, ModalScreen[T | None], Generic[T]):
     """A form in a dialog: its answer a ``T``, or None when cancelled (Esc,
     or its ``#cancel`` button)."""
@@ -199,13 +211,7 @@ class NewTable(Form[CreateTable]):
                 yield Label(" " + _("each player deals twice"), id="deals-note")
             with Horizontal(classes="row"):
                 yield Label(_("Bots"), classes="label")
-                yield Select(
-                    [(wording.bot_level(level), level) for level in BOT_LEVELS],
-                    value="normal",
-                    allow_blank=False,
-                    id="bots",
-                    compact=True,
-                )
+                yield bot_level_select()
             with Horizontal(classes="row"):
                 yield Label(_("Turn timer"), classes="label")
                 yield Input("0", id="timer", compact=True, type="integer", max_length=3)

@@ -23,8 +23,7 @@ from textual.widgets import Button, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from clients.cli import tournament_words as words
-from clients.cli import wording
-from clients.cli.dialogs import BOT_LEVELS, DIALOG_CSS, Form
+from clients.cli.dialogs import BOT_LEVELS, DIALOG_CSS, Form, bot_level_select
 from clients.cli.i18n import N_, Translated, _
 from protocol.tournaments import TEAM_NAME_MAX, TEAM_SIZES, TournamentPlayer, TournamentSettings
 
@@ -188,13 +187,7 @@ class NewTournament(Form[TournamentEntry]):
                 )
             with Horizontal(classes="row"):
                 yield Label(_("Bots"), classes="label")
-                yield Select(
-                    [(wording.bot_level(level), level) for level in BOT_LEVELS],
-                    value="normal",
-                    allow_blank=False,
-                    id="bots",
-                    compact=True,
-                )
+                yield bot_level_select()
             with Horizontal(classes="row"):
                 yield Label(_("Time limit"), classes="label")
                 minutes = f"{defaults.round_timeout / 60:.0f}"
