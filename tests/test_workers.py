@@ -59,7 +59,16 @@ def alive(pid: int) -> bool:
 
 
 def events(stderr: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
+    """The JSON log events on ``stderr``. The workers share the pipe, so two
+    events may land on one line (CI saw it): each is read whole."""
+    found: list[dict[str, Any]] = []
+    decoder = json.JSONDecoder()
+    for line in stderr.splitlines():
+        at = 0
+        while line.startswith("{", at):
+            event, at = decoder.raw_decode(line, at)
+            found.append(event)
+    return found
 
 
 @contextmanager
