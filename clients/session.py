@@ -25,7 +25,13 @@ from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
 
 from clients.sync import Sync
-from protocol.codec import PROTOCOL_VERSION, SUBPROTOCOL_MSGPACK, codec_for
+from protocol.codec import (
+    SUBPROTOCOL_JSON,
+    SUBPROTOCOL_MSGPACK,
+    SUBPROTOCOL_V2_JSON,
+    SUBPROTOCOL_V2_MSGPACK,
+    new_codec,
+)
 from protocol.diff import Patch, apply
 from protocol.messages import (
     Error,
@@ -57,12 +63,20 @@ class ServerError(Exception):
         self.message = error.message
 
 
+def _offers(subprotocol: str) -> list[str]:
+    """What to offer for ``subprotocol``: it, then version 1 of the same
+    encoding (a server that does not speak version 2 picks that)."""
+    fallback = {SUBPROTOCOL_V2_MSGPACK: SUBPROTOCOL_MSGPACK, SUBPROTOCOL_V2_JSON: SUBPROTOCOL_JSON}
+    return [subprotocol, fallback[subprotocol]] if subprotocol in fallback else [subprotocol]
+
+
 class Session:
     """One connection to an Atout server."""
 
     def __init__(self, ws: ClientConnection, subprotocol: str, keep: bool = False) -> None:
         self.ws = ws
-        self.codec = codec_for(subprotocol, Event)
+        # A codec of our own: a version 2 one keeps the server's schema.
+        self.codec = new_codec(subprotocol, Event)
         self.sync: Sync[TableView, LobbyView, Patch] = Sync(apply, apply)
         self.events: asyncio.Queue[Any] = asyncio.Queue()
         self.received: list[tuple[Any, Any]] | None = [] if keep else None
@@ -74,7 +88,8 @@ class Session:
         self.on_change: Callable[[Any], None] | None = None
         self.url = ""
         self.name = ""
-        self.version = PROTOCOL_VERSION
+        self.version = self.codec.version
+        """The version our hello says (the subprotocol's, unless told otherwise)."""
         self.key: str | None = None
         """The player key sent in ``hello`` (``None``: a guest)."""
         self.register = False
@@ -89,9 +104,9 @@ class Session:
         url: str,
         name: str,
         *,
-        subprotocol: str = SUBPROTOCOL_MSGPACK,
+        subprotocol: str = SUBPROTOCOL_V2_MSGPACK,
         keep: bool = False,
-        version: int = PROTOCOL_VERSION,
+        version: int | None = None,
         open_timeout: float = 5.0,
         key: str | None = None,
         register: bool = False,
@@ -101,14 +116,17 @@ class Session:
         must be signed by (None: the system's, and ``SSL_CERT_FILE``'s)."""
         ws = await connect(
             url,
-            subprotocols=[Subprotocol(subprotocol)],
+            subprotocols=[Subprotocol(s) for s in _offers(subprotocol)],
             max_size=2**22,
             open_timeout=open_timeout,
             compression=None,
             **_tls(url, ssl),
         )
-        session = cls(ws, subprotocol, keep)
-        session.url, session.name, session.version = url, name, version
+        # A server older than version 2 picks the version 1 we offer too.
+        session = cls(ws, ws.subprotocol or SUBPROTOCOL_MSGPACK, keep)
+        session.url, session.name = url, name
+        if version is not None:
+            session.version = version
         session.key, session.register = key, register
         session.ssl = ssl
         await session._start()
@@ -144,12 +162,16 @@ class Session:
         self.events = asyncio.Queue()
         self.ws = await connect(
             self.url,
-            subprotocols=[Subprotocol(self.codec.subprotocol)],
+            subprotocols=[Subprotocol(s) for s in _offers(self.codec.subprotocol)],
             max_size=2**22,
             open_timeout=open_timeout,
             compression=None,
             **_tls(self.url, self.ssl),
         )
+        agreed = self.ws.subprotocol or SUBPROTOCOL_MSGPACK
+        if agreed != self.codec.subprotocol:  # another server, another version
+            self.codec = new_codec(agreed, Event)
+            self.version = self.codec.version
         await self._start()
         assert self.token is not None, "reconnect needs a seat token"
         return await self.resume(self.token, self.table_seq if self.table is not None else -1)

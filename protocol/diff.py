@@ -73,6 +73,12 @@ other change of an array, and any change of a scalar or of a value's kind,
 is a ``"set"`` of the new value. These are choices of the sender only; the
 receiver just applies ops.
 
+Protocol version 2 (``protocol/positional.py``) knows one more op, never sent
+to a version 1 peer: ``"remove"`` walks the whole path to an array and removes
+its element at index ``value``. ``diff(..., removes=True)`` uses it for an
+array that lost exactly one element (a card played from a hand), where
+version 1 sends the whole new array.
+
 Values are compared with Python's ``==``, so a view should not hold NaN (it is
 never equal to itself: that costs a useless ``"set"`` each time, and ``apply``
 refuses it) nor sets (their order in the document is not stable). Like any
@@ -90,7 +96,7 @@ __all__ = ["Op", "OpKind", "Patch", "PatchError", "Path", "apply", "apply_docume
 
 T = TypeVar("T", bound=msgspec.Struct)
 
-OpKind: TypeAlias = Literal["set", "append", "del"]
+OpKind: TypeAlias = Literal["set", "append", "del", "remove"]
 Path: TypeAlias = tuple[str | int, ...]
 
 
@@ -134,7 +140,9 @@ def _document(value: Any) -> Any:
     return _DOC_DECODER.decode(_DOC_ENCODER.encode(value))
 
 
-def diff(old: T, new: T, *, only: tuple[str, ...] | None = None) -> Patch:
+def diff(
+    old: T, new: T, *, only: tuple[str, ...] | None = None, removes: bool = False
+) -> Patch:
     """Return the ops that turn ``old`` into ``new``; ``[]`` when they are equal.
 
     Both must be instances of the same Struct type (``TypeError`` otherwise).
@@ -146,17 +154,24 @@ def diff(old: T, new: T, *, only: tuple[str, ...] | None = None) -> Patch:
     the shared fields once and each recipient's own fields separately, and
     the ops of the two calls together are the patch. (Ops of different
     fields touch different paths, so their order does not matter.)
+
+    ``removes``: an array that lost one element is a ``"remove"`` op (for
+    protocol version 2 peers only).
     """
     if type(old) is not type(new):
         raise TypeError(
             f"diff needs two values of one type, got {type(old).__name__} and {type(new).__name__}"
         )
-    ops: Patch = []
+    ops: Patch = _Ops() if removes else []
     if only is not None:
         _diff_fields(old, new, _some_fields_of(type(old), only), (), ops)
     elif old != new:
         _diff_structs(old, new, (), ops)
-    return ops
+    return list(ops) if removes else ops
+
+
+class _Ops(list[Op]):
+    """The ops of a diff that may use ``"remove"`` (the walk tells by the type)."""
 
 
 def apply(old: T, patch: Patch) -> T:
@@ -335,6 +350,14 @@ def _diff_arrays(
 ) -> None:
     old_len = len(old)
     new_len = len(new)
+    if new_len == old_len - 1 and type(ops) is _Ops:
+        # One element gone (a card played from a hand): find it.
+        i = 0
+        while i < new_len and old[i] == new[i]:
+            i += 1
+        if old[i + 1 :] == new[i:]:
+            ops.append(Op(path, "remove", i))
+            return
     if new_len >= old_len:
         # A slice compare runs in C; most lists that change only grew.
         if new[:old_len] == old:
@@ -364,9 +387,15 @@ def _apply_op(doc: Any, op: Op) -> Any:
             return doc
         if kind == "del":
             raise PatchError("cannot delete the whole document")
+        if kind == "remove":
+            _remove(doc, op.value)
+            return doc
         raise PatchError(f"unknown op {kind!r}")
     if kind == "append":
         _append(_walk(doc, path), op.value)
+        return doc
+    if kind == "remove":
+        _remove(_walk(doc, path), op.value)
         return doc
     parent = _walk(doc, path[:-1])
     key = path[-1]
@@ -411,6 +440,12 @@ def _append(target: Any, value: Any) -> None:
     if type(tail) is not list:
         raise PatchError(f"an append value must be an array, not a {_kind(value)}")
     target.extend(tail)
+
+
+def _remove(target: Any, index: Any) -> None:
+    if type(target) is not list:
+        raise PatchError(f"can only remove from an array, not from a {_kind(target)}")
+    del target[_index(target, index)]
 
 
 def _index(array: list[Any], step: object) -> int:

@@ -13,7 +13,7 @@ do not know. Cards are card codes.
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
 import msgspec
 
@@ -28,6 +28,12 @@ BotLevel = Literal["random", "easy", "normal", "strong"]
 FOUR_PLAYERS: Final = 4
 FOUR_PLAYER_HAND: Final = 18
 FOUR_PLAYER_ECART: Final = 6
+
+
+CardCode = Annotated[str, msgspec.Meta(extra={"card": True})]
+"""A card code (``"KS"``, ``"T21"``, ``"EX"``). Protocol version 2 sends a
+card as its number instead (protocol/positional.py): mark every card field
+with this type, and a new one is compact there too."""
 
 
 def _no_scores() -> list[int]:
@@ -56,14 +62,14 @@ class BidView(msgspec.Struct, kw_only=True):
 class PoigneeView(msgspec.Struct, kw_only=True):
     seat: int
     size: Literal["simple", "double", "triple"]
-    cards: list[str]
+    cards: list[CardCode]
 
 
 class TrickView(msgspec.Struct, kw_only=True):
     """A trick: its leader and the cards in the order played."""
 
     leader: int
-    cards: list[str] = msgspec.field(default_factory=list)
+    cards: list[CardCode] = msgspec.field(default_factory=list)
     winner: int | None = None
 
 
@@ -71,8 +77,8 @@ class Legal(msgspec.Struct, kw_only=True):
     """What the recipient may do now. Empty lists: nothing of that kind."""
 
     bids: list[str] = msgspec.field(default_factory=list)
-    cards: list[str] = msgspec.field(default_factory=list)
-    ecart: list[str] = msgspec.field(default_factory=list)
+    cards: list[CardCode] = msgspec.field(default_factory=list)
+    ecart: list[CardCode] = msgspec.field(default_factory=list)
     """Écart candidates (the taker discards ``ecart_size`` of them)."""
     ecart_size: int = FOUR_PLAYER_ECART
     """How many cards the écart is (as many as the chien holds)."""
@@ -80,10 +86,10 @@ class Legal(msgspec.Struct, kw_only=True):
     """How many trumps the écart must hold (then every candidate suit card goes too)."""
     chelem: bool = False
     """The taker may now declare a chelem (or not)."""
-    calls: list[str] = msgspec.field(default_factory=list)
+    calls: list[CardCode] = msgspec.field(default_factory=list)
     """5 players, phase ``call``: the cards the taker may call."""
     poignee_sizes: list[int] = msgspec.field(default_factory=list)
-    poignee_cards: list[str] = msgspec.field(default_factory=list)
+    poignee_cards: list[CardCode] = msgspec.field(default_factory=list)
     """The cards a poignée may be made of (trumps, and the Excuse)."""
 
 
@@ -98,7 +104,7 @@ class DealView(msgspec.Struct, kw_only=True):
     bids: list[BidView] = msgspec.field(default_factory=list)
     taker: int | None = None
     contract: str | None = None
-    called: str | None = None
+    called: CardCode | None = None
     """5 players: the card the taker called, public once called."""
     partner: int | None = None
     """5 players: the taker's partner, the seat that held the called card; set
@@ -106,9 +112,9 @@ class DealView(msgspec.Struct, kw_only=True):
     seat, the partner included: it knows from its hand). None after it too
     when the taker played it (alone); a called card in the chien is never
     played, so ``result.partner`` tells at the end."""
-    chien: list[str] = msgspec.field(default_factory=list)
+    chien: list[CardCode] = msgspec.field(default_factory=list)
     """The chien, once shown (prise, garde); never for garde sans or contre."""
-    ecart_trumps: list[str] = msgspec.field(default_factory=list)
+    ecart_trumps: list[CardCode] = msgspec.field(default_factory=list)
     """Trumps the taker had to discard, shown to all."""
     chelem_declared: bool = False
     poignees: list[PoigneeView] = msgspec.field(default_factory=list)
@@ -164,9 +170,9 @@ class TableView(msgspec.Struct, kw_only=True):
     bot_level: BotLevel = "normal"
     turn_timer: float = 0.0
     seats: list[SeatView] = msgspec.field(default_factory=list)
-    hand: list[str] = msgspec.field(default_factory=list)
+    hand: list[CardCode] = msgspec.field(default_factory=list)
     """The recipient's own cards (empty for a spectator)."""
-    ecart: list[str] = msgspec.field(default_factory=list)
+    ecart: list[CardCode] = msgspec.field(default_factory=list)
     """The recipient's own écart, when it is the taker."""
     legal: Legal = msgspec.field(default_factory=Legal)
     deals: int = 8

@@ -31,7 +31,7 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from protocol.codec import PROTOCOL_VERSION, SUBPROTOCOLS, DecodeError, codec_for
+from protocol.codec import SUBPROTOCOLS, DecodeError, codec_for
 from protocol.limits import NAME_MAX
 from protocol.messages import (
     Command,
@@ -264,11 +264,13 @@ class Front:
             )
             conn.close(CLOSE_NO_HELLO, "the first message must be a hello")
             return False
-        if msg.version != PROTOCOL_VERSION:
+        # The subprotocol names the version; the hello must say the same.
+        version = conn.codec.version
+        if msg.version != version:
             conn.send(
                 Error(
                     code="incompatible_version",
-                    message=f"this server speaks protocol version {PROTOCOL_VERSION}, "
+                    message=f"this server speaks protocol version {version}, "
                     f"your client speaks {msg.version}: please update it",
                     rid=msg.rid,
                 )
@@ -295,7 +297,7 @@ class Front:
         conn.log = conn.log.bind(name=name)
         conn.send(
             Welcome(
-                version=PROTOCOL_VERSION,
+                version=version,
                 session=secrets.token_hex(6),
                 player_id=identity.id if identity else None,
                 name=name,

@@ -16,7 +16,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from clients.session import ServerError, Session
-from protocol.codec import SUBPROTOCOL_JSON, SUBPROTOCOL_MSGPACK
+from protocol.codec import SUBPROTOCOL_JSON, SUBPROTOCOL_MSGPACK, SUBPROTOCOL_V2_MSGPACK
 from protocol.messages import (
     Bid,
     Bye,
@@ -98,9 +98,10 @@ async def test_one_human_three_bots_play_a_whole_game_to_the_ranking() -> None:
         await s.close()
 
 
-async def test_four_humans_play_a_deal_and_json_clients_work_too() -> None:
+async def test_four_humans_play_a_deal_each_on_another_subprotocol() -> None:
+    # Versions 1 and 2, msgpack and JSON, at one table: the same game for all.
     async with running() as server:
-        protos = [SUBPROTOCOL_MSGPACK, SUBPROTOCOL_JSON, SUBPROTOCOL_MSGPACK, SUBPROTOCOL_JSON]
+        protos = [SUBPROTOCOL_MSGPACK, SUBPROTOCOL_JSON, SUBPROTOCOL_V2_MSGPACK, SUBPROTOCOL_V2_JSON]
         players = [
             await Session.open(url(server), f"P{i}", subprotocol=p, keep=True)
             for i, p in enumerate(protos)
@@ -215,12 +216,16 @@ async def test_frames_nested_100000_deep_are_malformed_and_the_connection_stays(
         assert not s.closed.is_set()
 
 
-async def test_incompatible_version_gets_a_clear_error() -> None:
+@pytest.mark.parametrize(
+    ("subprotocol", "version"), [(SUBPROTOCOL_MSGPACK, 1), (SUBPROTOCOL_V2_MSGPACK, 2)]
+)
+async def test_incompatible_version_gets_a_clear_error(subprotocol: str, version: int) -> None:
+    # The subprotocol names the version; a hello saying another is refused.
     async with running() as server:
         with pytest.raises(ServerError) as info:
-            await Session.open(url(server), "Old", version=99)
+            await Session.open(url(server), "Old", version=99, subprotocol=subprotocol)
         assert info.value.code == "incompatible_version"
-        assert "version 1" in info.value.message
+        assert f"version {version}," in info.value.message
 
 
 async def test_first_message_must_be_hello() -> None:

@@ -36,10 +36,15 @@ encode_patch = msgspec.msgpack.Encoder().encode
 decode_patch = msgspec.msgpack.Decoder(Patch).decode
 
 
+def version(peer: Peer) -> int:
+    """The protocol version ``peer`` reads (its connection's codec's; 1 if it has none)."""
+    return int(getattr(getattr(peer, "codec", None), "version", 1))
+
+
 class Stream:
     """A recipient's view stream: sequence number, last view sent, recent patches."""
 
-    __slots__ = ("own", "parts", "patches", "peer", "seq", "view")
+    __slots__ = ("own", "parts", "patches", "peer", "removes", "seq", "view")
 
     def __init__(self) -> None:
         self.seq = 0
@@ -52,6 +57,8 @@ class Stream:
         """The last patches with their seq, kept for resumes, msgpack-encoded: a
         playing table keeps hundreds, and as ``Op`` lists of document values
         they were most of its memory (docs/LOAD.md)."""
+        self.removes = False
+        """Some kept patch has a ``remove`` op, which only version 2 reads."""
         self.peer: Peer | None = None
 
 
@@ -182,6 +189,7 @@ class Fanout:
             stream.view = view
             stream.parts, stream.own = parts, own
             stream.patches.clear()
+            stream.removes = False
             if to:
                 out.append(Send(to, TableSnapshot(seq=stream.seq, view=view)))
             return
@@ -202,7 +210,11 @@ class Fanout:
             if own == stream.own:
                 patch = public
             else:
-                patch = public + diff(old, view, only=OWN_FIELDS)
+                # A version 2 seat gets a card played as "remove" rather
+                # than its whole new hand (public ops never use it).
+                removes = len(to) == 1 and version(to[0]) >= 2
+                patch = public + diff(old, view, only=OWN_FIELDS, removes=removes)
+                stream.removes |= removes
                 encoded = None
         stream.view = view
         stream.parts, stream.own = parts, own
@@ -226,7 +238,8 @@ class Fanout:
         they are all kept, else a snapshot. Returns how many patches were sent."""
         stream = self.streams[seat]
         assert stream is not None  # bound before
-        if stream.view is not None and last_seq >= 0:
+        readable = not stream.removes or version(peer) >= 2
+        if stream.view is not None and last_seq >= 0 and readable:
             missing = [(s, p) for s, p in stream.patches if s > last_seq]
             if last_seq == stream.seq or (missing and missing[0][0] == last_seq + 1):
                 # Only what the client missed, then carry on with patches.
@@ -260,4 +273,5 @@ class Fanout:
         stream.view = view
         stream.parts = stream.own = None
         stream.patches.clear()
+        stream.removes = False
         out.append(Send((peer,), TableSnapshot(seq=stream.seq, view=view)))

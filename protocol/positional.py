@@ -1,0 +1,452 @@
+"""Protocol version 2's table stream: views as arrays, patches in a few bytes.
+
+Version 1 sends a table view as a map of field names and a patch as
+``[path, op, value]`` ops whose paths are names (``protocol/diff.py``): a card
+played costs each seat ~140 bytes. Version 2 sends the same views and the
+same ops, written differently (docs/PROTOCOL.md §9):
+
+* a view is **positional**: a struct is an array of its field values in the
+  order of its fields, and a card is its number (``protocol/cards.py``: 0-77);
+* the names are sent **once**, in the ``welcome`` (``schema``): each struct's
+  fields with their types, and the **templates**: every path into a view
+  that a patch may address, a struct field by its position and an array
+  element by a wildcard;
+* a table patch is one flat array ``[seq, op, op, ...]`` where an op is a
+  **code** (template and kind together), the wildcards' indices, then the
+  value (none for ``del``). "Seat 2 holds 11 cards" is 3 bytes.
+
+All of it is derived from the view structs (``TableView`` and what it holds),
+so a field added to any of them is served in version 2 with no change here;
+``HOT`` only puts the paths that change at every move first, so that their
+codes take one byte.
+
+The server side (``TableWire``) turns the version 1 ops the table makes into
+version 2 bytes, each op once per codec however many seats get it. The
+client side (``TableReader``) works from the server's schema alone: it turns
+a version 2 view or patch back into names (to feed the version 1 machinery
+of a client), or applies a patch to a positional document in place
+(``apply``, for clients that keep arrays: ``bench/load.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, TypeAlias
+
+import msgspec
+
+from protocol.cards import CARD_OF, CODES
+from protocol.diff import Op, OpKind, Patch, PatchError
+from protocol.views import TableView
+
+__all__ = ["HOT", "KINDS", "Schema", "TableReader", "TableWire", "schema_of"]
+
+KINDS: Final[tuple[OpKind, ...]] = ("set", "append", "del", "remove")
+"""An op's kind is its code modulo 4, in this order."""
+_KIND_NUMBER: Final[dict[str, int]] = {k: i for i, k in enumerate(KINDS)}
+GENERIC: Final = 4
+"""Codes below this are generic ops: the kind, then a whole positional path."""
+
+WILD: Final = None
+"""A template step that is any array index (sent with the op)."""
+
+HOT: Final[tuple[tuple[str, ...], ...]] = (
+    ("seats", "*", "cards"),
+    ("deal", "turn"),
+    ("deal", "trick", "cards"),
+    ("hand",),
+    ("legal", "cards"),
+    ("deal", "trick"),
+    ("deal", "tricks"),
+    ("deal", "tricks_won"),
+    ("legal",),
+    ("deal", "bids"),
+    ("deal", "phase"),
+    ("legal", "bids"),
+    ("legal", "poignee_sizes"),
+    ("legal", "poignee_cards"),
+    ("deadline",),
+    ("deal",),
+    ("seats", "*", "connected"),
+    ("seats", "*", "away"),
+    ("ready",),
+    ("status",),
+    ("scores",),
+    ("sheet",),
+    ("next_deal_at",),
+    ("chat",),
+    ("ecart",),
+    ("legal", "ecart"),
+    ("deal", "taker"),
+    ("deal", "contract"),
+    ("deal", "chien"),
+    ("deal", "poignees"),
+)
+"""Paths (by field name, ``*`` any index) given the first templates, hence
+one-byte codes: what a move changes. Any other path gets a later one."""
+
+Schema: TypeAlias = dict[str, Any]
+"""The ``schema`` of a version 2 ``welcome`` (docs/PROTOCOL.md §9.2)."""
+
+# A type, as the schema writes it: None (any value, sent as it is), "card",
+# a struct's name, or [type] for an array of that type.
+Type: TypeAlias = Any
+
+
+class _List:
+    __slots__ = ("item",)
+
+    def __init__(self, item: Any) -> None:
+        self.item = item
+
+
+class _Struct:
+    __slots__ = ("fields", "name", "names", "position")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.fields: list[tuple[str, Any]] = []  # (encoded name, node)
+        self.names: list[str] = []
+        self.position: dict[str, int] = {}
+
+
+_CARD: Final = "card"
+
+
+def _node(info: Any, structs: dict[type, _Struct]) -> Any:
+    """The node of a msgspec type: None (plain), ``_CARD``, ``_List`` or ``_Struct``."""
+    while isinstance(info, msgspec.inspect.Metadata):
+        if (info.extra or {}).get("card"):
+            return _CARD
+        info = info.type
+    if isinstance(info, msgspec.inspect.UnionType):
+        others = [t for t in info.types if not isinstance(t, msgspec.inspect.NoneType)]
+        # "X or None" is X (null stays null); any other union is a plain value.
+        return _node(others[0], structs) if len(others) == 1 else None
+    if isinstance(info, msgspec.inspect.ListType | msgspec.inspect.VarTupleType):
+        return _List(_node(info.item_type, structs))
+    if isinstance(info, msgspec.inspect.StructType):
+        known = structs.get(info.cls)
+        if known is not None:
+            return known
+        node = structs[info.cls] = _Struct(info.cls.__name__)
+        if info.array_like or info.tag is not None:
+            raise TypeError(f"{info.cls.__name__}: views are plain (untagged, map) structs")
+        for f in info.fields:
+            node.position[f.encode_name] = len(node.fields)
+            node.fields.append((f.encode_name, _node(f.type, structs)))
+            node.names.append(f.encode_name)
+        return node
+    return None
+
+
+def _type_of(node: Any) -> Type:
+    if node is None or node is _CARD:
+        return node
+    if type(node) is _List:
+        return [_type_of(node.item)]
+    assert type(node) is _Struct
+    return node.name
+
+
+def _templates(root: _Struct) -> list[tuple[tuple[str, ...], tuple[int | None, ...]]]:
+    """Every path into a view a patch may address, by names (``*``: any
+    index) and by positions (``WILD``), hot ones first."""
+    found: list[tuple[tuple[str, ...], tuple[int | None, ...]]] = []
+
+    def walk(node: Any, names: tuple[str, ...], steps: tuple[int | None, ...], depth: int) -> None:
+        if depth > 8:  # views do not nest deeper; a recursive struct stops here
+            return
+        if type(node) is _Struct:
+            for i, (name, sub) in enumerate(node.fields):
+                found.append(((*names, name), (*steps, i)))
+                walk(sub, (*names, name), (*steps, i), depth + 1)
+        elif type(node) is _List:
+            found.append(((*names, "*"), (*steps, WILD)))
+            walk(node.item, (*names, "*"), (*steps, WILD), depth + 1)
+
+    walk(root, (), (), 0)
+    rank = {path: i for i, path in enumerate(HOT)}
+    found.sort(key=lambda t: rank.get(t[0], len(HOT)))  # stable: the rest in field order
+    return found
+
+
+def schema_of(root: type[msgspec.Struct] = TableView) -> Schema:
+    """The schema a version 2 server sends in its ``welcome``."""
+    structs: dict[type, _Struct] = {}
+    node = _node(msgspec.inspect.type_info(root), structs)
+    return {
+        "root": node.name,
+        "structs": {
+            s.name: [[name, _type_of(sub)] for name, sub in s.fields] for s in structs.values()
+        },
+        "templates": [list(steps) for _, steps in _templates(node)],
+    }
+
+
+# -- the server: version 1 ops in, version 2 out ------------------------------------------
+
+_MP_ENCODE: Final = msgspec.msgpack.Encoder().encode
+_JSON_ENCODE: Final = msgspec.json.Encoder().encode
+_CACHE_SIZE: Final = 4096
+
+
+def _to_v2(value: Any, node: Any) -> Any:
+    """A version 1 document value of type ``node`` as version 2 writes it."""
+    if node is None or value is None:
+        return value
+    if node is _CARD:
+        return CARD_OF[value]
+    if type(node) is _List:
+        item = node.item
+        return value if item is None else [_to_v2(v, item) for v in value]
+    return [_to_v2(value.get(name), sub) for name, sub in node.fields]
+
+
+class TableWire:
+    """Version 2 encodings of table views and patches (one for the process)."""
+
+    def __init__(self, root: type[msgspec.Struct] = TableView) -> None:
+        structs: dict[type, _Struct] = {}
+        self.root: _Struct = _node(msgspec.inspect.type_info(root), structs)
+        self.schema = schema_of(root)
+        self._code_of: dict[tuple[int | None, ...], int] = {
+            tuple(steps): GENERIC + 4 * i for i, steps in enumerate(self.schema["templates"])
+        }
+        self._paths: dict[tuple[str | int, ...], tuple[int, tuple[Any, ...], Any]] = {}
+        # id(op) -> (op, elements, msgpack bytes, JSON bytes); the op is kept so
+        # that its id is not reused while it is here.
+        self._ops: dict[int, tuple[Op, int, bytes, bytes]] = {}
+
+    def view(self, doc: Any) -> Any:
+        """A view's version 1 document as version 2 writes it."""
+        return _to_v2(doc, self.root)
+
+    def _path(self, path: tuple[str | int, ...]) -> tuple[int, tuple[Any, ...], Any]:
+        """(code base, what follows the code, node at the end) of a version 1 path."""
+        known = self._paths.get(path)
+        if known is not None:
+            return known
+        node: Any = self.root
+        steps: list[int | None] = []
+        indices: list[Any] = []
+        positional: list[Any] = []
+        generic = False
+        for step in path:
+            if type(node) is _Struct and type(step) is str and step in node.position:
+                i = node.position[step]
+                steps.append(i)
+                positional.append(i)
+                node = node.fields[i][1]
+            elif type(node) is _List and type(step) is int:
+                steps.append(WILD)
+                indices.append(step)
+                positional.append(step)
+                node = node.item
+            else:  # inside a plain value (a map: a deal's result): as it is
+                generic = True
+                positional.append(step)
+                node = None
+        code = None if generic else self._code_of.get(tuple(steps))
+        if code is None:
+            known = (0, (positional,), node)
+        else:
+            known = (code, tuple(indices), node)
+        if len(self._paths) < _CACHE_SIZE:
+            self._paths[path] = known
+        return known
+
+    def _op(self, op: Op) -> tuple[Op, int, bytes, bytes]:
+        ops = self._ops
+        hit = ops.get(id(op))
+        if hit is not None and hit[0] is op:
+            return hit
+        base, follows, node = self._path(op.path)
+        kind = op.op
+        elements: list[Any] = [base + _KIND_NUMBER[kind], *follows]
+        if kind == "set":
+            elements.append(_to_v2(op.value, node))
+        elif kind == "append":
+            elements.append(_to_v2(op.value, node if type(node) is _List else None))
+        elif kind == "remove":
+            elements.append(op.value)
+        mp = _MP_ENCODE(elements)
+        header = 1 if len(elements) < 16 else 3
+        hit = (op, len(elements), mp[header:], _JSON_ENCODE(elements)[1:-1])
+        if len(ops) >= _CACHE_SIZE:
+            ops.clear()
+        ops[id(op)] = hit
+        return hit
+
+    def patch(self, seq: int, patch: Patch, binary: bool) -> bytes | str:
+        """The version 2 table patch message ``[seq, op, ...]``."""
+        if binary:
+            count = 1
+            parts = [_MP_ENCODE(seq)]
+            for op in patch:
+                hit = self._op(op)
+                count += hit[1]
+                parts.append(hit[2])
+            return _array_header(count) + b"".join(parts)
+        pieces = [b"%d" % seq]
+        pieces.extend(self._op(op)[3] for op in patch)
+        return b"[" + b",".join(pieces) + b"]"
+
+
+def _array_header(count: int) -> bytes:
+    if count < 16:
+        return bytes((0x90 | count,))
+    if count < 0x10000:
+        return b"\xdc" + count.to_bytes(2, "big")
+    return b"\xdd" + count.to_bytes(4, "big")
+
+
+# -- the client: the server's schema, version 2 in ---------------------------------------
+
+
+class TableReader:
+    """Reads a version 2 table stream with the server's ``schema`` alone.
+
+    Raises ``PatchError`` for a patch that does not parse (a client asks for
+    a snapshot then), ``ValueError`` for a schema that is no schema.
+    """
+
+    def __init__(self, schema: Schema) -> None:
+        try:
+            self.structs: dict[str, list[tuple[str, Type]]] = {
+                name: [(str(f), t) for f, t in fields]
+                for name, fields in schema["structs"].items()
+            }
+            self.root: str = schema["root"]
+            self.templates: list[list[int | None]] = [list(t) for t in schema["templates"]]
+            if self.root not in self.structs:
+                raise ValueError(f"no struct {self.root!r} in the schema")
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"not a schema: {exc!r}") from None
+        self.arity = [sum(1 for s in t if s is WILD) for t in self.templates]
+
+    # views
+
+    def view(self, value: Any) -> Any:
+        """A version 2 view with names and card codes, as version 1 writes it."""
+        if type(value) is not list:
+            raise PatchError(f"a view is an array, not {value!r}")
+        return self._named(value, self.root)
+
+    def _named(self, value: Any, kind: Type) -> Any:
+        if kind is None or value is None:
+            return value
+        if kind == _CARD:
+            if type(value) is not int or not 0 <= value < len(CODES):
+                raise PatchError(f"{value!r} is no card number")
+            return CODES[value]
+        if type(kind) is list:
+            if type(value) is not list:
+                raise PatchError(f"expected an array, got {value!r}")
+            item = kind[0]
+            return value if item is None else [self._named(v, item) for v in value]
+        fields = self.structs.get(kind)
+        if fields is None:
+            return value
+        if type(value) is not list or len(value) > len(fields):
+            raise PatchError(f"expected a {kind} array, got {value!r}")
+        return {name: self._named(v, t) for (name, t), v in zip(fields, value, strict=False)}
+
+    # patches
+
+    def ops(self, message: list[Any]) -> tuple[int, list[tuple[int, list[Any], Any]]]:
+        """``[seq, op, ...]`` split: the seq and each op as (kind number,
+        positional path, value)."""
+        if not message or type(message[0]) is not int:
+            raise PatchError("a table patch starts with its seq")
+        out: list[tuple[int, list[Any], Any]] = []
+        i, end = 1, len(message)
+        try:
+            while i < end:
+                code = message[i]
+                if type(code) is not int or code < 0:
+                    raise PatchError(f"{code!r} is no op code")
+                kind = code % 4
+                if code < GENERIC:
+                    path = list(message[i + 1])
+                    i += 2
+                else:
+                    t = (code - GENERIC) // 4
+                    arity = self.arity[t]
+                    indices = iter(message[i + 1 : i + 1 + arity])
+                    path = [next(indices) if s is WILD else s for s in self.templates[t]]
+                    i += 1 + arity
+                value = None
+                if kind != 2:  # del has no value
+                    value = message[i]
+                    i += 1
+                out.append((kind, path, value))
+        except (IndexError, StopIteration, TypeError) as exc:
+            raise PatchError(f"a table patch cut short: {exc!r}") from None
+        if i != end:
+            raise PatchError("a table patch cut short")
+        return message[0], out
+
+    def patch(self, ops: list[tuple[int, list[Any], Any]]) -> Patch:
+        """Version 2 ops as version 1 ``Op``s (names, card codes)."""
+        patch: Patch = []
+        for kind, path, value in ops:
+            names: list[str | int] = []
+            node: Type = self.root
+            for step in path:
+                if type(node) is str and node in self.structs:
+                    fields = self.structs[node]
+                    if type(step) is not int or not 0 <= step < len(fields):
+                        raise PatchError(f"{step!r} is no field of {node}")
+                    name, node = fields[step]
+                    names.append(name)
+                elif type(node) is list:
+                    if type(step) is not int:
+                        raise PatchError(f"an array needs an index, not {step!r}")
+                    names.append(step)
+                    node = node[0]
+                else:
+                    if type(step) is not int and type(step) is not str:
+                        raise PatchError(f"{step!r} is no step")
+                    names.append(step)
+                    node = None
+            op = KINDS[kind]
+            if op == "set":
+                value = self._named(value, node)
+            elif op == "append":
+                value = self._named(value, node if type(node) is list else None)
+            patch.append(Op(tuple(names), op, value))
+        return patch
+
+    def apply(self, doc: Any, ops: list[tuple[int, list[Any], Any]]) -> Any:
+        """Apply version 2 ops to a positional document in place; returns it.
+
+        For clients that keep the arrays (cheap: no names, no copies).
+        Raises ``PatchError`` when an op does not fit.
+        """
+        try:
+            for kind, path, value in ops:
+                if not path:
+                    if kind != 0:
+                        raise PatchError("only a set may replace the whole view")
+                    doc = value
+                    continue
+                node = doc
+                for step in path[:-1]:
+                    node = node[step]
+                last = path[-1]
+                if kind == 0:
+                    if type(node) is list and not 0 <= last < len(node):
+                        raise PatchError(f"index {last} out of range")
+                    node[last] = value
+                elif kind == 1:
+                    node[last].extend(value)
+                elif kind == 2:
+                    del node[last]
+                else:
+                    target = node[last]
+                    if type(target) is not list or not 0 <= value < len(target):
+                        raise PatchError(f"cannot remove {value!r}")
+                    del target[value]
+        except (LookupError, TypeError, AttributeError) as exc:
+            raise PatchError(f"{type(exc).__name__}: {exc}") from None
+        return doc
