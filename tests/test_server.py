@@ -16,7 +16,12 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from clients.session import ServerError, Session
-from protocol.codec import SUBPROTOCOL_JSON, SUBPROTOCOL_MSGPACK, SUBPROTOCOL_V2_MSGPACK
+from protocol.codec import (
+    SUBPROTOCOL_JSON,
+    SUBPROTOCOL_MSGPACK,
+    SUBPROTOCOL_V2_JSON,
+    SUBPROTOCOL_V2_MSGPACK,
+)
 from protocol.messages import (
     Bid,
     Bye,
