@@ -89,8 +89,10 @@ from websockets.exceptions import ConnectionClosed
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from clients.sync import Sync
-from protocol.codec import PROTOCOL_VERSION, SUBPROTOCOL_MSGPACK
+from protocol.cards import CODES
+from protocol.codec import PROTOCOL_VERSION, SUBPROTOCOL_MSGPACK, SUBPROTOCOL_V2_MSGPACK
 from protocol.diff import PatchError
+from protocol.positional import TableReader
 from tests.support.ports import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -144,6 +146,53 @@ def patch_view(doc: Any, patch: list[Any]) -> Any:
         return apply_patch(doc, patch)
     except (LookupError, TypeError, ValueError, AttributeError) as e:
         raise PatchError(f"{type(e).__name__}: {e}") from None
+
+
+FIELDS: dict[str, dict[str, tuple[int, Any]]] = {}
+"""Protocol version 2: each struct's fields by name, (position, type), from the
+server's schema (one server per worker: the same for every client)."""
+
+
+def read_schema(schema: Any) -> TableReader:
+    reader = TableReader(schema)
+    FIELDS.clear()
+    for struct, fields in reader.structs.items():
+        FIELDS[struct] = {name: (i, kind) for i, (name, kind) in enumerate(fields)}
+    return reader
+
+
+def _named(value: Any, kind: Any) -> Any:
+    if value is None or kind is None:
+        return value
+    if kind == "card":
+        return CODES[value]
+    if type(kind) is list:
+        item = kind[0]
+        if item is None:
+            return value
+        if item == "card":
+            return [CODES[c] for c in value]
+        return [Named(v, FIELDS[item]) for v in value]
+    return Named(value, FIELDS[kind])
+
+
+class Named:
+    """A version 2 (positional) document read by field names, as the rest of
+    the bench reads a version 1 one: cheap to make, the arrays are not copied."""
+
+    __slots__ = ("_fields", "_value")
+
+    def __init__(self, value: list[Any], fields: dict[str, tuple[int, Any]]) -> None:
+        self._value = value
+        self._fields = fields
+
+    def __getitem__(self, name: str) -> Any:
+        i, kind = self._fields[name]
+        return _named(self._value[i], kind)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        field = self._fields.get(name)
+        return default if field is None else _named(self._value[field[0]], field[1])
 
 
 def view_progress(doc: Any) -> tuple[int, int, int, int]:
@@ -221,7 +270,9 @@ class Client:
         self.run = run
         self.idx = idx
         self.ws: Any = None
-        self.sync: Sync[Any, Any, list[Any]] = Sync(patch_view, patch_view)
+        w = run.worker
+        apply = patch_view if w.protocol == 1 else w.apply_v2
+        self.sync: Sync[Any, Any, list[Any]] = Sync(apply, patch_view)
         self.welcomed = False
         self.game = 0
         # (game, *view_progress) for a table view; the last move number for bare.
@@ -237,7 +288,7 @@ class Client:
         async with w.connecting:
             self.ws = await connect(
                 self.url(),
-                subprotocols=[SUBPROTOCOL_MSGPACK],  # type: ignore[list-item]
+                subprotocols=[w.subprotocol],  # type: ignore[list-item]
                 compression=None,
                 max_size=2**22,
                 open_timeout=60,
@@ -250,13 +301,16 @@ class Client:
             await self.ws.send(ENCODE({"g": self.run.gid}))
             self.welcomed = True
             return
-        await self.send({"t": "hello", "rid": 1, "version": PROTOCOL_VERSION, "name": "load"})
+        await self.send({"t": "hello", "rid": 1, "version": w.protocol, "name": "load"})
         await self.wait(lambda: self.welcomed, 30)
 
     @property
     def doc(self) -> Any:
         """The table view (a plain document), or None before it or while a snapshot is due."""
-        return self.sync.table.view
+        view = self.sync.table.view
+        if view is None or self.run.worker.protocol == 1:
+            return view
+        return Named(view, FIELDS["TableView"])
 
     @property
     def seq(self) -> int:
@@ -304,8 +358,15 @@ class Client:
             self.progress = msg["n"]
             await run.on_update(self)
             return
-        t = msg["t"]
         sync = self.sync
+        if type(msg) is list:  # version 2: a table patch, [seq, op, ...]
+            reader = run.worker.reader
+            try:
+                seq, ops = reader.ops(msg)  # type: ignore[union-attr]
+            except (PatchError, AttributeError):
+                seq, ops = msg[0] if msg and type(msg[0]) is int else -1, None
+            msg = {"t": "tpatch", "seq": seq, "patch": ops}
+        t = msg["t"]
         if t == "tpatch":
             if sync.on_tpatch(msg["seq"], msg["patch"]):
                 # The one command the synchroniser sends: a snapshot request.
@@ -316,8 +377,11 @@ class Client:
                 return  # sent before the snapshot we asked for: it covers it
         elif t == "table":
             view = msg["view"]
-            sync.on_table(msg["seq"], view, view["you"])
+            sync.on_table(msg["seq"], view, None)
+            sync.seat = self.doc["you"]
         elif t == "welcome":
+            if "schema" in msg:
+                run.worker.reader = read_schema(msg["schema"])
             self.welcomed = True
         elif t == "error":
             run.worker.count(f"error:{msg['code']}")
@@ -332,7 +396,7 @@ class Client:
             self.changed.set()
             return
         self.changed.set()
-        doc = sync.table.view
+        doc = self.doc
         if doc is not None:
             progress = view_progress(doc)
             if progress < self.progress[1:]:
@@ -487,6 +551,10 @@ class Worker:
 
     def __init__(self, args: argparse.Namespace) -> None:
         self.kind = args.kind
+        self.protocol = int(getattr(args, "protocol", 2))
+        self.subprotocol = SUBPROTOCOL_MSGPACK if self.protocol == 1 else SUBPROTOCOL_V2_MSGPACK
+        self.reader: TableReader | None = None
+        """Version 2: the server's schema, from the first welcome."""
         self.url = args.url
         self.urls = args.url.split(",")  # several: see Client.url
         self.pace = args.pace
@@ -517,6 +585,11 @@ class Worker:
         self.stall_open = 0
         self.stall_asks = 0
         self.stall_failed: Counter[str] = Counter()
+
+    def apply_v2(self, doc: Any, ops: Any) -> Any:
+        if ops is None or self.reader is None:
+            raise PatchError("a patch that does not parse")
+        return self.reader.apply(doc, ops)
 
     def count(self, what: str) -> None:
         self.errors[what] += 1
@@ -1088,6 +1161,7 @@ class Run:
                 await asyncio.create_subprocess_exec(
                     sys.executable, str(Path(__file__).resolve()), "--worker",
                     "--kind", "bare" if self.target == "bare" else "ours",
+                    "--protocol", str(args.protocol),
                     "--url", f"ws://127.0.0.1:{self.port}/",
                     "--pace", str(args.pace), "--wid", str(i), "--seed", str(args.seed),
                     "--connect-concurrency", str(args.connect_concurrency),
@@ -1799,6 +1873,13 @@ def main() -> None:
     # The client process's own flags.
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--kind", default="ours", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--protocol",
+        type=int,
+        choices=(1, 2),
+        default=2,
+        help="the clients' protocol version (atout.v2.msgpack or atout.v1.msgpack)",
+    )
     parser.add_argument("--url", default="", help=argparse.SUPPRESS)
     parser.add_argument("--wid", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()

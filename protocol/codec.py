@@ -239,9 +239,9 @@ class Codec:
 
     def _untyped(self, data: bytes | str) -> Any:
         try:
-            if self.binary:
-                return msgspec.msgpack.decode(data)
-            return msgspec.json.decode(data)
+            if isinstance(data, str):
+                return msgspec.json.decode(data)  # decode() let str through only for JSON
+            return msgspec.msgpack.decode(data) if self.binary else msgspec.json.decode(data)
         except msgspec.DecodeError as exc:
             raise DecodeError("malformed", f"not valid {self.kind}: {exc}") from None
         except RecursionError:

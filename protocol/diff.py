@@ -140,9 +140,7 @@ def _document(value: Any) -> Any:
     return _DOC_DECODER.decode(_DOC_ENCODER.encode(value))
 
 
-def diff(
-    old: T, new: T, *, only: tuple[str, ...] | None = None, removes: bool = False
-) -> Patch:
+def diff(old: T, new: T, *, only: tuple[str, ...] | None = None, removes: bool = False) -> Patch:
     """Return the ops that turn ``old`` into ``new``; ``[]`` when they are equal.
 
     Both must be instances of the same Struct type (``TypeError`` otherwise).

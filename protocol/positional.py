@@ -247,10 +247,7 @@ class TableWire:
                 positional.append(step)
                 node = None
         code = None if generic else self._code_of.get(tuple(steps))
-        if code is None:
-            known = (0, (positional,), node)
-        else:
-            known = (code, tuple(indices), node)
+        known = (0, (positional,), node) if code is None else (code, tuple(indices), node)
         if len(self._paths) < _CACHE_SIZE:
             self._paths[path] = known
         return known
@@ -277,7 +274,7 @@ class TableWire:
         ops[id(op)] = hit
         return hit
 
-    def patch(self, seq: int, patch: Patch, binary: bool) -> bytes | str:
+    def patch(self, seq: int, patch: Patch, binary: bool) -> bytes:
         """The version 2 table patch message ``[seq, op, ...]``."""
         if binary:
             count = 1
@@ -313,8 +310,7 @@ class TableReader:
     def __init__(self, schema: Schema) -> None:
         try:
             self.structs: dict[str, list[tuple[str, Type]]] = {
-                name: [(str(f), t) for f, t in fields]
-                for name, fields in schema["structs"].items()
+                name: [(str(f), t) for f, t in fields] for name, fields in schema["structs"].items()
             }
             self.root: str = schema["root"]
             self.templates: list[list[int | None]] = [list(t) for t in schema["templates"]]

@@ -106,7 +106,12 @@ async def test_one_human_three_bots_play_a_whole_game_to_the_ranking() -> None:
 async def test_four_humans_play_a_deal_each_on_another_subprotocol() -> None:
     # Versions 1 and 2, msgpack and JSON, at one table: the same game for all.
     async with running() as server:
-        protos = [SUBPROTOCOL_MSGPACK, SUBPROTOCOL_JSON, SUBPROTOCOL_V2_MSGPACK, SUBPROTOCOL_V2_JSON]
+        protos = [
+            SUBPROTOCOL_MSGPACK,
+            SUBPROTOCOL_JSON,
+            SUBPROTOCOL_V2_MSGPACK,
+            SUBPROTOCOL_V2_JSON,
+        ]
         players = [
             await Session.open(url(server), f"P{i}", subprotocol=p, keep=True)
             for i, p in enumerate(protos)
