@@ -24,7 +24,8 @@ import msgspec
 import websockets
 from websockets.asyncio.server import ServerConnection, serve
 
-SUBPROTOCOL = "atout.v1.msgpack"  # the one our clients offer (protocol/codec.py)
+# The ones our clients offer (protocol/codec.py): bench/load.py speaks either.
+SUBPROTOCOLS = ("atout.v2.msgpack", "atout.v1.msgpack")
 
 _decode = msgspec.msgpack.Decoder().decode
 
@@ -59,7 +60,7 @@ async def run(host: str, port: int) -> None:
         groups.handler,
         host,
         port,
-        subprotocols=[SUBPROTOCOL],  # type: ignore[list-item]
+        subprotocols=list(SUBPROTOCOLS),  # type: ignore[arg-type]
         compression=None,
         max_size=65536,
     ):

@@ -12,6 +12,8 @@ from protocol.codec import (
     PROTOCOL_VERSION,
     SUBPROTOCOL_JSON,
     SUBPROTOCOL_MSGPACK,
+    SUBPROTOCOL_V2_JSON,
+    SUBPROTOCOL_V2_MSGPACK,
     SUBPROTOCOLS,
     Codec,
     DecodeError,
@@ -42,7 +44,15 @@ def test_constants() -> None:
     assert PROTOCOL_VERSION == 1
     assert SUBPROTOCOL_MSGPACK == "atout.v1.msgpack"
     assert SUBPROTOCOL_JSON == "atout.v1.json"
-    assert SUBPROTOCOLS[0] == SUBPROTOCOL_MSGPACK  # the server prefers msgpack
+    assert SUBPROTOCOL_V2_MSGPACK == "atout.v2.msgpack"
+    assert SUBPROTOCOL_V2_JSON == "atout.v2.json"
+    # The server prefers version 2, then msgpack.
+    assert SUBPROTOCOLS == (
+        SUBPROTOCOL_V2_MSGPACK,
+        SUBPROTOCOL_V2_JSON,
+        SUBPROTOCOL_MSGPACK,
+        SUBPROTOCOL_JSON,
+    )
 
 
 @pytest.mark.parametrize("msg", [Bid("garde"), Play("T21", request=7)])
@@ -177,8 +187,12 @@ def test_codec_for_picks_the_format_and_shares_codecs() -> None:
     assert codec_for(SUBPROTOCOL_JSON, Command).kind == "json"
     # Built once: every connection on a subprotocol gets the same codec.
     assert codec_for(SUBPROTOCOL_JSON, Command) is codec_for(SUBPROTOCOL_JSON, Command)
+    assert (
+        codec_for(SUBPROTOCOL_V2_JSON, Command).kind,
+        codec_for(SUBPROTOCOL_V2_JSON, Command).version,
+    ) == ("json", 2)
     with pytest.raises(ValueError, match="subprotocol"):
-        codec_for("atout.v2.msgpack", Command)
+        codec_for("atout.v3.msgpack", Command)
 
 
 def test_unknown_kind_is_refused() -> None:

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from protocol.cards import CARD_OF, CODES, SUIT_OF
-from protocol.codec import codec_for
+from protocol.codec import Codec, codec_for
 from protocol.messages import (
     Bid,
     Call,
@@ -46,13 +46,21 @@ from server.table.effects import Arm, Effect, Listing, Send, Think
 
 SETTINGS = Settings(bot_think=0.5, grace=10.0, deal_pause=4.0, idle_close=900.0)
 T0 = 1_000_000.0
-CODECS = [codec_for(sub, Event) for sub in ("atout.v1.json", "atout.v1.msgpack")]
+# Every message is compared as every subprotocol writes it: protocol
+# version 2 (positional, card numbers) must hide just what version 1 hides.
+CODECS = [
+    codec_for(sub, Event)
+    for sub in ("atout.v1.json", "atout.v1.msgpack", "atout.v2.json", "atout.v2.msgpack")
+]
+V2 = codec_for("atout.v2.msgpack", Event)
 
 
 class Peer:
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, codec: Codec | None = None) -> None:
         self.id = f"p-{name}"
         self.name = name
+        if codec is not None:
+            self.codec = codec  # the table makes its patches for this version
 
 
 @dataclass
@@ -144,7 +152,7 @@ class World:
     swapped: bool
     monkeypatch: pytest.MonkeyPatch
     peers: dict[int, Peer] = field(default_factory=dict)
-    spectator: Peer = field(default_factory=lambda: Peer("watcher"))
+    spectator: Peer = field(default_factory=lambda: Peer("watcher", V2))
     now: float = T0
     wake: Wake | None = None
     wake_at: float = 0.0
@@ -170,7 +178,9 @@ class World:
         # Humans at the taker's, A's and one other seat; bots at B's and the last.
         others = [x for x in FIVE.seats if x not in (s.taker, s.a, s.b)]
         for seat in (s.taker, s.a, others[0]):
-            peer = self.peers[seat] = Peer(f"seat{seat}")
+            # The taker and A read version 2 (their hands lose cards by
+            # "remove" ops), the third human version 1.
+            peer = self.peers[seat] = Peer(f"seat{seat}", V2 if seat != others[0] else None)
             self.take(self.core.handle(Join(peer, seat, 1, token=f"tok{seat}"), self.now))
         self.take(
             self.core.handle(Join(self.spectator, None, 1, spectator=True, token="w"), self.now)
