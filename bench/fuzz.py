@@ -85,13 +85,18 @@ from protocol.cards import CODES, cards_of  # noqa: E402
 from protocol.codec import (  # noqa: E402
     SUBPROTOCOL_JSON,
     SUBPROTOCOL_MSGPACK,
+    SUBPROTOCOL_V2_JSON,
+    SUBPROTOCOL_V2_MSGPACK,
+    Codec,
     DecodeError,
     codec_for,
+    new_codec,
 )
 from protocol.errors import ErrorCode  # noqa: E402
 from protocol.messages import (  # noqa: E402
     Command,
     Error,
+    Event,
     History,
     JoinTable,
     Ping,
@@ -415,7 +420,7 @@ def mutate(data: bytes, d: Draw) -> bytes:
 
 @dataclass
 class Frame:
-    kind: str  # "msgpack" | "json": the connection's subprotocol
+    kind: str  # "msgpack" | "json" | "v2.msgpack" | "v2.json": the connection's subprotocol
     data: bytes | str  # str: a text frame
     first: bool  # sent as the first frame of a new connection
     mode: str
@@ -424,7 +429,7 @@ class Frame:
 def make_frame(data: bytes, pools: Pools) -> Frame:
     d = Draw(data)
     head = d.byte()
-    kind = "json" if head & 1 else "msgpack"
+    kind = ("v2." if head >> 5 & 1 else "") + ("json" if head & 1 else "msgpack")
     first = head >> 1 & 15 == 15  # one in 16
     mode_n = d.below(8)
     if mode_n < 3:
@@ -434,12 +439,12 @@ def make_frame(data: bytes, pools: Pools) -> Frame:
         mode = "structured" if mode_n < 7 else "mutated"
         doc = structured_doc(d, pools)
         try:
-            raw = msgspec.json.encode(doc) if kind == "json" else msgspec.msgpack.encode(doc)
+            raw = msgspec.json.encode(doc) if _is_json(kind) else msgspec.msgpack.encode(doc)
         except RecursionError:
             # Too deep for the encoder too: nest by hand (a chat whose text is
             # a list inside a list ...).
             n = d.choice([1000, 1500, 5000])
-            if kind == "json":
+            if _is_json(kind):
                 raw = b'{"t":"chat","text":' + b"[" * n + b"]" * n + b"}"
             else:
                 raw = b"\x82\xa1t\xa4chat\xa4text" + b"\x91" * n + b"\x90"
@@ -447,7 +452,7 @@ def make_frame(data: bytes, pools: Pools) -> Frame:
             mode, raw = "raw", d.rest()
         if mode == "mutated":
             raw = mutate(raw, d)
-    text = d.chance(2) if kind == "json" else d.chance(24)
+    text = d.chance(2) if _is_json(kind) else d.chance(24)
     frame: bytes | str = raw
     if text:
         try:
@@ -463,7 +468,35 @@ def make_frame(data: bytes, pools: Pools) -> Frame:
 
 
 def _subprotocol(kind: str) -> str:
-    return SUBPROTOCOL_JSON if kind == "json" else SUBPROTOCOL_MSGPACK
+    return {
+        "json": SUBPROTOCOL_JSON,
+        "v2.json": SUBPROTOCOL_V2_JSON,
+        "v2.msgpack": SUBPROTOCOL_V2_MSGPACK,
+    }.get(kind, SUBPROTOCOL_MSGPACK)
+
+
+def _is_json(kind: str) -> bool:
+    return kind.endswith("json")
+
+
+def _version(kind: str) -> int:
+    """Protocol version 2 on the ``v2.`` kinds (docs/PROTOCOL.md §13)."""
+    return 2 if kind.startswith("v2.") else 1
+
+
+def _events(kind: str) -> Codec | None:
+    """A version 2 client's codec of its own: what the server sends, read back
+    as the version 1 messages it stands for (then plain data, as version 1
+    clients see it), so that every check below holds for both versions."""
+    return new_codec(_subprotocol(kind), Event) if _version(kind) == 2 else None
+
+
+def _plain(data: bytes | str, events: Codec | None) -> Any:
+    if events is not None:
+        return msgspec.to_builtins(events.decode(data))
+    if isinstance(data, str):
+        return msgspec.json.decode(data)
+    return msgspec.msgpack.decode(data)
 
 
 def fuzz_settings(**overrides: Any) -> Settings:
@@ -494,6 +527,7 @@ class Wire:
     def __init__(self, ws: ClientConnection, kind: str) -> None:
         self.ws = ws
         self.kind = kind
+        self.events = _events(kind)
         self.rid = 1_000_000
 
     @classmethod
@@ -508,7 +542,7 @@ class Wire:
         return cls(ws, kind)
 
     def encode(self, doc: Any) -> bytes | str:
-        if self.kind == "json":
+        if _is_json(self.kind):
             return msgspec.json.encode(doc).decode()
         return msgspec.msgpack.encode(doc)
 
@@ -517,9 +551,7 @@ class Wire:
 
     async def recv(self, timeout: float) -> Any:
         data = await asyncio.wait_for(self.ws.recv(), timeout)
-        if isinstance(data, str):
-            return msgspec.json.decode(data)
-        return msgspec.msgpack.decode(data)
+        return _plain(data, self.events)
 
     def close_code(self) -> int | None:
         return self.ws.close_code
@@ -587,7 +619,7 @@ class FrameCampaign:
             return w
         assert self.server is not None
         w = await Wire.open(self.server.port, kind)
-        await w.send({"t": "hello", "version": 1, "name": f"fuzz-{kind}"})
+        await w.send({"t": "hello", "version": _version(kind), "name": f"fuzz-{kind}"})
         while (await w.recv(5))["t"] != "lobby":
             pass
         self.wires[kind] = w
@@ -818,6 +850,11 @@ def apply_patch(doc: Any, patch: list[Any]) -> Any:
             node[last].extend(value)
         elif op == "del":
             del node[last]
+        elif op == "remove":  # version 2 only
+            target = node[last]
+            if not isinstance(target, list) or not 0 <= value < len(target):
+                raise IndexError(value)
+            del target[value]
         else:
             raise ValueError(f"unknown op {op!r}")
     return doc
@@ -840,10 +877,11 @@ class Player:
         self.pongs: dict[int, asyncio.Future[Any]] = {}
         self.rid = 0
         self.saved: tuple[int, Any] | None = None  # an older view it still holds
+        self.events = _events(kind)
 
     async def connect(self, port: int) -> None:
         self.wire = await Wire.open(port, self.kind)
-        await self.wire.send({"t": "hello", "version": 1, "name": self.name})
+        await self.wire.send({"t": "hello", "version": _version(self.kind), "name": self.name})
         self.reader = asyncio.get_running_loop().create_task(self._read(self.wire))
 
     async def _read(self, wire: Wire) -> None:
@@ -1001,7 +1039,7 @@ def seqs_of(table: Table | TableCore) -> list[int]:
 
 def fresh_doc(table: Table | TableCore, seat: int | None, kind: str) -> Any:
     view = core_of(table).view_for(seat)
-    if kind == "json":
+    if _is_json(kind):
         return msgspec.json.decode(msgspec.json.encode(view))
     return msgspec.msgpack.decode(msgspec.msgpack.encode(view))
 
@@ -1014,10 +1052,10 @@ class Episode:
         self.rng = rng
         self.tally = tally
         self.label = label
-        kinds = ["msgpack", "json", "msgpack", "json"]
+        kinds = ["msgpack", "json", "v2.msgpack", "v2.json"]
         rng.shuffle(kinds)
         self.players = [Player(f"P{i}", kinds[i], i) for i in range(4)]
-        self.spectators = [Player("S0", "msgpack", None), Player("S1", "json", None)]
+        self.spectators = [Player("S0", "v2.msgpack", None), Player("S1", "json", None)]
         self.table: Table | TableCore | None = None
         self.accepted: list[tuple[Player, dict[str, Any]]] = []
         self.step_no = 0
@@ -1337,11 +1375,13 @@ async def run_tables(
 class CorePeer:
     """A connection as the core sees it (``server.table.inbox.Peer``)."""
 
-    __slots__ = ("id", "name")
+    __slots__ = ("codec", "id", "name")
 
-    def __init__(self, id: str, name: str) -> None:
+    def __init__(self, id: str, name: str, kind: str) -> None:
         self.id = id
         self.name = name
+        # The core makes a seat's patches for its peer's protocol version.
+        self.codec = codec_for(_subprotocol(kind), Command)
 
 
 class CorePlayer(Player):
@@ -1355,7 +1395,7 @@ class CorePlayer(Player):
         self.peer: CorePeer | None = None
 
     async def connect(self, port: int) -> None:
-        self.peer = CorePeer(f"k{next(self.ep.ids)}", self.name)
+        self.peer = CorePeer(f"k{next(self.ep.ids)}", self.name, self.kind)
         self.ep.by_peer[self.peer] = self
 
     async def transmit(self, doc: dict[str, Any], at_once: bool = False) -> None:
@@ -1392,7 +1432,7 @@ class CoreEpisode(Episode):
         kinds = [p.kind for p in self.players]
         self.players = [CorePlayer(f"P{i}", kinds[i], i, self) for i in range(4)]
         self.spectators = [
-            CorePlayer("S0", "msgpack", None, self),
+            CorePlayer("S0", "v2.msgpack", None, self),
             CorePlayer("S1", "json", None, self),
         ]
 
@@ -1492,10 +1532,7 @@ class CoreEpisode(Episode):
         if p is None:
             return  # a connection that is gone
         data = codec_for(_subprotocol(p.kind), Command).encode(message)
-        if isinstance(data, str):
-            p.take(msgspec.json.decode(data))
-        else:
-            p.take(msgspec.msgpack.decode(data))
+        p.take(_plain(data, p.events))
 
     def run(self, effects: list[Effect]) -> None:
         closing = []
