@@ -213,9 +213,13 @@ class TableWire:
             tuple(steps): GENERIC + 4 * i for i, steps in enumerate(self.schema["templates"])
         }
         self._paths: dict[tuple[str | int, ...], tuple[int, tuple[Any, ...], Any]] = {}
-        # id(op) -> (op, elements, msgpack bytes, JSON bytes); the op is kept so
-        # that its id is not reused while it is here.
-        self._ops: dict[int, tuple[Op, int, bytes, bytes]] = {}
+        # Encodings kept so that what many seats get is encoded once: each op
+        # (the public ops of a move are the same objects in every seat's
+        # patch) and each patch list (seats whose own fields did not change
+        # get the very same list), by id, per format. Each entry holds its
+        # object, so that the id is not reused while it is here.
+        self._ops: tuple[dict[int, tuple[Op, int, bytes]], ...] = ({}, {})
+        self._lists: tuple[dict[int, tuple[Patch, int, bytes]], ...] = ({}, {})
 
     def view(self, doc: Any) -> Any:
         """A view's version 1 document as version 2 writes it."""
@@ -252,11 +256,7 @@ class TableWire:
             self._paths[path] = known
         return known
 
-    def _op(self, op: Op) -> tuple[Op, int, bytes, bytes]:
-        ops = self._ops
-        hit = ops.get(id(op))
-        if hit is not None and hit[0] is op:
-            return hit
+    def _elements(self, op: Op) -> list[Any]:
         base, follows, node = self._path(op.path)
         kind = op.op
         elements: list[Any] = [base + _KIND_NUMBER[kind], *follows]
@@ -266,27 +266,46 @@ class TableWire:
             elements.append(_to_v2(op.value, node if type(node) is _List else None))
         elif kind == "remove":
             elements.append(op.value)
-        mp = _MP_ENCODE(elements)
-        header = 1 if len(elements) < 16 else 3
-        hit = (op, len(elements), mp[header:], _JSON_ENCODE(elements)[1:-1])
-        if len(ops) >= _CACHE_SIZE:
-            ops.clear()
-        ops[id(op)] = hit
+        return elements
+
+    def _body(self, patch: Patch, binary: bool) -> tuple[Patch, int, bytes]:
+        """The ops of ``patch`` encoded one after the other (no array around
+        them), and how many elements they are."""
+        lists = self._lists[binary]
+        hit = lists.get(id(patch))
+        if hit is not None and hit[0] is patch:
+            return hit
+        ops = self._ops[binary]
+        count = 0
+        parts: list[bytes] = []
+        for op in patch:
+            known = ops.get(id(op))
+            if known is None or known[0] is not op:
+                elements = self._elements(op)
+                if binary:
+                    data = _MP_ENCODE(elements)[1 if len(elements) < 16 else 3 :]
+                else:
+                    data = _JSON_ENCODE(elements)[1:-1]
+                known = (op, len(elements), data)
+                if len(ops) >= _CACHE_SIZE:
+                    ops.clear()
+                ops[id(op)] = known
+            count += known[1]
+            parts.append(known[2])
+        hit = (patch, count, b"".join(parts) if binary else b",".join(parts))
+        if len(lists) >= 64:
+            lists.clear()
+        lists[id(patch)] = hit
         return hit
 
     def patch(self, seq: int, patch: Patch, binary: bool) -> bytes:
         """The version 2 table patch message ``[seq, op, ...]``."""
+        _, count, body = self._body(patch, binary)
         if binary:
-            count = 1
-            parts = [_MP_ENCODE(seq)]
-            for op in patch:
-                hit = self._op(op)
-                count += hit[1]
-                parts.append(hit[2])
-            return _array_header(count) + b"".join(parts)
-        pieces = [b"%d" % seq]
-        pieces.extend(self._op(op)[3] for op in patch)
-        return b"[" + b",".join(pieces) + b"]"
+            return _array_header(count + 1) + _MP_ENCODE(seq) + body
+        if not body:
+            return b"[%d]" % seq
+        return b"[%d,%s]" % (seq, body)
 
 
 def _array_header(count: int) -> bytes:
