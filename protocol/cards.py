@@ -135,14 +135,22 @@ def mask_of(cards: list[int] | tuple[int, ...] | set[int] | frozenset[int]) -> i
     return m
 
 
+# The cards of each byte of a mask, by the byte's place: cards_of reads a
+# mask a byte at a time (ten bytes hold the deck) rather than a bit at a time,
+# about twice as fast for a hand (it is called for every card of a game).
+_BYTE_CARDS: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(
+    tuple(tuple(base + i for i in range(8) if byte >> i & 1) for byte in range(256))
+    for base in range(0, 80, 8)
+)
+
+
 def cards_of(mask: int) -> list[int]:
     """The cards of a bitmask, lowest first (that is, in suit order S H D C,
     then trumps from T1 up, then the Excuse)."""
     out: list[int] = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
+    for place, byte in enumerate(mask.to_bytes(10, "little")):
+        if byte:
+            out += _BYTE_CARDS[place][byte]
     return out
 
 
