@@ -15,6 +15,7 @@ from collections import deque
 from typing import Any
 
 import msgspec
+from msgspec.structs import replace
 
 from protocol.diff import Patch, diff
 from protocol.messages import TablePatch, TableSnapshot
@@ -65,7 +66,14 @@ class Stream:
 class Fanout:
     """The streams of one table: one per seated human, one for all spectators."""
 
-    __slots__ = ("every_deal_counts", "reuse", "spectator_stream", "spectators", "streams")
+    __slots__ = (
+        "_seats",
+        "every_deal_counts",
+        "reuse",
+        "spectator_stream",
+        "spectators",
+        "streams",
+    )
 
     def __init__(self, players: int, every_deal_counts: bool = False) -> None:
         self.every_deal_counts = every_deal_counts
@@ -74,6 +82,8 @@ class Fanout:
         self.spectators: set[Peer] = set()
         self.spectator_stream = Stream()
         self.reuse = Reuse()
+        self._seats: tuple[tuple[Any, ...], list[SeatView]] = ((), [])
+        """The last seats' views and what they were built from."""
 
     def away_seats(self, st: TableState) -> set[int]:
         """Human seats with no connection (a bot plays their turns after ``grace``)."""
@@ -91,20 +101,29 @@ class Fanout:
 
     def public_parts(self, st: TableState, game: Game | None) -> dict[str, Any]:
         away = self.away_seats(st)
-        seats = []
-        for i, s in enumerate(st.seats):
-            stream = self.streams[i]
-            seats.append(
-                SeatView(
-                    seat=i,
-                    kind=s.kind,
-                    name=s.name,
-                    connected=s.kind == "bot" or bool(stream and stream.peer),
-                    away=i in away,
-                    bot_level=st.bot_level if s.kind == "bot" else None,
-                    cards=game.deal.hands[i].bit_count() if game else 0,
-                )
+        key = tuple(
+            (
+                s.kind,
+                s.name,
+                s.kind == "bot" or bool(self.streams[i] and self.streams[i].peer),  # type: ignore[union-attr]
+                i in away,
+                st.bot_level if s.kind == "bot" else None,
+                game.deal.hands[i].bit_count() if game else 0,
             )
+            for i, s in enumerate(st.seats)
+        )
+        if key == self._seats[0]:
+            # Most moves change one seat's count of cards, some nothing:
+            # the same list when nothing changed (the diff skips it on "is").
+            seats = self._seats[1]
+        else:
+            seats = [
+                SeatView(
+                    seat=i, kind=kind, name=name, connected=on, away=gone, bot_level=level, cards=n
+                )
+                for i, (kind, name, on, gone, level, n) in enumerate(key)
+            ]
+            self._seats = (key, seats)
         parts: dict[str, Any] = {
             "table_id": st.table_id,
             "name": st.name,
@@ -157,17 +176,23 @@ class Fanout:
     def broadcast(self, st: TableState, game: Game | None, out: list[Effect]) -> None:
         """Bring every stream up to date with the table (a patch each, if it changed)."""
         parts = self.public_parts(st, game)
+        # The public fields once; each recipient's view is that with its own
+        # fields replaced (a C copy, ten times cheaper than building it anew).
+        base = TableView(**parts)
         public_ops: dict[int, tuple[Patch, bytes]] = {}
         for seat, stream in enumerate(self.streams):
             if stream is None:
                 continue
             to = (stream.peer,) if stream.peer is not None else ()
-            self._send_view(stream, parts, self.own_parts(st, game, seat), public_ops, to, out)
+            own = self.own_parts(st, game, seat)
+            self._send_view(stream, parts, own, replace(base, **own), public_ops, to, out)
         if self.spectators:
+            own = self.own_parts(st, game, None)
             self._send_view(
                 self.spectator_stream,
                 parts,
-                self.own_parts(st, game, None),
+                own,
+                replace(base, **own),
                 public_ops,
                 tuple(self.spectators),
                 out,
@@ -178,11 +203,11 @@ class Fanout:
         stream: Stream,
         parts: dict[str, Any],
         own: dict[str, Any],
+        view: TableView,
         public_ops: dict[int, tuple[Patch, bytes]],
         to: tuple[Peer, ...],
         out: list[Effect],
     ) -> None:
-        view = TableView(**parts, **own)
         old = stream.view
         if old is None:
             stream.seq += 1
