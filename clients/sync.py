@@ -9,6 +9,13 @@ client's ``clients/web/app/sync.js`` hold), so both languages answer the
 same vectors. ``bench/load.py`` drives the same ``Sync`` with its own cheap
 patch applier (raw ops, patched in place).
 
+Protocol version 2 (docs/PROTOCOL.md §13) changes how a table view and its
+patches are written, not these rules: the terminal client's codec reads a
+version 2 ``table`` or ``tpatch`` back into the version 1 messages (typed
+views and ops) it feeds here, and ``bench/load.py`` feeds the positional
+document and ops as they come, applied by ``protocol.positional.TableReader``.
+A patch that does not parse is a misfit like one that does not fit.
+
 Usage contract: feed every server message of one connection, in order, to
 the matching ``on_*`` method, and send every command a method returns. An
 ``apply`` function signals a patch that does not fit by raising
