@@ -32,12 +32,13 @@ class Reuse:
     comparing them. Views are never mutated, so sharing is safe. One per table.
     """
 
-    __slots__ = ("_hands", "_sheet", "_tricks")
+    __slots__ = ("_bids", "_hands", "_sheet", "_tricks")
 
     def __init__(self) -> None:
         # Each cache holds its key objects, so an ``is`` test cannot be fooled
         # by a new object that got the address of a dead one.
         self._tricks: tuple[Deal | None, int, list[TrickView]] = (None, 0, [])
+        self._bids: tuple[Deal | None, int, list[BidView]] = (None, 0, [])
         self._sheet: tuple[Game | None, int, list[DealLine]] = (None, 0, [])
         self._hands: dict[int | None, tuple[int, list[str]]] = {}
 
@@ -53,6 +54,18 @@ class Reuse:
                 for t, leader, w in itertools.islice(done, start, None)
             ]
             self._tricks = (deal, len(deal.tricks), views)
+        return views
+
+    def bids(self, deal: Deal) -> list[BidView]:
+        """The deal's bids (they only ever grow: the same list until one is made)."""
+        cached_deal, count, views = self._bids
+        if cached_deal is not deal or count != len(deal.bids):
+            after = deal.variant.after
+            first = after(deal.dealer)
+            views = [
+                BidView(seat=after(first, i), bid=BID_NAMES[b]) for i, b in enumerate(deal.bids)
+            ]
+            self._bids = (deal, len(deal.bids), views)
         return views
 
     def sheet(self, game: Game, every_deal_counts: bool = False) -> list[DealLine]:
@@ -94,9 +107,8 @@ def deal_view(game: Game, reuse: Reuse | None = None, every_deal_counts: bool = 
     """The public state of the game's current deal (``every_deal_counts``:
     as for ``deal_number``)."""
     deal = game.deal
-    after = deal.variant.after
-    first = after(deal.dealer)
-    tricks = (reuse or Reuse()).tricks(deal)  # a fresh Reuse builds them all
+    reuse = reuse or Reuse()  # a fresh Reuse builds them all
+    tricks = reuse.tricks(deal)
     trick = None
     if deal.phase == "play":
         trick = TrickView(leader=deal.leader, cards=_codes(deal.trick))
@@ -107,7 +119,7 @@ def deal_view(game: Game, reuse: Reuse | None = None, every_deal_counts: bool = 
         dealer=deal.dealer,
         phase=deal.phase,
         turn=deal.turn,
-        bids=[BidView(seat=after(first, i), bid=BID_NAMES[b]) for i, b in enumerate(deal.bids)],
+        bids=reuse.bids(deal),
         taker=deal.taker if deal.taker >= 0 else None,
         contract=BID_NAMES[deal.contract] if deal.taker >= 0 else None,
         called=deal.called,
