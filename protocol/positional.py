@@ -447,8 +447,12 @@ class TableReader:
                     continue
                 node = doc
                 for step in path[:-1]:
+                    if type(node) is list and (type(step) is not int or step < 0):
+                        raise PatchError(f"{step!r} is no index")  # -1 would pass in Python
                     node = node[step]
                 last = path[-1]
+                if type(node) is list and (type(last) is not int or last < 0):
+                    raise PatchError(f"{last!r} is no index")
                 if kind == 0:
                     if type(node) is list and not 0 <= last < len(node):
                         raise PatchError(f"index {last} out of range")

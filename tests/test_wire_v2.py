@@ -16,7 +16,7 @@ from protocol.codec import Codec, codec_for, new_codec
 from protocol.diff import Op, Patch, PatchError, apply, diff
 from protocol.messages import Event, Seated, StartGame, TablePatch, TableSnapshot, Welcome
 from protocol.positional import TableReader, TableWire, schema_of
-from protocol.views import CardCode, TableView
+from protocol.views import CardCode, SeatView, TableView
 from server.config import Settings
 from server.table import Act, Join, Reclaim, TableCore, Wake, new_state
 from server.table.effects import Arm, Effect, Send
@@ -222,3 +222,21 @@ def test_a_seat_back_on_version_1_after_a_remove_gets_a_snapshot() -> None:
     sent = [e.message for e in effects if isinstance(e, Send) and v1 in e.to]
     assert any(isinstance(m, TableSnapshot) for m in sent)
     assert not any(isinstance(m, TablePatch) for m in sent)
+
+
+def test_a_negative_index_is_refused_not_read_from_the_end() -> None:
+    reader = TableReader(schema_of())
+    doc = reader_doc()
+    for op in ([4, -1, 3], [0, [9, -1, 6], 3], [0, [9, 0, 6], 3]):
+        _, ops = reader.ops([5, *op])
+        if op[-2] == [9, 0, 6]:
+            assert reader.apply(doc, ops)[9][0][6] == 3  # the same op with 0 fits
+        else:
+            with pytest.raises(PatchError):
+                reader.apply(doc, ops)
+
+
+def reader_doc() -> Any:
+    wire = TableWire()
+    view = TableView(table_id="t", name="n", seats=[SeatView(seat=0, cards=18)])
+    return wire.view(msgspec.to_builtins(view))
