@@ -70,6 +70,11 @@ class _Seq(msgspec.Struct):
 
 _seq_msgpack = msgspec.msgpack.Decoder(_Seq).decode
 _seq_json = msgspec.json.Decoder(_Seq).decode
+# Protocol version 2 sends a table patch as an array, [seq, op, ...]: its
+# first element is the seq (docs/PROTOCOL.md §13.3).
+# (Read untyped: this runs only when a table moves.)
+_first_msgpack = msgspec.msgpack.Decoder(list[Any]).decode
+_first_json = msgspec.json.Decoder(list[Any]).decode
 
 
 class Relay:
@@ -512,6 +517,17 @@ class Relay:
 def _last_seq(how: Sitting) -> int:
     """The ``seq`` of the last table message ``conn`` was sent, or -1."""
     for frame in reversed(how.recent):
+        text = isinstance(frame, str)
+        if (frame[:1] == "[") if text else (frame[:1] and frame[0] in _ARRAY_HEADS):
+            try:
+                first = (
+                    _first_json(frame)[0] if isinstance(frame, str) else _first_msgpack(frame)[0]
+                )
+            except (msgspec.DecodeError, ValueError, IndexError):
+                continue
+            if type(first) is int:
+                return first
+            continue
         try:
             found = _seq_json(frame) if isinstance(frame, str) else _seq_msgpack(frame)
         except (msgspec.DecodeError, ValueError):
@@ -519,3 +535,7 @@ def _last_seq(how: Sitting) -> int:
         if found.t in ("table", "tpatch"):
             return found.seq
     return -1
+
+
+# The first byte of a msgpack array (fixarray, array 16, array 32).
+_ARRAY_HEADS = frozenset(range(0x90, 0xA0)) | {0xDC, 0xDD}
