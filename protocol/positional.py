@@ -43,7 +43,9 @@ __all__ = ["HOT", "KINDS", "Schema", "TableReader", "TableWire", "schema_of"]
 KINDS: Final[tuple[OpKind, ...]] = ("set", "append", "del", "remove")
 """An op's kind is its code modulo 4, in this order."""
 _KIND_NUMBER: Final[dict[str, int]] = {k: i for i, k in enumerate(KINDS)}
-GENERIC: Final = 4
+KIND_COUNT: Final = len(KINDS)
+"""A code is template × KIND_COUNT + kind (after the generic codes)."""
+GENERIC: Final = KIND_COUNT
 """Codes below this are generic ops: the kind, then a whole positional path."""
 
 WILD: Final = None
@@ -210,7 +212,8 @@ class TableWire:
         self.root: _Struct = _node(msgspec.inspect.type_info(root), structs)
         self.schema = schema_of(root)
         self._code_of: dict[tuple[int | None, ...], int] = {
-            tuple(steps): GENERIC + 4 * i for i, steps in enumerate(self.schema["templates"])
+            tuple(steps): GENERIC + KIND_COUNT * i
+            for i, steps in enumerate(self.schema["templates"])
         }
         self._paths: dict[tuple[str | int, ...], tuple[int, tuple[Any, ...], Any]] = {}
         # Encodings kept so that what many seats get is encoded once: each op
@@ -380,12 +383,12 @@ class TableReader:
                 code = message[i]
                 if type(code) is not int or code < 0:
                     raise PatchError(f"{code!r} is no op code")
-                kind = code % 4
+                kind = code % KIND_COUNT
                 if code < GENERIC:
                     path = list(message[i + 1])
                     i += 2
                 else:
-                    t = (code - GENERIC) // 4
+                    t = (code - GENERIC) // KIND_COUNT
                     arity = self.arity[t]
                     indices = iter(message[i + 1 : i + 1 + arity])
                     path = [next(indices) if s is WILD else s for s in self.templates[t]]
