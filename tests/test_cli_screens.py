@@ -330,3 +330,31 @@ async def test_a_long_name_never_pushes_the_connection_state_out_of_the_header()
         await pilot.pause()
         header = screen_text(app).splitlines()[0]
         assert "● online" in header and len(header) <= SIZE[0]
+
+
+# -- the first lobby and the first resize ------------------------------------------------------
+
+
+@pytest.mark.parametrize("first", ["lobby_then_resize", "resize_then_lobby"])
+async def test_the_first_lobby_stays_on_screen_whatever_the_first_resize(first: str) -> None:
+    """The server's first lobby message may come before or after the
+    terminal's first resize (its redraw runs after the next refresh): either
+    way the tables and the online count stay on screen."""
+    app = PreviewApp(lobby=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.lobby_screen
+        assert " online" not in screen_text(app).split("●")[0]  # no count yet
+        if first == "lobby_then_resize":
+            screen.update_lobby(lobby_view())
+            await pilot.resize_terminal(140, 40)
+        else:
+            # What Textual does on a resize, then the lobby in the same turn
+            # of the loop, before the refresh the resize waits for.
+            screen.on_resize()
+            screen.update_lobby(lobby_view())
+        await pilot.pause()
+        await pilot.pause()
+        text = screen_text(app)
+        assert "5 online" in text and "Le club du jeudi" in text
+        assert screen.query_one("#tables").row_count == 5  # type: ignore[attr-defined]

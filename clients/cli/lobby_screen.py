@@ -195,7 +195,13 @@ class LobbyScreen(Translated, ButtonArrows, Screen[None]):
     def on_resize(self) -> None:
         fit_footer(self, self.FOOTER_OPTIONAL)
         if self._ready:
-            self.call_after_refresh(self.update_lobby, self.lobby)
+            # The columns fit the new width once it is laid out. The lobby is
+            # read then, not now: the server's first lobby may arrive in
+            # between, and a redraw of the one held now would wipe it.
+            self.call_after_refresh(self._redraw)
+
+    def _redraw(self) -> None:
+        self.update_lobby(self.lobby)
 
     def _tick(self) -> None:
         # The countdown to the next attempt moves while we are not online.
