@@ -136,7 +136,6 @@ class AtoutApp(Translated, App[None]):
         self._created = False
         self._started = False
         self._asking_quit = False
-        self._quick = False
         self.players = players
         """The table size quick play asks for (``--players``)."""
         self._history_asked = False
@@ -425,20 +424,14 @@ class AtoutApp(Translated, App[None]):
 
     def quick_play(self) -> None:
         """Quick play: a seat at a public table where people wait, or else a
-        new table that starts at once with bots (the server opens it waiting
-        for a start; we give it at once, as nobody else was waiting)."""
-        self._quick = True
+        new table that gathers people a short while (the server starts it
+        when full or when the time is up; "Start now" sooner). Never started
+        here at once: a friend pressing quick play a moment later would get
+        a table of their own (issue 33)."""
         self.send(QuickPlay(players=self.players))
 
     def _autoplay_start(self) -> None:
         view = self.link.table if self.link else None
-        if self._quick and view is not None and view.you is not None:
-            self._quick = False
-            if view.status == "waiting" and view.creator == view.you:
-                others = [s for s in view.seats if s.kind == "human" and s.seat != view.you]
-                if not others:
-                    self.send(StartGame())
-            return
         if self.autoplay is None or self._started or view is None:
             return
         if view.status == "waiting" and view.you is not None and view.creator == view.you:

@@ -508,5 +508,10 @@ def still_reading(names: list[str]) -> str:
     return _("Still reading: {names}").format(names=", ".join(names)) if names else ""
 
 
+def gathering(seconds: int) -> str:
+    """A quick-play table waiting for people (PROTOCOL.md ``gather_until``)."""
+    return _("Waiting for players · bots fill the seats in {n} s").format(n=seconds)
+
+
 def next_deal_in(seconds: int) -> str:
     return _("next deal in {seconds}s").format(seconds=seconds)
