@@ -56,6 +56,7 @@ from protocol.messages import (
     CreateTable,
     Error,
     GetHistory,
+    Leave,
     Left,
     LobbyPatch,
     LobbySnapshot,
@@ -136,6 +137,8 @@ class AtoutApp(Translated, App[None]):
         self._created = False
         self._started = False
         self._asking_quit = False
+        self._left = asyncio.Event()
+        """Set when the server says we left a table (``quit_now`` waits for it)."""
         self.players = players
         """The table size quick play asks for (``--players``)."""
         self._history_asked = False
@@ -258,8 +261,25 @@ class AtoutApp(Translated, App[None]):
 
     async def quit_now(self) -> None:
         with contextlib.suppress(TimeoutError):  # quit all the same
+            await asyncio.wait_for(self._leave_unstarted(), 2.0)
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.aclose(), 5.0)
         self.exit()
+
+    async def _leave_unstarted(self) -> None:
+        """Quitting at a table not started (or over) leaves it: there is no
+        game to come back to, and a seat kept would keep the table in the
+        others' lobby with nobody to start it (issue 33). Returns once the
+        server said ``left`` (the link forgets the seat's token then)."""
+        link = self.link
+        view = link.table if link is not None else None
+        if link is None or view is None or view.you is None or not link.online:
+            return
+        if view.status not in ("waiting", "finished") or self.play_file is not None:
+            return  # ``atout play`` keeps its game file's table to resume
+        self._left.clear()
+        if await link.send(Leave()) is not None:
+            await self._left.wait()
 
     @property
     def seated_at(self) -> str | None:
@@ -354,6 +374,7 @@ class AtoutApp(Translated, App[None]):
                 if seat is None:
                     self.table_screen.say(_("You are watching this table."))
             case Left(reason=reason, table_id=table_id):
+                self._left.set()
                 if self.saved_game is not None:
                     self.saved_game.forget()  # no seat, no game to offer
                 left = self.daily.left_words(reason, self.table_screen.view)  # daily_screen.py
