@@ -72,6 +72,10 @@ from server.embedded import EmbeddedError, EmbeddedServer, Settings
 log = logging.getLogger("atout.client")
 
 
+NEVER_CONNECTED = 1
+"""The exit status when the client stops before it ever got in (its reason is printed)."""
+
+
 class AtoutApp(Translated, App[None]):
     TITLE = "Atout"
     BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", N_("Quit"), priority=True)]
@@ -336,6 +340,12 @@ class AtoutApp(Translated, App[None]):
             self.tournaments.online()  # tournament_flow.py
             self._autoplay_create()
         elif status.phase == "stopped":
+            if self.link is not None and self.link.connections == 0:
+                # Never got in (an untrusted certificate, a refused key): an
+                # empty lobby would say nothing more. The client exits, and
+                # says why on the terminal (``__main__``), as a failure.
+                self.exit(return_code=NEVER_CONNECTED)
+                return
             self.notify(
                 _("Disconnected: {reason}").format(reason=status.reason),
                 severity="error",
