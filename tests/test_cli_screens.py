@@ -358,3 +358,33 @@ async def test_the_first_lobby_stays_on_screen_whatever_the_first_resize(first: 
         text = screen_text(app)
         assert "5 online" in text and "Le club du jeudi" in text
         assert screen.query_one("#tables").row_count == 5  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "zh", "ko"])
+async def test_the_lobby_footer_lists_what_the_lobby_offers(lang: str) -> None:
+    """d (daily), l (leaderboard), u (profile) have no button: the footer
+    always lists them, t too when there is room (issue 33, item 8)."""
+    from clients.cli import i18n
+
+    i18n.use(lang)
+    try:
+        for size, keys in ((SIZE, ("d ", "l ", "u ", "^q ")), ((140, 40), ("t ", "d ", "p "))):
+            app = PreviewApp(lobby=lobby_view())
+            async with app.run_test(size=size) as pilot:
+                await pilot.pause()
+                footer = screen_text(app).rstrip().split("\n")[-1]
+                assert all(f" {k}" in footer for k in keys), (size, footer)
+    finally:
+        i18n.use("en")
+
+
+async def test_a_new_tables_name_is_the_players_name() -> None:
+    """The name the server knows the player by (a player key's), not the
+    login name the client first said hello with (issue 33, item 8)."""
+    app = PreviewApp(lobby=lobby_view())
+    async with app.run_test(size=SIZE) as pilot:
+        app.player_name = "Alice Bernard"  # as the server's welcome names us (daily_screen.py)
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, NewTable)
+        assert app.screen.query_one("#name").value == "Alice Bernard's table"  # type: ignore[attr-defined]
