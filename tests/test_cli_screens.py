@@ -388,3 +388,49 @@ async def test_a_new_tables_name_is_the_players_name() -> None:
         await pilot.pause()
         assert isinstance(app.screen, NewTable)
         assert app.screen.query_one("#name").value == "Alice Bernard's table"  # type: ignore[attr-defined]
+
+
+def _long_sheet(deals: int = 24) -> Any:
+    """A game of ``deals`` deals, two of them annulled before being dealt again."""
+    import msgspec
+
+    from protocol.views import DealLine
+
+    lines, number = [], 0
+    for i in range(deals + 2):
+        if i in (3, 9):
+            lines.append(DealLine(number=number + 1, dealer=i % 4, annulled="all_pass"))
+            continue
+        number += 1
+        scores = [60, -20, -20, -20]
+        lines.append(
+            DealLine(
+                number=number, dealer=i % 4, taker=0, contract="garde", made=True, scores=scores
+            )
+        )
+    return msgspec.structs.replace(scripted_view("play"), sheet=lines, deals=deals)
+
+
+async def test_a_long_score_sheet_scrolls_at_80x24_and_marks_annulled_deals() -> None:
+    """Issue 33, item 6: 24 deals at 80×24 — the last deals and the total
+    are reached with the keys the foot names; an annulled deal's number is
+    in brackets, beside "annulled", never a second deal of that number."""
+    app = PreviewApp(_long_sheet())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("b")
+        await pilot.pause()
+        assert isinstance(app.screen, ScoreSheet)
+        text = screen_text(app)
+        assert "(4)  annulled: all passed" in text and "PgUp PgDn" in text
+        assert "   24  Garde" not in text  # below: to scroll to
+        await pilot.press("end")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "   24  Garde" in text and "Total" in text
+        await pilot.press("pageup", "pageup", "home")
+        await pilot.pause()
+        assert "    1  Garde" in screen_text(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, ScoreSheet)

@@ -249,7 +249,7 @@ _MARKED.update(
     SHEET_HEAD_CONTRACT=N_("Contract"),
     SHEET_TOTAL=N_("Total"),
     SHEET_EMPTY=N_("no deal finished yet"),
-    SHEET_FOOT=N_("★ taker · Esc to close"),
+    SHEET_FOOT=N_("★ taker · ↑ ↓ PgUp PgDn scroll · Esc to close"),
 )
 SHEET_ANNULLED = {"all_pass": N_("annulled: all passed"), "petit_sec": N_("annulled: petit sec")}
 
