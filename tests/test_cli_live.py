@@ -363,10 +363,11 @@ async def test_the_score_sheet_shows_every_player_at_80_and_140_columns(
                 assert LONG_NAME[:7] in head
             else:
                 assert LONG_NAME in head
-            # The annulled attempt is labelled with the deal it was an attempt at.
+            # The annulled attempt is labelled with the deal it was an attempt
+            # at, in brackets: not a second deal of that number.
             for line in annulled:
                 row = next(r for r in lines if "annulled: petit sec" in r)
-                number = re.search(r"(\d+)\s+annulled: petit sec", row)
+                number = re.search(r"\((\d+)\)\s+annulled: petit sec", row)
                 assert number is not None and number[1] == str(line.number)
             total = next(r for r in lines if "Total" in r)
             for score in view.scores:
