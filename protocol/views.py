@@ -184,6 +184,10 @@ class TableView(msgspec.Struct, kw_only=True):
     next_deal_at: float | None = None
     """Between deals: when the next deal is dealt (Unix time): when the wait
     for the players runs out, or sooner once all are ready."""
+    gather_until: float | None = None
+    """A quick-play table while it waits for people: when bots fill its free
+    seats and the game starts (Unix time). Every seated player may start it
+    sooner (``start``); it starts at once when every seat has a human."""
     ready: list[int] = msgspec.field(default_factory=list)
     """Between deals: the seats ready for the next deal (bots always are;
     a human once it sent ``ready``). Empty at any other time."""

@@ -268,6 +268,12 @@ class Settings:
         "for tables that do not choose (s); 0: no wait beyond the deal pause",
         seconds,
     )
+    quick_gather: float = _setting(
+        15.0,
+        "a quick-play table waits this long for people before bots fill its free "
+        "seats and it starts (s); 0: it starts at once",
+        seconds,
+    )
     bot_budget: float = _setting(0.3, "thinking budget of a strong bot per decision (s)", positive)
     default_bot_level: str = _setting(
         "normal", "bot level of tables that do not choose one", one_of(*get_args(BotLevel))

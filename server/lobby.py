@@ -151,7 +151,10 @@ class Lobby:
 
     # -- commands from connections ---------------------------------------------
 
-    async def create(self, conn: Conn, cmd: CreateTable) -> None:
+    async def create(self, conn: Conn, cmd: CreateTable, gather: float | None = None) -> None:
+        """Open the table ``cmd`` asks for and seat ``conn`` as its host;
+        ``gather``: a quick-play table, that waits this long for people
+        (server/table/gather.py)."""
         if cmd.players not in TABLE_SIZES:
             conn.send(_bad_players(cmd.players, cmd.rid))
             return
@@ -173,7 +176,7 @@ class Lobby:
         result_wait = self.settings.result_wait if cmd.result_wait is None else cmd.result_wait
 
         def state(table_id: str, code: str, now: float) -> TableState:
-            return new_state(
+            st = new_state(
                 table_id,
                 code,
                 name,
@@ -186,6 +189,8 @@ class Lobby:
                 result_wait=result_wait,
                 variant=variant,
             )
+            st.gather_until = None if gather is None else now + gather
+            return st
 
         table = await self.tables.open(conn, cmd.rid, state)
         if table is None:
@@ -213,9 +218,11 @@ class Lobby:
 
     async def quick_play(self, conn: Conn, rid: int, players: int = FOUR.players) -> None:
         """Sit at the public waiting table of ``players`` with the most
-        players; else take a bot's seat at a public table of that size between
-        deals (the seat rules let a human take a bot's seat then); else open
-        a table of that size."""
+        players (a quick-play table gathering people, or one waiting for its
+        host to start it); else take a bot's seat at a public table of that
+        size between deals (the seat rules let a human take a bot's seat
+        then); else open a table of that size that gathers people for
+        ``quick_gather`` seconds before bots fill it (server/table/gather.py)."""
         if players not in TABLE_SIZES:
             conn.send(_bad_players(players, rid))
             return
@@ -238,7 +245,8 @@ class Lobby:
                 self.watchers.discard(conn)
                 return
         level = _bot_level(self.settings.default_bot_level)
-        await self.create(conn, CreateTable(rid=rid, name="", bot_level=level, players=players))
+        cmd = CreateTable(rid=rid, name="", bot_level=level, players=players)
+        await self.create(conn, cmd, gather=self.settings.quick_gather)
 
     async def resume(self, conn: Conn, token: str, last_seq: int, rid: int) -> None:
         table_id = token.split(".", 1)[0]
@@ -305,10 +313,14 @@ class Lobby:
         self._pending, self._pending_at = self.clock.call_at(due, self._publish), due
 
     def _build(self) -> LobbyView:
+        # A game over is no table to join: it comes back when its players
+        # play again (issue 33: a Join there took a bot's seat and score).
         tables = [
             listing.summary
             for listing in self.listings.values()
-            if not listing.private and not listing.closed and listing.summary.status != "closed"
+            if not listing.private
+            and not listing.closed
+            and listing.summary.status not in ("closed", "finished")
         ]
         tables.sort(key=lambda s: (s.status != "waiting", -s.humans, s.name))
         online = self.players_online + self.online_elsewhere

@@ -363,10 +363,11 @@ async def test_the_score_sheet_shows_every_player_at_80_and_140_columns(
                 assert LONG_NAME[:7] in head
             else:
                 assert LONG_NAME in head
-            # The annulled attempt is labelled with the deal it was an attempt at.
+            # The annulled attempt is labelled with the deal it was an attempt
+            # at, in brackets: not a second deal of that number.
             for line in annulled:
                 row = next(r for r in lines if "annulled: petit sec" in r)
-                number = re.search(r"(\d+)\s+annulled: petit sec", row)
+                number = re.search(r"\((\d+)\)\s+annulled: petit sec", row)
                 assert number is not None and number[1] == str(line.number)
             total = next(r for r in lines if "Total" in r)
             for score in view.scores:
@@ -569,19 +570,33 @@ async def test_an_unreachable_server_is_retried_with_a_countdown_and_a_hint(
             await srv.stop()
 
 
-async def test_quick_play_starts_at_once_with_bots_when_nobody_waits(
+async def test_quick_play_gathers_friends_then_anyone_seated_starts_now(
     server: Server, tmp_path: Path
 ) -> None:
-    app = client(url_of(server), tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.link and app.link.lobby is not None, what="lobby")
-        await pilot.press("p")  # one key: no "Start the game" to press after it
-        await until(pilot, lambda: app.link.table is not None, what="seated")
-        # Quick play's table has no seed: its first deal may be annulled.
-        await until(pilot, lambda: began(table(app)), what="the game started")
-        assert [s.kind for s in table(app).seats] == ["human", "bot", "bot", "bot"]
-        assert app.errors == []
-        await app.aclose()
+    """Two people press p a moment apart: one table, both see the countdown
+    to the bots; the second presses Start now (issue 33, item 2)."""
+    alice, bob = client(url_of(server), tmp_path), client(url_of(server), tmp_path, "Bob")
+    async with alice.run_test(size=SIZE) as pa, bob.run_test(size=SIZE) as pb:
+        for pilot, app in ((pa, alice), (pb, bob)):
+            await until(
+                pilot, lambda app=app: app.link and app.link.lobby is not None, what="lobby"
+            )
+        await pa.press("p")
+        await until(pa, lambda: alice.link.table is not None, what="Alice seated")
+        await shown(pa, alice, "Waiting for players · bots fill the seats in 1", "Start now")
+        await pa.pause(0.3)
+        assert table(alice).status == "waiting"  # not started at once: friends may come
+        await pb.press("p")
+        await until(pb, lambda: bob.link.table is not None, what="Bob seated")
+        assert table(bob).table_id == table(alice).table_id
+        await shown(pb, bob, "Waiting for players · bots fill the seats in", "Start now")
+        await click(pb, ".start")
+        for pilot, app in ((pa, alice), (pb, bob)):
+            await until(pilot, lambda app=app: began(table(app)), what="the game started")
+        assert [s.kind for s in table(alice).seats] == ["human", "human", "bot", "bot"]
+        assert alice.errors == [] and bob.errors == []
+        await alice.aclose()
+        await bob.aclose()
 
 
 # -- words and screens ----------------------------------------------------------------------------

@@ -330,3 +330,107 @@ async def test_a_long_name_never_pushes_the_connection_state_out_of_the_header()
         await pilot.pause()
         header = screen_text(app).splitlines()[0]
         assert "● online" in header and len(header) <= SIZE[0]
+
+
+# -- the first lobby and the first resize ------------------------------------------------------
+
+
+@pytest.mark.parametrize("first", ["lobby_then_resize", "resize_then_lobby"])
+async def test_the_first_lobby_stays_on_screen_whatever_the_first_resize(first: str) -> None:
+    """The server's first lobby message may come before or after the
+    terminal's first resize (its redraw runs after the next refresh): either
+    way the tables and the online count stay on screen."""
+    app = PreviewApp(lobby=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.lobby_screen
+        assert " online" not in screen_text(app).split("●")[0]  # no count yet
+        if first == "lobby_then_resize":
+            screen.update_lobby(lobby_view())
+            await pilot.resize_terminal(140, 40)
+        else:
+            # What Textual does on a resize, then the lobby in the same turn
+            # of the loop, before the refresh the resize waits for.
+            screen.on_resize()
+            screen.update_lobby(lobby_view())
+        await pilot.pause()
+        await pilot.pause()
+        text = screen_text(app)
+        assert "5 online" in text and "Le club du jeudi" in text
+        assert screen.query_one("#tables").row_count == 5  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "zh", "ko"])
+async def test_the_lobby_footer_lists_what_the_lobby_offers(lang: str) -> None:
+    """d (daily), l (leaderboard), u (profile) have no button: the footer
+    always lists them, t too when there is room (issue 33, item 8)."""
+    from clients.cli import i18n
+
+    i18n.use(lang)
+    try:
+        for size, keys in ((SIZE, ("d ", "l ", "u ", "^q ")), ((140, 40), ("t ", "d ", "p "))):
+            app = PreviewApp(lobby=lobby_view())
+            async with app.run_test(size=size) as pilot:
+                await pilot.pause()
+                footer = screen_text(app).rstrip().split("\n")[-1]
+                assert all(f" {k}" in footer for k in keys), (size, footer)
+    finally:
+        i18n.use("en")
+
+
+async def test_a_new_tables_name_is_the_players_name() -> None:
+    """The name the server knows the player by (a player key's), not the
+    login name the client first said hello with (issue 33, item 8)."""
+    app = PreviewApp(lobby=lobby_view())
+    async with app.run_test(size=SIZE) as pilot:
+        app.player_name = "Alice Bernard"  # as the server's welcome names us (daily_screen.py)
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, NewTable)
+        assert app.screen.query_one("#name").value == "Alice Bernard's table"  # type: ignore[attr-defined]
+
+
+def _long_sheet(deals: int = 24) -> Any:
+    """A game of ``deals`` deals, two of them annulled before being dealt again."""
+    import msgspec
+
+    from protocol.views import DealLine
+
+    lines, number = [], 0
+    for i in range(deals + 2):
+        if i in (3, 9):
+            lines.append(DealLine(number=number + 1, dealer=i % 4, annulled="all_pass"))
+            continue
+        number += 1
+        scores = [60, -20, -20, -20]
+        lines.append(
+            DealLine(
+                number=number, dealer=i % 4, taker=0, contract="garde", made=True, scores=scores
+            )
+        )
+    return msgspec.structs.replace(scripted_view("play"), sheet=lines, deals=deals)
+
+
+async def test_a_long_score_sheet_scrolls_at_80x24_and_marks_annulled_deals() -> None:
+    """Issue 33, item 6: 24 deals at 80×24 — the last deals and the total
+    are reached with the keys the foot names; an annulled deal's number is
+    in brackets, beside "annulled", never a second deal of that number."""
+    app = PreviewApp(_long_sheet())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("b")
+        await pilot.pause()
+        assert isinstance(app.screen, ScoreSheet)
+        text = screen_text(app)
+        assert "(4)  annulled: all passed" in text and "PgUp PgDn" in text
+        assert "   24  Garde" not in text  # below: to scroll to
+        await pilot.press("end")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "   24  Garde" in text and "Total" in text
+        await pilot.press("pageup", "pageup", "home")
+        await pilot.pause()
+        assert "    1  Garde" in screen_text(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, ScoreSheet)

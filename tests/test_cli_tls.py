@@ -17,7 +17,7 @@ import pytest
 
 from clients.cli import tls, wording
 from clients.cli.__main__ import main
-from clients.cli.app import AtoutApp
+from clients.cli.app import NEVER_CONNECTED, AtoutApp
 from clients.cli.tokens import MemoryTokens
 from server.app import Server
 from tests.support.pilot import SIZE, until
@@ -36,9 +36,11 @@ def client(url: str, ssl: ssl.SSLContext | None = None) -> AtoutApp:
 
 
 async def refused(app: AtoutApp) -> str:
-    """Connect, and the reason the client stopped for."""
+    """Connect, and the reason the client stopped for: it exits, as a
+    failure, rather than stay on an empty lobby (issue 33, item 7)."""
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.link_status.phase == "stopped", what="the refusal")
+        await until(pilot, lambda: app.return_code == NEVER_CONNECTED, what="the exit")
         reason = app.link_status.reason
         assert app.link is not None and app.link.lobby is None and app.link.connections == 0
         # Never the hint for a server that is not running.

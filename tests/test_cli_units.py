@@ -19,7 +19,7 @@ from websockets.http11 import Response
 from clients.cli import table_facts as facts
 from clients.cli import table_news as news
 from clients.cli import wording
-from clients.cli.__main__ import UsageError, normalize_url, parser
+from clients.cli.__main__ import UsageError, normalize_url, parser, read
 from clients.cli.cards_text import label, sort_hand
 from clients.cli.cards_widget import layout
 from clients.cli.link import LinkStatus, backoff
@@ -215,6 +215,16 @@ def test_command_line() -> None:
     args = parser().parse_args(["connect", "ws://h:1", "--name", "Bob"])
     assert (args.command, args.url, args.name) == ("connect", "ws://h:1", "Bob")
     assert parser().parse_args(["play", "--bots", "easy"]).bots == "easy"
+
+
+def test_a_profile_alone_names_the_player() -> None:
+    """``--profile bob`` without ``--name`` plays as bob, not as the login
+    name (issue 33, item 4); ``--name`` still wins when given."""
+    assert read(["connect", "ws://h:1", "--profile", "bob"]).name == "bob"
+    assert read(["daily", "ws://h:1", "--profile=bob"]).name == "bob"
+    assert read(["connect", "ws://h:1", "--profile", "bob", "--name", "Bob B"]).name == "Bob B"
+    assert read(["connect", "ws://h:1", "--name=Al", "--profile", "bob"]).name == "Al"
+    assert read(["connect", "ws://h:1"]).name == parser().parse_args(["connect"]).name
 
 
 # -- tokens ---------------------------------------------------------------------------------

@@ -268,6 +268,18 @@ def lang_arg(argv: list[str]) -> str | None:
     return None
 
 
+def read(argv: list[str]) -> argparse.Namespace:
+    """The command line, read; a ``--profile`` without ``--name`` names the
+    player too (the login name is not theirs, and may be someone else's on
+    the server: issue 33)."""
+    args = parser().parse_args(argv)
+    named = any(arg == "--name" or arg.startswith("--name=") for arg in argv)
+    profile = getattr(args, "profile", None)
+    if profile is not None and profile.strip() and not named and hasattr(args, "name"):
+        args.name = " ".join(profile.split())[:NAME_MAX]
+    return args
+
+
 def has_terminal() -> bool:
     return sys.stdin.isatty() and sys.stdout.isatty()
 
@@ -279,7 +291,7 @@ def main(argv: list[str] | None = None) -> None:
         argv = ["play", *argv]  # `atout` alone plays (`atout --lang fr` too)
     # The language first: --help and the usage errors speak it.
     i18n.use(i18n.choose(lang_arg(argv)))
-    args = parser().parse_args(argv)
+    args = read(argv)
     try:
         check(args)
         if args.command == "key":  # key_command.py: no terminal UI

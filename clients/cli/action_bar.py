@@ -28,11 +28,11 @@ def action_bar(
     """(identity of the action bar, its widgets, the one to focus) for the
     decision ``kind`` the player has to make now ("" when none)."""
     legal = view.legal
-    if view.status == "waiting" and view.you is not None and view.creator == view.you:
-        start = Button(
-            _("Start the game"), classes="start", name="start", variant="primary", compact=True
-        )
-        return ("start",), [start], start
+    if facts.may_start(view):
+        # A quick-play table gathering people: anyone seated starts it now.
+        words = _("Start now") if view.gather_until is not None else _("Start the game")
+        start = Button(words, classes="start", name="start", variant="primary", compact=True)
+        return ("start", words), [start], start
     if view.status == "finished" and view.you is not None:
         leave = Button(_("Leave"), classes="leave", name="leave", compact=True)
         if daily:

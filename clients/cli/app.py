@@ -56,6 +56,7 @@ from protocol.messages import (
     CreateTable,
     Error,
     GetHistory,
+    Leave,
     Left,
     LobbyPatch,
     LobbySnapshot,
@@ -69,6 +70,10 @@ from protocol.messages import History as HistoryAnswer
 from server.embedded import EmbeddedError, EmbeddedServer, Settings
 
 log = logging.getLogger("atout.client")
+
+
+NEVER_CONNECTED = 1
+"""The exit status when the client stops before it ever got in (its reason is printed)."""
 
 
 class AtoutApp(Translated, App[None]):
@@ -136,7 +141,8 @@ class AtoutApp(Translated, App[None]):
         self._created = False
         self._started = False
         self._asking_quit = False
-        self._quick = False
+        self._left = asyncio.Event()
+        """Set when the server says we left a table (``quit_now`` waits for it)."""
         self.players = players
         """The table size quick play asks for (``--players``)."""
         self._history_asked = False
@@ -259,8 +265,25 @@ class AtoutApp(Translated, App[None]):
 
     async def quit_now(self) -> None:
         with contextlib.suppress(TimeoutError):  # quit all the same
+            await asyncio.wait_for(self._leave_unstarted(), 2.0)
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.aclose(), 5.0)
         self.exit()
+
+    async def _leave_unstarted(self) -> None:
+        """Quitting at a table not started (or over) leaves it: there is no
+        game to come back to, and a seat kept would keep the table in the
+        others' lobby with nobody to start it (issue 33). Returns once the
+        server said ``left`` (the link forgets the seat's token then)."""
+        link = self.link
+        view = link.table if link is not None else None
+        if link is None or view is None or view.you is None or not link.online:
+            return
+        if view.status not in ("waiting", "finished") or self.play_file is not None:
+            return  # ``atout play`` keeps its game file's table to resume
+        self._left.clear()
+        if await link.send(Leave()) is not None:
+            await self._left.wait()
 
     @property
     def seated_at(self) -> str | None:
@@ -317,6 +340,12 @@ class AtoutApp(Translated, App[None]):
             self.tournaments.online()  # tournament_flow.py
             self._autoplay_create()
         elif status.phase == "stopped":
+            if self.link is not None and self.link.connections == 0:
+                # Never got in (an untrusted certificate, a refused key): an
+                # empty lobby would say nothing more. The client exits, and
+                # says why on the terminal (``__main__``), as a failure.
+                self.exit(return_code=NEVER_CONNECTED)
+                return
             self.notify(
                 _("Disconnected: {reason}").format(reason=status.reason),
                 severity="error",
@@ -355,6 +384,7 @@ class AtoutApp(Translated, App[None]):
                 if seat is None:
                     self.table_screen.say(_("You are watching this table."))
             case Left(reason=reason, table_id=table_id):
+                self._left.set()
                 if self.saved_game is not None:
                     self.saved_game.forget()  # no seat, no game to offer
                 left = self.daily.left_words(reason, self.table_screen.view)  # daily_screen.py
@@ -425,20 +455,14 @@ class AtoutApp(Translated, App[None]):
 
     def quick_play(self) -> None:
         """Quick play: a seat at a public table where people wait, or else a
-        new table that starts at once with bots (the server opens it waiting
-        for a start; we give it at once, as nobody else was waiting)."""
-        self._quick = True
+        new table that gathers people a short while (the server starts it
+        when full or when the time is up; "Start now" sooner). Never started
+        here at once: a friend pressing quick play a moment later would get
+        a table of their own (issue 33)."""
         self.send(QuickPlay(players=self.players))
 
     def _autoplay_start(self) -> None:
         view = self.link.table if self.link else None
-        if self._quick and view is not None and view.you is not None:
-            self._quick = False
-            if view.status == "waiting" and view.creator == view.you:
-                others = [s for s in view.seats if s.kind == "human" and s.seat != view.you]
-                if not others:
-                    self.send(StartGame())
-            return
         if self.autoplay is None or self._started or view is None:
             return
         if view.status == "waiting" and view.you is not None and view.creator == view.you:

@@ -142,16 +142,17 @@ class LobbyScreen(Translated, ButtonArrows, Screen[None]):
         Binding("n", "new", N_("New table")),
         Binding("i", "code", N_("Invite code")),
         Binding("w", "watch", N_("Watch")),
-        Binding("t", "tournament", N_("Tournament"), show=False),  # tournament_dialogs.py
+        Binding("t", "tournament", N_("Tournament")),  # tournament_dialogs.py
         # leaderboard_screen.py: the daily game, the boards, the profile
-        Binding("d", "daily", N_("Daily"), show=False),  # the footer is full at 80 columns
+        Binding("d", "daily", N_("Daily")),
         Binding("l", "leaderboard", N_("Leaderboard")),
-        Binding("u", "profile", N_("Profile"), show=False),  # also on the leaderboard screen
+        Binding("u", "profile", N_("Profile")),  # also on the leaderboard screen
         Binding("r", "retry", N_("Reconnect"), show=False),
         Binding("question_mark", "help", N_("Help"), show=False),
     ]
-    FOOTER_OPTIONAL = ("watch", "code", "new", "quick")
-    """Left out of the footer, first ones first, when it is too narrow (the buttons have them)."""
+    FOOTER_OPTIONAL = ("watch", "code", "new", "quick", "tournament")
+    """Left out of the footer, first ones first, when it is too narrow (the
+    buttons have them): what has no button (d, l, u) always shows."""
 
     def __init__(self, host: LobbyHost) -> None:
         super().__init__()
@@ -195,7 +196,13 @@ class LobbyScreen(Translated, ButtonArrows, Screen[None]):
     def on_resize(self) -> None:
         fit_footer(self, self.FOOTER_OPTIONAL)
         if self._ready:
-            self.call_after_refresh(self.update_lobby, self.lobby)
+            # The columns fit the new width once it is laid out. The lobby is
+            # read then, not now: the server's first lobby may arrive in
+            # between, and a redraw of the one held now would wipe it.
+            self.call_after_refresh(self._redraw)
+
+    def _redraw(self) -> None:
+        self.update_lobby(self.lobby)
 
     def _tick(self) -> None:
         # The countdown to the next attempt moves while we are not online.

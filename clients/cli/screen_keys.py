@@ -81,12 +81,13 @@ class ButtonArrows(Screen[Any]):
 
 def footer_width(screen: Screen[Any]) -> int:
     """The cells the footer needs for the bindings it shows now."""
-    width = 1
+    width = 0
     for active in screen.active_bindings.values():
         binding = active.binding
         if binding.show:
             key = screen.app.get_key_display(binding)
-            width += cell_len(key) + 1 + cell_len(binding.description) + 1
+            # " k Description " : a cell each side, and one between.
+            width += 1 + cell_len(key) + 1 + cell_len(binding.description) + 1
     return width
 
 

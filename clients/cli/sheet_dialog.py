@@ -39,7 +39,16 @@ class ScoreSheet(Translated, ModalScreen[None]):
     #sheet-table { width: auto; }
     """
     )
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,b,enter", "close", N_("Close"))]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,b,enter", "close", N_("Close")),
+        # A long game's sheet is taller than 24 lines: it scrolls (SHEET_FOOT says how).
+        Binding("up", "scroll('up')", show=False),
+        Binding("down", "scroll('down')", show=False),
+        Binding("pageup", "scroll('page_up')", show=False),
+        Binding("pagedown", "scroll('page_down')", show=False),
+        Binding("home", "scroll('home')", show=False),
+        Binding("end", "scroll('end')", show=False),
+    ]
 
     def __init__(self, view: TableView) -> None:
         super().__init__()
@@ -62,6 +71,10 @@ class ScoreSheet(Translated, ModalScreen[None]):
     def _fill(self) -> None:
         # The dialog's border and padding take 4 columns, the screen margin 2.
         table = sheet_table(self.view, max(40, self.app.size.width - 6))
+        # Its border, title and foot take 4 lines of the dialog's 22 at most:
+        # the lines of deals scroll in the rest, never cut off below.
+        room = min(22, self.app.size.height) - 4
+        self.query_one("#sheet-scroll", VerticalScroll).styles.max_height = max(3, room)
         widget = self.query_one("#sheet-table", Static)
         # A Static sized "auto" measures a Rich table too narrow: give it its width.
         widget.styles.width = table.width
@@ -69,6 +82,22 @@ class ScoreSheet(Translated, ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def action_scroll(self, where: str) -> None:
+        scroll = self.query_one("#sheet-scroll", VerticalScroll)
+        match where:
+            case "up":
+                scroll.scroll_up()
+            case "down":
+                scroll.scroll_down()
+            case "page_up":
+                scroll.scroll_page_up()
+            case "page_down":
+                scroll.scroll_page_down()
+            case "home":
+                scroll.scroll_home()
+            case _:
+                scroll.scroll_end()
 
 
 def counted_lines(view: TableView) -> list[DealLine]:
@@ -83,10 +112,11 @@ def sheet_table(view: TableView, width: int) -> Table:
     rows: list[tuple[str, Text, list[Text]]] = []
     for line in view.sheet:
         if line.annulled:
-            # An annulled line has the number of the deal it was an attempt at.
+            # An annulled line has the number of the deal it was an attempt
+            # at, in brackets: it is not a deal of its own (issue 33).
             rows.append(
                 (
-                    str(line.number),
+                    f"({line.number})",
                     Text(wording.sheet_annulled(line.annulled), style="italic"),
                     [Text("") for _seat in seats],
                 )

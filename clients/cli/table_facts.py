@@ -11,6 +11,7 @@ and explain, in words, why a choice is not complete yet.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -271,12 +272,24 @@ def decision_key(view: TableView) -> tuple[Any, ...]:
     )
 
 
-def prompt(view: TableView, *, again: bool = True) -> str:
+def may_start(view: TableView) -> bool:
+    """We may start the game now: the table's host, or anyone seated at a
+    quick-play table gathering people (``gather_until``)."""
+    if view.status != "waiting" or view.you is None:
+        return False
+    return view.creator == view.you or view.gather_until is not None
+
+
+def prompt(view: TableView, *, again: bool = True, now: float | None = None) -> str:
     """One line saying what is happening, or what you are asked to do
-    (``again``: a finished game offers "Play again"; daily tables do not)."""
+    (``again``: a finished game offers "Play again"; daily tables do not;
+    ``now``: the time a countdown counts from, else the clock's)."""
     deal = view.deal
     status = view.status
     if status == "waiting":
+        if view.gather_until is not None:
+            left = max(0, int(view.gather_until - (time.time() if now is None else now) + 0.999))
+            return wording.gathering(left)
         if view.you is None:
             return _("Watching: the game has not started yet.")
         return wording.about(

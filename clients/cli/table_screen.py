@@ -370,6 +370,9 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
         view = self.view
         if view is not None and (view.deadline is not None or view.next_deal_at is not None):
             self._draw_header(view)
+        if view is not None and view.status == "waiting" and view.gather_until is not None:
+            # The quick-play table's countdown (PROTOCOL.md ``gather_until``).
+            self.query_one("#prompt", Static).update(Text(self._prompt(), style="bold"))
         status = self.host.link_status
         if status.phase != "online":
             self.say(status.text(), error=True)

@@ -249,7 +249,7 @@ _MARKED.update(
     SHEET_HEAD_CONTRACT=N_("Contract"),
     SHEET_TOTAL=N_("Total"),
     SHEET_EMPTY=N_("no deal finished yet"),
-    SHEET_FOOT=N_("★ taker · Esc to close"),
+    SHEET_FOOT=N_("★ taker · ↑ ↓ PgUp PgDn scroll · Esc to close"),
 )
 SHEET_ANNULLED = {"all_pass": N_("annulled: all passed"), "petit_sec": N_("annulled: petit sec")}
 
@@ -506,6 +506,11 @@ _MARKED.update(
 def still_reading(names: list[str]) -> str:
     """Who has not pressed Continue yet ("" when nobody)."""
     return _("Still reading: {names}").format(names=", ".join(names)) if names else ""
+
+
+def gathering(seconds: int) -> str:
+    """A quick-play table waiting for people (PROTOCOL.md ``gather_until``)."""
+    return _("Waiting for players · bots fill the seats in {n} s").format(n=seconds)
 
 
 def next_deal_in(seconds: int) -> str:

@@ -49,12 +49,13 @@ from protocol.messages import (
     StartGame,
     bye,
 )
-from protocol.views import ChatLine, TableSummary, TableView
+from protocol.views import TableSummary, TableView
 from server.bots import RandomBot
 from server.config import Settings
 from server.game import Game, RuleError
 from server.game.commands import apply_command
 from server.table import pace
+from server.table.chat import CHAT_MAX, say
 from server.table.effects import (
     Answer,
     Close,
@@ -70,6 +71,7 @@ from server.table.effects import (
     Think,
 )
 from server.table.fanout import Fanout, Stream
+from server.table.gather import gathered, gathering, may_start, rehost
 from server.table.inbox import Act, BotMove, Gone, Hurry, Join, Message, Peer, Reclaim, Sweep, Wake
 from server.table.mode import TableMode
 from server.table.modes import policy_of
@@ -85,10 +87,6 @@ from server.table.seats import (
 )
 from server.table.state import TableState, digest, encode_state
 from server.table.timers import bot_seed, schedule
-from server.text import clean_text
-
-CHAT_KEEP = 50
-CHAT_MAX = 200
 
 REFUSALS: dict[ErrorCode, str] = {
     "not_at_table": "you are not at this table",
@@ -297,8 +295,12 @@ class TableCore:
             self.state.creator = seat
         self.state.last_human_at = now
         self._bind(peer, seat, out)
+        rehost(self.state, self.fan.away_seats(self.state))
         out.append(Send((peer,), Seated(table_id=self.id, seat=seat, token=token, rid=msg.rid)))
         out.append(Answer(msg, None))
+        if gathered(self.state):  # a quick-play table full of people starts now
+            self._start(now, out)
+            return
         self._commit(now, out)
 
     def _take_back(self, msg: Join, seat: int, now: float, out: list[Effect]) -> None:
@@ -381,6 +383,7 @@ class TableCore:
         if stream is not None and stream.peer is peer:
             stream.peer = None
             del self.seat_of[peer]
+            rehost(self.state, self.fan.away_seats(self.state))
             out.append(Log("seat_away", fields=(("seat", seat),)))
             self._tell(out, now)
 
@@ -417,6 +420,11 @@ class TableCore:
 
     # -- commands ----------------------------------------------------------------
 
+    def _start(self, now: float, out: list[Effect]) -> None:
+        st = self.state
+        self.game = new_game(st, self.mode.deal_seed(st.seed, st.games_played))
+        self._commit(now, out)
+
     def _refuse(
         self, peer: Peer, rid: int, out: list[Effect], code: ErrorCode, message: str = ""
     ) -> None:
@@ -447,11 +455,10 @@ class TableCore:
             case StartGame():
                 if st.status != "waiting":
                     self._refuse(peer, rid, out, "already_started")
-                elif st.creator != seat:
+                elif not may_start(st, seat):
                     self._refuse(peer, rid, out, "not_creator")
                 else:
-                    self.game = new_game(st, self.mode.deal_seed(st.seed, st.games_played))
-                    self._commit(now, out)
+                    self._start(now, out)
             case PlayAgain():
                 again = self.mode.again_refusal()
                 if again is not None:
@@ -470,7 +477,11 @@ class TableCore:
                     st.ready.sort()
                     self._commit(now, out)
             case Chat():
-                self._chat(peer, seat, cmd, now, out)
+                rate = self.settings.chat_rate
+                if refused := say(st, self.chat_next, seat, peer.name, cmd.text, now, rate):
+                    self._refuse(peer, rid, out, refused)
+                else:
+                    self._commit(now, out)
             case Bid() | Call() | Ecart() | Chelem() | Poignee() | Play():
                 if st.status != "playing" or self.game is None:
                     self._refuse(peer, rid, out, "wrong_phase")
@@ -489,20 +500,6 @@ class TableCore:
                 self._refuse(
                     peer, rid, out, "unexpected", f"{type(cmd).__name__} is not for a table"
                 )
-
-    def _chat(self, peer: Peer, seat: int, cmd: Chat, now: float, out: list[Effect]) -> None:
-        text = clean_text(cmd.text)  # no terminal escapes or bidi tricks (server/guard.py)
-        if not text or len(text) > CHAT_MAX:
-            self._refuse(peer, cmd.rid, out, "bad_chat")
-            return
-        if now < self.chat_next.get(seat, 0.0):
-            self._refuse(peer, cmd.rid, out, "rate_limited")
-            return
-        self.chat_next[seat] = now + 1.0 / self.settings.chat_rate
-        chat = self.state.chat
-        chat.append(ChatLine(seat=seat, name=peer.name, text=text, at=now))
-        del chat[:-CHAT_KEEP]
-        self._commit(now, out)
 
     # -- timers and bots ---------------------------------------------------------
 
@@ -535,7 +532,9 @@ class TableCore:
         st = self.state
         if wake.version != st.version:
             return  # the table moved on since this timer was armed
-        if wake.kind == "deal" and self.game is not None and st.status == "between_deals":
+        if wake.kind == "gather" and gathering(st):
+            self._start(now, out)  # the wait for people is over: bots fill the free seats
+        elif wake.kind == "deal" and self.game is not None and st.status == "between_deals":
             self.game.next_deal()
             pace.dealt(st)
             st.status = "playing"

@@ -136,6 +136,7 @@ class Fanout:
             "deals": st.deals,
             "deadline": st.deadline,
             "next_deal_at": st.next_deal_at,
+            "gather_until": st.gather_until if st.status == "waiting" else None,
             "ready": pace.ready_seats(st),
             "result_wait": st.result_wait,
             "spectators": len(self.spectators),

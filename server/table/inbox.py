@@ -92,8 +92,9 @@ class Gone:
 class Wake:
     """A timer fired; acted on only if the table is still at ``version``."""
 
-    kind: Literal["auto", "deal"]
-    """``auto``: a bot (or a run-out timer) acts for ``seat``; ``deal``: deal the next deal."""
+    kind: Literal["auto", "deal", "gather"]
+    """``auto``: a bot (or a run-out timer) acts for ``seat``; ``deal``: deal
+    the next deal; ``gather``: a quick-play table's wait for people is over."""
     version: int
     seat: int | None = None
 

@@ -99,6 +99,7 @@ def new_game(st: TableState, seed: str | None) -> Game:
         if s.kind == "empty":
             s.kind, s.name = "bot", BOT_NAMES[i]
     st.status = "playing"
+    st.gather_until = None  # gathered: the wait for people is over
     dealt(st)
     return Game(deals=st.deals, seed=seed, variant=st.variant)
 

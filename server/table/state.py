@@ -61,6 +61,10 @@ class TableState(msgspec.Struct):
     ready: list[int] = msgspec.field(default_factory=list)
     """Between deals: the human seats that pressed Continue (bots always are ready)."""
     last_human_at: float = 0.0
+    gather_until: float | None = None
+    """A quick-play table while it waits: when bots fill its free seats and
+    it starts (Unix time; ``server.table.gather``). None at any other table,
+    and once started."""
     players: int = FOUR.players
     """The table's size, its variant's player count (``server.game.variant``);
     a state saved before table sizes is of four."""

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from server.config import Settings
 from server.game import Game
 from server.table.effects import Arm
+from server.table.gather import gathering
 from server.table.inbox import Wake
 from server.table.state import TableState
 
@@ -27,6 +28,9 @@ def schedule(
 ) -> Arm:
     """The one timer the table needs now (``away``: the human seats with no
     connection, asked only when a human's turn needs it)."""
+    if gathering(st):
+        st.deadline = None
+        return Arm(st.gather_until, Wake("gather", st.version))
     if st.status == "between_deals" and st.next_deal_at is not None:
         st.deadline = None
         return Arm(st.next_deal_at, Wake("deal", st.version))

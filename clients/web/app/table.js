@@ -10,6 +10,7 @@ import { html } from "./ui.js";
 import { useEscape } from "./keys.js";
 import { Chat, Sheet } from "./sheet.js";
 import { PastDeals } from "./history.js";
+import { StartBar } from "./waiting.js";
 import {
   CONTRACT_ORDER, POIGNEE_BONUS, POIGNEE_NAMES, bidHelp, botLevel, callReason, contract, ecartProblem, myTurn, need,
   partnerLine, poigneeDefault, poigneeProblem, prompt, reading, readingNow, resultLines, seatName, seatState, signed,
@@ -179,8 +180,7 @@ function Waiting({ view, move, busy, inviteUrl }) {
     ${view.invite_code && html`<p>${_("Invite code: ")}<strong class="code">${view.invite_code}</strong></p>
       <label>${_("Invite link")} <input readonly value=${inviteUrl} onFocus=${(e) => e.currentTarget.select()} /></label>
       <button class="secondary" onClick=${copy}>${copied ? _("Link copied") : _("Copy the link")}</button>`}
-    ${view.you !== null && view.creator === view.you &&
-      html`<button class="primary" disabled=${busy} onClick=${() => move({ t: "start" })}>${_("Start the game")}</button>`}
+    <${StartBar} view=${view} move=${move} busy=${busy} />
   </section>`;
 }
 

@@ -118,6 +118,7 @@ export function prompt(view) {
   const status = view.status;
   if (status === "waiting") {
     if (view.you === null) return _("Watching: the game has not started yet.");
+    if (view.gather_until != null) return _("Quick play: anyone seated may start now.");  // waiting.js counts down
     return about("waits_for_start", seatName(view, view.creator), view.creator === view.you);
   }
   if (status === "finished") return _("Game over");

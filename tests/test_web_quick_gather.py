@@ -1,0 +1,43 @@
+"""Quick play in the browser gathers people (issue 33, item 2): two pages
+press Quick play a moment apart and sit at one table; both show the
+countdown to the bots, and the second one's "Start now" starts it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from playwright.sync_api import Browser, Page, expect
+
+from tests.browser import ServerThread
+from tests.web_helpers import LAPTOP, PHONE, enter
+
+COUNTDOWN = re.compile(r"Waiting for players · bots fill the seats in \d+ s")
+
+
+def test_two_pages_pressing_quick_play_sit_together_and_either_starts(
+    browser: Browser, page: Page, web_server: ServerThread, tmp_path: Path
+) -> None:
+    page.set_viewport_size(LAPTOP)
+    other = browser.new_context(viewport=PHONE).new_page()
+    errors: list[str] = []
+    other.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    other.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        enter(page, web_server.url, "Ann")
+        enter(other, web_server.url, "Bea")
+        page.get_by_role("button", name="Quick play").click()
+        expect(page.locator(".gathering")).to_have_text(COUNTDOWN)
+        expect(page.get_by_role("button", name="Start now")).to_be_visible()
+        other.get_by_role("button", name="Quick play").click()
+        expect(other.locator(".gathering")).to_have_text(COUNTDOWN)
+        expect(page.locator(".seats")).to_contain_text("Bea")
+        expect(other.locator(".seats")).to_contain_text("Ann")
+        page.screenshot(path=str(tmp_path / "gathering.png"))
+        other.get_by_role("button", name="Start now").click()
+        for p in (page, other):
+            p.locator(".hand button.card").first.wait_for()
+            expect(p.locator(".gathering")).to_have_count(0)
+        assert errors == []
+    finally:
+        other.context.close()
