@@ -1,0 +1,148 @@
+"""The browser table's look, in a real Chromium against a real server
+(tests/browser.py): at three, four and five players and on five screens (two
+phones upright, a phone on its side, a laptop, a large screen), the table is
+one screen with no page scroll, every card of the hand lies inside the
+window with at least 24 × 40 px of it showing and answers a tap there, the
+seats go round the trick in playing order (counter-clockwise: the next
+player on our right), each card of the trick lies towards its player, and
+axe-core finds nothing serious; in light and in dark. Each screen is
+photographed into ``tests/screenshots/`` (ignored by git) for a person to
+look at. Motion: a played card travels, and nothing moves under
+``prefers-reduced-motion``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from tests.browser import ServerThread, axe_violations, describe
+from tests.web_helpers import PHONE, enter, mid_trick, new_table, play_until
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+SHOTS = Path(__file__).resolve().parent / "screenshots"
+
+SCREENS = {
+    "phone-360x640": {"width": 360, "height": 640},
+    "phone-390x844": {"width": 390, "height": 844},
+    "phone-landscape-844x390": {"width": 844, "height": 390},
+    "laptop-1366x768": {"width": 1366, "height": 768},
+    "screen-1920x1080": {"width": 1920, "height": 1080},
+}
+
+# Everything measured in one look at the page: the page's size against the
+# window's, the hand's cards (their boxes, what a tap at their showing part
+# hits), the plates' and the trick cards' centres.
+MEASURE = """() => {
+  const box = (e) => { const r = e.getBoundingClientRect(); return {x: r.left, y: r.top, w: r.width, h: r.height}; };
+  const centre = (e) => { const r = e.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; };
+  const cards = Array.from(document.querySelectorAll('.hand button.card'));
+  const hand = cards.map((b, i) => {
+    const r = b.getBoundingClientRect();
+    // What shows of it: up to the next card of its row, or all of it.
+    const next = cards[i + 1];
+    const sameRow = next && b.closest('ul') === next.closest('ul');
+    const showsW = sameRow ? next.getBoundingClientRect().left - r.left : r.width;
+    const rowBelow = b.closest('ul').nextElementSibling;
+    const showsH = rowBelow ? rowBelow.getBoundingClientRect().top - r.top : r.height;
+    const hit = document.elementFromPoint(r.left + Math.min(showsW, r.width) / 2, r.top + Math.min(showsH, r.height) / 2);
+    return {code: b.dataset.card, ...box(b), showsW, showsH, tappable: !!hit && hit.closest('button') === b};
+  });
+  const trickArea = document.querySelector('[data-trick]');
+  return {
+    scrollH: document.documentElement.scrollHeight, scrollW: document.documentElement.scrollWidth,
+    innerH: window.innerHeight, innerW: window.innerWidth,
+    hand,
+    plates: Array.from(document.querySelectorAll('.seat[data-seat]')).map(
+      (p) => ({seat: Number(p.dataset.seat), you: p.hasAttribute('data-you'), c: centre(p)})),
+    trick: Array.from(document.querySelectorAll('[data-trick] [data-card]')).map(
+      (c) => ({seat: Number(c.dataset.seat), c: centre(c)})),
+    middle: trickArea ? centre(trickArea) : null,
+  };
+}"""
+
+
+def _ccw(middle: list[float], point: list[float]) -> float:
+    """The angle of ``point`` round ``middle``, counter-clockwise on the
+    screen from straight down (our seat), in degrees 0..360."""
+    import math
+
+    dx, dy = point[0] - middle[0], point[1] - middle[1]
+    # Screen y grows downwards: straight down is +90° in atan2's terms, and
+    # counter-clockwise on screen is the angle going down.
+    return (90 - math.degrees(math.atan2(dy, dx))) % 360
+
+
+def _check(m: dict[str, Any], players: int, you: int, where: str) -> list[str]:
+    problems = []
+    if m["scrollH"] > m["innerH"] or m["scrollW"] > m["innerW"]:
+        problems.append(f"{where}: the page scrolls ({m['scrollW']}×{m['scrollH']} in {m['innerW']}×{m['innerH']})")
+    for c in m["hand"]:
+        inside = c["x"] >= 0 and c["y"] >= 0 and c["x"] + c["w"] <= m["innerW"] and c["y"] + c["h"] <= m["innerH"]
+        if not inside:
+            problems.append(f"{where}: {c['code']} is not all inside the window: {c}")
+        if c["showsW"] < 24 or c["showsH"] < 40:
+            problems.append(f"{where}: too little of {c['code']} shows ({c['showsW']:.0f}×{c['showsH']:.0f})")
+        if not c["tappable"]:
+            problems.append(f"{where}: a tap on {c['code']} does not reach it")
+    plates = {p["seat"]: p for p in m["plates"]}
+    if len(plates) != players or not plates[you]["you"]:
+        problems.append(f"{where}: plates {sorted(plates)}, ours {you} not marked")
+        return problems
+    middle = m["middle"]
+    order = [(you + i) % players for i in range(players)]
+    angles = [_ccw(middle, plates[s]["c"]) for s in order]
+    # Ours straight below; the others further round, counter-clockwise, in playing order.
+    if not (angles[0] < 30 or angles[0] > 330):
+        problems.append(f"{where}: our plate is not below the trick ({angles[0]:.0f}°)")
+    rest = [a if a > 1 else a + 360 for a in angles[1:]]
+    if rest != sorted(rest) or len(set(rest)) != len(rest):
+        problems.append(f"{where}: seats not in playing order round the trick: {order} at {angles}")
+    for card in m["trick"]:
+        a = _ccw(middle, card["c"])
+
+        def off(s: int, a: float = a) -> float:
+            d = abs(_ccw(middle, plates[s]["c"]) - a) % 360
+            return min(d, 360 - d)
+
+        nearest = min(plates, key=off)
+        if nearest != card["seat"]:
+            problems.append(f"{where}: seat {card['seat']}'s card lies towards seat {nearest}")
+    return problems
+
+
+def _settle(page: Page) -> None:
+    """Two frames (the layout and the hand's rows have followed a resize),
+    and every card come to rest."""
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    page.evaluate("() => Promise.all(document.getAnimations().map(a => a.finished.catch(() => null)))")
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_the_table_is_one_screen_on_every_size(page: Page, web_server: ServerThread, players: int) -> None:
+    page.set_viewport_size(PHONE)
+    enter(page, web_server.url, "Alice")
+    new_table(page, deals=2, players=players)
+    page.get_by_role("button", name="Start the game").click()
+    page.locator(".hand button.card").first.wait_for()
+    play_until(page, lambda: mid_trick(page), timeout=90)
+    you = int(page.locator(".seat[data-you]").get_attribute("data-seat") or "-1")
+    SHOTS.mkdir(exist_ok=True)
+    problems: list[str] = []
+    for name, size in SCREENS.items():
+        for scheme in ("light", "dark"):
+            page.emulate_media(color_scheme=scheme)
+            page.set_viewport_size(size)
+            _settle(page)
+            where = f"{players} players, {name}, {scheme}"
+            problems += _check(page.evaluate(MEASURE), players, you, where)
+            bad = [v for v in axe_violations(page) if v.get("impact") in ("serious", "critical")]
+            if bad:
+                problems.append(f"{where}: axe:\n{describe(bad)}")
+            page.screenshot(path=str(SHOTS / f"table-{players}p-{name}-{scheme}.png"))
+    assert not problems, "\n".join(problems)
