@@ -5,7 +5,8 @@
 import { useEffect, useState } from "preact/hooks";
 import { _, ngettext } from "./i18n.js";
 import { Card, CardList, Hand } from "./hand.js";
-import { kindClass, label } from "./cards.js";
+import { label } from "./cards.js";
+import { face } from "./faces.js";
 import { Countdown, Seats, Trick } from "./felt.js";
 import { Settings } from "./settings.js";
 import { html } from "./ui.js";
@@ -43,7 +44,7 @@ function CallBar({ view, move, busy }) {
     <p class="hint">${_("Its holder becomes your partner, a secret until the card is played. In the chien or in your own hand, it leaves you alone against four.")}</p>
     ${calls.map(
       (c) => html`<button key=${c} data-call=${c} class=${held.includes(c) ? "secondary" : undefined} disabled=${busy}
-        onClick=${() => move({ t: "call", card: c })} aria-describedby=${`note-${c}`}><span class=${kindClass(c)}>${label(c)}</span>
+        onClick=${() => move({ t: "call", card: c })} aria-describedby=${`note-${c}`}><span class="call-face card">${face(c)}</span><span>${label(c)}</span>
         <small id=${`note-${c}`}>${held.includes(c) ? _("in your hand: you would play alone") : _("its holder plays with you")}</small></button>`,
     )}
   </div>`;
