@@ -146,3 +146,95 @@ def test_the_table_is_one_screen_on_every_size(page: Page, web_server: ServerThr
                 problems.append(f"{where}: axe:\n{describe(bad)}")
             page.screenshot(path=str(SHOTS / f"table-{players}p-{name}-{scheme}.png"))
     assert not problems, "\n".join(problems)
+
+
+def _to_my_turn(page: Page, web_server: ServerThread) -> None:
+    page.set_viewport_size(PHONE)
+    enter(page, web_server.url, "Alice")
+    new_table(page, deals=3, players=4)
+    page.get_by_role("button", name="Start the game").click()
+    page.locator(".hand button.card").first.wait_for()
+    play_until(page, lambda: page.locator(".mode-play .hand button.card:enabled").count() > 0, timeout=90)
+
+
+# Counts the page's animations (Element.animate, which motion.js moves cards with).
+COUNT_MOTION = """() => {
+  window.moved = 0;
+  const animate = Element.prototype.animate;
+  Element.prototype.animate = function (...args) { window.moved += 1; return animate.apply(this, args); };
+}"""
+
+
+def _play_one(page: Page) -> str:
+    card = page.locator(".mode-play .hand button.card:enabled").first
+    code = card.get_attribute("data-card") or ""
+    card.click()
+    page.locator(f"[data-trick] [data-card='{code}']").wait_for()
+    return code
+
+
+def test_a_played_card_travels_and_nothing_moves_under_reduced_motion(
+    page: Page, web_server: ServerThread
+) -> None:
+    _to_my_turn(page, web_server)
+    page.evaluate(COUNT_MOTION)
+    _play_one(page)
+    assert page.evaluate("() => window.moved") > 0, "no card moved"
+    page.emulate_media(reduced_motion="reduce")
+    play_until(page, lambda: page.locator(".mode-play .hand button.card:enabled").count() > 0, timeout=90)
+    page.evaluate("() => { window.moved = 0; }")
+    _play_one(page)
+    play_until(page, lambda: page.locator(".mode-play .hand button.card:enabled").count() > 0, timeout=90)
+    assert page.evaluate("() => window.moved") == 0
+    assert page.evaluate("() => document.getAnimations().length") == 0
+
+
+def test_the_settings_switch_dark_four_colours_and_tap_twice(page: Page, web_server: ServerThread) -> None:
+    page.emulate_media(color_scheme="light")
+    _to_my_turn(page, web_server)
+    light = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
+    page.get_by_role("button", name="Settings").click()
+    page.get_by_label("Colours").select_option("dark")
+    assert page.evaluate("() => getComputedStyle(document.body).backgroundColor") != light
+    assert page.evaluate("() => getComputedStyle(document.documentElement).colorScheme") == "dark"
+    red = page.evaluate("() => getComputedStyle(document.documentElement).getPropertyValue('--card-diamond')")
+    page.get_by_label("Four-colour deck").check()
+    blue = page.evaluate("() => getComputedStyle(document.documentElement).getPropertyValue('--card-diamond')")
+    assert red.strip() != blue.strip()
+    page.get_by_label("Tap twice to play").check()
+    page.keyboard.press("Escape")
+    page.get_by_role("heading", name="Settings").wait_for(state="detached")
+    card = page.locator(".mode-play .hand button.card:enabled").first
+    code = card.get_attribute("data-card") or ""
+    card.click()
+    page.locator(f".hand button.card.armed[data-card='{code}']").wait_for()
+    assert page.locator(f"[data-trick] [data-card='{code}']").count() == 0  # one tap: raised only
+    page.locator(f".hand button.card[data-card='{code}']").click()
+    page.locator(f"[data-trick] [data-card='{code}']").wait_for()
+    # Kept for the next visit.
+    page.reload()
+    page.locator(".hand button.card").first.wait_for()
+    assert page.evaluate("() => document.documentElement.classList.contains('theme-dark')")
+
+
+@pytest.mark.console_allows("WebSocket|ERR_INTERNET_DISCONNECTED|Failed to load resource")
+def test_installable_and_the_kept_files_open_the_page_offline(page: Page, web_server: ServerThread) -> None:
+    page.goto(web_server.url)
+    manifest = page.evaluate(
+        "() => fetch(document.querySelector('link[rel=manifest]').href).then(r => r.json())"
+    )
+    assert manifest["display"] == "standalone" and manifest["icons"]
+    for icon in manifest["icons"]:
+        status = page.evaluate("(src) => fetch(src).then(r => r.status)", icon["src"])
+        assert status == 200, icon
+    assert page.evaluate("() => navigator.serviceWorker.ready.then(r => !!r.active)")
+    page.reload()  # now under the worker, which keeps what the page loads
+    page.locator("input[name=name]").wait_for()
+    page.evaluate("() => Promise.all(['style.css', 'app/main.js'].map(f => caches.match(new URL(f, location.href).href)))")
+    page.context.set_offline(True)
+    page.reload()
+    page.locator("input[name=name]").wait_for()
+    page.fill("input[name=name]", "Offline")
+    page.get_by_role("button", name="Play").click()
+    # No server: the page says so.
+    page.locator(".link-reconnecting, .link-connecting, .link-stopped").first.wait_for()
