@@ -23,10 +23,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from playwright.sync_api import sync_playwright  # noqa: E402
+from playwright.sync_api import Browser, sync_playwright
 
-from tests.browser import CHROMIUM_ARGS, ServerThread, chromium  # noqa: E402
-from tests.web_helpers import enter, new_table, step  # noqa: E402
+from tests.browser import CHROMIUM_ARGS, ServerThread, chromium
+from tests.web_helpers import enter, new_table, step
 
 # Armed before the click: resolves with the ms from the pointerdown on the
 # card to the frame after it shows in the trick.
@@ -43,7 +43,7 @@ WATCH = """(code) => new Promise((resolve) => {
 })"""
 
 
-def first_load(browser, url: str) -> tuple[int, int]:
+def first_load(browser: Browser, url: str) -> tuple[int, int]:
     context = browser.new_context()
     page = context.new_page()
     sizes: list[int] = []
@@ -55,7 +55,7 @@ def first_load(browser, url: str) -> tuple[int, int]:
     return len(sizes), sum(sizes)
 
 
-def tap_to_played(browser, url: str, plays: int) -> list[float]:
+def tap_to_played(browser: Browser, url: str, plays: int) -> list[float]:
     context = browser.new_context(viewport={"width": 390, "height": 844})
     page = context.new_page()
     enter(page, url, "Bench")
@@ -89,7 +89,9 @@ def main() -> None:
     server = ServerThread().start()
     try:
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=chromium(), headless=True, args=CHROMIUM_ARGS)
+            browser = pw.chromium.launch(
+                executable_path=chromium(), headless=True, args=CHROMIUM_ARGS
+            )
             requests, size = first_load(browser, server.url)
             print(f"first load: {requests} requests, {size / 1024:.1f} KiB of bodies as sent")
             times = tap_to_played(browser, server.url, args.plays)

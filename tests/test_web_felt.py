@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from tests.browser import ServerThread, axe_violations, describe
-from tests.web_helpers import PHONE, enter, mid_trick, new_table, play_until
+from tests.web_helpers import PHONE, enter, mid_trick, new_table, play_until, step
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -38,8 +38,14 @@ SCREENS = {
 # window's, the hand's cards (their boxes, what a tap at their showing part
 # hits), the plates' and the trick cards' centres.
 MEASURE = """() => {
-  const box = (e) => { const r = e.getBoundingClientRect(); return {x: r.left, y: r.top, w: r.width, h: r.height}; };
-  const centre = (e) => { const r = e.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; };
+  const box = (e) => {
+    const r = e.getBoundingClientRect();
+    return {x: r.left, y: r.top, w: r.width, h: r.height};
+  };
+  const centre = (e) => {
+    const r = e.getBoundingClientRect();
+    return [r.left + r.width / 2, r.top + r.height / 2];
+  };
   const cards = Array.from(document.querySelectorAll('.hand button.card'));
   const hand = cards.map((b, i) => {
     const r = b.getBoundingClientRect();
@@ -49,8 +55,10 @@ MEASURE = """() => {
     const showsW = sameRow ? next.getBoundingClientRect().left - r.left : r.width;
     const rowBelow = b.closest('ul').nextElementSibling;
     const showsH = rowBelow ? rowBelow.getBoundingClientRect().top - r.top : r.height;
-    const hit = document.elementFromPoint(r.left + Math.min(showsW, r.width) / 2, r.top + Math.min(showsH, r.height) / 2);
-    return {code: b.dataset.card, ...box(b), showsW, showsH, tappable: !!hit && hit.closest('button') === b};
+    const hit = document.elementFromPoint(
+      r.left + Math.min(showsW, r.width) / 2, r.top + Math.min(showsH, r.height) / 2);
+    const tappable = !!hit && hit.closest('button') === b;
+    return {code: b.dataset.card, ...box(b), showsW, showsH, tappable};
   });
   const trickArea = document.querySelector('[data-trick]');
   return {
@@ -80,13 +88,23 @@ def _ccw(middle: list[float], point: list[float]) -> float:
 def _check(m: dict[str, Any], players: int, you: int, where: str) -> list[str]:
     problems = []
     if m["scrollH"] > m["innerH"] or m["scrollW"] > m["innerW"]:
-        problems.append(f"{where}: the page scrolls ({m['scrollW']}×{m['scrollH']} in {m['innerW']}×{m['innerH']})")
+        problems.append(
+            f"{where}: the page scrolls ({m['scrollW']}×{m['scrollH']}"
+            f" in {m['innerW']}×{m['innerH']})"
+        )
     for c in m["hand"]:
-        inside = c["x"] >= 0 and c["y"] >= 0 and c["x"] + c["w"] <= m["innerW"] and c["y"] + c["h"] <= m["innerH"]
+        inside = (
+            c["x"] >= 0
+            and c["y"] >= 0
+            and c["x"] + c["w"] <= m["innerW"]
+            and c["y"] + c["h"] <= m["innerH"]
+        )
         if not inside:
             problems.append(f"{where}: {c['code']} is not all inside the window: {c}")
         if c["showsW"] < 24 or c["showsH"] < 40:
-            problems.append(f"{where}: too little of {c['code']} shows ({c['showsW']:.0f}×{c['showsH']:.0f})")
+            problems.append(
+                f"{where}: too little of {c['code']} shows ({c['showsW']:.0f}×{c['showsH']:.0f})"
+            )
         if not c["tappable"]:
             problems.append(f"{where}: a tap on {c['code']} does not reach it")
     plates = {p["seat"]: p for p in m["plates"]}
@@ -119,12 +137,16 @@ def _settle(page: Page) -> None:
     """Two frames (the layout and the hand's rows have followed a resize),
     and every card come to rest."""
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
-    page.evaluate("() => Promise.all(document.getAnimations().map(a => a.finished.catch(() => null)))")
+    page.evaluate(
+        "() => Promise.all(document.getAnimations().map(a => a.finished.catch(() => null)))"
+    )
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
 
 
 @pytest.mark.parametrize("players", [3, 4, 5])
-def test_the_table_is_one_screen_on_every_size(page: Page, web_server: ServerThread, players: int) -> None:
+def test_the_table_is_one_screen_on_every_size(
+    page: Page, web_server: ServerThread, players: int
+) -> None:
     page.set_viewport_size(PHONE)
     enter(page, web_server.url, "Alice")
     new_table(page, deals=2, players=players)
@@ -154,14 +176,19 @@ def _to_my_turn(page: Page, web_server: ServerThread) -> None:
     new_table(page, deals=3, players=4)
     page.get_by_role("button", name="Start the game").click()
     page.locator(".hand button.card").first.wait_for()
-    play_until(page, lambda: page.locator(".mode-play .hand button.card:enabled").count() > 0, timeout=90)
+    play_until(
+        page, lambda: page.locator(".mode-play .hand button.card:enabled").count() > 0, timeout=90
+    )
 
 
 # Counts the page's animations (Element.animate, which motion.js moves cards with).
 COUNT_MOTION = """() => {
   window.moved = 0;
   const animate = Element.prototype.animate;
-  Element.prototype.animate = function (...args) { window.moved += 1; return animate.apply(this, args); };
+  Element.prototype.animate = function (...args) {
+    window.moved += 1;
+    return animate.apply(this, args);
+  };
 }"""
 
 
@@ -169,7 +196,8 @@ def _play_one(page: Page) -> str:
     card = page.locator(".mode-play .hand button.card:enabled").first
     code = card.get_attribute("data-card") or ""
     card.click()
-    page.locator(f"[data-trick] [data-card='{code}']").wait_for()
+    # Played: out of the hand (in the trick, or gone with it when it closed the trick).
+    page.locator(f".hand [data-card='{code}']").wait_for(state="detached")
     return code
 
 
@@ -181,15 +209,21 @@ def test_a_played_card_travels_and_nothing_moves_under_reduced_motion(
     _play_one(page)
     assert page.evaluate("() => window.moved") > 0, "no card moved"
     page.emulate_media(reduced_motion="reduce")
-    play_until(page, lambda: page.locator(".mode-play .hand button.card:enabled").count() > 0, timeout=90)
+    play_until(
+        page, lambda: page.locator(".mode-play .hand button.card:enabled").count() > 0, timeout=90
+    )
     page.evaluate("() => { window.moved = 0; }")
     _play_one(page)
-    play_until(page, lambda: page.locator(".mode-play .hand button.card:enabled").count() > 0, timeout=90)
+    play_until(
+        page, lambda: page.locator(".mode-play .hand button.card:enabled").count() > 0, timeout=90
+    )
     assert page.evaluate("() => window.moved") == 0
     assert page.evaluate("() => document.getAnimations().length") == 0
 
 
-def test_the_settings_switch_dark_four_colours_and_tap_twice(page: Page, web_server: ServerThread) -> None:
+def test_the_settings_switch_dark_four_colours_and_tap_twice(
+    page: Page, web_server: ServerThread
+) -> None:
     page.emulate_media(color_scheme="light")
     _to_my_turn(page, web_server)
     light = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
@@ -197,9 +231,13 @@ def test_the_settings_switch_dark_four_colours_and_tap_twice(page: Page, web_ser
     page.get_by_label("Colours").select_option("dark")
     assert page.evaluate("() => getComputedStyle(document.body).backgroundColor") != light
     assert page.evaluate("() => getComputedStyle(document.documentElement).colorScheme") == "dark"
-    red = page.evaluate("() => getComputedStyle(document.documentElement).getPropertyValue('--card-diamond')")
+    red = page.evaluate(
+        "() => getComputedStyle(document.documentElement).getPropertyValue('--card-diamond')"
+    )
     page.get_by_label("Four-colour deck").check()
-    blue = page.evaluate("() => getComputedStyle(document.documentElement).getPropertyValue('--card-diamond')")
+    blue = page.evaluate(
+        "() => getComputedStyle(document.documentElement).getPropertyValue('--card-diamond')"
+    )
     assert red.strip() != blue.strip()
     page.get_by_label("Tap twice to play").check()
     page.keyboard.press("Escape")
@@ -210,7 +248,7 @@ def test_the_settings_switch_dark_four_colours_and_tap_twice(page: Page, web_ser
     page.locator(f".hand button.card.armed[data-card='{code}']").wait_for()
     assert page.locator(f"[data-trick] [data-card='{code}']").count() == 0  # one tap: raised only
     page.locator(f".hand button.card[data-card='{code}']").click()
-    page.locator(f"[data-trick] [data-card='{code}']").wait_for()
+    page.locator(f".hand [data-card='{code}']").wait_for(state="detached")
     # Kept for the next visit.
     page.reload()
     page.locator(".hand button.card").first.wait_for()
@@ -218,7 +256,9 @@ def test_the_settings_switch_dark_four_colours_and_tap_twice(page: Page, web_ser
 
 
 @pytest.mark.console_allows("WebSocket|ERR_INTERNET_DISCONNECTED|Failed to load resource")
-def test_installable_and_the_kept_files_open_the_page_offline(page: Page, web_server: ServerThread) -> None:
+def test_installable_and_the_kept_files_open_the_page_offline(
+    page: Page, web_server: ServerThread
+) -> None:
     page.goto(web_server.url)
     manifest = page.evaluate(
         "() => fetch(document.querySelector('link[rel=manifest]').href).then(r => r.json())"
@@ -230,7 +270,10 @@ def test_installable_and_the_kept_files_open_the_page_offline(page: Page, web_se
     assert page.evaluate("() => navigator.serviceWorker.ready.then(r => !!r.active)")
     page.reload()  # now under the worker, which keeps what the page loads
     page.locator("input[name=name]").wait_for()
-    page.evaluate("() => Promise.all(['style.css', 'app/main.js'].map(f => caches.match(new URL(f, location.href).href)))")
+    page.evaluate(
+        "() => Promise.all(['style.css', 'app/main.js']"
+        ".map(f => caches.match(new URL(f, location.href).href)))"
+    )
     page.context.set_offline(True)
     page.reload()
     page.locator("input[name=name]").wait_for()
@@ -238,3 +281,47 @@ def test_installable_and_the_kept_files_open_the_page_offline(page: Page, web_se
     page.get_by_role("button", name="Play").click()
     # No server: the page says so.
     page.locator(".link-reconnecting, .link-connecting, .link-stopped").first.wait_for()
+
+
+@pytest.mark.parametrize("players", [3, 5])
+def test_every_phase_fits_a_small_phone(page: Page, web_server: ServerThread, players: int) -> None:
+    """Waiting, bidding, the call, the chien and the écart, play, the result:
+    each one screen at 360 × 640 (the bids high, so that we take and discard)."""
+    page.set_viewport_size(SCREENS["phone-360x640"])
+    enter(page, web_server.url, "Alice")
+    new_table(page, deals=1, players=players)
+    SHOTS.mkdir(exist_ok=True)
+    seen: dict[str, str] = {}
+
+    def look(phase: str) -> None:
+        if phase in seen:
+            return
+        _settle(page)
+        m = page.evaluate(MEASURE)
+        seen[phase] = f"{m['scrollW']}×{m['scrollH']}"
+        assert m["scrollH"] <= m["innerH"] and m["scrollW"] <= m["innerW"], (
+            f"{phase}: the page scrolls: {seen[phase]}"
+        )
+        page.screenshot(path=str(SHOTS / f"phase-{players}p-{phase}.png"))
+
+    look("waiting")
+    page.get_by_role("button", name="Start the game").click()
+    page.locator(".hand button.card").first.wait_for()
+    high = ("garde", "prise")
+    for _ in range(400):
+        if page.locator("[data-bid]:enabled").count():
+            look("bidding")
+        elif page.locator("[data-call]:enabled").count():
+            look("call")
+        elif page.get_by_role("group", name="Écart", exact=True).count():
+            look("ecart")
+        elif (
+            page.locator("[data-trick] [data-card]").count() and page.locator(".mode-play").count()
+        ):
+            look("play")
+        elif page.locator("#result-title").count():
+            look("result")
+            break
+        if not step(page, bids=high):
+            page.wait_for_timeout(50)
+    assert {"waiting", "bidding", "play", "result"} <= set(seen), seen

@@ -26,13 +26,16 @@ export function CardList({ codes, label: name, className = "" }) {
 // for its last card: CSS px (the style sheet's `.hand li` min-width).
 const PEEK = 26;
 
-/** How many rows `n` cards need in `box` (the hand's element): 1, or 2. */
+/** How many rows `n` cards need in `box` (the hand's element): as few as
+ * keep PEEK px of each card showing (two at 24 cards on a narrow phone,
+ * three for the taker's 30 while discarding at three players). */
 function rowsFor(box, n) {
   if (!box) return 1;
-  const card = box.querySelector("button.card");
-  const width = box.clientWidth;
+  const card = box.querySelector("button.card .face");
+  const width = box.querySelector(".hand")?.clientWidth || box.clientWidth;
   const cardWidth = card ? card.getBoundingClientRect().width : 48;
-  return (n - 1) * PEEK + cardWidth > width ? 2 : 1;
+  const fit = Math.max(1, Math.floor((width - cardWidth) / PEEK) + 1);
+  return Math.max(1, Math.ceil(n / fit));
 }
 
 function useRows(n) {
@@ -79,9 +82,9 @@ export function Hand({ hand, mode, allowed, picked, onCard, busy, marked = [], t
         ${dog && html`<span class="dog-mark" aria-hidden="true">◆</span><span class="sr-note">${_("(from the chien)")}</span>`}</button>
     </li>`;
   };
-  const half = Math.ceil(cards.length / 2);
-  const lines = rows === 2 ? [cards.slice(0, half), cards.slice(half)] : [cards];
-  return html`<section class=${`hand-box mode-${mode}${rows === 2 ? " two-rows" : ""}`} aria-label=${title} ref=${box}>
+  const per = Math.ceil(cards.length / rows);
+  const lines = Array.from({ length: rows }, (_x, i) => cards.slice(i * per, (i + 1) * per)).filter((l) => l.length);
+  return html`<section class=${`hand-box mode-${mode}${rows > 1 ? " two-rows" : ""}`} aria-label=${title} ref=${box}>
     <h2 class="visually-hidden">${title}</h2>
     ${lines.map((line, i) => html`<ul class="hand" key=${i}>${line.map(one)}</ul>`)}
   </section>`;

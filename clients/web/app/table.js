@@ -143,11 +143,12 @@ function DealFacts({ view }) {
   </div>`;
 }
 
-// The table's actions: an icon always, the words beside it where there is room
-// (the words stay the button's name for everyone).
+// The table's actions: an icon always (drawn by the style sheet, with no
+// text of its own for a screen reader), the words beside it where there is
+// room (the words stay the button's name and text for everyone).
 function Action({ icon, text, pressed, disabled, onClick, extra = "" }) {
   return html`<button class="secondary action" aria-pressed=${pressed === undefined ? undefined : String(pressed)}
-    disabled=${disabled} onClick=${onClick}><span class="ico" aria-hidden="true">${icon}</span><span class="lbl">${text}${extra}</span></button>`;
+    disabled=${disabled} onClick=${onClick} data-icon=${icon}><span class="lbl">${text}${extra}</span></button>`;
 }
 
 export function TableScreen({ view, move, act, busy, inviteUrl, onLeave, log, history, askHistory, again = true, prefs, setPrefs, waiting = null }) {
@@ -192,7 +193,9 @@ export function TableScreen({ view, move, act, busy, inviteUrl, onLeave, log, hi
   const toggle = (name) => setPanel((p) => (p === name ? null : name));
   const close = () => setPanel(null);
   // The chien face up on the felt from when it is shown until the first card is played.
-  const dogShown = deal && deal.chien.length > 0 && deal.tricks.length === 0 && !(deal.trick && deal.trick.cards.length);
+  // (Not to the taker while discarding: their hand shows those cards, marked.)
+  const dogShown = deal && deal.chien.length > 0 && deal.tricks.length === 0 && !(deal.trick && deal.trick.cards.length) &&
+    !legal.ecart.length;
   const choosing = legal.bids.length > 0 || legal.calls.length > 0 || legal.chelem || legal.ecart.length > 0 ||
     (legal.poignee_sizes.length > 0 && myTurn(view));
 
