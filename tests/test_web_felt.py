@@ -218,7 +218,11 @@ def test_a_played_card_travels_and_nothing_moves_under_reduced_motion(
         page, lambda: page.locator(".mode-play .hand button.card:enabled").count() > 0, timeout=90
     )
     assert page.evaluate("() => window.moved") == 0
-    assert page.evaluate("() => document.getAnimations().length") == 0
+    moving = page.evaluate(
+        "() => document.getAnimations().map(a =>"
+        " `${a.constructor.name} ${a.effect?.target?.outerHTML.slice(0, 80)}`)"
+    )
+    assert moving == []
 
 
 def test_the_settings_switch_dark_four_colours_and_tap_twice(

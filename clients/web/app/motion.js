@@ -46,7 +46,10 @@ const plate = (table, seat) => table.querySelector(`.seat[data-seat="${seat}"]`)
 
 /** After a render: move what moved. `winner`: the seat that took the trick just gone, if any. */
 export function play(root, before, winner = null) {
-  if (!before) return;
+  if (!before) {
+    document.querySelector(".ghosts")?.replaceChildren(); // motion turned off meanwhile: none left flying
+    return;
+  }
   const table = root.querySelector(".table-screen");
   if (!table) return;
   const felt = table.querySelector(".felt");
@@ -96,7 +99,9 @@ export function play(root, before, winner = null) {
       ],
       { duration: DURATION + 120, easing: EASE, fill: "forwards", delay: 350 },
     );
-    anim.onfinish = () => copy.remove();
-    anim.oncancel = () => copy.remove();
+    const gone = () => copy.remove();
+    anim.onfinish = gone;
+    anim.oncancel = gone;
+    setTimeout(gone, DURATION + 1000); // and surely, should the page's timeline be held
   }
 }
