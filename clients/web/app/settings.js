@@ -1,5 +1,6 @@
 // The page's settings, in a panel over the table: light or dark (or as the
-// system says), a four-colour deck, and "tap twice to play".
+// system says), a four-colour deck, and "tap twice to play"; and the table's
+// help: what the marks on the felt mean, and the keys.
 import { _ } from "./i18n.js";
 import { Panel, html } from "./ui.js";
 
@@ -18,5 +19,21 @@ export function Settings({ prefs, setPrefs, onClose }) {
     <label class="choice"><input type="checkbox" checked=${prefs.twoTaps}
       onChange=${(e) => set({ twoTaps: e.currentTarget.checked })} />
       ${_("Tap twice to play")} <small>(${_("the first tap raises the card")})</small></label>
+  <//>`;
+}
+
+export function Help({ onClose }) {
+  const rows = [
+    ["D", _("the dealer")],
+    ["★", _("the taker")],
+    ["☆", _("the taker's partner at five, once the called card is played")],
+    ["▶", _("whose turn")],
+    ["◆", _("a card from the chien, while you discard")],
+    ["← →", _("move along the hand, the bids or the buttons")],
+    ["Enter", _("play the card, or press the button")],
+    ["Esc", _("close what is open")],
+  ];
+  return html`<${Panel} title=${_("Help")} onClose=${onClose}>
+    <dl class="help">${rows.map(([k, v]) => html`<div key=${k}><dt>${k}</dt><dd>${v}</dd></div>`)}</dl>
   <//>`;
 }

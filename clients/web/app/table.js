@@ -8,7 +8,7 @@ import { Card, CardList, Hand } from "./hand.js";
 import { label } from "./cards.js";
 import { face } from "./faces.js";
 import { Countdown, Seats, Trick } from "./felt.js";
-import { Settings } from "./settings.js";
+import { Help, Settings } from "./settings.js";
 import { html } from "./ui.js";
 import { useEscape } from "./keys.js";
 import { Chat, Sheet } from "./sheet.js";
@@ -154,7 +154,7 @@ function Action({ icon, text, pressed, disabled, onClick, extra = "" }) {
 export function TableScreen({ view, move, act, busy, inviteUrl, onLeave, log, history, askHistory, again = true, prefs, setPrefs, waiting = null }) {
   const [picked, setPicked] = useState([]);
   const [poignee, setPoignee] = useState(null);
-  const [panel, setPanel] = useState(null); // "sheet" | "chat" | "last" | "past" | "settings"
+  const [panel, setPanel] = useState(null); // "sheet" | "chat" | "last" | "past" | "settings" | "help"
   const legal = view.legal;
   const ecartKey = legal.ecart.join(",");
   useEffect(() => setPicked([]), [ecartKey]);
@@ -213,6 +213,7 @@ export function TableScreen({ view, move, act, busy, inviteUrl, onLeave, log, hi
         <${Action} icon="☰" text=${_("Past deals")} pressed=${panel === "past"} disabled=${!view.sheet.length}
           onClick=${() => { if (panel !== "past") askHistory(); toggle("past"); }} />
         <${Action} icon="⚙" text=${_("Settings")} pressed=${panel === "settings"} onClick=${() => toggle("settings")} />
+        <${Action} icon="?" text=${_("Help")} pressed=${panel === "help"} onClick=${() => toggle("help")} />
         <${Action} icon="⏏" text=${_("Leave")} onClick=${onLeave} />
       </nav>
     </header>
@@ -255,5 +256,6 @@ export function TableScreen({ view, move, act, busy, inviteUrl, onLeave, log, hi
     ${panel === "chat" && html`<${Chat} view=${view} act=${act} onClose=${close} />`}
     ${panel === "past" && html`<${PastDeals} view=${view} records=${history} onClose=${close} />`}
     ${panel === "settings" && html`<${Settings} prefs=${prefs} setPrefs=${setPrefs} onClose=${close} />`}
+    ${panel === "help" && html`<${Help} onClose=${close} />`}
   </div>`;
 }
