@@ -28,19 +28,29 @@ from playwright.sync_api import Browser, sync_playwright
 from tests.browser import CHROMIUM_ARGS, ServerThread, chromium
 from tests.web_helpers import enter, new_table, step
 
-# Armed before the click: resolves with the ms from the pointerdown on the
-# card to the frame after it shows in the trick.
-WATCH = """(code) => new Promise((resolve) => {
-  let down = null;
-  const seen = () => document.querySelector(`[data-trick] [data-card="${code}"]`);
+# Armed before the click (a promise in an object, so that arming it does
+# not wait for it): resolves with [shown, taken], the ms from the pointerdown
+# on the card to the frame after it shows in the trick, and to the frame
+# after the server's answer shows (the card in the trick no longer marked
+# `.sent`, or gone with the trick it closed).
+WATCH = """(code) => ({done: new Promise((resolve) => {
+  let down = null, shown = null;
+  const inTrick = () => document.querySelector(`[data-trick] [data-card="${code}"]`);
+  const taken = () => {
+    const card = inTrick();
+    if (card) return !card.closest('li.sent');
+    return !document.querySelector(`.hand-box [data-card="${code}"]`);
+  };
   addEventListener('pointerdown', (e) => { down = e.timeStamp; }, {capture: true, once: true});
   const look = () => {
-    if (down !== null && seen()) requestAnimationFrame((t) => resolve(performance.now() - down));
-    else requestAnimationFrame(look);
+    if (down !== null && shown === null && inTrick()) shown = performance.now() - down;
+    if (down !== null && shown !== null && taken()) {
+      requestAnimationFrame(() => resolve([shown, performance.now() - down]));
+    } else requestAnimationFrame(look);
   };
   requestAnimationFrame(look);
   setTimeout(() => resolve(null), 5000);
-})"""
+})})"""
 
 
 def first_load(browser: Browser, url: str) -> tuple[int, int]:
@@ -55,13 +65,13 @@ def first_load(browser: Browser, url: str) -> tuple[int, int]:
     return len(sizes), sum(sizes)
 
 
-def tap_to_played(browser: Browser, url: str, plays: int) -> list[float]:
+def tap_to_played(browser: Browser, url: str, plays: int) -> list[tuple[float, float]]:
     context = browser.new_context(viewport={"width": 390, "height": 844})
     page = context.new_page()
     enter(page, url, "Bench")
     new_table(page, deals=10, players=4)
     page.get_by_role("button", name="Start the game").click()
-    times: list[float] = []
+    times: list[tuple[float, float]] = []
     while len(times) < plays:
         card = page.locator(".hand button.card:enabled")
         if card.count() and page.locator(".mode-play").count():
@@ -69,11 +79,12 @@ def tap_to_played(browser: Browser, url: str, plays: int) -> list[float]:
             waiting = page.evaluate_handle(WATCH, code)
             try:
                 card.first.click(timeout=2000)
-            except Exception:
+            except Exception as exc:
+                print("click failed:", str(exc).splitlines()[0], file=sys.stderr)
                 continue
-            took = page.evaluate("(p) => p", waiting)
+            took = page.evaluate("(w) => w.done", waiting)
             if took is not None:
-                times.append(float(took))
+                times.append((float(took[0]), float(took[1])))
             continue
         if step(page, play=False) == "done":
             break
@@ -96,10 +107,12 @@ def main() -> None:
             print(f"first load: {requests} requests, {size / 1024:.1f} KiB of bodies as sent")
             times = tap_to_played(browser, server.url, args.plays)
             browser.close()
-        print(
-            f"tap to played: {len(times)} plays, median {statistics.median(times):.0f} ms, "
-            f"worst {max(times):.0f} ms"
-        )
+        for i, what in enumerate(("shown in the trick", "taken by the server")):
+            ms = [t[i] for t in times]
+            print(
+                f"tap to {what}: {len(ms)} plays, median {statistics.median(ms):.0f} ms, "
+                f"worst {max(ms):.0f} ms"
+            )
     finally:
         server.stop()
 

@@ -75,8 +75,9 @@ export function Seats({ view, bottom }) {
   </ul>`;
 }
 
-/** A trick on the felt: each card at its player's side of the middle. */
-export function Trick({ view, trick, title, bottom, className = "" }) {
+/** A trick on the felt: each card at its player's side of the middle
+ * (`sent`: our card shown before the server has taken it). */
+export function Trick({ view, trick, title, bottom, className = "", sent = null }) {
   if (!trick) return null;
   const n = view.seats.length;
   return html`<figure class=${`trick ${className}`} aria-label=${title}>
@@ -85,7 +86,7 @@ export function Trick({ view, trick, title, bottom, className = "" }) {
       ${trick.cards.map((code, i) => {
         const seat = (trick.leader + i) % n;
         const won = trick.winner === seat;
-        return html`<li key=${code} class=${`at-${placeOf(seat, bottom, n)}${won ? " won" : ""}`}>
+        return html`<li key=${code} class=${`at-${placeOf(seat, bottom, n)}${won ? " won" : ""}${code === sent ? " sent" : ""}`}>
           <span class="trick-who">${seatName(view, seat)}${won ? " ✓" : ""}</span>
           <${Card} code=${code} seat=${seat} /></li>`;
       })}

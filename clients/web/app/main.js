@@ -38,6 +38,7 @@ const state = {
   otherTournament: false, // the tournament screen shows the forms, not the one followed
   prefs: savedPrefs(), // the page's settings (store.js PREFS), the one config of the table's look
   wonBy: null, // the seat that took the trick just finished, for the motion
+  played: null, // the card we last played: shown in the trick until the server answers
 };
 let conn = null;
 let ids = 0;
@@ -186,6 +187,9 @@ const act = (command) => {
   return rid;
 };
 const move = (command) => {
+  // The card played shows in the trick at once, before the server's answer
+  // (table.js: only while that answer is awaited).
+  state.played = command.t === "play" ? command.card : null;
   if (conn.move(command) === null && conn.status.phase !== "online") {
     notice(_("Not sent: not connected to the server right now."));
   }
@@ -344,7 +348,8 @@ function App() {
       ${t.tv && state.standings && t.panel(() => { state.standings = false; draw(); })}
       <${TableScreen} view=${view} act=${act} move=${move} busy=${conn.pendingMove !== null || state.status.phase !== "online"}
       inviteUrl=${inviteUrl} onLeave=${() => leave(view)} log=${state.log}
-      history=${state.history} askHistory=${askHistory} again=${!ours} prefs=${state.prefs} setPrefs=${setPrefs} />
+      history=${state.history} askHistory=${askHistory} again=${!ours} prefs=${state.prefs} setPrefs=${setPrefs}
+      played=${conn.pendingMove !== null ? state.played : null} />
       ${state.confirmLeave && html`<${ConfirmLeave} view=${view} />`}
       ${state.daily && html`<${DailyResult} result=${state.daily} onClose=${() => { state.daily = null; draw(); }}
         onBoard=${() => { state.daily = null; leave(null); go("leaderboard"); }} />`}`;
@@ -389,6 +394,9 @@ function importKey(key) {
 const root = document.getElementById("app");
 function draw() {
   const before = measure(root);
+  // At a table the page is one screen (style.css `.at-table`); a class, not
+  // a :has() rule, which the browser would look at again on every change.
+  root.classList.toggle("at-table", !!(conn && conn.sync.tableId !== null && conn.sync.table.view));
   render(html`<${App} />`, root);
   play(root, before, state.wonBy);
   state.wonBy = null;

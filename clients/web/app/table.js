@@ -151,7 +151,9 @@ function Action({ icon, text, pressed, disabled, onClick, extra = "" }) {
     disabled=${disabled} onClick=${onClick} data-icon=${icon}><span class="lbl">${text}${extra}</span></button>`;
 }
 
-export function TableScreen({ view, move, act, busy, inviteUrl, onLeave, log, history, askHistory, again = true, prefs, setPrefs, waiting = null }) {
+export function TableScreen({
+  view, move, act, busy, inviteUrl, onLeave, log, history, askHistory, again = true, prefs, setPrefs, waiting = null, played = null,
+}) {
   const [picked, setPicked] = useState([]);
   const [poignee, setPoignee] = useState(null);
   const [panel, setPanel] = useState(null); // "sheet" | "chat" | "last" | "past" | "settings" | "help"
@@ -164,6 +166,10 @@ export function TableScreen({ view, move, act, busy, inviteUrl, onLeave, log, hi
 
   const deal = view.deal;
   const bottom = view.you ?? 0;
+  // Our card on its way to the server: out of the hand and in the trick already.
+  const sent = played && deal && deal.trick && view.hand.includes(played) ? played : null;
+  const hand = sent ? view.hand.filter((c) => c !== sent) : view.hand;
+  const trick = sent ? { ...deal.trick, cards: [...deal.trick.cards, sent] } : deal?.trick;
   const n = view.seats.length;
   const lastTrick = deal && deal.tricks.length ? deal.tricks[deal.tricks.length - 1] : null;
   let mode = "look";
@@ -221,7 +227,7 @@ export function TableScreen({ view, move, act, busy, inviteUrl, onLeave, log, hi
       <${Seats} view=${view} bottom=${bottom} />
       <div class="centre">
         <div class="trick-area" data-trick="">
-          ${deal && deal.trick && html`<${Trick} view=${view} trick=${deal.trick} bottom=${bottom}
+          ${deal && trick && html`<${Trick} view=${view} trick=${trick} bottom=${bottom} sent=${sent}
             title=${_("Trick {n}", { n: deal.tricks.length + 1 })} />`}
           ${dogShown && html`<div class="dog"><span class="dog-title">${_("Chien:")}</span>
             <${CardList} codes=${deal.chien} label=${_("Chien:")} /></div>`}
@@ -249,8 +255,8 @@ export function TableScreen({ view, move, act, busy, inviteUrl, onLeave, log, hi
       ${legal.poignee_sizes.length > 0 && myTurn(view) &&
         html`<${PoigneeBar} legal=${legal} poignee=${poignee} setPoignee=${setPoignee} move=${move} busy=${busy} />`}
     </div>
-    ${view.you !== null && view.hand.length > 0 &&
-      html`<${Hand} hand=${view.hand} mode=${mode} allowed=${allowed} picked=${poignee ? poignee.picked : picked}
+    ${view.you !== null && hand.length > 0 &&
+      html`<${Hand} hand=${hand} mode=${mode} allowed=${allowed} picked=${poignee ? poignee.picked : picked}
         onCard=${onCard} busy=${busy} twoTaps=${prefs?.twoTaps} marked=${legal.ecart.length && deal ? deal.chien : []} />`}
     ${panel === "sheet" && html`<${Sheet} view=${view} onClose=${close} />`}
     ${panel === "chat" && html`<${Chat} view=${view} act=${act} onClose=${close} />`}
