@@ -156,17 +156,21 @@ def test_the_table_is_one_screen_on_every_size(
     you = int(page.locator(".seat[data-you]").get_attribute("data-seat") or "-1")
     SHOTS.mkdir(exist_ok=True)
     problems: list[str] = []
+    sizes: list[str] = []
     for name, size in SCREENS.items():
         for scheme in ("light", "dark"):
             page.emulate_media(color_scheme=scheme)
             page.set_viewport_size(size)
             _settle(page)
             where = f"{players} players, {name}, {scheme}"
-            problems += _check(page.evaluate(MEASURE), players, you, where)
+            measured = page.evaluate(MEASURE)
+            problems += _check(measured, players, you, where)
+            sizes.append(f"{where}: page {measured['scrollW']}×{measured['scrollH']}")
             bad = [v for v in axe_violations(page) if v.get("impact") in ("serious", "critical")]
             if bad:
                 problems.append(f"{where}: axe:\n{describe(bad)}")
             page.screenshot(path=str(SHOTS / f"table-{players}p-{name}-{scheme}.png"))
+    (SHOTS / f"sizes-{players}p.txt").write_text("\n".join(sizes) + "\n", encoding="utf-8")
     assert not problems, "\n".join(problems)
 
 
