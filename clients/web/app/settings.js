@@ -1,6 +1,6 @@
 // The page's settings, in a panel over the table: light or dark (or as the
-// system says), a four-colour deck, and "tap twice to play"; and the table's
-// help: what the marks on the felt mean, and the keys.
+// system says), a four-colour deck, and "tap twice to play"; below them the
+// table's help: what the marks on the felt mean, and the keys.
 import { _ } from "./i18n.js";
 import { Panel, html } from "./ui.js";
 
@@ -19,10 +19,11 @@ export function Settings({ prefs, setPrefs, onClose }) {
     <label class="choice"><input type="checkbox" checked=${prefs.twoTaps}
       onChange=${(e) => set({ twoTaps: e.currentTarget.checked })} />
       ${_("Tap twice to play")} <small>(${_("the first tap raises the card")})</small></label>
+    <${Help} />
   <//>`;
 }
 
-export function Help({ onClose }) {
+function Help() {
   const rows = [
     ["D", _("the dealer")],
     ["★", _("the taker")],
@@ -33,7 +34,6 @@ export function Help({ onClose }) {
     ["Enter", _("play the card, or press the button")],
     ["Esc", _("close what is open")],
   ];
-  return html`<${Panel} title=${_("Help")} onClose=${onClose}>
-    <dl class="help">${rows.map(([k, v]) => html`<div key=${k}><dt>${k}</dt><dd>${v}</dd></div>`)}</dl>
-  <//>`;
+  return html`<h3>${_("Help")}</h3>
+    <dl class="help">${rows.map(([k, v]) => html`<div key=${k}><dt>${k}</dt><dd>${v}</dd></div>`)}</dl>`;
 }

@@ -8,7 +8,7 @@ import { Card, CardList, Hand } from "./hand.js";
 import { label } from "./cards.js";
 import { face } from "./faces.js";
 import { Countdown, Seats, Trick } from "./felt.js";
-import { Help, Settings } from "./settings.js";
+import { Settings } from "./settings.js";
 import { html } from "./ui.js";
 import { useEscape } from "./keys.js";
 import { Chat, Sheet } from "./sheet.js";
@@ -156,7 +156,7 @@ export function TableScreen({
 }) {
   const [picked, setPicked] = useState([]);
   const [poignee, setPoignee] = useState(null);
-  const [panel, setPanel] = useState(null); // "sheet" | "chat" | "last" | "past" | "settings" | "help"
+  const [panel, setPanel] = useState(null); // "sheet" | "chat" | "last" | "past" | "settings"
   const legal = view.legal;
   const ecartKey = legal.ecart.join(",");
   useEffect(() => setPicked([]), [ecartKey]);
@@ -219,7 +219,6 @@ export function TableScreen({
         <${Action} icon="☰" text=${_("Past deals")} pressed=${panel === "past"} disabled=${!view.sheet.length}
           onClick=${() => { if (panel !== "past") askHistory(); toggle("past"); }} />
         <${Action} icon="⚙" text=${_("Settings")} pressed=${panel === "settings"} onClick=${() => toggle("settings")} />
-        <${Action} icon="?" text=${_("Help")} pressed=${panel === "help"} onClick=${() => toggle("help")} />
         <${Action} icon="⏏" text=${_("Leave")} onClick=${onLeave} />
       </nav>
     </header>
@@ -262,6 +261,5 @@ export function TableScreen({
     ${panel === "chat" && html`<${Chat} view=${view} act=${act} onClose=${close} />`}
     ${panel === "past" && html`<${PastDeals} view=${view} records=${history} onClose=${close} />`}
     ${panel === "settings" && html`<${Settings} prefs=${prefs} setPrefs=${setPrefs} onClose=${close} />`}
-    ${panel === "help" && html`<${Help} onClose=${close} />`}
   </div>`;
 }
