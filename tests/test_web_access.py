@@ -53,7 +53,9 @@ def test_a_whole_game_by_keyboard_alone(page: Page, web_server: ServerThread) ->
 
     # Esc closes a panel and gives the focus back to the button that opened it.
     page.locator(".hand button.card").first.wait_for()
-    assert by_keyboard(page, "button:text-is('Score sheet')")
+    assert by_keyboard(
+        page, "button:has(> .lbl:text-is('Score sheet'))"
+    )  # its icon is drawn beside the words
     page.get_by_role("heading", name="Score sheet").wait_for()
     page.keyboard.press("Escape")
     page.get_by_role("heading", name="Score sheet").wait_for(state="detached")

@@ -5,12 +5,12 @@
 import { _, N_, pgettext } from "./i18n.js";
 
 const SYMBOLS = { S: "♠", H: "♥", D: "♦", C: "♣" };
-const ENGLISH_RANKS = "KQCJ";
+export const ENGLISH_RANKS = "KQCJ";
 const SUIT_NAMES = { S: N_("spades"), H: N_("hearts"), D: N_("diamonds"), C: N_("clubs") };
 const FACE_NAMES = { K: N_("King"), Q: N_("Queen"), C: N_("Knight"), J: N_("Jack"), 1: N_("Ace") };
 export const BOUTS = ["T1", "T21", "EX"];
 
-function rankLetters() {
+export function rankLetters() {
   // The catalogs' own letters for King, Queen, Knight, Jack (French: RDCV).
   const letters = pgettext("card letters", "KQCJ");
   return letters.length === 4 ? letters : ENGLISH_RANKS;
@@ -58,3 +58,4 @@ export function handOrder(codes) {
 
 /** A CSS class for the card's kind: the suit's colour is a second sign, not the only one. */
 export const kindClass = (code) => `card-${suitOf(code).toLowerCase()}`;
+

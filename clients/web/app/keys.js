@@ -6,7 +6,7 @@ import { useLayoutEffect, useRef } from "preact/hooks";
 // What Esc closes, the last opened on top: one Esc closes one thing.
 const open = [];
 
-const ROWS = ".hand, .choices, .tabs, .big-actions, .table-actions, .row-actions";
+const ROWS = ".hand-box, .choices, .tabs, .big-actions, .table-actions, .row-actions";
 
 /** The next enabled button of the focused one's row, `step` away (wrapping). */
 function neighbour(button, step) {

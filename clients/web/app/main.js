@@ -3,7 +3,9 @@
 import { render } from "preact";
 import { LANGUAGES, _, chooseLang, lang, useLang } from "./i18n.js";
 import { Connection, serverUrl } from "./conn.js";
-import { KEY_RE, newKey, saveLang, savedLang, storeFor } from "./store.js";
+import { KEY_RE, newKey, saveLang, savePrefs, savedLang, savedPrefs, storeFor } from "./store.js";
+import { measure, play } from "./motion.js";
+import { SuitSymbols } from "./faces.js";
 import { html } from "./ui.js";
 import { Lobby } from "./lobby.js";
 import { TableScreen } from "./table.js";
@@ -34,6 +36,9 @@ const state = {
   own: {}, // period -> our leaderboard line (null: not listed), for the profile
   standings: false, // the tournament's page shown over its table
   otherTournament: false, // the tournament screen shows the forms, not the one followed
+  prefs: savedPrefs(), // the page's settings (store.js PREFS), the one config of the table's look
+  wonBy: null, // the seat that took the trick just finished, for the motion
+  played: null, // the card we last played: shown in the trick until the server answers
 };
 let conn = null;
 let ids = 0;
@@ -85,6 +90,7 @@ function onMessage(msg, sync) {
     }
     case "table":
     case "tpatch":
+      state.wonBy = trickWinner(state.lastView, sync.table.view);
       if (sync.table.view) {
         if (state.lastView) say(announcements(state.lastView, sync.table.view));
         state.lastView = sync.table.view;
@@ -138,6 +144,29 @@ function onMessage(msg, sync) {
   draw();
 }
 
+/** The seat that took the trick that ended between two views, or null. */
+function trickWinner(before, after) {
+  const was = before?.deal?.tricks.length;
+  const now = after?.deal?.tricks;
+  if (!now || was === undefined || now.length !== was + 1) return null;
+  return now[now.length - 1].winner;
+}
+
+function setPrefs(prefs) {
+  state.prefs = prefs;
+  savePrefs(prefs);
+  showPrefs();
+  draw();
+}
+
+/** The settings that are the whole page's: its theme and its deck, as classes of <html>. */
+function showPrefs() {
+  const c = document.documentElement.classList;
+  c.toggle("theme-light", state.prefs.theme === "light");
+  c.toggle("theme-dark", state.prefs.theme === "dark");
+  c.toggle("four-colours", state.prefs.fourColours);
+}
+
 function connect() {
   if (conn) conn.close();
   if (!store.guest() && !store.player()) store.setPlayer({ key: newKey(), registered: false });
@@ -158,6 +187,9 @@ const act = (command) => {
   return rid;
 };
 const move = (command) => {
+  // The card played shows in the trick at once, before the server's answer
+  // (table.js: only while that answer is awaited).
+  state.played = command.t === "play" ? command.card : null;
   if (conn.move(command) === null && conn.status.phase !== "online") {
     notice(_("Not sent: not connected to the server right now."));
   }
@@ -316,7 +348,8 @@ function App() {
       ${t.tv && state.standings && t.panel(() => { state.standings = false; draw(); })}
       <${TableScreen} view=${view} act=${act} move=${move} busy=${conn.pendingMove !== null || state.status.phase !== "online"}
       inviteUrl=${inviteUrl} onLeave=${() => leave(view)} log=${state.log}
-      history=${state.history} askHistory=${askHistory} again=${!ours} />
+      history=${state.history} askHistory=${askHistory} again=${!ours} prefs=${state.prefs} setPrefs=${setPrefs}
+      played=${conn.pendingMove !== null ? state.played : null} />
       ${state.confirmLeave && html`<${ConfirmLeave} view=${view} />`}
       ${state.daily && html`<${DailyResult} result=${state.daily} onClose=${() => { state.daily = null; draw(); }}
         onBoard=${() => { state.daily = null; leave(null); go("leaderboard"); }} />`}`;
@@ -335,7 +368,7 @@ function App() {
   else {
     main = html`${t.bar}<${Lobby} lobby=${sync.lobby.view} act=${act} go=${go} player=${store.guest() ? null : store.player()} />`;
   }
-  return html`<header class="top">
+  return html`<${SuitSymbols} /><header class="top">
       <span class="brand">Atout</span>
       ${state.name && html`<span class="who">${state.name}</span>`}
       <${LangPicker} />
@@ -360,7 +393,13 @@ function importKey(key) {
 
 const root = document.getElementById("app");
 function draw() {
+  const before = measure(root);
+  // At a table the page is one screen (style.css `.at-table`); a class, not
+  // a :has() rule, which the browser would look at again on every change.
+  root.classList.toggle("at-table", !!(conn && conn.sync.tableId !== null && conn.sync.table.view));
   render(html`<${App} />`, root);
+  play(root, before, state.wonBy);
+  state.wonBy = null;
 }
 
 window.addEventListener("hashchange", () => {
@@ -384,4 +423,9 @@ async function boot() {
 }
 
 installKeys(document);
+showPrefs();
 boot();
+// Kept files for a quick start next time (sw.js); a page served without one still plays.
+if ("serviceWorker" in navigator && window.isSecureContext) {
+  navigator.serviceWorker.register("sw.js").catch(() => {});
+}

@@ -47,3 +47,10 @@ export function storeFor(server) {
 
 export const savedLang = () => get("atout:lang");
 export const saveLang = (l) => put("atout:lang", l);
+
+// The page's own settings, one object for the whole page (main.js holds it
+// and hands it down): the colour theme ("auto" follows the system), the
+// four-colour deck, and "tap twice to play" for phones.
+export const PREFS = { theme: "auto", fourColours: false, twoTaps: false };
+export const savedPrefs = () => ({ ...PREFS, ...(get("atout:prefs") || {}) });
+export const savePrefs = (p) => put("atout:prefs", p);

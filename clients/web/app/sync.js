@@ -14,21 +14,37 @@ function copy(value) {
   return value === undefined ? null : JSON.parse(JSON.stringify(value));
 }
 
-function walk(node, steps) {
+// A patch copies only what it changes: the nodes on each op's path are
+// copied (shallow, one level each), everything beside them is shared with the
+// document before. The old document stays whole (what was, for the page's
+// announcements and motion, which compare before and after), and a patch
+// costs the length of its paths, not the size of the view.
+const shallow = (node) => (Array.isArray(node) ? node.slice() : { ...node });
+
+/** The node at `steps` in `work`, each node on the way copied once (`fresh` remembers). */
+function walkOwn(work, steps, fresh) {
+  let node = work;
   for (const step of steps) {
+    let child;
     if (isMap(node)) {
       if (typeof step !== "string" || !Object.hasOwn(node, step)) {
         throw new PatchError(`no key ${JSON.stringify(step)}`);
       }
-      node = node[step];
+      child = node[step];
     } else if (Array.isArray(node)) {
       if (!isIndex(step) || step < 0 || step >= node.length) {
         throw new PatchError(`no index ${JSON.stringify(step)}`);
       }
-      node = node[step];
+      child = node[step];
     } else {
       throw new PatchError("cannot step into a scalar");
     }
+    if (child !== null && typeof child === "object" && !fresh.has(child)) {
+      child = shallow(child);
+      fresh.add(child);
+      node[step] = child;
+    }
+    node = child;
   }
   return node;
 }
@@ -42,7 +58,9 @@ function append(target, value) {
 /** `patch` applied to `doc` (§5.3): a new document, or a PatchError; `doc` is untouched. */
 export function applyPatch(doc, patch) {
   if (!Array.isArray(patch)) throw new PatchError("a patch is an array of ops");
-  let work = copy(doc);
+  const fresh = new Set();
+  let work = doc !== null && typeof doc === "object" ? shallow(doc) : doc;
+  if (work !== null && typeof work === "object") fresh.add(work);
   for (const op of patch) {
     // [path, op, value]; a "del" may leave out its null value, as the
     // Python decoder allows.
@@ -51,16 +69,19 @@ export function applyPatch(doc, patch) {
     }
     const [path, kind, value = null] = op;
     if (path.length === 0) {
-      if (kind === "set") work = copy(value);
-      else if (kind === "append") append(work, value);
+      if (kind === "set") {
+        work = copy(value);
+        fresh.clear();
+        if (work !== null && typeof work === "object") fresh.add(work);
+      } else if (kind === "append") append(work, value);
       else throw new PatchError(`cannot ${kind} the whole document`);
       continue;
     }
     if (kind === "append") {
-      append(walk(work, path), value);
+      append(walkOwn(work, path, fresh), value);
       continue;
     }
-    const parent = walk(work, path.slice(0, -1));
+    const parent = walkOwn(work, path.slice(0, -1), fresh);
     const key = path[path.length - 1];
     if (kind === "set") {
       if (isMap(parent) && typeof key === "string") parent[key] = copy(value);

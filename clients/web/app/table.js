@@ -5,7 +5,10 @@
 import { useEffect, useState } from "preact/hooks";
 import { _, ngettext } from "./i18n.js";
 import { Card, CardList, Hand } from "./hand.js";
-import { kindClass, label } from "./cards.js";
+import { label } from "./cards.js";
+import { face } from "./faces.js";
+import { Countdown, Seats, Trick } from "./felt.js";
+import { Settings } from "./settings.js";
 import { html } from "./ui.js";
 import { useEscape } from "./keys.js";
 import { Chat, Sheet } from "./sheet.js";
@@ -16,71 +19,12 @@ import {
   partnerLine, poigneeDefault, poigneeProblem, prompt, reading, readingNow, resultLines, seatName, seatState, signed,
 } from "./words.js";
 
-// Where each seat sits, from ours (bottom) in playing order (counterclockwise).
-const PLACES = {
-  3: ["bottom", "right", "left"],
-  4: ["bottom", "right", "top", "left"],
-  5: ["bottom", "right", "top-right", "top-left", "left"],
-};
-
-function useNow(active) {
-  const [now, setNow] = useState(Date.now());
-  useEffect(() => {
-    if (!active) return undefined;
-    const id = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(id);
-  }, [active]);
-  return now;
-}
-
-function Countdown({ at, words }) {
-  const now = useNow(at !== null);
-  if (at === null) return null;
-  const seconds = Math.max(0, Math.ceil(at - now / 1000));
-  return html`<span class="countdown">${words(seconds)}</span>`;
-}
-
-function Seat({ view, seat, place }) {
-  const s = view.seats[seat];
-  const deal = view.deal;
-  const turn = deal && deal.turn === seat && view.status === "playing";
-  const marks = [];
-  if (deal && deal.dealer === seat) marks.push(html`<span class="mark" title=${_("Dealer")}>D</span>`);
-  if (deal && deal.taker === seat) marks.push(html`<span class="mark" title=${_("taker")}>★</span>`);
-  if (deal && deal.partner === seat) {
-    marks.push(html`<span class="mark" title=${_("the taker's partner at five, once the called card is played")}>☆</span>`);
-  }
-  const bid = deal?.bids.find((b) => b.seat === seat);
-  return html`<li class=${`seat seat-${place}${turn ? " turn" : ""}${s.away ? " away" : ""}`}
-      aria-current=${turn ? "true" : undefined}>
-    <span class="seat-name">${turn ? "▶ " : ""}${seatName(view, seat, true)}</span>
-    ${marks}
-    <span class="seat-state">${seatState(view, seat)}${s.cards ? ` · ${ngettext("{n} card", "{n} cards", s.cards)}` : ""}</span>
-    ${bid && html`<span class="seat-bid">${contract(bid.bid)}</span>`}
-    ${turn && html`<span class="visually-hidden">${_("whose turn")}</span>`}
-    ${view.status === "between_deals" && s.kind === "human" && !view.ready.includes(seat) &&
-      html`<span class="seat-reading">${_("still reading")}</span>`}
-  </li>`;
-}
-
-function Trick({ view, trick, title }) {
-  if (!trick) return null;
-  return html`<figure class="trick" aria-label=${title}>
-    <figcaption>${title}</figcaption>
-    <ol class="trick-cards">
-      ${trick.cards.map((code, i) => {
-        const seat = (trick.leader + i) % view.seats.length;
-        const won = trick.winner === seat;
-        return html`<li key=${code}><span class="trick-who">${seatName(view, seat)}${won ? " ✓" : ""}</span>
-          <${Card} code=${code} /></li>`;
-      })}
-    </ol>
-  </figure>`;
-}
-
-function LastTrick({ view, trick, onClose }) {
+function LastTrick({ view, trick, bottom, onClose }) {
   useEscape(onClose);
-  return html`<${Trick} view=${view} trick=${trick} title=${_("Last trick")} />`;
+  return html`<div class="last-trick">
+    <${Trick} view=${view} trick=${trick} bottom=${bottom} title=${_("Last trick")} className="last" />
+    <button class="secondary close" onClick=${onClose}>${_("Close")}</button>
+  </div>`;
 }
 
 function Bidding({ legal, move, busy }) {
@@ -101,7 +45,7 @@ function CallBar({ view, move, busy }) {
     <p class="hint">${_("Its holder becomes your partner, a secret until the card is played. In the chien or in your own hand, it leaves you alone against four.")}</p>
     ${calls.map(
       (c) => html`<button key=${c} data-call=${c} class=${held.includes(c) ? "secondary" : undefined} disabled=${busy}
-        onClick=${() => move({ t: "call", card: c })} aria-describedby=${`note-${c}`}><span class=${kindClass(c)}>${label(c)}</span>
+        onClick=${() => move({ t: "call", card: c })} aria-describedby=${`note-${c}`}><span class="call-face card">${face(c)}</span><span>${label(c)}</span>
         <small id=${`note-${c}`}>${held.includes(c) ? _("in your hand: you would play alone") : _("its holder plays with you")}</small></button>`,
     )}
   </div>`;
@@ -184,26 +128,35 @@ function Waiting({ view, move, busy, inviteUrl }) {
   </section>`;
 }
 
+/** What the deal has shown, in a line over the felt: the called card, the
+ * écart's trumps, our écart, the poignées, the tricks won and what is needed. */
 function DealFacts({ view }) {
   const deal = view.deal;
   if (!deal) return null;
   return html`<div class="facts">
-    ${deal.bids.length > 0 && html`<p>${_("Bids")}: ${deal.bids.map((b) => `${seatName(view, b.seat)} ${contract(b.bid)}`).join(" · ")}</p>`}
-    ${deal.chien.length > 0 && html`<p>${_("Chien:")} <${CardList} codes=${deal.chien} label=${_("Chien:")} /></p>`}
+    ${deal.called && html`<p class="called">${partnerLine(view)}</p>`}
     ${deal.ecart_trumps.length > 0 && html`<p>${_("Écart trumps:")} <${CardList} codes=${deal.ecart_trumps} label=${_("Écart trumps:")} /></p>`}
     ${view.ecart.length > 0 && html`<p>${_("Your écart:")} <${CardList} codes=${view.ecart} label=${_("Your écart:")} /></p>`}
-    ${deal.poignees.map((p) => html`<p key=${p.seat}>${_("Poignée {size}: {who}", { size: _(p.size), who: seatName(view, p.seat) })}
-      <${CardList} codes=${p.cards} label=${_("Poignée")} /></p>`)}
-    ${deal.called && html`<p class="called">${partnerLine(view)}</p>`}
+    ${deal.poignees.map((p) => html`<p key=${p.seat}>${_("Poignée {size}: {who}", { size: _(p.size), who: seatName(view, p.seat) })}</p>`)}
     ${deal.chelem_declared && html`<p>${_("Chelem declared!")}</p>`}
-    ${deal.taker !== null && html`<p>${_("Tricks: taker {taker} · def {defense}", { taker: deal.tricks_won[0], defense: deal.tricks_won[1] })} · ${need(view) || ""}</p>`}
+    ${deal.taker !== null && html`<p>${_("Tricks: taker {taker} · def {defense}", { taker: deal.tricks_won[0], defense: deal.tricks_won[1] })}${need(view) ? ` · ${need(view)}` : ""}</p>`}
   </div>`;
 }
 
-export function TableScreen({ view, move, act, busy, inviteUrl, onLeave, log, history, askHistory, again = true }) {
+// The table's actions: an icon always (drawn by the style sheet, with no
+// text of its own for a screen reader), the words beside it where there is
+// room (the words stay the button's name and text for everyone).
+function Action({ icon, text, pressed, disabled, onClick, extra = "" }) {
+  return html`<button class="secondary action" aria-pressed=${pressed === undefined ? undefined : String(pressed)}
+    disabled=${disabled} onClick=${onClick} data-icon=${icon}><span class="lbl">${text}${extra}</span></button>`;
+}
+
+export function TableScreen({
+  view, move, act, busy, inviteUrl, onLeave, log, history, askHistory, again = true, prefs, setPrefs, waiting = null, played = null,
+}) {
   const [picked, setPicked] = useState([]);
   const [poignee, setPoignee] = useState(null);
-  const [panel, setPanel] = useState(null); // "sheet" | "chat" | "last" | "past"
+  const [panel, setPanel] = useState(null); // "sheet" | "chat" | "last" | "past" | "settings"
   const legal = view.legal;
   const ecartKey = legal.ecart.join(",");
   useEffect(() => setPicked([]), [ecartKey]);
@@ -213,6 +166,10 @@ export function TableScreen({ view, move, act, busy, inviteUrl, onLeave, log, hi
 
   const deal = view.deal;
   const bottom = view.you ?? 0;
+  // Our card on its way to the server: out of the hand and in the trick already.
+  const sent = played && deal && deal.trick && view.hand.includes(played) ? played : null;
+  const hand = sent ? view.hand.filter((c) => c !== sent) : view.hand;
+  const trick = sent ? { ...deal.trick, cards: [...deal.trick.cards, sent] } : deal?.trick;
   const n = view.seats.length;
   const lastTrick = deal && deal.tricks.length ? deal.tricks[deal.tricks.length - 1] : null;
   let mode = "look";
@@ -240,52 +197,69 @@ export function TableScreen({ view, move, act, busy, inviteUrl, onLeave, log, hi
     view.spectators ? ngettext("{n} watching", "{n} watching", view.spectators) : "",
   ].filter(Boolean);
   const toggle = (name) => setPanel((p) => (p === name ? null : name));
+  const close = () => setPanel(null);
+  // The chien face up on the felt from when it is shown until the first card is played.
+  // (Not to the taker while discarding: their hand shows those cards, marked.)
+  const dogShown = deal && deal.chien.length > 0 && deal.tricks.length === 0 && !(deal.trick && deal.trick.cards.length) &&
+    !legal.ecart.length;
+  const choosing = legal.bids.length > 0 || legal.calls.length > 0 || legal.chelem || legal.ecart.length > 0 ||
+    (legal.poignee_sizes.length > 0 && myTurn(view));
 
-  return html`<div class=${`table-screen${view.you === null ? " spectating" : ""}`}>
+  return html`<div class=${`table-screen players-${n}${view.you === null ? " spectating" : ""}`}>
     <header class="table-head">
-      <h1 class="screen-title">${view.name}</h1>
-      <p class="table-meta">${head.join(" · ")}${view.you === null ? ` · ${_("Watching: hands stay hidden")}` : ""}</p>
+      <div class="table-title">
+        <h1 class="screen-title">${view.name}</h1>
+        <p class="table-meta">${head.join(" · ")}${view.you === null ? ` · ${_("Watching: hands stay hidden")}` : ""}</p>
+      </div>
       <nav class="table-actions" aria-label=${_("At the table")}>
-        <button class="secondary" aria-pressed=${String(panel === "sheet")} onClick=${() => toggle("sheet")}>${_("Score sheet")}</button>
-        <button class="secondary" aria-pressed=${String(panel === "chat")} onClick=${() => toggle("chat")}>
-          ${_("Chat")}${view.chat.length ? ` (${view.chat.length})` : ""}</button>
-        <button class="secondary" aria-pressed=${String(panel === "last")} disabled=${!lastTrick} onClick=${() => toggle("last")}>
-          ${_("Last trick")}</button>
-        <button class="secondary" aria-pressed=${String(panel === "past")} disabled=${!view.sheet.length}
-          onClick=${() => { if (panel !== "past") askHistory(); toggle("past"); }}>${_("Past deals")}</button>
-        <button class="secondary" onClick=${onLeave}>${_("Leave")}</button>
+        <${Action} icon="Σ" text=${_("Score sheet")} pressed=${panel === "sheet"} onClick=${() => toggle("sheet")} />
+        <${Action} icon="✉" text=${_("Chat")} extra=${view.chat.length ? ` (${view.chat.length})` : ""} pressed=${panel === "chat"}
+          onClick=${() => toggle("chat")} />
+        <${Action} icon="↶" text=${_("Last trick")} pressed=${panel === "last"} disabled=${!lastTrick} onClick=${() => toggle("last")} />
+        <${Action} icon="☰" text=${_("Past deals")} pressed=${panel === "past"} disabled=${!view.sheet.length}
+          onClick=${() => { if (panel !== "past") askHistory(); toggle("past"); }} />
+        <${Action} icon="⚙" text=${_("Settings")} pressed=${panel === "settings"} onClick=${() => toggle("settings")} />
+        <${Action} icon="⏏" text=${_("Leave")} onClick=${onLeave} />
       </nav>
     </header>
-    <ul class=${`seats seats-${n}`} aria-label=${_("Seats")}>
-      ${view.seats.map((_s, i) => {
-        const seat = (bottom + i) % n;
-        return html`<${Seat} key=${seat} view=${view} seat=${seat} place=${(PLACES[n] || PLACES[4])[i]} />`;
-      })}
-    </ul>
-    <div class="middle">
+    <div class=${`felt felt-${n}`}>
+      <${Seats} view=${view} bottom=${bottom} />
+      <div class="centre">
+        <div class="trick-area" data-trick="">
+          ${deal && trick && html`<${Trick} view=${view} trick=${trick} bottom=${bottom} sent=${sent}
+            title=${_("Trick {n}", { n: deal.tricks.length + 1 })} />`}
+          ${dogShown && html`<div class="dog"><span class="dog-title">${_("Chien:")}</span>
+            <${CardList} codes=${deal.chien} label=${_("Chien:")} /></div>`}
+        </div>
+        ${panel === "last" && lastTrick && html`<${LastTrick} view=${view} trick=${lastTrick} bottom=${bottom} onClose=${close} />`}
+      </div>
+      ${view.status === "waiting" && html`<div class="felt-over">
+        <${Waiting} view=${view} move=${move} busy=${busy} inviteUrl=${inviteUrl} />
+        <div class="waiting-spot">${waiting}</div>
+      </div>`}
+      ${over && deal && html`<div class="felt-over"><${Result} view=${view} move=${move} busy=${busy} again=${again} /></div>`}
+      <section class="log" aria-label=${_("What happened")}>
+        <h2 class="visually-hidden">${_("What happened")}</h2>
+        <ol>${log.slice(-6).map((l) => html`<li key=${l.id}>${l.text}</li>`)}</ol>
+      </section>
+    </div>
+    <div class=${`dock${choosing ? " choosing" : ""}`}>
+      <${DealFacts} view=${view} />
       <p class="prompt" id="prompt">${prompt(view)}
         ${view.deadline !== null && html` <${Countdown} at=${view.deadline} words=${(s) => _("{s}s left", { s })} />`}</p>
-      ${deal && deal.trick && html`<${Trick} view=${view} trick=${deal.trick} title=${_("Trick {n}", { n: deal.tricks.length + 1 })} />`}
-      ${panel === "last" && lastTrick && html`<${LastTrick} view=${view} trick=${lastTrick} onClose=${() => setPanel(null)} />`}
-      ${view.status === "waiting" && html`<${Waiting} view=${view} move=${move} busy=${busy} inviteUrl=${inviteUrl} />`}
-      ${over && deal && html`<${Result} view=${view} move=${move} busy=${busy} again=${again} />`}
       ${legal.bids.length > 0 && html`<${Bidding} legal=${legal} move=${move} busy=${busy} />`}
       ${legal.calls.length > 0 && html`<${CallBar} view=${view} move=${move} busy=${busy} />`}
       ${legal.chelem && html`<${Chelem} move=${move} busy=${busy} />`}
       ${legal.ecart.length > 0 && html`<${EcartBar} picked=${picked} legal=${legal} move=${move} busy=${busy} clear=${() => setPicked([])} />`}
       ${legal.poignee_sizes.length > 0 && myTurn(view) &&
         html`<${PoigneeBar} legal=${legal} poignee=${poignee} setPoignee=${setPoignee} move=${move} busy=${busy} />`}
-      <${DealFacts} view=${view} />
     </div>
-    ${view.you !== null && view.hand.length > 0 &&
-      html`<${Hand} hand=${view.hand} mode=${mode} allowed=${allowed} picked=${poignee ? poignee.picked : picked}
-        onCard=${onCard} busy=${busy} />`}
-    ${panel === "sheet" && html`<${Sheet} view=${view} onClose=${() => setPanel(null)} />`}
-    ${panel === "chat" && html`<${Chat} view=${view} act=${act} onClose=${() => setPanel(null)} />`}
-    ${panel === "past" && html`<${PastDeals} view=${view} records=${history} onClose=${() => setPanel(null)} />`}
-    <section class="log" aria-label=${_("What happened")}>
-      <h2 class="visually-hidden">${_("What happened")}</h2>
-      <ol>${log.slice(-6).map((l) => html`<li key=${l.id}>${l.text}</li>`)}</ol>
-    </section>
+    ${view.you !== null && hand.length > 0 &&
+      html`<${Hand} hand=${hand} mode=${mode} allowed=${allowed} picked=${poignee ? poignee.picked : picked}
+        onCard=${onCard} busy=${busy} twoTaps=${prefs?.twoTaps} marked=${legal.ecart.length && deal ? deal.chien : []} />`}
+    ${panel === "sheet" && html`<${Sheet} view=${view} onClose=${close} />`}
+    ${panel === "chat" && html`<${Chat} view=${view} act=${act} onClose=${close} />`}
+    ${panel === "past" && html`<${PastDeals} view=${view} records=${history} onClose=${close} />`}
+    ${panel === "settings" && html`<${Settings} prefs=${prefs} setPrefs=${setPrefs} onClose=${close} />`}
   </div>`;
 }
