@@ -11,7 +11,10 @@ taker, by the partner, to the last trick, the Petit lost and a chelem.
 
 from __future__ import annotations
 
+import json
 import random
+import shutil
+import subprocess
 from collections import Counter
 from typing import Any
 
@@ -23,7 +26,8 @@ from server.game.variant import FIVE, FOUR, THREE, Variant
 from server.rules_view import SIZE_RULES
 from server.seat_view import public_partner, taker_bouts
 from tests.support.engine import random_deal
-from tests.support.recorded import reference_records, replay_steps
+from tests.support.need_views import need_views
+from tests.support.recorded import DATA, reference_records, replay_steps
 
 TARGETS = {r.players: r.targets for r in SIZE_RULES}
 
@@ -145,3 +149,26 @@ def test_a_chelem_ends_on_its_target() -> None:
         if "chelem" in name or "slam" in name:
             _check(record, seen)
     assert seen["chelem"] >= 2
+
+
+def test_the_browser_s_recorded_views_are_up_to_date() -> None:
+    # tests/js/facts.test.mjs reads them: regenerate with the command in
+    # tests/support/need_views.py when the views or the deals change.
+    path = DATA / "need-views.json"
+    assert json.loads(path.read_text(encoding="utf-8")) == need_views()
+
+
+def test_the_page_reads_the_views_as_the_server_means_them() -> None:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed: the JavaScript side is not checked here")
+    run = subprocess.run(
+        [node, "--test", str(DATA.parent / "js" / "facts.test.mjs")],
+        cwd=DATA.parent.parent,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    assert "# fail 0" in run.stdout and "# pass 5" in run.stdout, run.stdout[-2000:]

@@ -15,6 +15,7 @@ import { Follower } from "./follower.js";
 import { tableOf } from "./rounds.js";
 import { TournamentBar, TournamentPanel } from "./tournament.js";
 import { TournamentEntry } from "./tournament_forms.js";
+import { learnRules } from "./facts.js";
 
 const server = serverUrl(window.location);
 const store = storeFor(server);
@@ -62,6 +63,7 @@ function say(lines) {
 function onMessage(msg, sync) {
   switch (msg.t) {
     case "welcome":
+      learnRules(msg.rules);
       if (msg.name && msg.name !== state.name) {
         state.name = msg.name;
         store.setName(msg.name);

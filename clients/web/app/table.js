@@ -11,9 +11,10 @@ import { useEscape } from "./keys.js";
 import { Chat, Sheet } from "./sheet.js";
 import { PastDeals } from "./history.js";
 import {
-  CONTRACT_ORDER, POIGNEE_BONUS, POIGNEE_NAMES, bidHelp, botLevel, callReason, contract, ecartProblem, myTurn, need,
+  CONTRACT_ORDER, bidHelp, botLevel, callReason, contract, ecartProblem, myTurn,
   partnerLine, poigneeDefault, poigneeProblem, prompt, reading, readingNow, resultLines, seatName, seatState, signed,
 } from "./words.js";
+import { needText, poigneeChoice } from "./facts.js";
 
 // Where each seat sits, from ours (bottom) in playing order (counterclockwise).
 const PLACES = {
@@ -125,12 +126,12 @@ function EcartBar({ picked, legal, move, clear, busy }) {
   </div>`;
 }
 
-function PoigneeBar({ legal, poignee, setPoignee, move, busy }) {
+function PoigneeBar({ legal, players, poignee, setPoignee, move, busy }) {
   if (!poignee) {
     return html`<div class="choices" role="group" aria-label=${_("Poignée")}>
       ${legal.poignee_sizes.map(
         (n) => html`<button key=${n} class="secondary" onClick=${() => setPoignee({ size: n, picked: poigneeDefault(legal, n) })}>
-          ${_("Show poignée {name} ({n}, +{bonus})", { name: _(POIGNEE_NAMES[n]), n, bonus: POIGNEE_BONUS[n] })}</button>`,
+          ${poigneeChoice(players, n)}</button>`,
       )}
     </div>`;
   }
@@ -196,7 +197,7 @@ function DealFacts({ view }) {
       <${CardList} codes=${p.cards} label=${_("Poignée")} /></p>`)}
     ${deal.called && html`<p class="called">${partnerLine(view)}</p>`}
     ${deal.chelem_declared && html`<p>${_("Chelem declared!")}</p>`}
-    ${deal.taker !== null && html`<p>${_("Tricks: taker {taker} · def {defense}", { taker: deal.tricks_won[0], defense: deal.tricks_won[1] })} · ${need(view) || ""}</p>`}
+    ${deal.taker !== null && html`<p>${_("Tricks: taker {taker} · def {defense}", { taker: deal.tricks_won[0], defense: deal.tricks_won[1] })} · ${needText(view)}</p>`}
   </div>`;
 }
 
@@ -274,7 +275,7 @@ export function TableScreen({ view, move, act, busy, inviteUrl, onLeave, log, hi
       ${legal.chelem && html`<${Chelem} move=${move} busy=${busy} />`}
       ${legal.ecart.length > 0 && html`<${EcartBar} picked=${picked} legal=${legal} move=${move} busy=${busy} clear=${() => setPicked([])} />`}
       ${legal.poignee_sizes.length > 0 && myTurn(view) &&
-        html`<${PoigneeBar} legal=${legal} poignee=${poignee} setPoignee=${setPoignee} move=${move} busy=${busy} />`}
+        html`<${PoigneeBar} legal=${legal} players=${view.deal.players} poignee=${poignee} setPoignee=${setPoignee} move=${move} busy=${busy} />`}
       <${DealFacts} view=${view} />
     </div>
     ${view.you !== null && view.hand.length > 0 &&

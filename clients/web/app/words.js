@@ -1,7 +1,8 @@
 // Words for a person, with the terminal client's own msgids (clients/cli/
 // wording.py, table_facts.py): contracts, reasons, prompts, results, errors.
 import { _, N_, ngettext, pgettext } from "./i18n.js";
-import { BOUTS, isTrump, label, trumpNumber } from "./cards.js";
+import { isTrump, label, trumpNumber } from "./cards.js";
+import { POIGNEE_NAMES } from "./facts.js";
 
 export const CONTRACT_ORDER = ["pass", "prise", "garde", "garde_sans", "garde_contre"];
 const CONTRACTS = {
@@ -25,10 +26,7 @@ const CHELEMS = {
   declared_failed: N_("chelem declared, failed"),
   defense: N_("the defense took every trick"),
 };
-export const POIGNEE_NAMES = { 10: N_("simple"), 13: N_("double"), 15: N_("triple") };
-export const POIGNEE_BONUS = { 10: 20, 13: 30, 15: 40 };
 export const BOT_LEVELS = { random: N_("random"), easy: N_("easy"), normal: N_("normal"), strong: N_("strong") };
-const TARGETS = [56, 51, 41, 36];
 
 export const contract = (code) => (code ? _(CONTRACTS[code] || code) : "");
 export const bidHelp = (code) => (BID_HELP[code] ? _(BID_HELP[code]) : "");
@@ -257,26 +255,11 @@ export function resultLines(view) {
   ];
   if (r.petit_au_bout) lines.push(_("petit au bout: {side}", { side: side(r.petit_au_bout) }));
   for (const p of r.poignees || []) {
-    lines.push(_("poignée {size}: {who}", { size: p.size, who: seatName(view, p.seat) }));
+    const size = POIGNEE_NAMES[p.size] ? _(POIGNEE_NAMES[p.size]) : p.size;
+    lines.push(_("poignée {size}: {who}", { size, who: seatName(view, p.seat) }));
   }
   if (r.chelem) lines.push(CHELEMS[r.chelem] ? _(CHELEMS[r.chelem]) : String(r.chelem));
   return lines;
-}
-
-/** The taker's target, once known: exact for the taker, who sees its bouts. */
-export function need(view) {
-  const deal = view.deal;
-  if (!deal || deal.taker === null || deal.phase === "bidding" || deal.phase === "annulled") return null;
-  if (view.you !== null && view.you === deal.taker) {
-    const won = new Set();
-    for (const t of deal.tricks) {
-      const takerSide = t.winner === deal.taker;
-      t.cards.forEach((c) => BOUTS.includes(c) && takerSide && won.add(c));
-    }
-    view.hand.forEach((c) => BOUTS.includes(c) && won.add(c));
-    return _("You need {points}", { points: TARGETS[won.size] });
-  }
-  return _("Needs 56/51/41/36");
 }
 
 export function sheetContract(code, made) {
