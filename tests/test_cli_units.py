@@ -79,8 +79,9 @@ def _deal(**kw: object) -> DealView:
 
 
 def test_the_taker_target_comes_from_the_bouts_in_hand_and_in_tricks_won() -> None:
-    # The taker (seat 0) won the Petit in trick 1 and holds the 21.
-    deal = _deal(tricks=[TrickView(leader=1, cards=["T1", "T2", "T3", "T4"], winner=0)])
+    # The taker (seat 0) won the Petit in trick 1 (the server says so) and holds the 21.
+    trick = TrickView(leader=1, cards=["T1", "T2", "T3", "T4"], winner=0)
+    deal = _deal(tricks=[trick], taker_bouts=["T1"])
     view = TableView(table_id="t", name="t", you=0, hand=["T21", "KS"], deal=deal)
     need = facts.need(view)
     assert need is not None and need.exact
@@ -97,20 +98,21 @@ def test_targets_by_bouts(bouts: int, target: int) -> None:
 
 
 def test_a_defender_only_knows_the_bouts_the_taker_has_won() -> None:
-    deal = _deal(tricks=[TrickView(leader=1, cards=["T21", "T2", "T3", "T4"], winner=0)])
+    trick = TrickView(leader=1, cards=["T21", "T2", "T3", "T4"], winner=0)
+    deal = _deal(tricks=[trick], taker_bouts=["T21"])
     view = TableView(table_id="t", name="t", you=2, hand=["T1"], deal=deal)
     need = facts.need(view)
     assert need is not None and not need.exact and need.target is None
     assert need.bouts == ["T21"]
 
 
-def test_the_excuse_stays_with_its_camp_but_changes_camp_in_the_last_trick() -> None:
-    early = TrickView(leader=1, cards=["EX", "KS", "QS", "JS"], winner=2)
-    won = facts.bouts_won(_deal(tricks=[early]))
-    assert won["defense"] == ["EX"]  # seat 1 (defense) played it; seat 2 won the trick
-    tricks = [TrickView(leader=0, cards=["KS", "2S", "3S", "4S"], winner=0)] * 17
-    last = TrickView(leader=1, cards=["EX", "KH", "QH", "JH"], winner=0)
-    assert facts.bouts_won(_deal(tricks=[*tricks, last]))["taker"] == ["EX"]
+def test_the_result_s_target_is_the_target_once_the_deal_is_over() -> None:
+    # The taker played the Excuse and the 21 (issue 34: "You need 51" beside a
+    # result of 41 with 2 bouts): the result says, for everyone.
+    deal = _deal(phase="done", taker_bouts=["T21", "EX"], result={"target": 41, "bouts": 2})
+    for you in (0, 2, None):
+        need = facts.need(TableView(table_id="t", name="t", you=you, hand=[], deal=deal))
+        assert need is not None and need.target == 41 and need.bouts == ["T21", "EX"]
 
 
 def test_trump_tracker_splits_hand_played_discarded_and_out() -> None:
