@@ -11,6 +11,7 @@ import stat
 import subprocess
 import sys
 
+import msgspec
 import pytest
 from websockets.datastructures import Headers
 from websockets.exceptions import InvalidStatus
@@ -398,12 +399,16 @@ def test_the_partner_is_said_only_once_the_called_card_is_played() -> None:
     assert call_facts.partner(unknown) is None and call_facts.partner_line(unknown) == ""
     assert call_facts.called(unknown) == "KS"
     known = variant_view(5, "partner")
-    assert call_facts.partner_line(known) == "Bob was the partner: K♠"
+    # While the deal goes on the partner *is* one (issue 34); "was" once over.
+    assert call_facts.partner_line(known) == "Bob is the partner: K♠"
     assert call_facts.partner_line(variant_view(5, "partner", you=1)) == (
-        "You were the partner: K♠"
+        "You are the partner: K♠"
     )
+    assert known.deal is not None
+    over = msgspec.structs.replace(known, deal=msgspec.structs.replace(known.deal, phase="done"))
+    assert call_facts.partner_line(over) == "Bob was the partner: K♠"
     # The message line says it when the card is played.
-    assert news.what_happened(unknown, known) == "Bob was the partner: K♠"
+    assert news.what_happened(unknown, known) == "Bob is the partner: K♠"
     alone = variant_view(5, "alone")
     assert call_facts.alone(alone)
     assert "You play alone (K♠ called)" in facts.result_lines(alone)

@@ -375,6 +375,7 @@ _MARKED["ABOUT"] = {
     ),
     "call_wait": (N_("You call a card…"), N_("{who} calls a card…")),
     "calls": (N_("You call {card}."), N_("{who} calls {card}.")),
+    "is_partner": (N_("You are the partner: {card}"), N_("{who} is the partner: {card}")),
     "was_partner": (N_("You were the partner: {card}"), N_("{who} was the partner: {card}")),
     "plays_alone": (
         N_("You play alone ({card} called)"),

@@ -20,8 +20,10 @@ test("the reason follows the rank that may be called", () => {
 test("the partner is said only once the view says it", () => {
   assert.equal(partnerLine(view({}, 2)), "Alice calls K♥.");
   assert.equal(partnerLine(view({}, 0)), "You call K♥.");
-  assert.equal(partnerLine(view({ partner: 1 }, 2)), "Bob was the partner: K♥");
-  assert.equal(partnerLine(view({ partner: 2 }, 2)), "You were the partner: K♥");
+  assert.equal(partnerLine(view({ partner: 1, phase: "play" }, 2)), "Bob is the partner: K♥");
+  assert.equal(partnerLine(view({ partner: 2, phase: "play" }, 2)), "You are the partner: K♥");
+  assert.equal(partnerLine(view({ partner: 1, phase: "done" }, 2)), "Bob was the partner: K♥");
+  assert.equal(partnerLine(view({ partner: 2, phase: "done" }, 2)), "You were the partner: K♥");
   assert.equal(partnerLine(view({ chien: ["KH", "3S", "4S"] }, 3)), "Alice plays alone (K♥ called)");
   assert.equal(partnerLine(view({ called: null })), "");
 });

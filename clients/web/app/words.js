@@ -46,6 +46,7 @@ const ABOUT = {
   ecart_wait: [N_("You take the chien and discard {n}…"), N_("{who} takes the chien and discards {n}…")],
   call_wait: [N_("You call a card…"), N_("{who} calls a card…")],
   calls: [N_("You call {card}."), N_("{who} calls {card}.")],
+  is_partner: [N_("You are the partner: {card}"), N_("{who} is the partner: {card}")],
   was_partner: [N_("You were the partner: {card}"), N_("{who} was the partner: {card}")],
   plays_alone: [N_("You play alone ({card} called)"), N_("{who} plays alone ({card} called)")],
   chelem_wait: [N_("You decide on a chelem…"), N_("{who} decides on a chelem…")],
@@ -183,7 +184,7 @@ function playedBy(deal, card) {
   return null;
 }
 
-/** At five, once called: "Bob was the partner: K♥", "Alice plays alone (K♥
+/** At five, once called: "Bob is the partner: K♥" ("was" once over), "Alice plays alone (K♥
  * called)", or "Alice calls K♥." while the partner is still a secret. The
  * partner comes from the view (or the result) only: the page never guesses
  * what this seat may not know. */
@@ -193,7 +194,9 @@ export function partnerLine(view) {
   const card = label(deal.called);
   const result = deal.result && !("annulled" in deal.result) ? deal.result : null;
   const partner = deal.partner ?? (result && Number.isInteger(result.partner) ? result.partner : null);
-  if (partner !== null) return about("was_partner", seatName(view, partner), partner === view.you, { card });
+  // "is" while the deal goes on, "was" once it is over.
+  const tense = deal.phase === "done" ? "was_partner" : "is_partner";
+  if (partner !== null) return about(tense, seatName(view, partner), partner === view.you, { card });
   const alone =
     (result && "partner" in result && result.partner === null) ||
     deal.chien.includes(deal.called) ||
