@@ -401,9 +401,7 @@ def test_the_partner_is_said_only_once_the_called_card_is_played() -> None:
     known = variant_view(5, "partner")
     # While the deal goes on the partner *is* one (issue 34); "was" once over.
     assert call_facts.partner_line(known) == "Bob is the partner: K♠"
-    assert call_facts.partner_line(variant_view(5, "partner", you=1)) == (
-        "You are the partner: K♠"
-    )
+    assert call_facts.partner_line(variant_view(5, "partner", you=1)) == ("You are the partner: K♠")
     assert known.deal is not None
     over = msgspec.structs.replace(known, deal=msgspec.structs.replace(known.deal, phase="done"))
     assert call_facts.partner_line(over) == "Bob was the partner: K♠"

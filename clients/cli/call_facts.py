@@ -71,8 +71,8 @@ def alone(view: TableView) -> bool:
 
 
 def partner_line(view: TableView) -> str:
-    """``Bob is the partner: K♥`` (``was`` once the deal is over), ``Alice plays alone (K♥ called)``, or ""
-    while the partner is unknown to this seat."""
+    """``Bob is the partner: K♥`` (``was`` once the deal is over), ``Alice
+    plays alone (K♥ called)``, or "" while the partner is unknown to this seat."""
     deal = view.deal
     card = called(view)
     if deal is None or card is None or deal.taker is None:

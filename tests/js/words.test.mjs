@@ -34,3 +34,14 @@ test("the écart is as large as the chien", () => {
   assert.equal(ecartProblem(["1S", "2S"], legal), "choose 1 more card");
   assert.equal(ecartProblem(["1S", "2S", "3S", "4S"], legal), "choose exactly 3 cards");
 });
+
+test("a daily day with nobody else to compare with says so; minus signs are real", async () => {
+  const { daySummary, points } = await import("../../clients/web/app/words.js");
+  const deal = (d, pts) => ({ deal: d, points: pts, percent: 50, players: 1, others: 0, beaten: 0, tied: 0 });
+  const alone = { deals: [deal(1, -30), deal(2, 10)], percent: 50, points: -20 };
+  assert.equal(daySummary(alone), "Your day: first to play today, −20 points in all.");
+  const compared = { ...alone, deals: [{ ...deal(1, -30), players: 3, others: 2, beaten: 1 }, deal(2, 10)] };
+  assert.equal(daySummary(compared), "Your day: 50.00% on average, −20 points in all.");
+  assert.equal(points(-1), "−1 point");
+  assert.equal(points(164), "+164 points");
+});

@@ -32,6 +32,22 @@ export const contract = (code) => (code ? _(CONTRACTS[code] || code) : "");
 export const bidHelp = (code) => (BID_HELP[code] ? _(BID_HELP[code]) : "");
 export const botLevel = (level) => (level ? _(BOT_LEVELS[level] || level) : "");
 export const signed = (n) => (n > 0 ? `+${n}` : String(n).replace("-", "−"));
+
+/** "+164 points", "−1 point": a signed score, with a real minus sign. */
+export const points = (n) => ngettext("{points} point", "{points} points", Math.abs(n), { points: signed(n) });
+
+/** 73.25 with the language's decimal separator. */
+export const number = (value, decimals) =>
+  Number(value).toFixed(decimals).replace(".", pgettext("decimal separator", "."));
+
+export const percent = (value, decimals = 2) => _("{value}%", { value: number(value, decimals) });
+
+/** The daily game's day in one line; the first to play today is compared with nobody. */
+export function daySummary(result) {
+  const first = result.deals.length > 0 && result.deals.every((d) => (d.others || 0) === 0 && d.players <= 1);
+  if (first) return _("Your day: first to play today, {points} in all.", { points: points(result.points) });
+  return _("Your day: {percent} on average, {points} in all.", { percent: percent(result.percent), points: points(result.points) });
+}
 const num = (x) => (typeof x === "number" ? String(Math.round(x * 10) / 10) : String(x ?? ""));
 
 const ABOUT = {
