@@ -4,6 +4,7 @@ close codes and the token file. No terminal, no server."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -320,6 +321,29 @@ def test_help_says_what_atout_alone_does_and_version_answers() -> None:
     assert done.returncode == 0 and "atout alone is atout play" in done.stdout
     version = run_atout("--version")
     assert version.returncode == 0 and version.stdout.startswith("atout ")
+
+
+def _subcommands(p: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    found = [a for a in p._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(found[0].choices)
+
+
+def test_every_command_s_help_says_what_it_does_and_its_usage_is_whole() -> None:
+    # issue 34: `atout play --help` said nothing of what play does; the
+    # tournament join usage, written by hand, had fallen behind its options.
+    top = parser()
+    assert "for four" not in top.format_help()
+    commands = _subcommands(top)
+    play = commands["play"].format_help()
+    assert "kept in a file" in play and "--players" in play
+    join = _subcommands(commands["tournament"])["join"]
+    usage = join.format_usage()
+    for action in join._actions:
+        if action.option_strings:
+            assert action.option_strings[-1] in usage or action.option_strings[0] in usage, (
+                action.option_strings,
+                usage,
+            )
 
 
 # -- every sentence about a player, for you and for another --------------------------------

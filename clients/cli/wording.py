@@ -305,10 +305,15 @@ def resume_question(table: str, deal: int, total: int, score: int) -> str:
 
 _MARKED.update(
     CLI_DESCRIPTION=N_(
-        "French Tarot for four, in a terminal.\n\n"
-        "atout alone is atout play: a game against three bots on a local server,\n"
+        "French Tarot for 3, 4 or 5 players, in a terminal.\n\n"
+        "atout alone is atout play: a game against bots on a local server,\n"
         "kept in a file so that it can be resumed. atout connect URL joins friends\n"
         "on a server (atout-server, or docker-compose: see docs/DEPLOY.md)."
+    ),
+    PLAY_DESCRIPTION=N_(
+        "Play now against bots, at a table of 3, 4 or 5 (--players) on a server of "
+        "your own started for the game. The game is kept in a file: quit at any "
+        "moment, and atout play again resumes it."
     ),
     CLI_EPILOG=N_(
         "examples:\n"
