@@ -96,7 +96,7 @@ def _seat_name(view: TableView, seat: int) -> str:
     if seat == view.you:
         return _("You")
     if 0 <= seat < len(view.seats) and view.seats[seat].name:
-        return str(view.seats[seat].name)
+        return wording.player_name(str(view.seats[seat].name))
     return wording.seat_word(seat + 1)
 
 

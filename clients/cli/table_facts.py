@@ -63,7 +63,7 @@ def seat_name(view: TableView, seat: int | None, *, own: bool = False) -> str:
     if seat == view.you and not (own and view.seats[seat].name):
         return _("You")
     if 0 <= seat < len(view.seats) and view.seats[seat].name:
-        return str(view.seats[seat].name)
+        return wording.player_name(str(view.seats[seat].name))
     return wording.seat_word(seat + 1)
 
 
@@ -400,12 +400,12 @@ def result_lines(view: TableView) -> list[str]:
     margin = r.get("margin", 0)
     bouts = r.get("bouts", 0)
     lines = [
-        f"{wording.contract(r.get('contract'))}: {seat_name(view, r.get('taker'))}",
+        wording.labelled(wording.contract(r.get("contract")), seat_name(view, r.get("taker"))),
         (
             _("made by {margin} ({points}/{target})")
             if made
             else _("down by {margin} ({points}/{target})")
-        ).format(margin=margin, points=_num(r.get("points")), target=r.get("target")),
+        ).format(margin=margin, points=wording.decimal(r.get("points")), target=r.get("target")),
         ngettext("{n} bout", "{n} bouts", bouts).format(n=bouts),
     ]
     if r.get("petit_au_bout"):
@@ -413,7 +413,8 @@ def result_lines(view: TableView) -> list[str]:
     for p in r.get("poignees") or []:
         lines.append(
             _("poignée {size}: {who}").format(
-                size=p.get("size"), who=seat_name(view, p.get("seat"))
+                size=wording.POIGNEE_NAMES.get(p.get("size"), p.get("size")),
+                who=seat_name(view, p.get("seat")),
             )
         )
     if r.get("chelem"):
@@ -431,12 +432,6 @@ def _side(side: object) -> str:
     if side == "defense":
         return _("defense")
     return str(side)
-
-
-def _num(x: object) -> str:
-    if isinstance(x, float) and x.is_integer():
-        return str(int(x))
-    return str(x)
 
 
 def signed(n: int) -> str:

@@ -487,8 +487,34 @@ def replay_took(who: str, you: bool) -> str:
     return _("you took it") if you else _("{who} took it").format(who=who)
 
 
+def player_name(name: str) -> str:
+    """A seat's name as shown: a bot's ("Bot Denis", the server's English
+    word) in this language's word for a bot, as its level is ("robot
+    normal" beside "Robot Denis", not "Bot Denis"). No person's name starts
+    with "Bot " (the server refuses it), so nobody else is renamed."""
+    if name.startswith("Bot ") and len(name) > 4:
+        # TRANSLATORS: a bot's name at the table, as "bot {level}" says a bot.
+        return pgettext("a bot's name", "Bot {name}").format(name=name[4:])
+    return name
+
+
+def labelled(label: str, text: str) -> str:
+    """``Bob: garde`` as this language writes a label and its text (French
+    puts a space before the colon, Chinese a full-width colon)."""
+    # TRANSLATORS: a label, then what it says: "Bob: garde", "Last deal: ...".
+    return _("{label}: {text}").format(label=label, text=text)
+
+
+def decimal(value: object) -> str:
+    """A card-point count (40.5) with this language's decimal separator."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    # TRANSLATORS: the decimal separator, "." or "," as your language writes 73.25.
+    return str(value).replace(".", pgettext("decimal separator", "."))
+
+
 def replay_bids(bids: list[tuple[str, str]]) -> str:
-    listed = " · ".join(f"{who}: {contract(b).lower()}" for who, b in bids)
+    listed = " · ".join(labelled(who, contract(b).lower()) for who, b in bids)
     return _("Bids: {bids}").format(bids=listed)
 
 

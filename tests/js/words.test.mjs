@@ -45,3 +45,13 @@ test("a daily day with nobody else to compare with says so; minus signs are real
   assert.equal(points(-1), "−1 point");
   assert.equal(points(164), "+164 points");
 });
+
+test("table names the server made are worded again; others stay", async () => {
+  const { tableName, labelled } = await import("../../clients/web/app/words.js");
+  assert.equal(tableName("Bob's table"), "Bob's table");
+  assert.equal(tableName("Alice's table"), "Alice's table");
+  assert.equal(tableName("Daily 2026-12-06"), "Daily game 2026-12-06");
+  assert.equal(tableName("Daily 2026-12-06 (practice)"), "Practice 2026-12-06");
+  assert.equal(tableName("Friday night"), "Friday night");
+  assert.equal(labelled("Bob", "garde"), "Bob: garde");
+});

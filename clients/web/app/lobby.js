@@ -4,7 +4,7 @@
 import { useState } from "preact/hooks";
 import { _, ngettext } from "./i18n.js";
 import { html } from "./ui.js";
-import { BOT_LEVELS, botLevel } from "./words.js";
+import { BOT_LEVELS, botLevel, tableName } from "./words.js";
 import { defaultDeals } from "./facts.js";
 
 const STATUS = { waiting: "waiting", playing: "playing", between_deals: "playing", finished: "game over", closed: "closed" };
@@ -21,15 +21,15 @@ function TableRow({ t, act }) {
   ].join(" · ");
   return html`<li class="table-row">
     <div class="table-info">
-      <strong class="table-name">${t.name}</strong>
+      <strong class="table-name">${tableName(t.name)}</strong>
       <span>${_(STATUS[t.status] || t.status)} · ${tableSize(t.players)} · ${seats} · ${ngettext("{n} deal", "{n} deals", t.deals)} ·
         ${_("bots {level}", { level: botLevel(t.bot_level) })}</span>
     </div>
     <div class="row-actions">
       <button onClick=${() => act({ t: "join", table_id: t.table_id })}
-        aria-label=${_("Join {table}", { table: t.name })}>${_("Join")}</button>
+        aria-label=${_("Join {table}", { table: tableName(t.name) })}>${_("Join")}</button>
       <button class="secondary" onClick=${() => act({ t: "watch", table_id: t.table_id })}
-        aria-label=${_("Watch {table}", { table: t.name })}>${_("Watch")}</button>
+        aria-label=${_("Watch {table}", { table: tableName(t.name) })}>${_("Watch")}</button>
     </div>
   </li>`;
 }

@@ -2,13 +2,13 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { _, ngettext } from "./i18n.js";
 import { Panel, html } from "./ui.js";
-import { seatName, sheetAnnulled, sheetContract, signed } from "./words.js";
+import { seatName, sheetAnnulled, sheetContract, signed, tableName } from "./words.js";
 
 export function Sheet({ view, onClose }) {
   const played = view.sheet.filter((l) => !l.annulled).length;
   const title = _("Score sheet");
   return html`<${Panel} title=${title} onClose=${onClose}>
-    <p>${ngettext("{table} · {played} of {n} deal played", "{table} · {played} of {n} deals played", view.deals, { table: view.name, played })}</p>
+    <p>${ngettext("{table} · {played} of {n} deal played", "{table} · {played} of {n} deals played", view.deals, { table: tableName(view.name), played })}</p>
     ${view.sheet.length === 0
       ? html`<p>${_("no deal finished yet")}</p>`
       : html`<div class="scroll" tabindex="0" role="region" aria-label=${title}><table class="sheet">

@@ -12,7 +12,7 @@ import { Chat, Sheet } from "./sheet.js";
 import { PastDeals } from "./history.js";
 import {
   CONTRACT_ORDER, bidHelp, botLevel, callReason, contract, ecartProblem, myTurn,
-  partnerLine, poigneeDefault, poigneeProblem, prompt, reading, readingNow, resultLines, seatName, seatState, signed,
+  partnerLine, poigneeDefault, poigneeProblem, prompt, reading, readingNow, resultLines, seatName, seatState, signed, tableName,
 } from "./words.js";
 import { needText, poigneeChoice } from "./facts.js";
 
@@ -244,7 +244,7 @@ export function TableScreen({ view, move, act, busy, inviteUrl, onLeave, log, hi
 
   return html`<div class=${`table-screen${view.you === null ? " spectating" : ""}`}>
     <header class="table-head">
-      <h1 class="screen-title">${view.name}</h1>
+      <h1 class="screen-title">${tableName(view.name)}</h1>
       <p class="table-meta">${head.join(" · ")}${view.you === null ? ` · ${_("Watching: hands stay hidden")}` : ""}</p>
       <nav class="table-actions" aria-label=${_("At the table")}>
         <button class="secondary" aria-pressed=${String(panel === "sheet")} onClick=${() => toggle("sheet")}>${_("Score sheet")}</button>

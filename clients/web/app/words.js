@@ -48,7 +48,12 @@ export function daySummary(result) {
   if (first) return _("Your day: first to play today, {points} in all.", { points: points(result.points) });
   return _("Your day: {percent} on average, {points} in all.", { percent: percent(result.percent), points: points(result.points) });
 }
-const num = (x) => (typeof x === "number" ? String(Math.round(x * 10) / 10) : String(x ?? ""));
+/** A card-point count (40.5) with the language's decimal separator. */
+const num = (x) =>
+  typeof x === "number" ? String(Math.round(x * 10) / 10).replace(".", pgettext("decimal separator", ".")) : String(x ?? "");
+
+/** "Bob: garde" as the language writes a label and its text (French "Bob : garde", Chinese "Bob：garde"). */
+export const labelled = (label, text) => _("{label}: {text}", { label, text });
 
 const ABOUT = {
   deals: [N_("Deal {deal}: you deal."), N_("Deal {deal}: {who} deals.")],
@@ -86,12 +91,38 @@ export function annulment(reason, who, you) {
   return _("Deal annulled: {reason}; the next dealer deals.", { reason: text });
 }
 
+// The names the server makes for a table (docs/PROTOCOL.md `create`, §11):
+// in English on the wire, worded again here as the terminal client does
+// (clients/cli/table_names.py). Any other name is a person's and stays.
+const CREATOR = /^(.+)'s table$/;
+const DAILY = /^Daily (\d{4}-\d\d-\d\d)( \(practice\))?$/;
+const VOWEL = /^[aeiouyhàâäéèêëîïôöùûüÿœæ]/i;
+
+/** A table's name in the page's language, when the server made it. */
+export function tableName(name) {
+  const daily = DAILY.exec(name || "");
+  if (daily) return daily[2] ? _("Practice {day}", { day: daily[1] }) : _("Daily game {day}", { day: daily[1] });
+  const creator = CREATOR.exec(name || "");
+  if (!creator) return name || "";
+  const who = creator[1];
+  if (VOWEL.test(who)) return pgettext("a name starting with a vowel", "{name}'s table", { name: who });
+  return _("{name}'s table", { name: who });
+}
+
+/** A seat's name as shown: a bot's ("Bot Denis", the server's English word)
+ * in the page's word for a bot, as its level is. No person's name starts with
+ * "Bot " (the server refuses it). */
+export function playerName(name) {
+  if (name.startsWith("Bot ") && name.length > 4) return pgettext("a bot's name", "Bot {name}", { name: name.slice(4) });
+  return name;
+}
+
 /** A seat's name; your own is "You" unless `own` asks for your name. */
 export function seatName(view, seat, own = false) {
   if (seat === null || seat === undefined) return "?";
   const s = view.seats?.[seat];
   if (seat === view.you && !(own && s?.name)) return _("You");
-  if (s?.name) return s.name;
+  if (s?.name) return playerName(s.name);
   return pgettext("a place at the table", "Seat {n}", { n: seat + 1 });
 }
 
@@ -268,7 +299,7 @@ export function resultLines(view) {
   if ("annulled" in r) return [_("Deal annulled"), ANNULMENTS[r.annulled] ? _(ANNULMENTS[r.annulled]) : ""];
   const fields = { margin: num(r.margin), points: num(r.points), target: num(r.target) };
   const lines = [
-    `${contract(r.contract)}: ${seatName(view, r.taker)}`,
+    labelled(contract(r.contract), seatName(view, r.taker)),
     r.made ? _("made by {margin} ({points}/{target})", fields) : _("down by {margin} ({points}/{target})", fields),
     ngettext("{n} bout", "{n} bouts", r.bouts || 0),
   ];
