@@ -12,9 +12,10 @@ import { Chat, Sheet } from "./sheet.js";
 import { PastDeals } from "./history.js";
 import {
   CONTRACT_ORDER, bidHelp, botLevel, callReason, contract, ecartProblem, myTurn,
-  partnerLine, poigneeDefault, poigneeProblem, prompt, reading, readingNow, resultLines, seatName, seatState, signed, tableName,
+  partnerLine, poigneeDefault, poigneeProblem, prompt, reading, readingNow, resultLines, seatName, seatState, signed, tableName, labelled,
 } from "./words.js";
 import { needText, poigneeChoice } from "./facts.js";
+import { copyOrSelect, copyWords } from "./copylink.js";
 
 // Where each seat sits, from ours (bottom) in playing order (counterclockwise).
 const PLACES = {
@@ -166,20 +167,13 @@ function Result({ view, move, busy, again }) {
 }
 
 function Waiting({ view, move, busy, inviteUrl }) {
-  const [copied, setCopied] = useState(false);
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(inviteUrl);
-      setCopied(true);
-    } catch {
-      setCopied(false); // no clipboard (plain http): the link stays selectable
-    }
-  };
+  const [copied, setCopied] = useState(null);
+  const copy = async () => setCopied(await copyOrSelect(inviteUrl, document.getElementById("invite-link")));
   return html`<section class="waiting" aria-labelledby="waiting-title">
     <h2 id="waiting-title">${_("Waiting to start")}</h2>
     ${view.invite_code && html`<p>${_("Invite code: ")}<strong class="code">${view.invite_code}</strong></p>
-      <label>${_("Invite link")} <input readonly value=${inviteUrl} onFocus=${(e) => e.currentTarget.select()} /></label>
-      <button class="secondary" onClick=${copy}>${copied ? _("Link copied") : _("Copy the link")}</button>`}
+      <label>${_("Invite link")} <input id="invite-link" readonly value=${inviteUrl} onFocus=${(e) => e.currentTarget.select()} /></label>
+      <button class="secondary" onClick=${copy} aria-live="polite">${copyWords(copied)}</button>`}
     ${view.you !== null && view.creator === view.you &&
       html`<button class="primary" disabled=${busy} onClick=${() => move({ t: "start" })}>${_("Start the game")}</button>`}
   </section>`;
@@ -189,7 +183,7 @@ function DealFacts({ view }) {
   const deal = view.deal;
   if (!deal) return null;
   return html`<div class="facts">
-    ${deal.bids.length > 0 && html`<p>${_("Bids")}: ${deal.bids.map((b) => `${seatName(view, b.seat)} ${contract(b.bid)}`).join(" · ")}</p>`}
+    ${deal.bids.length > 0 && html`<p>${labelled(_("Bids"), deal.bids.map((b) => `${seatName(view, b.seat)} ${contract(b.bid)}`).join(" · "))}</p>`}
     ${deal.chien.length > 0 && html`<p>${_("Chien:")} <${CardList} codes=${deal.chien} label=${_("Chien:")} /></p>`}
     ${deal.ecart_trumps.length > 0 && html`<p>${_("Écart trumps:")} <${CardList} codes=${deal.ecart_trumps} label=${_("Écart trumps:")} /></p>`}
     ${view.ecart.length > 0 && html`<p>${_("Your écart:")} <${CardList} codes=${view.ecart} label=${_("Your écart:")} /></p>`}
