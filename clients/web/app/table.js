@@ -156,7 +156,7 @@ function Result({ view, move, busy, again }) {
     <h2 id="result-title">${finished ? _("Game over") : _("Last deal")}</h2>
     <ul class="result-lines">${lines.map((l, i) => html`<li key=${i}>${l}</li>`)}</ul>
     ${view.deal?.result?.scores && html`<p>${view.deal.result.scores.map((p, s) => `${seatName(view, s)} ${signed(p)}`).join(" · ")}</p>`}
-    ${finished && html`<ol class="ranking">${rank.map((s) => html`<li key=${s}>${seatName(view, s, true)}: ${signed(view.scores[s])}</li>`)}</ol>`}
+    ${finished && html`<ol class="ranking">${rank.map((s) => html`<li key=${s}>${labelled(seatName(view, s, true), signed(view.scores[s]))}</li>`)}</ol>`}
     ${!finished && names.length > 0 && html`<p>${_("Still reading: {names}", { names: names.join(", ") })}</p>`}
     ${!finished && html`<p><${Countdown} at=${view.next_deal_at} words=${(s) => _("next deal in {seconds}s", { seconds: s })} /></p>`}
     ${me && html`<button class="primary" disabled=${busy} onClick=${() => move({ t: "ready" })}

@@ -166,7 +166,8 @@ export function prompt(view) {
     if (view.you === null) return _("Watching: the game has not started yet.");
     return about("waits_for_start", seatName(view, view.creator), view.creator === view.you);
   }
-  if (status === "finished") return _("Game over");
+  // Over: the result's own heading says "Game over" just below; once is enough.
+  if (status === "finished") return "";
   if (status === "closed") return _("This table is closed.");
   if (!deal) return "";
   if (deal.phase === "annulled") {
