@@ -252,7 +252,7 @@ def compass(view: TableView, trick: TrickView | None, width: int, *, show_bids: 
         full = facts.seat_name(view, seat)
         own = view.seats[seat].name if seat < len(view.seats) else None
         if cell_len(full) > room and own and own.startswith("Bot "):
-            full = own[4:]  # the bot's own name: the seats panel says it is a bot
+            full = own.removeprefix("Bot ")  # its own name: the seats panel says it is a bot
         n = _crop(full, room)
         style = "bold" if deal is not None and deal.turn == seat and deal.phase != "done" else ""
         t = Text(n, style=style)

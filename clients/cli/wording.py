@@ -492,9 +492,10 @@ def player_name(name: str) -> str:
     word) in this language's word for a bot, as its level is ("robot
     normal" beside "Robot Denis", not "Bot Denis"). No person's name starts
     with "Bot " (the server refuses it), so nobody else is renamed."""
-    if name.startswith("Bot ") and len(name) > 4:
+    own = name.removeprefix("Bot ")
+    if own and own != name:
         # TRANSLATORS: a bot's name at the table, as "bot {level}" says a bot.
-        return pgettext("a bot's name", "Bot {name}").format(name=name[4:])
+        return pgettext("a bot's name", "Bot {name}").format(name=own)
     return name
 
 
