@@ -25,6 +25,7 @@ from protocol.views import (
     DailyResultView,
     LeaderboardView,
     LobbyView,
+    SizeRules,
     TableView,
 )
 
@@ -298,6 +299,8 @@ class Welcome(_Event, tag="welcome"):
     """Your player id when you said hello with a key; ``None`` for a guest."""
     name: str = ""
     """The name you play under (a player's registered name, not always the one sent)."""
+    rules: list[SizeRules] = msgspec.field(default_factory=list)
+    """The rules of each table size the server plays (3, 4 and 5 players)."""
 
 
 class Error(_Event, tag="error"):

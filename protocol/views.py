@@ -132,6 +132,13 @@ class DealView(msgspec.Struct, kw_only=True):
     """Seats dealt to: seat ``leader + i`` (modulo ``players``) plays a trick's i-th card."""
     hand_size: int = FOUR_PLAYER_HAND
     """Cards dealt to each seat: also the tricks of the deal."""
+    taker_bouts: list[str] = msgspec.field(default_factory=list)
+    """The bouts the taker's camp holds in the tricks it has won so far, as
+    every seat may know it: the Excuse with the camp of the seat that played
+    it (before the last trick), a hidden partner's tricks with the defense
+    until the partner is known. Once the deal is over: the bouts the result
+    counts (a garde sans's chien included), so the target they give is the
+    result's ``target``. The taker adds the bouts in its own hand."""
 
 
 class DealLine(msgspec.Struct, kw_only=True):
@@ -213,6 +220,33 @@ class TableSummary(msgspec.Struct, kw_only=True):
     spectators: int = 0
     players: int = FOUR_PLAYERS
     """The table's size (seats): 3, 4 or 5."""
+
+
+class PoigneeRule(msgspec.Struct, kw_only=True):
+    """One poignée of a table size: its name, the cards shown, its bonus."""
+
+    size: Literal["simple", "double", "triple"]
+    cards: int
+    """Trumps shown (the Excuse may stand in for the last one)."""
+    bonus: int
+    """Points to the camp that wins the deal."""
+
+
+class SizeRules(msgspec.Struct, kw_only=True):
+    """What the rules say for a table of ``players`` (docs/RULES.md): sent
+    in ``welcome`` so that clients read these values rather than copy them."""
+
+    players: int
+    hand_size: int
+    """Cards dealt to each seat: also the tricks of a deal."""
+    chien_size: int
+    """Cards in the chien; the écart is as many."""
+    deals: int
+    """A new table's counted deals unless its creator says: each seat deals twice."""
+    poignees: list[PoigneeRule] = msgspec.field(default_factory=list)
+    """Simple, double, triple."""
+    targets: list[int] = msgspec.field(default_factory=list)
+    """Card points the taker needs with 0, 1, 2 and 3 bouts."""
 
 
 class LobbyView(msgspec.Struct, kw_only=True):

@@ -68,6 +68,7 @@ from server.conn import (
 )
 from server.daily.http import leaderboard_response
 from server.guard import Guard
+from server.rules_view import SIZE_RULES
 from server.table import Act
 from server.text import BOT_NAME_REFUSED, bot_like, clean_text
 from server.tournament.http import TOURNAMENTS_PATH, tournament_response
@@ -301,6 +302,7 @@ class Front:
                 session=secrets.token_hex(6),
                 player_id=identity.id if identity else None,
                 name=name,
+                rules=SIZE_RULES,
             )
         )
         self.lobby.enter(conn)

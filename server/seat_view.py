@@ -11,7 +11,7 @@ import itertools
 
 import msgspec
 
-from protocol.cards import CODES, EXCUSE_BIT, TRUMP_MASK, cards_of
+from protocol.cards import CODES, EXCUSE, EXCUSE_BIT, MONDE, PETIT, TRUMP_MASK, cards_of
 from protocol.views import BidView, DealLine, DealView, Legal, PoigneeView, TrickView
 from server.game import BID_NAMES, Deal, Game, ScoredDeal
 from server.game.contracts import takes_chien
@@ -141,6 +141,7 @@ def deal_view(game: Game, reuse: Reuse | None = None, every_deal_counts: bool = 
         result=msgspec.to_builtins(result) if result is not None else None,
         players=deal.variant.players,
         hand_size=deal.variant.hand_size,
+        taker_bouts=taker_bouts(deal, partner),
     )
 
 
@@ -168,6 +169,38 @@ def tricks_won(deal: Deal, partner: int | None) -> list[int]:
     else:
         attack = deal.taker_tricks
     return [attack, len(deal.tricks) - attack]
+
+
+BOUTS = (PETIT, MONDE, EXCUSE)
+"""The three bouts, in the order a view lists them."""
+
+
+def taker_bouts(deal: Deal, partner: int | None) -> list[str]:
+    """The bouts the taker's camp holds in its tricks so far, the camps as
+    publicly known (``partner``: as ``public_partner`` gives it), so that no
+    view tells more than its tricks do. Once the deal is over, the engine's
+    own count, which the result's target rests on: a garde sans's chien and
+    the Excuse on the last trick (docs/RULES.md D1, D2) included."""
+    if deal.taker < 0 or deal.annulled_reason is not None:
+        return []
+    if deal.phase == "done":
+        held = {card for card, camp in deal.bout_camps.items() if camp == 0}
+        if deal.excuse_camp == 0:
+            held.add(EXCUSE)
+        return [CODES[c] for c in BOUTS if c in held]
+    attack = {deal.taker} if partner is None else {deal.taker, partner}
+    players = deal.variant.players
+    held = set()
+    # Only tricks before the last are complete while the deal is played: the
+    # Excuse in them stays with the camp of the seat that played it.
+    for trick, leader, winner in zip(deal.tricks, deal.leaders, deal.winners, strict=True):
+        for i, card in enumerate(trick):
+            if card == EXCUSE:
+                if (leader + i) % players in attack:
+                    held.add(card)
+            elif card in BOUTS and winner in attack:
+                held.add(card)
+    return [CODES[c] for c in BOUTS if c in held]
 
 
 NOTHING_LEGAL = Legal()

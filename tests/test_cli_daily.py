@@ -162,10 +162,10 @@ async def test_after_the_daily_game_d_asks_before_a_practice_game_that_says_what
         ranked_table = table(app).table_id
         # The finished daily table: its count, and no "play again" in words.
         await shown(pilot, app, "game over · 2 deals", "Game over: Esc to leave.")
+        # After the game, Esc leaves: no question (issue 34).
         await pilot.press("escape")
-        await until(pilot, lambda: isinstance(app.screen, Confirm), what="leave?")
-        await click(pilot, "#yes")
         await until(pilot, lambda: app.current_mode == "lobby", what="the lobby")
+        assert not isinstance(app.screen, Confirm)
         assert app.daily.results[-1].ranked
         # d now asks first; No (Esc) starts nothing.
         await pilot.press("d")

@@ -422,20 +422,29 @@ def test_the_daily_words_count_in_each_language() -> None:
     )
     assert daily_words.points(1) == "+1 point" and daily_words.points(0) == "+0 points"
     assert daily_words.board_page(0, 1, 1) == "1 player"
+    # Nobody else played today: no average to speak of (issue 34).
+    first = DailyResultView(
+        day="",
+        ranked=True,
+        points=-30,
+        percent=50,
+        deals=[DailyDealLine(deal=1, points=-30, percent=50, players=1)],
+    )
+    assert daily_words.result_summary(first) == "Your day: first to play today, −30 points in all."
     i18n.use("fr")
     assert (
         daily_words.deal_line(d)
         == "Donne 2 : +164 points, mieux que 73 % des 40 autres (égalités ½)"
     )
     # French: 0 and 1 are singular, -1 too (the count is the number of points).
-    assert daily_words.points(1) == "+1 point" and daily_words.points(-1) == "-1 point"
-    assert daily_words.points(-2) == "-2 points" and daily_words.days(1) == "1 jour"
+    assert daily_words.points(1) == "+1 point" and daily_words.points(-1) == "−1 point"
+    assert daily_words.points(-2) == "−2 points" and daily_words.days(1) == "1 jour"
     assert daily_words.board_page(0, 1, 1) == "1 joueur"
     assert daily_words.board_page(1, 3, 41) == "page 2 sur 3 · 41 joueurs"
     assert daily_words.percent(73.25) == "73,25 %"  # the French decimal comma
     stats = daily_words.profile_stats(3, 1, 12, 4, 3, -12.5)
     assert stats[0].endswith("3 (1 classée)") and "75 % (3 sur 4)" in stats[2]
-    assert stats[3].endswith("-12,5 par donne")
+    assert stats[3].endswith("−12,5 par donne")
     assert _value_columns(stats, " : ") == 1
     i18n.use("zh")
     assert daily_words.deal_line(d) == "第 2 副：+164 分，胜过其他 40 人中的 73%（平局算一半）"

@@ -141,7 +141,7 @@ async def test_the_practice_table_says_so_whole_at_80_columns() -> None:
 def test_server_made_table_names_read_in_each_language() -> None:
     names = {
         "en": ("Alice's table", "Daily game 2025-06-15", "Practice 2025-06-15"),
-        "fr": ("Table de Alice", "Partie du jour du 2025-06-15", "Entraînement 2025-06-15"),
+        "fr": ("Table d’Alice", "Partie du jour du 2025-06-15", "Entraînement 2025-06-15"),
         "zh": ("Alice的牌桌", "2025-06-15 每日牌局", "2025-06-15 练习局"),
         "ko": ("Alice의 테이블", "2025-06-15 오늘의 게임", "2025-06-15 연습 게임"),
     }
@@ -151,6 +151,9 @@ def test_server_made_table_names_read_in_each_language() -> None:
         assert table_name("Daily 2025-06-15") == daily
         assert table_name("Daily 2025-06-15 (practice)") == practice
         assert table_name("Le club du jeudi") == "Le club du jeudi"  # a person's name stays
+    i18n.use("fr")  # French elides "de" before a vowel sound only (issue 34)
+    assert table_name("Bob's table") == "Table de Bob"
+    assert table_name("Émile's table") == "Table d’Émile"
 
 
 async def test_the_lobby_lists_a_server_made_name_in_the_language() -> None:
@@ -159,7 +162,7 @@ async def test_the_lobby_lists_a_server_made_name_in_the_language() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         text = screen_text(app)
-        assert "Table de Alice" in text and "Alice's table" not in text
+        assert "Table d’Alice" in text and "Alice's table" not in text
 
 
 # -- item 7: help and status text ------------------------------------------------------

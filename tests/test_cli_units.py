@@ -4,6 +4,7 @@ close codes and the token file. No terminal, no server."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -11,6 +12,7 @@ import stat
 import subprocess
 import sys
 
+import msgspec
 import pytest
 from websockets.datastructures import Headers
 from websockets.exceptions import InvalidStatus
@@ -79,8 +81,9 @@ def _deal(**kw: object) -> DealView:
 
 
 def test_the_taker_target_comes_from_the_bouts_in_hand_and_in_tricks_won() -> None:
-    # The taker (seat 0) won the Petit in trick 1 and holds the 21.
-    deal = _deal(tricks=[TrickView(leader=1, cards=["T1", "T2", "T3", "T4"], winner=0)])
+    # The taker (seat 0) won the Petit in trick 1 (the server says so) and holds the 21.
+    trick = TrickView(leader=1, cards=["T1", "T2", "T3", "T4"], winner=0)
+    deal = _deal(tricks=[trick], taker_bouts=["T1"])
     view = TableView(table_id="t", name="t", you=0, hand=["T21", "KS"], deal=deal)
     need = facts.need(view)
     assert need is not None and need.exact
@@ -97,20 +100,21 @@ def test_targets_by_bouts(bouts: int, target: int) -> None:
 
 
 def test_a_defender_only_knows_the_bouts_the_taker_has_won() -> None:
-    deal = _deal(tricks=[TrickView(leader=1, cards=["T21", "T2", "T3", "T4"], winner=0)])
+    trick = TrickView(leader=1, cards=["T21", "T2", "T3", "T4"], winner=0)
+    deal = _deal(tricks=[trick], taker_bouts=["T21"])
     view = TableView(table_id="t", name="t", you=2, hand=["T1"], deal=deal)
     need = facts.need(view)
     assert need is not None and not need.exact and need.target is None
     assert need.bouts == ["T21"]
 
 
-def test_the_excuse_stays_with_its_camp_but_changes_camp_in_the_last_trick() -> None:
-    early = TrickView(leader=1, cards=["EX", "KS", "QS", "JS"], winner=2)
-    won = facts.bouts_won(_deal(tricks=[early]))
-    assert won["defense"] == ["EX"]  # seat 1 (defense) played it; seat 2 won the trick
-    tricks = [TrickView(leader=0, cards=["KS", "2S", "3S", "4S"], winner=0)] * 17
-    last = TrickView(leader=1, cards=["EX", "KH", "QH", "JH"], winner=0)
-    assert facts.bouts_won(_deal(tricks=[*tricks, last]))["taker"] == ["EX"]
+def test_the_result_s_target_is_the_target_once_the_deal_is_over() -> None:
+    # The taker played the Excuse and the 21 (issue 34: "You need 51" beside a
+    # result of 41 with 2 bouts): the result says, for everyone.
+    deal = _deal(phase="done", taker_bouts=["T21", "EX"], result={"target": 41, "bouts": 2})
+    for you in (0, 2, None):
+        need = facts.need(TableView(table_id="t", name="t", you=you, hand=[], deal=deal))
+        assert need is not None and need.target == 41 and need.bouts == ["T21", "EX"]
 
 
 def test_trump_tracker_splits_hand_played_discarded_and_out() -> None:
@@ -329,6 +333,29 @@ def test_help_says_what_atout_alone_does_and_version_answers() -> None:
     assert version.returncode == 0 and version.stdout.startswith("atout ")
 
 
+def _subcommands(p: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    found = [a for a in p._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(found[0].choices)
+
+
+def test_every_command_s_help_says_what_it_does_and_its_usage_is_whole() -> None:
+    # issue 34: `atout play --help` said nothing of what play does; the
+    # tournament join usage, written by hand, had fallen behind its options.
+    top = parser()
+    assert "for four" not in top.format_help()
+    commands = _subcommands(top)
+    play = commands["play"].format_help()
+    assert "kept in a file" in play and "--players" in play
+    join = _subcommands(commands["tournament"])["join"]
+    usage = join.format_usage()
+    for action in join._actions:
+        if action.option_strings:
+            assert action.option_strings[-1] in usage or action.option_strings[0] in usage, (
+                action.option_strings,
+                usage,
+            )
+
+
 # -- every sentence about a player, for you and for another --------------------------------
 
 
@@ -406,12 +433,14 @@ def test_the_partner_is_said_only_once_the_called_card_is_played() -> None:
     assert call_facts.partner(unknown) is None and call_facts.partner_line(unknown) == ""
     assert call_facts.called(unknown) == "KS"
     known = variant_view(5, "partner")
-    assert call_facts.partner_line(known) == "Bob was the partner: K♠"
-    assert call_facts.partner_line(variant_view(5, "partner", you=1)) == (
-        "You were the partner: K♠"
-    )
+    # While the deal goes on the partner *is* one (issue 34); "was" once over.
+    assert call_facts.partner_line(known) == "Bob is the partner: K♠"
+    assert call_facts.partner_line(variant_view(5, "partner", you=1)) == ("You are the partner: K♠")
+    assert known.deal is not None
+    over = msgspec.structs.replace(known, deal=msgspec.structs.replace(known.deal, phase="done"))
+    assert call_facts.partner_line(over) == "Bob was the partner: K♠"
     # The message line says it when the card is played.
-    assert news.what_happened(unknown, known) == "Bob was the partner: K♠"
+    assert news.what_happened(unknown, known) == "Bob is the partner: K♠"
     alone = variant_view(5, "alone")
     assert call_facts.alone(alone)
     assert "You play alone (K♠ called)" in facts.result_lines(alone)

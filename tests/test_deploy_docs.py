@@ -88,3 +88,13 @@ def test_compose_only_variables_are_documented() -> None:
     doc = DEPLOY_MD.read_text(encoding="utf-8")
     for variable in COMPOSE_ONLY:
         assert f"`{variable}`" in doc, f"docs/DEPLOY.md does not explain {variable}"
+
+
+def test_both_compose_commands_are_named() -> None:
+    # Many hosts have Compose v1 (``docker-compose``) only; it runs the same
+    # file. The guide says so where a newcomer starts, not only later.
+    text = (ROOT / "docs" / "DEPLOY.md").read_text(encoding="utf-8")
+    start = text[: text.index("## Host a game in three steps") + 800]
+    assert "docker compose up -d --build" in start
+    assert "docker-compose up -d --build" in start
+    assert "Compose v1" in start and "Compose v2" in start

@@ -121,3 +121,59 @@ def test_error_codes_are_found() -> None:
 def test_every_error_code_is_explained(code: str) -> None:
     row = re.compile(rf"^\|\s*`{re.escape(code)}`\s*\|", re.MULTILINE)
     assert row.search(DOC), f"docs/PROTOCOL.md has no table row for error code `{code}`"
+
+
+# -- field order: "sent as maps keyed by the field names below, in this order" -------
+
+_ROW = re.compile(r"^\|\s*`([a-z_0-9]+)`\s*\|")
+
+
+def _tables() -> list[tuple[str, list[str]]]:
+    """Every table of the document: the lines just above it, and its rows'
+    first-column names in order."""
+    lines = DOC.splitlines()
+    tables: list[tuple[str, list[str]]] = []
+    current: list[str] = []
+    start = 0
+    for i, line in enumerate([*lines, ""]):
+        match = _ROW.match(line)
+        if match:
+            if not current:
+                start = i
+            current.append(match.group(1))
+        elif not line.startswith("|"):
+            if current:
+                tables.append(("\n".join(lines[max(0, start - 8) : start]), current))
+            current = []
+    return tables
+
+
+def _titled(cls: type[msgspec.Struct], above: str) -> bool:
+    """The table just below a heading of ``cls``."""
+    name = cls.__name__
+    marks = [f"**{name}**", f"### 4.1 {name}"]
+    tag = cls.__struct_config__.tag
+    if isinstance(tag, str):
+        marks.append(f"#### `{tag}`")
+    return any(mark in above for mark in marks)
+
+
+@pytest.mark.parametrize("cls", MESSAGES + VIEWS, ids=lambda cls: cls.__name__)
+def test_field_tables_list_fields_in_wire_order(cls: type[msgspec.Struct]) -> None:
+    # §4 promises the order on the wire; a client may read a table top down.
+    fields = list(cls.__struct_encode_fields__)
+    for above, names in _tables():
+        if _titled(cls, above) and set(names) <= set(fields):
+            assert names == [f for f in fields if f in names], (
+                f"docs/PROTOCOL.md lists {cls.__name__} as {names}, sent as {fields}"
+            )
+
+
+@pytest.mark.parametrize(
+    "cls",
+    [views.TableView, views.SeatView, views.Legal, views.DealView, views.DealLine, views.SizeRules],
+    ids=lambda cls: cls.__name__,
+)
+def test_the_main_views_have_a_field_table(cls: type[msgspec.Struct]) -> None:
+    fields = set(cls.__struct_encode_fields__)
+    assert any(set(names) == fields for _, names in _tables()), f"no table of {cls.__name__}"

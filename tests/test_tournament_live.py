@@ -107,12 +107,16 @@ async def test_nine_friends_play_three_rounds(fmt: str) -> None:
             assert status == 200 and public["status"] == "finished"
             assert not any(line["you"] for line in public["standings"])
             status, kind, body = await asyncio.to_thread(
+                fetch, server.port, f"/tournaments/{code}.deals.csv"
+            )
+            assert status == 200 and kind.startswith("text/csv")
+            # A line per player per deal, and nothing else (one table a file).
+            assert body.decode().count("\n") == 1 + sum(x["deals"] for x in public["standings"])
+            status, kind, body = await asyncio.to_thread(
                 fetch, server.port, f"/tournaments/{code}.csv"
             )
             assert status == 200 and kind.startswith("text/csv")
-            assert (
-                body.decode().count("\n") > 9 * 3 * 2
-            )  # a line per player per deal, then standings
+            assert body.decode().count("\n") == 1 + len(public["standings"])
         finally:
             await asyncio.gather(*(e.close() for e in entrants))
 

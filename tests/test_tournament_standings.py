@@ -8,6 +8,7 @@ import io
 import itertools
 import json
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
 from hypothesis import given
@@ -20,7 +21,7 @@ from protocol.tournaments import (
     TournamentSettings,
     TournamentView,
 )
-from server.tournament.export import export_csv, export_json
+from server.tournament.export import DEAL_COLUMNS, STANDING_COLUMNS, export_csv, export_json
 from server.tournament.standings import deal_scores, standings
 from server.tournament.state import RoundState, TableEntry, TournamentState
 from server.tournament.views import view_for
@@ -269,19 +270,16 @@ def test_duplicate_teams_add_their_mean_percentages() -> None:
     ]
 
 
-def _csv_sections(text: str) -> list[list[list[str]]]:
-    sections: list[list[list[str]]] = [[]]
-    for row in csv.reader(io.StringIO(text)):
-        if row:
-            sections[-1].append(row)
-        else:
-            sections.append([])
-    return sections
+def _csv_table(state: TournamentState, table: str) -> list[list[str]]:
+    """One CSV export, parsed: one table, its header first, no blank line."""
+    rows = list(csv.reader(io.StringIO(export_csv(state, table))))
+    assert all(rows), f"a blank line in the {table} CSV: one table per file"
+    return rows
 
 
 def _check_csv_totals(state: TournamentState) -> list[list[list[str]]]:
-    sections = _csv_sections(export_csv(state))
-    deals, table = sections[0], sections[1]
+    deals, table = _csv_table(state, "deals"), _csv_table(state, "standings")
+    sections = [deals, table, _csv_table(state, "teams")]
     header = deals[0]
     rows = [dict(zip(header, row, strict=True)) for row in deals[1:]]
     players, _ = standings(state)
@@ -305,7 +303,7 @@ def _check_csv_totals(state: TournamentState) -> list[list[list[str]]]:
 
 def test_csv_parses_back_and_adds_up_to_the_standings() -> None:
     sections = _check_csv_totals(_free())
-    assert len(sections) == 2  # no teams
+    assert len(sections[2]) == 1  # no teams: the teams' file has its header only
     first = sections[0][:2]
     assert first[0] == [
         "round",
@@ -319,8 +317,10 @@ def test_csv_parses_back_and_adds_up_to_the_standings() -> None:
         "points",
         "score",
     ]
-    # Round 1, table 1 (of 3), seat 0 is A: deal 1, 100 points -> 150.
-    assert first[1] == ["1", "1", "3", "0", "A", "A", "", "1", "100", "150.00"]
+    # Round 1, table 1 (of 3), the first seat (1, as on screen) is A: deal 1,
+    # 100 points -> 150.
+    assert first[1] == ["1", "1", "3", "1", "A", "A", "", "1", "100", "150.00"]
+    assert {row[3] for row in sections[0][1:]} <= {"1", "2", "3", "4", "5"}
     sections = _check_csv_totals(_duplicate())
     assert not any(row[4] == "" for row in sections[0][1:])  # the bot has no line
 
@@ -331,7 +331,7 @@ def test_csv_lists_the_teams_after_the_players() -> None:
         player.team = "Un" if player.player_id in "ABCDEF" else "Deux"
     state.settings.team_size = 2
     sections = _check_csv_totals(state)
-    assert len(sections) == 3
+    assert sections[2][0] == ["position", "name", "player_id", "team", "score", "points", "deals"]
     # Un: A 75 + B 50 + C 25 + D 37.5 + E 12.5 + F 62.5 = 262.5;
     # Deux: G 37.5 + H 62.5 + J, K, L, M 4 x 50 = 300.
     assert [row[:5] for row in sections[2][1:]] == [
@@ -418,3 +418,16 @@ def test_duplicate_percentages_average_fifty_in_each_group(state: TournamentStat
         assert len(percents) == tables
         assert abs(sum(percents) / len(percents) - 50.0) < 1e-9
         assert all(0.0 <= p <= 100.0 for p in percents)
+
+
+def test_the_docs_name_the_csv_columns_as_the_files_head_them() -> None:
+    # A client written from the docs reads the files by these headers.
+    root = Path(__file__).resolve().parent.parent
+    deals, standing = ",".join(DEAL_COLUMNS), ",".join(STANDING_COLUMNS)
+    for doc in ("PROTOCOL.md", "TOURNAMENTS.md"):
+        text = (root / "docs" / doc).read_text(encoding="utf-8")
+        assert f"`{deals}`" in text and f"`{standing}`" in text, doc
+    text = (root / "docs" / "TOURNAMENTS.md").read_text(encoding="utf-8")
+    example = text[text.index(deals + "\n") :].split("```")[0].splitlines()
+    rows = [dict(zip(DEAL_COLUMNS, r.split(","), strict=True)) for r in example[1:]]
+    assert rows and all(1 <= int(r["seat"]) <= int(r["players"]) for r in rows)

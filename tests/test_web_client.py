@@ -186,7 +186,7 @@ def test_a_daily_game_to_its_result(page: Page, start_web_server: Any) -> None:
     places = page.locator("dl.places")
     places.get_by_text(re.compile(r"^#1, ")).wait_for()
     text = places.inner_text()
-    assert re.search(r"Today:\s*#1, [\d.]+%, [+-]?\d+ points?", text), text
+    assert re.search(r"Today:\s*#1, [\d.]+%, [+−]?\d+ points?", text), text
     assert re.search(r"7 days:\s*not listed", text), text
 
 

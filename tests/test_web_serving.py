@@ -138,6 +138,21 @@ async def test_the_page_is_served_on_slash_with_its_security_headers(client_dir:
     assert "camera=()" in headers["permissions-policy"]
 
 
+async def test_the_opener_policy_is_sent_only_where_a_browser_heeds_it(client_dir: Path) -> None:
+    # Over plain http to a LAN address Chromium ignores Cross-Origin-Opener-
+    # Policy and logs a console error for it (issue 34): the server leaves it
+    # out there, and sends it on loopback and behind a TLS proxy.
+    async with running(web_root=str(client_dir)) as server:
+        lan = {"Host": f"192.168.1.20:{server.port}"}
+        _, plain, _ = await http(server.port, "/", headers=lan)
+        _, local, _ = await http(server.port, "/")
+        _, proxied, _ = await http(server.port, "/", headers={**lan, "X-Forwarded-Proto": "https"})
+    assert "cross-origin-opener-policy" not in plain
+    assert plain["cross-origin-resource-policy"] == "same-origin"  # heeded over http too
+    assert local["cross-origin-opener-policy"] == "same-origin"
+    assert proxied["cross-origin-opener-policy"] == "same-origin"
+
+
 async def test_assets_have_their_types(client_dir: Path) -> None:
     expected = {
         "/app/main.js": "text/javascript; charset=utf-8",

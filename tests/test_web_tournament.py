@@ -165,9 +165,11 @@ def test_a_host_in_the_browser_plays_a_tournament_to_its_final_standings(
     assert standings(page) == [line["name"] for line in public["standings"]]
     assert "Hana (you)" in page.locator("table.standings tr.you").inner_text()
     # The exports, from the server's port.
-    csv = page.get_by_role("link", name="CSV").get_attribute("href")
-    assert csv == f"{server.url}tournaments/{code}.csv"
-    assert fetch(server.port, f"/tournaments/{code}.csv")[0] == 200
+    # One table a file: the standings, and every deal (seats from 1, as on screen).
+    for name, ending in (("Standings (CSV)", "csv"), ("Every deal (CSV)", "deals.csv")):
+        href = page.get_by_role("link", name=name).get_attribute("href")
+        assert href == f"{server.url}tournaments/{code}.{ending}"
+        assert fetch(server.port, f"/tournaments/{code}.{ending}")[0] == 200
     hana = next(line for line in public["standings"] if line["name"] == "Hana")
     assert hana["deals"] == 2  # a deal in each round, both at the page's tables
 

@@ -150,7 +150,11 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(
         dest="command", metavar="{" + ",".join(COMMANDS) + "}", parser_class=Parser
     )
-    play = sub.add_parser("play", help=_("play now against three bots (the default: atout alone)"))
+    play = sub.add_parser(
+        "play",
+        help=_("play now against three bots (the default: atout alone)"),
+        description=wording.PLAY_DESCRIPTION,
+    )
     play.add_argument("--name", default=default_name(), help=_("your display name"))
     play.add_argument("--bots", choices=BOT_LEVELS, default="normal", help=_("bot level"))
     play.add_argument(

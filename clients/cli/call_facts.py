@@ -71,17 +71,18 @@ def alone(view: TableView) -> bool:
 
 
 def partner_line(view: TableView) -> str:
-    """``Bob was the partner: K♥``, ``Alice plays alone (K♥ called)``, or ""
-    while the partner is unknown to this seat."""
+    """``Bob is the partner: K♥`` (``was`` once the deal is over), ``Alice
+    plays alone (K♥ called)``, or "" while the partner is unknown to this seat."""
     deal = view.deal
     card = called(view)
     if deal is None or card is None or deal.taker is None:
         return ""
     seat = partner(view)
     if seat is not None:
-        return wording.about(
-            "was_partner", _seat_name(view, seat), seat == view.you, card=label(card)
-        )
+        # Named as soon as the called card is played: while the deal goes
+        # on, the partner *is* one; "was" once the deal is over.
+        key = "was_partner" if deal.phase == "done" else "is_partner"
+        return wording.about(key, _seat_name(view, seat), seat == view.you, card=label(card))
     if alone(view):
         taker = deal.taker
         return wording.about(
@@ -95,7 +96,7 @@ def _seat_name(view: TableView, seat: int) -> str:
     if seat == view.you:
         return _("You")
     if 0 <= seat < len(view.seats) and view.seats[seat].name:
-        return str(view.seats[seat].name)
+        return wording.player_name(str(view.seats[seat].name))
     return wording.seat_word(seat + 1)
 
 

@@ -32,8 +32,10 @@ def __getattr__(name: str) -> Any:
 
 
 def points(n: int) -> str:
-    """``+164 points``, ``-1 point``: always signed (a score against the others)."""
-    return ngettext("{points} point", "{points} points", abs(n)).format(points=f"{n:+d}")
+    """``+164 points``, ``−1 point``: always signed (a score against the others),
+    with a real minus sign, as the table's scores are."""
+    signed = f"{n:+d}".replace("-", "\N{MINUS SIGN}")
+    return ngettext("{points} point", "{points} points", abs(n)).format(points=signed)
 
 
 def days(n: int) -> str:
@@ -42,10 +44,12 @@ def days(n: int) -> str:
 
 
 def number(value: float, decimals: int, sign: bool = False) -> str:
-    """``73.25``, ``+1.5`` with this language's decimal separator (French ``73,25``)."""
+    """``73.25``, ``+1.5``, ``−12.5`` with this language's decimal separator
+    (French ``73,25``) and a real minus sign."""
     # TRANSLATORS: the decimal separator, "." or "," as your language writes 73.25.
     separator = pgettext("decimal separator", ".")
-    return f"{value:{'+' if sign else ''}.{decimals}f}".replace(".", separator)
+    text = f"{value:{'+' if sign else ''}.{decimals}f}".replace(".", separator)
+    return text.replace("-", "\N{MINUS SIGN}")
 
 
 def percent(value: float, decimals: int = 2) -> str:
@@ -155,6 +159,9 @@ def deal_line(d: DailyDealLine, annulled: bool = False) -> str:
 
 
 def result_summary(r: DailyResultView) -> str:
+    if r.deals and all(comparison(d).others == 0 for d in r.deals):
+        # Nobody to be compared with: an average of 50% would mean nothing.
+        return _("Your day: first to play today, {points} in all.").format(points=points(r.points))
     return _("Your day: {percent} on average, {points} in all.").format(
         percent=percent(r.percent), points=points(r.points)
     )

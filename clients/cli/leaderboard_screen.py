@@ -66,7 +66,11 @@ def board_host(screen: Screen[Any]) -> BoardHost:
 
 
 def board_row(line: LeaderboardLine, period: str) -> tuple[Text, ...]:
-    second = str(line.days) if period in ("week", "all") else f"{line.points:+d}"
+    second = (
+        str(line.days)
+        if period in ("week", "all")
+        else f"{line.points:+d}".replace("-", "\N{MINUS SIGN}")
+    )
     cells = (
         Text(str(line.position), justify="right"),
         Text(("▶ " if line.you else "  ") + line.name),  # a name is never markup

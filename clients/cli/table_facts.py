@@ -64,7 +64,7 @@ def seat_name(view: TableView, seat: int | None, *, own: bool = False) -> str:
     if seat == view.you and not (own and view.seats[seat].name):
         return _("You")
     if 0 <= seat < len(view.seats) and view.seats[seat].name:
-        return str(view.seats[seat].name)
+        return wording.player_name(str(view.seats[seat].name))
     return wording.seat_word(seat + 1)
 
 
@@ -149,46 +149,6 @@ def trump_tracker(view: TableView) -> TrumpTracker:
 # -- the contract ----------------------------------------------------------------
 
 
-def _camp(seat: int, taker: int, partner: int | None = None) -> str:
-    """The camp of ``seat``: the taker's (with the partner, once known) or the defense."""
-    return "taker" if seat in (taker, partner) else "defense"
-
-
-def bouts_won(deal: DealView) -> dict[str, list[str]]:
-    """Bouts already gained by each camp through the finished tricks.
-
-    The Petit and the 21 go with the trick; the Excuse stays with the camp
-    that played it, except in the last trick where it changes camp (unless
-    led by a camp that took every earlier trick: the chelem exception).
-    """
-    won: dict[str, list[str]] = {"taker": [], "defense": []}
-    if deal.taker is None:
-        return won
-    taker, partner = deal.taker, deal.partner
-
-    def camp_of(seat: int) -> str:
-        return _camp(seat, taker, partner)
-
-    last = deal.hand_size - 1  # one trick per card of a hand
-    for i, trick in enumerate(deal.tricks):
-        if trick.winner is None:
-            continue
-        for seat, card in trick_seats(trick, deal.players):
-            if card in ("T1", "T21"):
-                won[camp_of(trick.winner)].append(card)
-            elif card == "EX":
-                camp = camp_of(seat)
-                if i == last:
-                    earlier = {
-                        camp_of(t.winner) for t in deal.tricks[:last] if t.winner is not None
-                    }
-                    led = trick.cards and trick.cards[0] == "EX"
-                    if not (led and earlier == {camp}):
-                        camp = "defense" if camp == "taker" else "taker"
-                won[camp].append(card)
-    return won
-
-
 @dataclass
 class Need:
     """What the taker needs: ``target`` when known, the bouts it rests on."""
@@ -211,12 +171,18 @@ class Need:
 
 
 def need(view: TableView) -> Need | None:
-    """The taker's target. As the taker you see your own bouts (hand and tricks
-    won), so the target is exact; others only know the bouts already won."""
+    """The taker's target. The bouts its camp won are the server's count
+    (``deal.taker_bouts``: the Excuse with the camp that played it, the
+    partner's tricks once known); as the taker you add those in your hand,
+    so the target is exact; others only know the bouts already won. Once
+    the deal is over, the result's own target."""
     deal = view.deal
     if deal is None or deal.taker is None or deal.phase in ("bidding", "annulled"):
         return None
-    won = bouts_won(deal)["taker"]
+    won = list(deal.taker_bouts)
+    result = deal.result
+    if result is not None and isinstance(result.get("target"), int):
+        return Need(result["target"], won, exact=True)
     if view.you is not None and view.you == deal.taker:
         held = sorted(set(won) | {c for c in view.hand if c in BOUT_CODES}, key=BOUT_CODES.index)
         return Need(wording.TARGETS[len(held)], held, exact=True)
@@ -447,12 +413,12 @@ def result_lines(view: TableView) -> list[str]:
     margin = r.get("margin", 0)
     bouts = r.get("bouts", 0)
     lines = [
-        f"{wording.contract(r.get('contract'))}: {seat_name(view, r.get('taker'))}",
+        wording.labelled(wording.contract(r.get("contract")), seat_name(view, r.get("taker"))),
         (
             _("made by {margin} ({points}/{target})")
             if made
             else _("down by {margin} ({points}/{target})")
-        ).format(margin=margin, points=_num(r.get("points")), target=r.get("target")),
+        ).format(margin=margin, points=wording.decimal(r.get("points")), target=r.get("target")),
         ngettext("{n} bout", "{n} bouts", bouts).format(n=bouts),
     ]
     if r.get("petit_au_bout"):
@@ -460,7 +426,8 @@ def result_lines(view: TableView) -> list[str]:
     for p in r.get("poignees") or []:
         lines.append(
             _("poignée {size}: {who}").format(
-                size=p.get("size"), who=seat_name(view, p.get("seat"))
+                size=wording.POIGNEE_NAMES.get(p.get("size"), p.get("size")),
+                who=seat_name(view, p.get("seat")),
             )
         )
     if r.get("chelem"):
@@ -478,12 +445,6 @@ def _side(side: object) -> str:
     if side == "defense":
         return _("defense")
     return str(side)
-
-
-def _num(x: object) -> str:
-    if isinstance(x, float) and x.is_integer():
-        return str(int(x))
-    return str(x)
 
 
 def signed(n: int) -> str:

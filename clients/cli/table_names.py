@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import re
 
-from clients.cli.i18n import _
+from clients.cli.i18n import _, pgettext
 
 _CREATOR = re.compile(r"(?P<who>.+)'s table")
 _DAILY = re.compile(r"Daily (?P<day>\d{4}-\d\d-\d\d)(?P<practice> \(practice\))?")
+_VOWEL = re.compile(r"[aeiouyhàâäéèêëîïôöùûüÿœæ]", re.IGNORECASE)
+"""A name that starts with a vowel sound (French elides "de" before it: "d’Alice")."""
 
 
 def table_name(name: str) -> str:
@@ -26,7 +28,12 @@ def table_name(name: str) -> str:
             return _("Practice {day}").format(day=m["day"])
         return _("Daily game {day}").format(day=m["day"])
     if m := _CREATOR.fullmatch(name):
-        return _("{name}'s table").format(name=m["who"])
+        who = m["who"]
+        if _VOWEL.match(who):
+            # TRANSLATORS: the same, for a name starting with a vowel sound
+            # (French: "Table d’{name}").
+            return pgettext("a name starting with a vowel", "{name}'s table").format(name=who)
+        return _("{name}'s table").format(name=who)
     return name
 
 

@@ -189,9 +189,16 @@ def contract_lines(view: TableView, width: int = 24) -> list[Text]:
     if deal.chelem_declared:
         lines.append(Text(_("Chelem declared!"), style="bold"))
     for p in deal.poignees:
-        lines.append(
-            Text(_("Poignée {size}: {who}").format(size=p.size, who=facts.seat_name(view, p.seat)))
-        )
+        size = wording.POIGNEE_NAMES.get(p.size, p.size)
+        who = facts.seat_name(view, p.seat)
+        line = _("Poignée {size}: {who}").format(size=size, who=who)
+        if cell_len(line) <= width:
+            lines.append(Text(line))
+        else:  # too long for the panel: the name on a line of its own, never cut
+            lines += [
+                Text(_("Poignée {size}: {who}").format(size=size, who="").rstrip()),
+                Text(who),
+            ]
     return lines
 
 
@@ -242,7 +249,11 @@ def compass(view: TableView, trick: TrickView | None, width: int, *, show_bids: 
 
     def name(seat: int) -> Text:
         room = width - 2 if where[seat] in ("top", "bottom") else width // 2 - 1
-        n = _crop(facts.seat_name(view, seat), room)
+        full = facts.seat_name(view, seat)
+        own = view.seats[seat].name if seat < len(view.seats) else None
+        if cell_len(full) > room and own and own.startswith("Bot "):
+            full = own.removeprefix("Bot ")  # its own name: the seats panel says it is a bot
+        n = _crop(full, room)
         style = "bold" if deal is not None and deal.turn == seat and deal.phase != "done" else ""
         t = Text(n, style=style)
         if seat == winner:
@@ -307,7 +318,7 @@ def trick_panel(
         four = facts.seat_count(view) <= FOUR_PLAYERS
         last_result = result_panel(view, width, scores=four) if scored else []
         ranking = ranking_lines(view)
-        heading = Text(f"{wording.LAST_DEAL}: ", style="dim")
+        heading = Text(wording.labelled(wording.LAST_DEAL, ""), style="dim")
         if last_result and heading.cell_len + last_result[0].cell_len <= width:
             last_result[0] = heading + last_result[0]
             last_result.append(Text(""))

@@ -586,6 +586,11 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
 
     def action_leave(self) -> None:
         view = self.view
+        if view is not None and view.status in ("finished", "closed"):
+            # After the game there is nothing to lose: leaving is what the
+            # player wants, without a question.
+            self.host.leave_table(Leave())
+            return
         playing = view is not None and view.status in ("playing", "between_deals")
         question = wording.LEAVE_QUESTION
         if playing and view is not None and view.you is not None:

@@ -109,7 +109,12 @@ def add_parser(
     join = actions.add_parser(
         "join",
         help=_("join a tournament by its code"),
-        usage="atout tournament join [-h] [--team TEAM] [--name NAME | --profile P] CODE [URL]",
+        # Written out: argparse would show "CODE [URL] [CODE [URL] ...]" for
+        # the one list of words (tests/test_cli_units.py checks every option is here).
+        usage=(
+            "atout tournament join [-h] [--team TEAM] [--name NAME] [--profile PROFILE]\n"
+            "       [--lang {en,fr,zh,ko}] [--cafile FILE] CODE [URL]"
+        ),
     )
     join.add_argument(
         "where",

@@ -305,10 +305,15 @@ def resume_question(table: str, deal: int, total: int, score: int) -> str:
 
 _MARKED.update(
     CLI_DESCRIPTION=N_(
-        "French Tarot for four, in a terminal.\n\n"
-        "atout alone is atout play: a game against three bots on a local server,\n"
+        "French Tarot for 3, 4 or 5 players, in a terminal.\n\n"
+        "atout alone is atout play: a game against bots on a local server,\n"
         "kept in a file so that it can be resumed. atout connect URL joins friends\n"
         "on a server (atout-server, or docker-compose: see docs/DEPLOY.md)."
+    ),
+    PLAY_DESCRIPTION=N_(
+        "Play now against bots, at a table of 3, 4 or 5 (--players) on a server of "
+        "your own started for the game. The game is kept in a file: quit at any "
+        "moment, and atout play again resumes it."
     ),
     CLI_EPILOG=N_(
         "examples:\n"
@@ -375,6 +380,7 @@ _MARKED["ABOUT"] = {
     ),
     "call_wait": (N_("You call a card…"), N_("{who} calls a card…")),
     "calls": (N_("You call {card}."), N_("{who} calls {card}.")),
+    "is_partner": (N_("You are the partner: {card}"), N_("{who} is the partner: {card}")),
     "was_partner": (N_("You were the partner: {card}"), N_("{who} was the partner: {card}")),
     "plays_alone": (
         N_("You play alone ({card} called)"),
@@ -481,8 +487,35 @@ def replay_took(who: str, you: bool) -> str:
     return _("you took it") if you else _("{who} took it").format(who=who)
 
 
+def player_name(name: str) -> str:
+    """A seat's name as shown: a bot's ("Bot Denis", the server's English
+    word) in this language's word for a bot, as its level is ("robot
+    normal" beside "Robot Denis", not "Bot Denis"). No person's name starts
+    with "Bot " (the server refuses it), so nobody else is renamed."""
+    own = name.removeprefix("Bot ")
+    if own and own != name:
+        # TRANSLATORS: a bot's name at the table, as "bot {level}" says a bot.
+        return pgettext("a bot's name", "Bot {name}").format(name=own)
+    return name
+
+
+def labelled(label: str, text: str) -> str:
+    """``Bob: garde`` as this language writes a label and its text (French
+    puts a space before the colon, Chinese a full-width colon)."""
+    # TRANSLATORS: a label, then what it says: "Bob: garde", "Last deal: ...".
+    return _("{label}: {text}").format(label=label, text=text)
+
+
+def decimal(value: object) -> str:
+    """A card-point count (40.5) with this language's decimal separator."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    # TRANSLATORS: the decimal separator, "." or "," as your language writes 73.25.
+    return str(value).replace(".", pgettext("decimal separator", "."))
+
+
 def replay_bids(bids: list[tuple[str, str]]) -> str:
-    listed = " · ".join(f"{who}: {contract(b).lower()}" for who, b in bids)
+    listed = " · ".join(labelled(who, contract(b).lower()) for who, b in bids)
     return _("Bids: {bids}").format(bids=listed)
 
 

@@ -1,6 +1,8 @@
 """A tournament's exports: the whole of it as JSON (settings, players,
 standings, every table with its seats, per-deal scores and deal records) and
-its results as CSV. Pure: the service gathers the deal records from the table
+its results as CSV files, one table each (a spreadsheet opens one table per
+file): the standings, every player's deals, and with teams the teams'
+standings. Pure: the service gathers the deal records from the table
 store and sends the bytes.
 
 What is withheld: a table's scores and records appear once they count in the
@@ -37,10 +39,10 @@ DEAL_COLUMNS = (
     "points",
     "score",
 )
-"""The CSV's per-deal lines: ``table`` and ``deal`` count from 1, ``seat`` from
-0 as in the deal records (``hands[seat]``); ``score`` is what the deal adds to
-the standings (free: the points scaled to a table of four; duplicate: the
-percentage)."""
+"""The deals CSV's columns: ``table``, ``seat`` and ``deal`` count from 1, as
+every screen numbers them (a deal record's ``hands[seat]`` is seat
+``seat - 1`` here); ``score`` is what the deal adds to the standings (free:
+the points scaled to a table of four; duplicate: the percentage)."""
 STANDING_COLUMNS = ("position", "name", "player_id", "team", "score", "points", "deals")
 
 
@@ -116,7 +118,7 @@ def _deal_row(state: TournamentState, result: DealScore) -> list[str | int]:
         result.round,
         table.number,
         table.size,
-        result.seat,
+        result.seat + 1,  # as on screen; the JSON and deal records count from 0
         pid,
         name,
         player.team if player else "",
@@ -138,17 +140,31 @@ def _standing_row(line: StandingLine) -> list[str | int]:
     ]
 
 
-def export_csv(state: TournamentState) -> str:
-    """One line per player per deal counted (``DEAL_COLUMNS``; bots get none),
-    then a blank line and the players' standings (``STANDING_COLUMNS``), then,
-    with teams, a blank line and the teams' standings (no player id)."""
+CSV_TABLES = ("standings", "deals", "teams")
+"""The CSV files of a tournament (``/tournaments/CODE.csv``, ``CODE.deals.csv``,
+``CODE.teams.csv``: server/tournament/http.py)."""
+
+
+def export_csv(state: TournamentState, table: str = "standings") -> str:
+    """One table of the results, with its header line:
+
+    - ``standings``: the players' standings (``STANDING_COLUMNS``);
+    - ``deals``: one line per player per deal counted (``DEAL_COLUMNS``; bots
+      get none), from which the standings can be computed again;
+    - ``teams``: the teams' standings (``STANDING_COLUMNS``, no player id;
+      only the header when the tournament has no teams).
+    """
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(DEAL_COLUMNS)
-    writer.writerows(_deal_row(state, r) for r in deal_scores(state) if r.player_id is not None)
+    if table == "deals":
+        writer.writerow(DEAL_COLUMNS)
+        rows = deal_scores(state)
+        writer.writerows(_deal_row(state, r) for r in rows if r.player_id is not None)
+        return out.getvalue()
+    if table not in CSV_TABLES:
+        raise ValueError(f"no CSV table {table!r}")
     players, teams = standings(state)
-    for lines in (players, teams) if state.settings.team_size else (players,):
-        writer.writerow([])
-        writer.writerow(STANDING_COLUMNS)
-        writer.writerows(_standing_row(line) for line in lines)
+    writer.writerow(STANDING_COLUMNS)
+    lines = players if table == "standings" else teams if state.settings.team_size else []
+    writer.writerows(_standing_row(line) for line in lines)
     return out.getvalue()

@@ -1,7 +1,8 @@
 """``GET /tournaments/CODE``: a tournament as JSON (the view its players get,
 without anyone's own lines: HTTP carries no player key), and its exports:
-``/tournaments/CODE.csv`` (every deal of every player, then the standings)
-and ``/tournaments/CODE.json`` (everything, with every table's deal records)."""
+``/tournaments/CODE.csv`` (the standings), ``CODE.deals.csv`` (every deal of
+every player), ``CODE.teams.csv`` (the teams' standings) and
+``/tournaments/CODE.json`` (everything, with every table's deal records)."""
 
 from __future__ import annotations
 
@@ -15,13 +16,15 @@ from server.daily.http import json_response
 from server.store.base import StoreError
 
 TOURNAMENTS_PATH = "/tournaments/"
+KINDS = ("view", "csv", "deals.csv", "teams.csv", "json")
+"""What follows the code: nothing (the view), or the file's ending."""
 
 
 class Exports(Protocol):
     """What the HTTP side asks of the tournaments (server/tournament/service.py)."""
 
     async def export(self, code: str, kind: str) -> tuple[str, bytes] | None:
-        """``kind`` ("view", "csv" or "json") of tournament ``code``: its content
+        """``kind`` (one of ``KINDS``) of tournament ``code``: its content
         type and body; None: no such tournament."""
         ...
 
@@ -30,10 +33,13 @@ async def tournament_response(tournaments: Exports, path: str) -> Response:
     name = path[len(TOURNAMENTS_PATH) :]
     code, _, kind = name.partition(".")
     kind = kind or "view"
-    if kind not in ("view", "csv", "json") or not code.isalnum():
+    if kind not in KINDS or not code.isalnum():
         return json_response(
             HTTPStatus.NOT_FOUND,
-            {"code": "no_such_tournament", "message": "/tournaments/CODE[.csv|.json]"},
+            {
+                "code": "no_such_tournament",
+                "message": "/tournaments/CODE[.csv|.deals.csv|.teams.csv|.json]",
+            },
         )
     try:
         found = await tournaments.export(code.upper(), kind)
@@ -57,6 +63,7 @@ async def tournament_response(tournaments: Exports, path: str) -> Response:
         ]
     )
     if kind != "view":
-        filename = f"tournament-{code.upper()}.{kind}"
+        # tournament-CODE.csv, tournament-CODE-deals.csv, tournament-CODE.json
+        filename = f"tournament-{code.upper()}{'-' if kind.count('.') else '.'}{kind}"
         headers["Content-Disposition"] = f'attachment; filename="{filename}"'
     return Response(HTTPStatus.OK.value, HTTPStatus.OK.phrase, headers, body)

@@ -319,13 +319,15 @@ class TournamentService:
 
     async def export(self, code: str, kind: str) -> tuple[str, bytes] | None:
         """The tournament as anyone may see it (``view``) or its exports
-        (``csv``, ``json``: server/tournament/http.py); None if unknown."""
+        (``csv``, ``deals.csv``, ``teams.csv``, ``json``: server/tournament/http.py);
+        None if unknown."""
         state = await self.store.load(code)
         if state is None:
             return None
         view = view_for(state, None, self.clock.time())
-        if kind == "csv":
-            return "text/csv; charset=utf-8", export_csv(state).encode()
+        if kind.endswith("csv"):
+            table = "standings" if kind == "csv" else kind.removesuffix(".csv")
+            return "text/csv; charset=utf-8", export_csv(state, table).encode()
         if kind != "json":
             return "application/json", msgspec.json.encode(view)
         records: dict[str, list[dict[str, Any]]] = {}

@@ -17,7 +17,7 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from server.web.files import WebRoot, resolve
-from server.web.policy import SECURITY_HEADERS, page_headers, valid_host
+from server.web.policy import SECURITY_HEADERS, page_headers, trustworthy, valid_host
 
 ALLOW = "GET, HEAD"
 
@@ -42,8 +42,9 @@ def answer(root: WebRoot, request: Request) -> Response:
     )
     if asset.gzipped is not None:
         headers["Vary"] = "Accept-Encoding"  # shared caches keep both encodings apart
+    secure = trustworthy(host, request.headers.get("X-Forwarded-Proto"))
     for name, value in page_headers(
-        asset.importmap_hashes, host if host and valid_host(host) else None
+        asset.importmap_hashes, host if host and valid_host(host) else None, secure
     ):
         headers[name] = value
     headers["Connection"] = "close"  # websockets answers one request per connection

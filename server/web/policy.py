@@ -111,8 +111,28 @@ def importmap_hashes(html: bytes) -> tuple[str, ...]:
     )
 
 
-def page_headers(importmap_hashes: tuple[str, ...], host: str | None) -> list[tuple[str, str]]:
+TRUSTWORTHY_ONLY = frozenset({"Cross-Origin-Opener-Policy"})
+"""Headers a browser heeds only on a potentially trustworthy origin (https,
+or the machine itself): over plain http on a LAN address Chromium ignores
+them and says so in the console, an error a player sees for nothing."""
+
+_LOOPBACK = re.compile(r"(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d{1,5})?", re.IGNORECASE)
+
+
+def trustworthy(host: str | None, forwarded_proto: str | None) -> bool:
+    """The page's origin is one a browser trusts: the request came through
+    TLS (a reverse proxy's ``X-Forwarded-Proto: https``), or from loopback."""
+    if forwarded_proto is not None and forwarded_proto.split(",")[0].strip().lower() == "https":
+        return True
+    return host is not None and _LOOPBACK.fullmatch(host) is not None
+
+
+def page_headers(
+    importmap_hashes: tuple[str, ...], host: str | None, secure: bool = True
+) -> list[tuple[str, str]]:
     """Every security header of a response (the policy on all of them: an
-    SVG opened on its own is a document too)."""
+    SVG opened on its own is a document too); ``secure`` false (plain http
+    to a LAN address, see ``trustworthy``) leaves out ``TRUSTWORTHY_ONLY``."""
     policy = content_security_policy(importmap_hashes, host)
-    return [("Content-Security-Policy", policy), *SECURITY_HEADERS]
+    kept = [h for h in SECURITY_HEADERS if secure or h[0] not in TRUSTWORTHY_ONLY]
+    return [("Content-Security-Policy", policy), *kept]

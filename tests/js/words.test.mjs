@@ -20,8 +20,10 @@ test("the reason follows the rank that may be called", () => {
 test("the partner is said only once the view says it", () => {
   assert.equal(partnerLine(view({}, 2)), "Alice calls K♥.");
   assert.equal(partnerLine(view({}, 0)), "You call K♥.");
-  assert.equal(partnerLine(view({ partner: 1 }, 2)), "Bob was the partner: K♥");
-  assert.equal(partnerLine(view({ partner: 2 }, 2)), "You were the partner: K♥");
+  assert.equal(partnerLine(view({ partner: 1, phase: "play" }, 2)), "Bob is the partner: K♥");
+  assert.equal(partnerLine(view({ partner: 2, phase: "play" }, 2)), "You are the partner: K♥");
+  assert.equal(partnerLine(view({ partner: 1, phase: "done" }, 2)), "Bob was the partner: K♥");
+  assert.equal(partnerLine(view({ partner: 2, phase: "done" }, 2)), "You were the partner: K♥");
   assert.equal(partnerLine(view({ chien: ["KH", "3S", "4S"] }, 3)), "Alice plays alone (K♥ called)");
   assert.equal(partnerLine(view({ called: null })), "");
 });
@@ -31,4 +33,25 @@ test("the écart is as large as the chien", () => {
   assert.equal(ecartProblem(["1S", "2S", "3S"], legal), null);
   assert.equal(ecartProblem(["1S", "2S"], legal), "choose 1 more card");
   assert.equal(ecartProblem(["1S", "2S", "3S", "4S"], legal), "choose exactly 3 cards");
+});
+
+test("a daily day with nobody else to compare with says so; minus signs are real", async () => {
+  const { daySummary, points } = await import("../../clients/web/app/words.js");
+  const deal = (d, pts) => ({ deal: d, points: pts, percent: 50, players: 1, others: 0, beaten: 0, tied: 0 });
+  const alone = { deals: [deal(1, -30), deal(2, 10)], percent: 50, points: -20 };
+  assert.equal(daySummary(alone), "Your day: first to play today, −20 points in all.");
+  const compared = { ...alone, deals: [{ ...deal(1, -30), players: 3, others: 2, beaten: 1 }, deal(2, 10)] };
+  assert.equal(daySummary(compared), "Your day: 50.00% on average, −20 points in all.");
+  assert.equal(points(-1), "−1 point");
+  assert.equal(points(164), "+164 points");
+});
+
+test("table names the server made are worded again; others stay", async () => {
+  const { tableName, labelled } = await import("../../clients/web/app/words.js");
+  assert.equal(tableName("Bob's table"), "Bob's table");
+  assert.equal(tableName("Alice's table"), "Alice's table");
+  assert.equal(tableName("Daily 2026-12-06"), "Daily game 2026-12-06");
+  assert.equal(tableName("Daily 2026-12-06 (practice)"), "Practice 2026-12-06");
+  assert.equal(tableName("Friday night"), "Friday night");
+  assert.equal(labelled("Bob", "garde"), "Bob: garde");
 });

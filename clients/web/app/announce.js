@@ -3,7 +3,7 @@
 // read out through a live region and listed in the table's log.
 import { _ } from "./i18n.js";
 import { label } from "./cards.js";
-import { about, annulment, contract, partnerLine, resultLines, seatName } from "./words.js";
+import { about, annulment, contract, labelled, partnerLine, resultLines, seatName } from "./words.js";
 
 export function announcements(before, after) {
   const out = [];
@@ -16,7 +16,7 @@ export function announcements(before, after) {
   const fresh = !d1 || d1.number !== d2.number || d1.dealer !== d2.dealer || d2.bids.length < d1.bids.length;
   if (fresh && d2.phase === "bidding") out.push(about("deals", who(d2.dealer), you(d2.dealer), { deal: d2.number }));
   const oldBids = fresh ? 0 : d1.bids.length;
-  for (const b of d2.bids.slice(oldBids)) out.push(`${who(b.seat)}: ${contract(b.bid)}`);
+  for (const b of d2.bids.slice(oldBids)) out.push(labelled(who(b.seat), contract(b.bid)));
   if (d2.taker !== null && (fresh || d1.taker === null) && d2.contract) {
     out.push(about("takes_contract", who(d2.taker), you(d2.taker), { contract: contract(d2.contract) }));
   }

@@ -4,6 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 import { _, N_, ngettext } from "./i18n.js";
 import { KEY_RE } from "./store.js";
 import { Panel, days, html, percent, points } from "./ui.js";
+import { daySummary, signed } from "./words.js";
 
 export const PERIODS = { today: N_("Today"), yesterday: N_("Yesterday"), week: N_("7 days"), all: N_("All time") };
 const EMPTY = {
@@ -31,7 +32,7 @@ export function DailyResult({ result, onClose, onBoard }) {
       ? _("Deal {deal}: {points}, the first result on this deal today", { deal: d.deal, points: points(d.points) })
       : ngettext("Deal {deal}: {points}, better than {percent} of {players} player", "Deal {deal}: {points}, better than {percent} of {players} players",
           d.players, { deal: d.deal, points: points(d.points), percent: percent(d.percent, 0), players: d.players })}</li>`)}</ul>
-    <p class="daily-summary">${_("Your day: {percent} on average, {points} in all.", { percent: percent(result.percent), points: points(result.points) })}</p>
+    <p class="daily-summary">${daySummary(result)}</p>
     <button onClick=${onBoard}>${_("Leaderboard")}</button>
   </${Panel}>`;
 }
@@ -55,7 +56,7 @@ export function Leaderboard({ board, ask, onClose }) {
           <th scope="col">${long(period) ? _("Days") : _("Points")}</th></tr></thead>
         <tbody>${view.lines.map((l) => html`<tr key=${l.position + l.name} class=${l.you ? "you" : ""}>
           <td class="num">${l.position}</td><td>${l.name}${l.you ? ` (${_("you")})` : ""}</td>
-          <td class="num">${percent(l.percent)}</td><td class="num">${long(period) ? l.days : l.points}</td></tr>`)}</tbody>
+          <td class="num">${percent(l.percent)}</td><td class="num">${long(period) ? l.days : signed(l.points)}</td></tr>`)}</tbody>
       </table></div>`}
       <p>${ownLine(view.own, period)}</p>
       <div class="row-actions">

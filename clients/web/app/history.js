@@ -8,7 +8,7 @@ import { _ } from "./i18n.js";
 import { isTrump, suitOf, trumpNumber } from "./cards.js";
 import { Card } from "./hand.js";
 import { Panel, html } from "./ui.js";
-import { contract, seatName, sheetAnnulled, sheetContract } from "./words.js";
+import { contract, labelled, seatName, sheetAnnulled, sheetContract } from "./words.js";
 
 const RANKS = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "C", "Q", "K"];
 
@@ -59,7 +59,7 @@ function Replay({ view, deal, back }) {
   const [at, setAt] = useState(0);
   const total = deal.tricks.length;
   const trick = deal.tricks[Math.min(at, total - 1)];
-  const bids = deal.bids.map((b) => `${seatName(view, b.seat)}: ${contract(b.bid).toLowerCase()}`).join(" · ");
+  const bids = deal.bids.map((b) => labelled(seatName(view, b.seat), contract(b.bid).toLowerCase())).join(" · ");
   return html`<div class="replay">
     ${bids && html`<p>${_("Bids: {bids}", { bids })}</p>`}
     ${trick ? html`<figure class="trick" aria-label=${_("Trick {n} of {total}", { n: at + 1, total })}>

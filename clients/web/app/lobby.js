@@ -4,7 +4,8 @@
 import { useState } from "preact/hooks";
 import { _, ngettext } from "./i18n.js";
 import { html } from "./ui.js";
-import { BOT_LEVELS, botLevel } from "./words.js";
+import { BOT_LEVELS, botLevel, tableName } from "./words.js";
+import { defaultDeals } from "./facts.js";
 
 const STATUS = { waiting: "waiting", playing: "playing", between_deals: "playing", finished: "game over", closed: "closed" };
 
@@ -20,15 +21,15 @@ function TableRow({ t, act }) {
   ].join(" · ");
   return html`<li class="table-row">
     <div class="table-info">
-      <strong class="table-name">${t.name}</strong>
+      <strong class="table-name">${tableName(t.name)}</strong>
       <span>${_(STATUS[t.status] || t.status)} · ${tableSize(t.players)} · ${seats} · ${ngettext("{n} deal", "{n} deals", t.deals)} ·
         ${_("bots {level}", { level: botLevel(t.bot_level) })}</span>
     </div>
     <div class="row-actions">
       <button onClick=${() => act({ t: "join", table_id: t.table_id })}
-        aria-label=${_("Join {table}", { table: t.name })}>${_("Join")}</button>
+        aria-label=${_("Join {table}", { table: tableName(t.name) })}>${_("Join")}</button>
       <button class="secondary" onClick=${() => act({ t: "watch", table_id: t.table_id })}
-        aria-label=${_("Watch {table}", { table: t.name })}>${_("Watch")}</button>
+        aria-label=${_("Watch {table}", { table: tableName(t.name) })}>${_("Watch")}</button>
     </div>
   </li>`;
 }
@@ -48,6 +49,15 @@ function NewTable({ act, onDone }) {
     act({ t: "create", name: f.name.value.trim(), private: priv, deals, bot_level: f.bots.value, turn_timer: timer, players });
     onDone();
   };
+  // The deals follow the size (each seat deals twice, as in the terminal
+  // client) unless the person typed another number.
+  const sizeChanged = (ev) => {
+    const deals = ev.currentTarget.form.elements.deals;
+    const was = deals.dataset.players || "4";
+    const now = ev.currentTarget.value;
+    if (deals.value === String(defaultDeals(Number(was)))) deals.value = String(defaultDeals(Number(now)));
+    deals.dataset.players = now;
+  };
   // defaultValue, not value: Preact puts a `value` back on every redraw (a
   // lobby patch, a status change), wiping what the person typed.
   return html`<form class="card-box" onSubmit=${submit} aria-labelledby="new-title">
@@ -59,10 +69,12 @@ function NewTable({ act, onDone }) {
       <label class="choice"><input type="radio" name="who" checked=${priv} onChange=${() => setPriv(true)} />
         ${_("private: invite code only")}</label>
     </fieldset>
-    <label>${_("Players")} <select name="players">
+    <label>${_("Players")} <select name="players" onChange=${sizeChanged}>
       ${[3, 4, 5].map((n) => html`<option key=${n} value=${n} selected=${n === 4}>${sizeChoice(n)}</option>`)}
     </select></label>
-    <label>${_("Deals")} <input name="deals" type="number" min="1" max="40" defaultValue="8" inputmode="numeric" /></label>
+    <label>${_("Deals")} <input name="deals" type="number" min="1" max="40" defaultValue=${defaultDeals(4)} inputmode="numeric"
+      aria-describedby="deals-help" /></label>
+    <p id="deals-help" class="hint">${_("each player deals twice")}</p>
     <label>${_("Bots")} <select name="bots">
       ${Object.keys(BOT_LEVELS).map((l) => html`<option value=${l} selected=${l === "normal"}>${botLevel(l)}</option>`)}
     </select></label>

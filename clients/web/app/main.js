@@ -11,12 +11,13 @@ import { Lobby } from "./lobby.js";
 import { TableScreen } from "./table.js";
 import { DailyResult, Leaderboard, Profile } from "./boards.js";
 import { announcements } from "./announce.js";
-import { byeText, errorText, leftReason } from "./words.js";
+import { byeText, errorText, labelled, leftReason } from "./words.js";
 import { installKeys, useEscape } from "./keys.js";
 import { Follower } from "./follower.js";
 import { tableOf } from "./rounds.js";
 import { TournamentBar, TournamentPanel } from "./tournament.js";
 import { TournamentEntry } from "./tournament_forms.js";
+import { learnRules } from "./facts.js";
 
 const server = serverUrl(window.location);
 const store = storeFor(server);
@@ -67,6 +68,7 @@ function say(lines) {
 function onMessage(msg, sync) {
   switch (msg.t) {
     case "welcome":
+      learnRules(msg.rules);
       if (msg.name && msg.name !== state.name) {
         state.name = msg.name;
         store.setName(msg.name);
@@ -239,7 +241,7 @@ function NameForm() {
   };
   return html`<form class="card-box name-form" onSubmit=${submit} aria-labelledby="name-title">
     <h1 id="name-title">Atout</h1>
-    <p>${_("French Tarot for four, in your browser.")}</p>
+    <p>${_("French Tarot for 3, 4 or 5 players, in your browser.")}</p>
     <label>${_("Your name")} <input name="name" maxlength="24" autocomplete="nickname" required
       defaultValue=${store.name()} aria-describedby="name-problem" /></label>
     ${state.nameProblem && html`<p id="name-problem" class="problem" role="alert">${state.nameProblem}</p>`}
@@ -253,7 +255,7 @@ function StatusBar() {
   const s = state.status;
   let text = "";
   if (s.phase === "connecting") text = _("connecting…");
-  else if (s.phase === "reconnecting") text = `${_("reconnecting")}: ${s.reason || ""}`;
+  else if (s.phase === "reconnecting") text = labelled(_("reconnecting"), s.reason || "");
   else if (s.phase === "stopped") text = _("disconnected: {reason}", { reason: s.reason });
   return html`<div class=${`link link-${s.phase}`} role="status">
     ${text && html`<span>${text}</span>`}

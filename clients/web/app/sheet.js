@@ -2,25 +2,26 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { _, ngettext } from "./i18n.js";
 import { Panel, html } from "./ui.js";
-import { seatName, sheetAnnulled, sheetContract, signed } from "./words.js";
+import { seatName, sheetAnnulled, sheetContract, signed, tableName } from "./words.js";
 
 export function Sheet({ view, onClose }) {
   const played = view.sheet.filter((l) => !l.annulled).length;
   const title = _("Score sheet");
   return html`<${Panel} title=${title} onClose=${onClose}>
-    <p>${ngettext("{table} · {played} of {n} deal played", "{table} · {played} of {n} deals played", view.deals, { table: view.name, played })}</p>
+    <p>${ngettext("{table} · {played} of {n} deal played", "{table} · {played} of {n} deals played", view.deals, { table: tableName(view.name), played })}</p>
     ${view.sheet.length === 0
       ? html`<p>${_("no deal finished yet")}</p>`
-      : html`<div class="scroll" tabindex="0" role="region" aria-label=${title}><table class="sheet">
+      : html`<div class="scroll" tabindex="0" role="region" aria-label=${title}><table class=${`sheet seats-${view.seats.length}`} role="table">
         <caption class="visually-hidden">${title}</caption>
-        <thead><tr><th scope="col">${_("Deal")}</th><th scope="col">${_("Contract")}</th>
-          ${view.seats.map((s) => html`<th scope="col" key=${s.seat}>${seatName(view, s.seat)}</th>`)}</tr></thead>
-        <tbody>${view.sheet.map((l, i) => html`<tr key=${i}>
-          <th scope="row">${l.number}</th>
-          <td>${l.annulled ? sheetAnnulled(l.annulled) : `${sheetContract(l.contract, l.made)} (${seatName(view, l.taker)} ★)`}</td>
-          ${l.scores.map((p, s) => html`<td key=${s} class="num">${signed(p)}</td>`)}</tr>`)}</tbody>
-        <tfoot><tr><th scope="row" colspan="2">${_("Total")}</th>
-          ${view.scores.map((p, s) => html`<td key=${s} class="num">${signed(p)}</td>`)}</tr></tfoot>
+        <thead><tr role="row"><th scope="col" role="columnheader">${_("Deal")}</th>
+          <th scope="col" role="columnheader" class="sheet-contract">${_("Contract")}</th>
+          ${view.seats.map((s) => html`<th scope="col" role="columnheader" key=${s.seat}>${seatName(view, s.seat)}</th>`)}</tr></thead>
+        <tbody>${view.sheet.map((l, i) => html`<tr key=${i} role="row">
+          <th scope="row" role="rowheader">${l.number}</th>
+          <td role="cell" class="sheet-contract">${l.annulled ? sheetAnnulled(l.annulled) : `${sheetContract(l.contract, l.made)} (${seatName(view, l.taker)} ★)`}</td>
+          ${l.scores.map((p, s) => html`<td key=${s} role="cell" class="num">${signed(p)}</td>`)}</tr>`)}</tbody>
+        <tfoot><tr role="row"><th scope="row" role="rowheader" colspan="2">${_("Total")}</th>
+          ${view.scores.map((p, s) => html`<td key=${s} role="cell" class="num">${signed(p)}</td>`)}</tr></tfoot>
       </table></div>`}
   </${Panel}>`;
 }

@@ -15,9 +15,11 @@ import { Chat, Sheet } from "./sheet.js";
 import { PastDeals } from "./history.js";
 import { StartBar } from "./waiting.js";
 import {
-  CONTRACT_ORDER, POIGNEE_BONUS, POIGNEE_NAMES, bidHelp, botLevel, callReason, contract, ecartProblem, myTurn, need,
-  partnerLine, poigneeDefault, poigneeProblem, prompt, reading, readingNow, resultLines, seatName, seatState, signed,
+  CONTRACT_ORDER, bidHelp, botLevel, callReason, contract, ecartProblem, myTurn,
+  partnerLine, poigneeDefault, poigneeProblem, prompt, reading, readingNow, resultLines, seatName, seatState, signed, tableName, labelled,
 } from "./words.js";
+import { needText, poigneeChoice } from "./facts.js";
+import { copyOrSelect, copyWords } from "./copylink.js";
 
 function LastTrick({ view, trick, bottom, onClose }) {
   useEscape(onClose);
@@ -70,12 +72,12 @@ function EcartBar({ picked, legal, move, clear, busy }) {
   </div>`;
 }
 
-function PoigneeBar({ legal, poignee, setPoignee, move, busy }) {
+function PoigneeBar({ legal, players, poignee, setPoignee, move, busy }) {
   if (!poignee) {
     return html`<div class="choices" role="group" aria-label=${_("Poignée")}>
       ${legal.poignee_sizes.map(
         (n) => html`<button key=${n} class="secondary" onClick=${() => setPoignee({ size: n, picked: poigneeDefault(legal, n) })}>
-          ${_("Show poignée {name} ({n}, +{bonus})", { name: _(POIGNEE_NAMES[n]), n, bonus: POIGNEE_BONUS[n] })}</button>`,
+          ${poigneeChoice(players, n)}</button>`,
       )}
     </div>`;
   }
@@ -99,7 +101,7 @@ function Result({ view, move, busy, again }) {
     <h2 id="result-title">${finished ? _("Game over") : _("Last deal")}</h2>
     <ul class="result-lines">${lines.map((l, i) => html`<li key=${i}>${l}</li>`)}</ul>
     ${view.deal?.result?.scores && html`<p>${view.deal.result.scores.map((p, s) => `${seatName(view, s)} ${signed(p)}`).join(" · ")}</p>`}
-    ${finished && html`<ol class="ranking">${rank.map((s) => html`<li key=${s}>${seatName(view, s, true)}: ${view.scores[s]}</li>`)}</ol>`}
+    ${finished && html`<ol class="ranking">${rank.map((s) => html`<li key=${s}>${labelled(seatName(view, s, true), signed(view.scores[s]))}</li>`)}</ol>`}
     ${!finished && names.length > 0 && html`<p>${_("Still reading: {names}", { names: names.join(", ") })}</p>`}
     ${!finished && html`<p><${Countdown} at=${view.next_deal_at} words=${(s) => _("next deal in {seconds}s", { seconds: s })} /></p>`}
     ${me && html`<button class="primary" disabled=${busy} onClick=${() => move({ t: "ready" })}
@@ -110,20 +112,13 @@ function Result({ view, move, busy, again }) {
 }
 
 function Waiting({ view, move, busy, inviteUrl }) {
-  const [copied, setCopied] = useState(false);
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(inviteUrl);
-      setCopied(true);
-    } catch {
-      setCopied(false); // no clipboard (plain http): the link stays selectable
-    }
-  };
+  const [copied, setCopied] = useState(null);
+  const copy = async () => setCopied(await copyOrSelect(inviteUrl, document.getElementById("invite-link")));
   return html`<section class="waiting" aria-labelledby="waiting-title">
     <h2 id="waiting-title">${_("Waiting to start")}</h2>
     ${view.invite_code && html`<p>${_("Invite code: ")}<strong class="code">${view.invite_code}</strong></p>
-      <label>${_("Invite link")} <input readonly value=${inviteUrl} onFocus=${(e) => e.currentTarget.select()} /></label>
-      <button class="secondary" onClick=${copy}>${copied ? _("Link copied") : _("Copy the link")}</button>`}
+      <label>${_("Invite link")} <input id="invite-link" readonly value=${inviteUrl} onFocus=${(e) => e.currentTarget.select()} /></label>
+      <button class="secondary" onClick=${copy} aria-live="polite">${copyWords(copied)}</button>`}
     <${StartBar} view=${view} move=${move} busy=${busy} />
   </section>`;
 }
@@ -139,7 +134,7 @@ function DealFacts({ view }) {
     ${view.ecart.length > 0 && html`<p>${_("Your écart:")} <${CardList} codes=${view.ecart} label=${_("Your écart:")} /></p>`}
     ${deal.poignees.map((p) => html`<p key=${p.seat}>${_("Poignée {size}: {who}", { size: _(p.size), who: seatName(view, p.seat) })}</p>`)}
     ${deal.chelem_declared && html`<p>${_("Chelem declared!")}</p>`}
-    ${deal.taker !== null && html`<p>${_("Tricks: taker {taker} · def {defense}", { taker: deal.tricks_won[0], defense: deal.tricks_won[1] })}${need(view) ? ` · ${need(view)}` : ""}</p>`}
+    ${deal.taker !== null && html`<p>${_("Tricks: taker {taker} · def {defense}", { taker: deal.tricks_won[0], defense: deal.tricks_won[1] })}${needText(view) ? ` · ${needText(view)}` : ""}</p>`}
   </div>`;
 }
 
@@ -208,7 +203,7 @@ export function TableScreen({
   return html`<div class=${`table-screen players-${n}${view.you === null ? " spectating" : ""}`}>
     <header class="table-head">
       <div class="table-title">
-        <h1 class="screen-title">${view.name}</h1>
+        <h1 class="screen-title">${tableName(view.name)}</h1>
         <p class="table-meta">${head.join(" · ")}${view.you === null ? ` · ${_("Watching: hands stay hidden")}` : ""}</p>
       </div>
       <nav class="table-actions" aria-label=${_("At the table")}>
@@ -252,7 +247,7 @@ export function TableScreen({
       ${legal.chelem && html`<${Chelem} move=${move} busy=${busy} />`}
       ${legal.ecart.length > 0 && html`<${EcartBar} picked=${picked} legal=${legal} move=${move} busy=${busy} clear=${() => setPicked([])} />`}
       ${legal.poignee_sizes.length > 0 && myTurn(view) &&
-        html`<${PoigneeBar} legal=${legal} poignee=${poignee} setPoignee=${setPoignee} move=${move} busy=${busy} />`}
+        html`<${PoigneeBar} legal=${legal} players=${view.deal.players} poignee=${poignee} setPoignee=${setPoignee} move=${move} busy=${busy} />`}
     </div>
     ${view.you !== null && hand.length > 0 &&
       html`<${Hand} hand=${hand} mode=${mode} allowed=${allowed} picked=${poignee ? poignee.picked : picked}

@@ -131,11 +131,15 @@ function Standings({ lines, format, title, id }) {
   </table></div>`;
 }
 
-/** The results as files (§12.8), from the game server's own port (which `?server=` may name). */
-function Exports({ code, server }) {
+/** The results as files (§12.8), one table each, from the game server's own
+ * port (which `?server=` may name). */
+function Exports({ code, server, teams }) {
   const base = `${server.replace(/^ws/, "http")}tournaments/${code}`;
   return html`<p class="exports">${_("Results with every deal:")}
-    <a href=${`${base}.csv`} download>CSV</a> · <a href=${`${base}.json`} download>JSON</a></p>`;
+    <a href=${`${base}.csv`} download>${_("Standings (CSV)")}</a> ·
+    <a href=${`${base}.deals.csv`} download>${_("Every deal (CSV)")}</a> ·
+    ${teams && html`<a href=${`${base}.teams.csv`} download>${_("Teams (CSV)")}</a> · `}
+    <a href=${`${base}.json`} download>JSON</a></p>`;
 }
 
 export function TournamentPanel({ view, me, act, at, onSit, onClose, onOther, server }) {
@@ -159,7 +163,7 @@ export function TournamentPanel({ view, me, act, at, onSit, onClose, onOther, se
       <${Standings} lines=${view.standings} format=${s.format} id="t-standings"
         title=${view.status === "finished" ? _("Final standings") : _("Standings")} />
       ${view.teams.length > 0 && html`<${Standings} lines=${view.teams} format=${s.format} title=${_("Teams")} id="t-teams" />`}
-      ${server && html`<${Exports} code=${view.code} server=${server} />`}
+      ${server && html`<${Exports} code=${view.code} server=${server} teams=${view.settings.team_size > 0} />`}
     </section>`}
     ${view.tables.length > 0 && html`<section aria-labelledby="t-tables">
       <h3 id="t-tables">${_("Round {round}: the tables", { round: view.round })}</h3>

@@ -7,15 +7,8 @@ import { useEscape } from "./keys.js";
 
 export const html = htm.bind(h);
 
-/** "+164 points", "-1 point": a signed score. */
-export const points = (n) =>
-  ngettext("{points} point", "{points} points", Math.abs(n), { points: n > 0 ? `+${n}` : String(n) });
-
-/** 73.25 with the language's decimal separator. */
-export const number = (value, decimals) =>
-  Number(value).toFixed(decimals).replace(".", pgettext("decimal separator", "."));
-
-export const percent = (value, decimals = 2) => _("{value}%", { value: number(value, decimals) });
+// Numbers in words live with the other words (words.js), for node tests.
+export { number, percent, points } from "./words.js";
 
 export const days = (n) => ngettext("{n} day", "{n} days", n);
 

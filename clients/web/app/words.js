@@ -1,7 +1,8 @@
 // Words for a person, with the terminal client's own msgids (clients/cli/
 // wording.py, table_facts.py): contracts, reasons, prompts, results, errors.
 import { _, N_, ngettext, pgettext } from "./i18n.js";
-import { BOUTS, isTrump, label, trumpNumber } from "./cards.js";
+import { isTrump, label, trumpNumber } from "./cards.js";
+import { POIGNEE_NAMES } from "./facts.js";
 
 export const CONTRACT_ORDER = ["pass", "prise", "garde", "garde_sans", "garde_contre"];
 const CONTRACTS = {
@@ -25,16 +26,34 @@ const CHELEMS = {
   declared_failed: N_("chelem declared, failed"),
   defense: N_("the defense took every trick"),
 };
-export const POIGNEE_NAMES = { 10: N_("simple"), 13: N_("double"), 15: N_("triple") };
-export const POIGNEE_BONUS = { 10: 20, 13: 30, 15: 40 };
 export const BOT_LEVELS = { random: N_("random"), easy: N_("easy"), normal: N_("normal"), strong: N_("strong") };
-const TARGETS = [56, 51, 41, 36];
 
 export const contract = (code) => (code ? _(CONTRACTS[code] || code) : "");
 export const bidHelp = (code) => (BID_HELP[code] ? _(BID_HELP[code]) : "");
 export const botLevel = (level) => (level ? _(BOT_LEVELS[level] || level) : "");
 export const signed = (n) => (n > 0 ? `+${n}` : String(n).replace("-", "−"));
-const num = (x) => (typeof x === "number" ? String(Math.round(x * 10) / 10) : String(x ?? ""));
+
+/** "+164 points", "−1 point": a signed score, with a real minus sign. */
+export const points = (n) => ngettext("{points} point", "{points} points", Math.abs(n), { points: signed(n) });
+
+/** 73.25 with the language's decimal separator. */
+export const number = (value, decimals) =>
+  Number(value).toFixed(decimals).replace(".", pgettext("decimal separator", "."));
+
+export const percent = (value, decimals = 2) => _("{value}%", { value: number(value, decimals) });
+
+/** The daily game's day in one line; the first to play today is compared with nobody. */
+export function daySummary(result) {
+  const first = result.deals.length > 0 && result.deals.every((d) => (d.others || 0) === 0 && d.players <= 1);
+  if (first) return _("Your day: first to play today, {points} in all.", { points: points(result.points) });
+  return _("Your day: {percent} on average, {points} in all.", { percent: percent(result.percent), points: points(result.points) });
+}
+/** A card-point count (40.5) with the language's decimal separator. */
+const num = (x) =>
+  typeof x === "number" ? String(Math.round(x * 10) / 10).replace(".", pgettext("decimal separator", ".")) : String(x ?? "");
+
+/** "Bob: garde" as the language writes a label and its text (French "Bob : garde", Chinese "Bob：garde"). */
+export const labelled = (label, text) => _("{label}: {text}", { label, text });
 
 const ABOUT = {
   deals: [N_("Deal {deal}: you deal."), N_("Deal {deal}: {who} deals.")],
@@ -48,6 +67,7 @@ const ABOUT = {
   ecart_wait: [N_("You take the chien and discard {n}…"), N_("{who} takes the chien and discards {n}…")],
   call_wait: [N_("You call a card…"), N_("{who} calls a card…")],
   calls: [N_("You call {card}."), N_("{who} calls {card}.")],
+  is_partner: [N_("You are the partner: {card}"), N_("{who} is the partner: {card}")],
   was_partner: [N_("You were the partner: {card}"), N_("{who} was the partner: {card}")],
   plays_alone: [N_("You play alone ({card} called)"), N_("{who} plays alone ({card} called)")],
   chelem_wait: [N_("You decide on a chelem…"), N_("{who} decides on a chelem…")],
@@ -71,12 +91,38 @@ export function annulment(reason, who, you) {
   return _("Deal annulled: {reason}; the next dealer deals.", { reason: text });
 }
 
+// The names the server makes for a table (docs/PROTOCOL.md `create`, §11):
+// in English on the wire, worded again here as the terminal client does
+// (clients/cli/table_names.py). Any other name is a person's and stays.
+const CREATOR = /^(.+)'s table$/;
+const DAILY = /^Daily (\d{4}-\d\d-\d\d)( \(practice\))?$/;
+const VOWEL = /^[aeiouyhàâäéèêëîïôöùûüÿœæ]/i;
+
+/** A table's name in the page's language, when the server made it. */
+export function tableName(name) {
+  const daily = DAILY.exec(name || "");
+  if (daily) return daily[2] ? _("Practice {day}", { day: daily[1] }) : _("Daily game {day}", { day: daily[1] });
+  const creator = CREATOR.exec(name || "");
+  if (!creator) return name || "";
+  const who = creator[1];
+  if (VOWEL.test(who)) return pgettext("a name starting with a vowel", "{name}'s table", { name: who });
+  return _("{name}'s table", { name: who });
+}
+
+/** A seat's name as shown: a bot's ("Bot Denis", the server's English word)
+ * in the page's word for a bot, as its level is. No person's name starts with
+ * "Bot " (the server refuses it). */
+export function playerName(name) {
+  if (name.startsWith("Bot ") && name.length > 4) return pgettext("a bot's name", "Bot {name}", { name: name.slice(4) });
+  return name;
+}
+
 /** A seat's name; your own is "You" unless `own` asks for your name. */
 export function seatName(view, seat, own = false) {
   if (seat === null || seat === undefined) return "?";
   const s = view.seats?.[seat];
   if (seat === view.you && !(own && s?.name)) return _("You");
-  if (s?.name) return s.name;
+  if (s?.name) return playerName(s.name);
   return pgettext("a place at the table", "Seat {n}", { n: seat + 1 });
 }
 
@@ -121,7 +167,8 @@ export function prompt(view) {
     if (view.gather_until != null) return _("Quick play: anyone seated may start now.");  // waiting.js counts down
     return about("waits_for_start", seatName(view, view.creator), view.creator === view.you);
   }
-  if (status === "finished") return _("Game over");
+  // Over: the result's own heading says "Game over" just below; once is enough.
+  if (status === "finished") return "";
   if (status === "closed") return _("This table is closed.");
   if (!deal) return "";
   if (deal.phase === "annulled") {
@@ -186,7 +233,7 @@ function playedBy(deal, card) {
   return null;
 }
 
-/** At five, once called: "Bob was the partner: K♥", "Alice plays alone (K♥
+/** At five, once called: "Bob is the partner: K♥" ("was" once over), "Alice plays alone (K♥
  * called)", or "Alice calls K♥." while the partner is still a secret. The
  * partner comes from the view (or the result) only: the page never guesses
  * what this seat may not know. */
@@ -196,7 +243,9 @@ export function partnerLine(view) {
   const card = label(deal.called);
   const result = deal.result && !("annulled" in deal.result) ? deal.result : null;
   const partner = deal.partner ?? (result && Number.isInteger(result.partner) ? result.partner : null);
-  if (partner !== null) return about("was_partner", seatName(view, partner), partner === view.you, { card });
+  // "is" while the deal goes on, "was" once it is over.
+  const tense = deal.phase === "done" ? "was_partner" : "is_partner";
+  if (partner !== null) return about(tense, seatName(view, partner), partner === view.you, { card });
   const alone =
     (result && "partner" in result && result.partner === null) ||
     deal.chien.includes(deal.called) ||
@@ -252,32 +301,17 @@ export function resultLines(view) {
   if ("annulled" in r) return [_("Deal annulled"), ANNULMENTS[r.annulled] ? _(ANNULMENTS[r.annulled]) : ""];
   const fields = { margin: num(r.margin), points: num(r.points), target: num(r.target) };
   const lines = [
-    `${contract(r.contract)}: ${seatName(view, r.taker)}`,
+    labelled(contract(r.contract), seatName(view, r.taker)),
     r.made ? _("made by {margin} ({points}/{target})", fields) : _("down by {margin} ({points}/{target})", fields),
     ngettext("{n} bout", "{n} bouts", r.bouts || 0),
   ];
   if (r.petit_au_bout) lines.push(_("petit au bout: {side}", { side: side(r.petit_au_bout) }));
   for (const p of r.poignees || []) {
-    lines.push(_("poignée {size}: {who}", { size: p.size, who: seatName(view, p.seat) }));
+    const size = POIGNEE_NAMES[p.size] ? _(POIGNEE_NAMES[p.size]) : p.size;
+    lines.push(_("poignée {size}: {who}", { size, who: seatName(view, p.seat) }));
   }
   if (r.chelem) lines.push(CHELEMS[r.chelem] ? _(CHELEMS[r.chelem]) : String(r.chelem));
   return lines;
-}
-
-/** The taker's target, once known: exact for the taker, who sees its bouts. */
-export function need(view) {
-  const deal = view.deal;
-  if (!deal || deal.taker === null || deal.phase === "bidding" || deal.phase === "annulled") return null;
-  if (view.you !== null && view.you === deal.taker) {
-    const won = new Set();
-    for (const t of deal.tricks) {
-      const takerSide = t.winner === deal.taker;
-      t.cards.forEach((c) => BOUTS.includes(c) && takerSide && won.add(c));
-    }
-    view.hand.forEach((c) => BOUTS.includes(c) && won.add(c));
-    return _("You need {points}", { points: TARGETS[won.size] });
-  }
-  return _("Needs 56/51/41/36");
 }
 
 export function sheetContract(code, made) {
