@@ -71,6 +71,16 @@ from server.game.contracts import (
 from server.game.dealing import deal_cards, has_petit_sec
 from server.game.errors import RuleError
 from server.game.scoring import Camp, ChelemOutcome, DealResult
+from server.game.suitlists import (
+    CHUNK,
+    CHUNK_MASK,
+    SUIT_HIGH,
+    SUIT_LOW,
+    SUIT_SEGMENT,
+    SUIT_WIDTH,
+    TRUMP_CHUNKS,
+    TRUMP_SEGMENT,
+)
 from server.game.variant import FOUR, Variant
 
 Phase = Literal["bidding", "call", "ecart", "chelem", "play", "done", "annulled"]
@@ -88,6 +98,10 @@ COMMANDS: Final[dict[Phase, frozenset[str]]] = {
     "annulled": frozenset(),
 }
 """Which commands each phase admits; anything else is ``wrong_phase``."""
+
+SUIT_SHIFT: Final = tuple(SUIT_WIDTH * s for s in range(TRUMP))
+FOLLOW_MASKS: Final = tuple(m | EXCUSE_BIT for m in SUIT_MASKS[:TRUMP])
+"""A plain suit and the Excuse: what a seat holding that suit may play to it."""
 
 
 class Deal:
@@ -443,7 +457,38 @@ class Deal:
 
     def legal_cards(self) -> list[int]:
         """The cards the seat to play may play now, lowest first."""
-        return cards_of(self.legal_mask())
+        led = self.led
+        turn = self.turn
+        if led < 0 or turn is None or self.phase != "play":
+            return cards_of(self.legal_mask())
+        # Following: the list is read off one suit of the hand (``suitlists``),
+        # the same rule as ``legal_mask``, which it caches for ``play``.
+        hand = self.hands[turn]
+        if led != TRUMP:
+            segment = hand >> SUIT_SHIFT[led] & SUIT_SEGMENT
+            if segment:
+                cards = [*SUIT_LOW[led][segment & CHUNK_MASK], *SUIT_HIGH[led][segment >> CHUNK]]
+                self._legal = hand & FOLLOW_MASKS[led]
+                if hand & EXCUSE_BIT:
+                    cards.append(EXCUSE)
+                return cards
+        trumps = hand >> FIRST_TRUMP & TRUMP_SEGMENT
+        if not trumps:
+            self._legal = hand
+            return cards_of(hand)
+        top = self.win_card - FIRST_TRUMP + 1
+        if top > 0 and trumps >> top:  # overtrump when possible, even a partner
+            trumps = trumps >> top << top
+        self._legal = trumps << FIRST_TRUMP | (hand & EXCUSE_BIT)
+        low, mid, high = TRUMP_CHUNKS
+        cards = [
+            *low[trumps & CHUNK_MASK],
+            *mid[trumps >> CHUNK & CHUNK_MASK],
+            *high[trumps >> 2 * CHUNK],
+        ]
+        if hand & EXCUSE_BIT:
+            cards.append(EXCUSE)
+        return cards
 
     def _illegal_reason(self, seat: int, card: int) -> str:
         led = self.led
@@ -461,19 +506,18 @@ class Deal:
         if seat != self.turn or self.phase != "play":
             self._check_turn(seat, "play")
         bit = 1 << card
-        hand = self.hands[seat]
-        if not hand & bit:
-            raise RuleError(
-                "card_not_in_hand",
-                f"seat {seat} does not hold {CODES[card]}",
-                seat=seat,
-                card=CODES[card],
-                trick=len(self.tricks),
-            )
         legal = self._legal
         if legal < 0:
             legal = self.legal_mask()
-        if not legal & bit:
+        if not legal & bit:  # the legal cards are some of the hand's: one test
+            if not self.hands[seat] & bit:
+                raise RuleError(
+                    "card_not_in_hand",
+                    f"seat {seat} does not hold {CODES[card]}",
+                    seat=seat,
+                    card=CODES[card],
+                    trick=len(self.tricks),
+                )
             raise RuleError(
                 "illegal_card",
                 self._illegal_reason(seat, card),
@@ -481,7 +525,7 @@ class Deal:
                 card=CODES[card],
                 trick=len(self.tricks),
             )
-        self.hands[seat] = hand ^ bit
+        self.hands[seat] ^= bit
         self._legal = -1
         self.log.append(("play", seat, card))
         trick = self.trick
@@ -519,9 +563,7 @@ class Deal:
             winner = leader
             excuse_led_wins = True
         win_camp = camps[winner]
-        half = 0
-        for c in trick:
-            half += HALF_POINTS[c]
+        half = sum(map(HALF_POINTS.__getitem__, trick))
         has_excuse = EXCUSE in trick
         if has_excuse and not excuse_led_wins:
             half -= 9
