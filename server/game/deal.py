@@ -45,19 +45,15 @@ from typing import Any, Final, Literal
 from protocol.cards import (
     CODES,
     EXCUSE,
-    EXCUSE_BIT,
-    FIRST_TRUMP,
     HALF_POINTS,
     MONDE,
     PETIT,
-    SUIT_MASKS,
-    SUIT_NAMES,
     SUIT_OF,
     TRUMP,
     TRUMP_MASK,
     cards_of,
 )
-from server.game import calling, outcome
+from server.game import calling, following, outcome
 from server.game import ecart as ecart_rules
 from server.game import poignee as poignee_rules
 from server.game.contracts import (
@@ -71,16 +67,6 @@ from server.game.contracts import (
 from server.game.dealing import deal_cards, has_petit_sec
 from server.game.errors import RuleError
 from server.game.scoring import Camp, ChelemOutcome, DealResult
-from server.game.suitlists import (
-    CHUNK,
-    CHUNK_MASK,
-    SUIT_HIGH,
-    SUIT_LOW,
-    SUIT_SEGMENT,
-    SUIT_WIDTH,
-    TRUMP_CHUNKS,
-    TRUMP_SEGMENT,
-)
 from server.game.variant import FOUR, Variant
 
 Phase = Literal["bidding", "call", "ecart", "chelem", "play", "done", "annulled"]
@@ -98,10 +84,6 @@ COMMANDS: Final[dict[Phase, frozenset[str]]] = {
     "annulled": frozenset(),
 }
 """Which commands each phase admits; anything else is ``wrong_phase``."""
-
-SUIT_SHIFT: Final = tuple(SUIT_WIDTH * s for s in range(TRUMP))
-FOLLOW_MASKS: Final = tuple(m | EXCUSE_BIT for m in SUIT_MASKS[:TRUMP])
-"""A plain suit and the Excuse: what a seat holding that suit may play to it."""
 
 
 class Deal:
@@ -437,21 +419,7 @@ class Deal:
                 # ...but the deal's first card, not of the called suit.
                 legal = calling.opening_lead(hand, self.called_card)
         else:
-            follow = hand & SUIT_MASKS[led]
-            if follow and led != TRUMP:
-                legal = follow | (hand & EXCUSE_BIT)
-            else:
-                trumps = hand & TRUMP_MASK
-                if trumps:
-                    top = self.win_card
-                    if top >= FIRST_TRUMP:
-                        # Overtrump when possible, even over a partner.
-                        higher = trumps >> (top + 1) << (top + 1)
-                        if higher:
-                            trumps = higher
-                    legal = trumps | (hand & EXCUSE_BIT)
-                else:
-                    legal = hand
+            legal = following.follow_mask(hand, led, self.win_card)
         self._legal = legal
         return legal
 
@@ -461,45 +429,9 @@ class Deal:
         turn = self.turn
         if led < 0 or turn is None or self.phase != "play":
             return cards_of(self.legal_mask())
-        # Following: the list is read off one suit of the hand (``suitlists``),
-        # the same rule as ``legal_mask``, which it caches for ``play``.
-        hand = self.hands[turn]
-        if led != TRUMP:
-            segment = hand >> SUIT_SHIFT[led] & SUIT_SEGMENT
-            if segment:
-                cards = [*SUIT_LOW[led][segment & CHUNK_MASK], *SUIT_HIGH[led][segment >> CHUNK]]
-                self._legal = hand & FOLLOW_MASKS[led]
-                if hand & EXCUSE_BIT:
-                    cards.append(EXCUSE)
-                return cards
-        trumps = hand >> FIRST_TRUMP & TRUMP_SEGMENT
-        if not trumps:
-            self._legal = hand
-            return cards_of(hand)
-        top = self.win_card - FIRST_TRUMP + 1
-        if top > 0 and trumps >> top:  # overtrump when possible, even a partner
-            trumps = trumps >> top << top
-        self._legal = trumps << FIRST_TRUMP | (hand & EXCUSE_BIT)
-        low, mid, high = TRUMP_CHUNKS
-        cards = [
-            *low[trumps & CHUNK_MASK],
-            *mid[trumps >> CHUNK & CHUNK_MASK],
-            *high[trumps >> 2 * CHUNK],
-        ]
-        if hand & EXCUSE_BIT:
-            cards.append(EXCUSE)
+        # Following: the mask, cached for ``play``, and its list in one go.
+        self._legal, cards = following.follow_cards(self.hands[turn], led, self.win_card)
         return cards
-
-    def _illegal_reason(self, seat: int, card: int) -> str:
-        led = self.led
-        hand = self.hands[seat]
-        if led < 0:
-            return f"the opening lead may not be {SUIT_NAMES[SUIT_OF[card]]}, the called suit"
-        if led != TRUMP and hand & SUIT_MASKS[led]:
-            return f"seat {seat} must follow {SUIT_NAMES[led]}"
-        if hand & TRUMP_MASK and SUIT_OF[card] != TRUMP:
-            return f"seat {seat} must play a trump"
-        return f"seat {seat} must overtrump {CODES[self.win_card]} with a higher trump"
 
     def play(self, seat: int, card: int) -> int | None:
         """Play a card; returns the trick's winner when it completes the trick."""
@@ -520,7 +452,7 @@ class Deal:
                 )
             raise RuleError(
                 "illegal_card",
-                self._illegal_reason(seat, card),
+                following.illegal_reason(seat, card, self.hands[seat], self.led, self.win_card),
                 seat=seat,
                 card=CODES[card],
                 trick=len(self.tricks),
