@@ -85,6 +85,9 @@ COMMANDS: Final[dict[Phase, frozenset[str]]] = {
 }
 """Which commands each phase admits; anything else is ``wrong_phase``."""
 
+BITS: Final = tuple(1 << c for c in range(len(CODES)))
+"""``BITS[card]``: the card's bit in a hand's mask."""
+
 
 class Deal:
     """One deal, from the cards dealt to the score. Mutable; ``clone`` copies.
@@ -100,7 +103,7 @@ class Deal:
     # Slots: a deal is cloned thousands of times per bot decision.
     __slots__ = tuple(
         """
-        _legal annulled_reason annulled_seat bids bout_camps called called_card
+        _legal _legal_cards annulled_reason annulled_seat bids bout_camps called called_card
         camp_half camps chelem_declared chien contract dealer dealt ecart_cards
         ecart_trumps excuse_camp hands last_trick leader leaders led log partner phase
         players poignees taker taker_tricks trick tricks turn variant win_card win_seat
@@ -159,6 +162,7 @@ class Deal:
         self.annulled_seat: int | None = None
         self.log: list[Action] = []
         self._legal = -1
+        self._legal_cards: tuple[int, ...] = ()
         for i in range(players):
             seat = (dealer + 1 + i) % players
             if has_petit_sec(self.hands[seat]):
@@ -375,6 +379,7 @@ class Deal:
             elif c == EXCUSE:
                 self.excuse_camp = camp
         self._legal = -1
+        self._legal_cards = ()
 
     # -- poignées ----------------------------------------------------------
 
@@ -427,21 +432,25 @@ class Deal:
         """The cards the seat to play may play now, lowest first."""
         led = self.led
         turn = self.turn
-        if led < 0 or turn is None or self.phase != "play":
-            return cards_of(self.legal_mask())
-        # Following: the mask, cached for ``play``, and its list in one go.
-        self._legal, cards = following.follow_cards(self.hands[turn], led, self.win_card)
+        if turn is None or self.phase != "play":
+            return []
+        if led < 0:
+            cards = cards_of(self.legal_mask())
+        else:
+            cards = following.follow_cards(self.hands[turn], led, self.win_card)
+        # Kept for ``play``: a card of these needs no mask test (the caller
+        # gets its own list, free to change).
+        self._legal_cards = tuple(cards)
         return cards
 
     def play(self, seat: int, card: int) -> int | None:
         """Play a card; returns the trick's winner when it completes the trick."""
         if seat != self.turn or self.phase != "play":
             self._check_turn(seat, "play")
-        bit = 1 << card
-        legal = self._legal
-        if legal < 0:
-            legal = self.legal_mask()
-        if not legal & bit:  # the legal cards are some of the hand's: one test
+        if card in self._legal_cards:
+            bit = BITS[card]
+        elif not self.legal_mask() & (bit := 1 << card):
+            # The legal cards are some of the hand's: one test, then why.
             if not self.hands[seat] & bit:
                 raise RuleError(
                     "card_not_in_hand",
@@ -459,6 +468,7 @@ class Deal:
             )
         self.hands[seat] ^= bit
         self._legal = -1
+        self._legal_cards = ()
         self.log.append(("play", seat, card))
         trick = self.trick
         trick.append(card)

@@ -34,8 +34,6 @@ from server.game.suitlists import (
 )
 
 SUIT_SHIFT: Final = tuple(SUIT_WIDTH * s for s in range(TRUMP))
-FOLLOW_MASKS: Final = tuple(m | EXCUSE_BIT for m in SUIT_MASKS[:TRUMP])
-"""A plain suit and the Excuse: what a seat holding that suit may play to it."""
 
 
 def follow_mask(hand: int, led: int, win_card: int) -> int:
@@ -55,8 +53,8 @@ def follow_mask(hand: int, led: int, win_card: int) -> int:
     return trumps | (hand & EXCUSE_BIT)
 
 
-def follow_cards(hand: int, led: int, win_card: int) -> tuple[int, list[int]]:
-    """``follow_mask`` and its cards, lowest first. The same rule, but the
+def follow_cards(hand: int, led: int, win_card: int) -> list[int]:
+    """The cards of ``follow_mask``, lowest first. The same rule, but the
     list is read off one suit of the hand shifted down to a small int
     (``suitlists``) instead of the whole 78-bit mask: it is asked for every
     card of every deal a bot plays out."""
@@ -66,10 +64,10 @@ def follow_cards(hand: int, led: int, win_card: int) -> tuple[int, list[int]]:
             cards = [*SUIT_LOW[led][segment & CHUNK_MASK], *SUIT_HIGH[led][segment >> CHUNK]]
             if hand & EXCUSE_BIT:
                 cards.append(EXCUSE)
-            return hand & FOLLOW_MASKS[led], cards
+            return cards
     trumps = hand >> FIRST_TRUMP & TRUMP_SEGMENT
     if not trumps:
-        return hand, cards_of(hand)
+        return cards_of(hand)
     top = win_card - FIRST_TRUMP + 1  # the trumps above win_card's place
     if top > 0 and trumps >> top:
         trumps = trumps >> top << top
@@ -81,7 +79,7 @@ def follow_cards(hand: int, led: int, win_card: int) -> tuple[int, list[int]]:
     ]
     if hand & EXCUSE_BIT:
         cards.append(EXCUSE)
-    return trumps << FIRST_TRUMP | (hand & EXCUSE_BIT), cards
+    return cards
 
 
 def illegal_reason(seat: int, card: int, hand: int, led: int, win_card: int) -> str:
