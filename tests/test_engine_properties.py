@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocol.cards import CARD_OF, CODES, FULL_DECK, HALF_POINTS, cards_of
-from server.game import Deal, ScoredDeal, replay_record
+from server.game import Deal, RuleError, ScoredDeal, replay_record
+from server.game.variant import VARIANTS
 from tests.support.engine import random_deal
 
 seeds = st.integers(min_value=0, max_value=2**32)
@@ -159,3 +160,37 @@ def test_card_values_table() -> None:
     assert HALF_POINTS[CARD_OF["KS"]] == 9 and HALF_POINTS[CARD_OF["QH"]] == 7
     assert HALF_POINTS[CARD_OF["CD"]] == 5 and HALF_POINTS[CARD_OF["JC"]] == 3
     assert HALF_POINTS[CARD_OF["10S"]] == 1 and HALF_POINTS[CARD_OF["T2"]] == 1
+
+
+@settings(max_examples=150, deadline=None)
+@given(seeds, st.sampled_from([3, 4, 5]))
+def test_legal_cards_read_by_suit_are_the_legal_mask(seed: int, players: int) -> None:
+    """``legal_cards`` reads a follower's cards off one suit (``following.follow_cards``);
+    at every card of a random deal it must list exactly ``legal_mask``, and ``play``
+    (which trusts that list) must still refuse every other card of the hand."""
+    rng = random.Random(seed)
+    deal = Deal.deal(rng, 0, VARIANTS[players])
+    while deal.phase == "annulled":
+        deal = Deal.deal(rng, 0, VARIANTS[players])
+    while deal.phase == "bidding":  # a garde sans: no écart, play starts at once
+        deal.bid(deal.turn, 3 if not deal.bids else 0)  # type: ignore[arg-type]
+    if deal.phase == "call":
+        deal.call(deal.taker, rng.choice(deal.legal_calls()))
+    deal.declare_chelem(deal.taker, False)
+    checked = 0
+    while deal.phase == "play":
+        seat = deal.turn
+        assert seat is not None
+        cards = deal.legal_cards()
+        fresh = deal.clone()
+        fresh._legal = -1  # the mask computed afresh, not from the list's call
+        assert cards == cards_of(fresh.legal_mask())
+        illegal = cards_of(deal.hands[seat] & ~fresh.legal_mask())
+        if illegal:
+            trial = deal.clone()
+            with pytest.raises(RuleError) as refused:
+                trial.play(seat, rng.choice(illegal))
+            assert refused.value.code == "illegal_card"
+        deal.play(seat, rng.choice(cards))
+        checked += 1
+    assert checked == VARIANTS[players].tricks * players

@@ -45,19 +45,15 @@ from typing import Any, Final, Literal
 from protocol.cards import (
     CODES,
     EXCUSE,
-    EXCUSE_BIT,
-    FIRST_TRUMP,
     HALF_POINTS,
     MONDE,
     PETIT,
-    SUIT_MASKS,
-    SUIT_NAMES,
     SUIT_OF,
     TRUMP,
     TRUMP_MASK,
     cards_of,
 )
-from server.game import calling, outcome
+from server.game import calling, following, outcome
 from server.game import ecart as ecart_rules
 from server.game import poignee as poignee_rules
 from server.game.contracts import (
@@ -89,6 +85,9 @@ COMMANDS: Final[dict[Phase, frozenset[str]]] = {
 }
 """Which commands each phase admits; anything else is ``wrong_phase``."""
 
+BITS: Final = tuple(1 << c for c in range(len(CODES)))
+"""``BITS[card]``: the card's bit in a hand's mask."""
+
 
 class Deal:
     """One deal, from the cards dealt to the score. Mutable; ``clone`` copies.
@@ -104,7 +103,7 @@ class Deal:
     # Slots: a deal is cloned thousands of times per bot decision.
     __slots__ = tuple(
         """
-        _legal annulled_reason annulled_seat bids bout_camps called called_card
+        _legal _legal_cards annulled_reason annulled_seat bids bout_camps called called_card
         camp_half camps chelem_declared chien contract dealer dealt ecart_cards
         ecart_trumps excuse_camp hands last_trick leader leaders led log partner phase
         players poignees taker taker_tricks trick tricks turn variant win_card win_seat
@@ -163,6 +162,7 @@ class Deal:
         self.annulled_seat: int | None = None
         self.log: list[Action] = []
         self._legal = -1
+        self._legal_cards: tuple[int, ...] = ()
         for i in range(players):
             seat = (dealer + 1 + i) % players
             if has_petit_sec(self.hands[seat]):
@@ -379,6 +379,7 @@ class Deal:
             elif c == EXCUSE:
                 self.excuse_camp = camp
         self._legal = -1
+        self._legal_cards = ()
 
     # -- poignées ----------------------------------------------------------
 
@@ -423,66 +424,51 @@ class Deal:
                 # ...but the deal's first card, not of the called suit.
                 legal = calling.opening_lead(hand, self.called_card)
         else:
-            follow = hand & SUIT_MASKS[led]
-            if follow and led != TRUMP:
-                legal = follow | (hand & EXCUSE_BIT)
-            else:
-                trumps = hand & TRUMP_MASK
-                if trumps:
-                    top = self.win_card
-                    if top >= FIRST_TRUMP:
-                        # Overtrump when possible, even over a partner.
-                        higher = trumps >> (top + 1) << (top + 1)
-                        if higher:
-                            trumps = higher
-                    legal = trumps | (hand & EXCUSE_BIT)
-                else:
-                    legal = hand
+            legal = following.follow_mask(hand, led, self.win_card)
         self._legal = legal
         return legal
 
     def legal_cards(self) -> list[int]:
         """The cards the seat to play may play now, lowest first."""
-        return cards_of(self.legal_mask())
-
-    def _illegal_reason(self, seat: int, card: int) -> str:
         led = self.led
-        hand = self.hands[seat]
+        turn = self.turn
+        if turn is None or self.phase != "play":
+            return []
         if led < 0:
-            return f"the opening lead may not be {SUIT_NAMES[SUIT_OF[card]]}, the called suit"
-        if led != TRUMP and hand & SUIT_MASKS[led]:
-            return f"seat {seat} must follow {SUIT_NAMES[led]}"
-        if hand & TRUMP_MASK and SUIT_OF[card] != TRUMP:
-            return f"seat {seat} must play a trump"
-        return f"seat {seat} must overtrump {CODES[self.win_card]} with a higher trump"
+            cards = cards_of(self.legal_mask())
+        else:
+            cards = following.follow_cards(self.hands[turn], led, self.win_card)
+        # Kept for ``play``: a card of these needs no mask test (the caller
+        # gets its own list, free to change).
+        self._legal_cards = tuple(cards)
+        return cards
 
     def play(self, seat: int, card: int) -> int | None:
         """Play a card; returns the trick's winner when it completes the trick."""
         if seat != self.turn or self.phase != "play":
             self._check_turn(seat, "play")
-        bit = 1 << card
-        hand = self.hands[seat]
-        if not hand & bit:
-            raise RuleError(
-                "card_not_in_hand",
-                f"seat {seat} does not hold {CODES[card]}",
-                seat=seat,
-                card=CODES[card],
-                trick=len(self.tricks),
-            )
-        legal = self._legal
-        if legal < 0:
-            legal = self.legal_mask()
-        if not legal & bit:
+        if card in self._legal_cards:
+            bit = BITS[card]
+        elif not self.legal_mask() & (bit := 1 << card):
+            # The legal cards are some of the hand's: one test, then why.
+            if not self.hands[seat] & bit:
+                raise RuleError(
+                    "card_not_in_hand",
+                    f"seat {seat} does not hold {CODES[card]}",
+                    seat=seat,
+                    card=CODES[card],
+                    trick=len(self.tricks),
+                )
             raise RuleError(
                 "illegal_card",
-                self._illegal_reason(seat, card),
+                following.illegal_reason(seat, card, self.hands[seat], self.led, self.win_card),
                 seat=seat,
                 card=CODES[card],
                 trick=len(self.tricks),
             )
-        self.hands[seat] = hand ^ bit
+        self.hands[seat] ^= bit
         self._legal = -1
+        self._legal_cards = ()
         self.log.append(("play", seat, card))
         trick = self.trick
         trick.append(card)
@@ -519,9 +505,7 @@ class Deal:
             winner = leader
             excuse_led_wins = True
         win_camp = camps[winner]
-        half = 0
-        for c in trick:
-            half += HALF_POINTS[c]
+        half = sum(map(HALF_POINTS.__getitem__, trick))
         has_excuse = EXCUSE in trick
         if has_excuse and not excuse_led_wins:
             half -= 9
