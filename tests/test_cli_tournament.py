@@ -91,8 +91,20 @@ def shown_buttons(screen: TournamentScreen) -> list[str]:
 async def answer_yes(pilot: Any, app: Any) -> None:
     """The question's "yes" (the focus starts on the safe answer)."""
     assert isinstance(app.screen, Confirm)
+    assert focused_answer(app) == "no"
     await pilot.press("left", "enter")
     await settle(pilot)
+
+
+def focused_answer(app: Any) -> str:
+    """Which answer of the open question has the focus: "yes" or "no"."""
+    focused = app.screen.focused
+    assert isinstance(focused, Button)
+    return str(focused.id)
+
+
+def footer_line(app: Any) -> str:
+    return screen_text(app).splitlines()[-1]
 
 
 def standings_rows(screen: TournamentScreen, which: str = "#t-standings") -> list[list[Any]]:
@@ -109,7 +121,8 @@ async def test_a_gathering_tournament_as_host_shows_its_code_and_the_host_starts
         screen = await on_tournament_screen(pilot, app, tournament_view(host=True, you=0))
         text = screen_text(app)
         assert " ".join(CODE) in text  # big: spaced, in reverse video
-        assert f"atout tournament join {CODE}" in text
+        # The whole command a friend types: the code and this server's address.
+        assert f"{' '.join(CODE)}   atout tournament join {CODE} {app.url}" in text
         assert "Free · 3 rounds · 4 deals a round" in text
         assert "Gathering: 9 players so far; start when everyone is here." in text
         assert "Players (9)" in text and "Alice · host" in text
@@ -120,7 +133,10 @@ async def test_a_gathering_tournament_as_host_shows_its_code_and_the_host_starts
         await pilot.press("s")
         await settle(pilot)
         assert "Start the tournament with 9 players?" in screen_text(app)
-        await answer_yes(pilot, app)
+        # Starting is what the host opened it for: Start has the focus.
+        assert focused_answer(app) == "yes"
+        await pilot.press("enter")
+        await settle(pilot)
         assert app.sent == [StartCommand(code=CODE)]
 
 
@@ -207,6 +223,23 @@ async def test_the_standings_highlight_your_line_and_the_final_ones_say_so() -> 
         assert shown_buttons(screen) == ["table"]
 
 
+async def test_the_standings_explain_the_scaling_of_a_table_of_five() -> None:
+    app = preview(table=scripted_view("finished"))
+    async with app.run_test(size=SIZE) as pilot:
+        # Free, with a table of 5: its points count x3/4 in the standings.
+        await on_tournament_screen(pilot, app, tournament_view("finished"))
+        note = "Standings: points scaled to a table of four (×3/4 at 5)."
+        assert note in screen_text(app)
+        view = tournament_view("finished")
+        view.settings.format = "duplicate"  # percentages: nothing scaled
+        await take(pilot, app, view)
+        assert "scaled" not in screen_text(app)
+        view = tournament_view("finished")
+        view.tables = view.tables[:1]  # one table of four: nothing scaled
+        await take(pilot, app, view)
+        assert "scaled" not in screen_text(app)
+
+
 async def test_free_scores_read_as_points_and_duplicate_ones_as_percentages() -> None:
     app = preview(table=scripted_view("finished"))
     async with app.run_test(size=SIZE) as pilot:
@@ -233,6 +266,12 @@ async def test_a_new_round_leads_from_the_finished_table_to_your_new_one() -> No
         # says we left it (a join while seated is refused), join t2.
         await take(pilot, app, tournament_view("playing", round=3, your_table="t2"))
         assert app.sent == [Leave()]
+        # The round that ended is said with the standings by name: the
+        # leaders, then our own line (Chloé is third: no more names).
+        said = [n.message for n in app._notifications]
+        assert said == [
+            "Round 2 is over: 1. Alice 300 · 2. Bob 224.50 · 3. Chloé 149 — o: standings"
+        ]
         # The same view again (any other change of the round): no second move.
         await take(pilot, app, tournament_view("playing", round=3, your_table="t2", waiting_for=1))
         assert app.sent == [Leave()]
@@ -261,6 +300,7 @@ async def test_a_finished_table_waits_for_the_round_and_o_opens_the_standings() 
         await take(pilot, app, tournament_view("playing", your_table=None))
         assert app.current_mode == "table" and app.sent == []
         text = screen_text(app)
+        assert "o Tournament" in footer_line(app)  # the key the prompt names is offered
         assert "Round 2 of 3: waiting for 2 tables — o: standings" in text
         assert not list(app.screen.query(".again"))  # no "play again" at a tournament table
         await take(pilot, app, tournament_view("playing", your_table=None, waiting_for=1))
@@ -271,10 +311,14 @@ async def test_a_finished_table_waits_for_the_round_and_o_opens_the_standings() 
         await pilot.press("escape")
         await settle(pilot)
         assert app.current_mode == "table"
-        # The last round ends: the final standings open by themselves.
+        # The last round ends: the final standings open by themselves, with
+        # no line left from before (the move to a table that is no more).
+        app.tournaments.screen.say("Round 3: to your seat at table 2…")
         await take(pilot, app, tournament_view("finished"))
         assert app.current_mode == "tournament"
-        assert "Final standings" in screen_text(app)
+        text = screen_text(app)
+        assert "Final standings" in text and "to your seat" not in text
+        assert "Finished after 3 rounds: the final standings." in text
 
 
 async def test_o_at_a_table_outside_any_tournament_says_so() -> None:
@@ -282,6 +326,7 @@ async def test_o_at_a_table_outside_any_tournament_says_so() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         app.table_screen.query_one("#hand").focus()
+        assert "o Tournament" not in footer_line(app)  # in Help, not offered here
         await pilot.press("o")
         await settle(pilot)
         assert app.current_mode == "table"

@@ -56,7 +56,7 @@ async def test_the_host_creates_starts_and_the_client_follows_the_rounds(tmp_pat
                 await shown(pilot, app, "Gathering: 4 players so far")
                 await pilot.press("s")
                 await until(pilot, lambda: "Start the tournament" in screen_text(app))
-                await pilot.press("left", "enter")
+                await pilot.press("enter")  # Start has the focus
                 # Round 1: the client sits at its table by itself.
                 await until(pilot, lambda: at_our_table(app), what="Alice at her table")
                 first = tview(app).your_table

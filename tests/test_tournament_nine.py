@@ -84,7 +84,7 @@ async def test_nine_people_play_a_free_then_a_duplicate_tournament(tmp_path: Pat
                 await until(pilot, lambda: len(tview(app).players) == 9, what="9 players")
                 await pilot.press("s")
                 await until(pilot, lambda: "Start the tournament" in screen_text(app))
-                await pilot.press("left", "enter")
+                await pilot.press("enter")  # Start has the focus
                 playing = [
                     asyncio.create_task(e.play(random.Random(k), timeout=240))
                     for k, e in enumerate(others)

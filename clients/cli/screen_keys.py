@@ -109,3 +109,16 @@ def fit_footer(screen: Screen[Any], optional: Sequence[str]) -> None:
                 bindings[key] = [dataclasses.replace(b, show=False) for b in items]
     screen._footer_hidden = hidden  # type: ignore[attr-defined]
     screen.refresh_bindings()
+
+
+def offer_key(screen: Screen[Any], action: str, shown: bool, optional: Sequence[str]) -> None:
+    """Show ``action``'s key in the footer or not (it works either way), then
+    fit the footer again (``fit_footer``) if that changed anything."""
+    bindings = screen._bindings.key_to_bindings
+    changed = False
+    for key, items in bindings.items():
+        if any(b.action == action and b.show != shown for b in items):
+            bindings[key] = [dataclasses.replace(b, show=shown) for b in items]
+            changed = True
+    if changed:
+        fit_footer(screen, optional)

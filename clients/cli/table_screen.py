@@ -34,7 +34,7 @@ from clients.cli.cards_widget import HandWidget
 from clients.cli.dialogs import ChatBox, Confirm, Help, History
 from clients.cli.i18n import N_, Translated, _
 from clients.cli.link import LinkStatus
-from clients.cli.screen_keys import ButtonArrows, fit_footer
+from clients.cli.screen_keys import ButtonArrows, fit_footer, offer_key
 from clients.cli.sheet_dialog import ScoreSheet
 from clients.cli.status_line import StatusLine
 from clients.cli.table_host import TableHost
@@ -194,6 +194,7 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
         if facts.decision(view) != "ecart" and self.pick_kind == "ecart":
             self.pick_kind = ""
         self._draw(view)
+        offer_key(self, "tournament", self.host.tournaments.at_table(view), self.FOOTER_OPTIONAL)
         key = self._decision_key(view)
         if facts.decision(view) == "call" and self.answered is None and self._call_offered != key:
             self._call_offered = key  # opened by itself once; then the action bar's button

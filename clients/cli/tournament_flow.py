@@ -332,11 +332,18 @@ class TournamentFlow:
         self._remember(view)
         self.screen.update_view(view)
         self.host.redraw_table()
+        if old is not None and 0 < old.round < view.round and self._in(view):
+            # Our round is over: the next one seats us at once (a round of
+            # one table leaves no time to look), so the standings are said
+            # as it does, by name (and stay a key away: o).
+            self.host.notify(words.round_over(old.round, view), timeout=12)
         if self._follow(view):
             return
         if recalled and self._in(view) and view.status == "gathering":
             self.host.notify(words.recalled(view), timeout=8)
         just_finished = old is not None and old.status != "finished" and view.status == "finished"
+        if just_finished:
+            self.screen.say("")  # "to your seat at table 2…" is no longer true
         if self._show_next or just_finished:
             self._show_next = False
             at_our_table = view.your_table is not None and self._here() == view.your_table

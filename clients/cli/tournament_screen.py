@@ -246,7 +246,7 @@ class TournamentScreen(Translated, ButtonArrows, Screen[None]):
             out.append(f" · {words.HOST}: {view.host_name}")
         out.append("\n")
         out.append_text(code_text(view.code))
-        out.append("  " + words.share(view.code) + "\n")
+        out.append("  " + words.share(view.code, self.host.url) + "\n", style="bold")
         out.append(words.settings_line(view.settings) + "\n")
         out.append(words.status_line(view), style="bold")
         head.update(out)
@@ -362,11 +362,11 @@ class TournamentScreen(Translated, ButtonArrows, Screen[None]):
         return view.finish_at is not None and view.finish_at <= self.now()
 
     def _note(self, view: TournamentView | None) -> str:
-        if view is None or not view.you_host or view.status != "playing":
+        if view is None:
             return ""
-        if view.waiting_for <= 0:
-            return ""
-        return words.finish_note(view.finish_at, self.now())
+        if view.you_host and view.status == "playing" and view.waiting_for > 0:
+            return words.finish_note(view.finish_at, self.now())
+        return words.scaling_note(view)  # else why the standings are not a table's scores
 
     def _tick(self) -> None:
         # The finish button comes alive when ``finish_at`` passes; the note counts down.
@@ -417,13 +417,16 @@ class TournamentScreen(Translated, ButtonArrows, Screen[None]):
     def action_help(self) -> None:
         self.app.push_screen(Help())
 
-    def _ask(self, question: str, yes: str, then: Callable[[], None]) -> None:
+    def _ask(
+        self, question: str, yes: str, then: Callable[[], None], *, focus_yes: bool = False
+    ) -> None:
         def done(answer: bool | None) -> None:
             if answer:
                 then()
 
-        # "No" has the focus: a stray Enter changes nothing.
-        self.app.push_screen(Confirm(question, yes=yes, no=_("Cancel")), done)
+        # Cancel has the focus (a stray Enter changes nothing), unless
+        # ``focus_yes``: starting is what the host came to this dialog for.
+        self.app.push_screen(Confirm(question, yes=yes, no=_("Cancel"), focus=focus_yes), done)
 
     def action_start(self) -> None:
         view = self.view
@@ -435,6 +438,7 @@ class TournamentScreen(Translated, ButtonArrows, Screen[None]):
             words.start_question(players),
             words.START,
             lambda: self.host.send(TournamentStart(code=code)),
+            focus_yes=True,
         )
 
     def action_remove(self) -> None:
@@ -464,7 +468,7 @@ class TournamentScreen(Translated, ButtonArrows, Screen[None]):
         if view is None:
             return
         if not self._may_finish(view):
-            self.say(self._note(view) or words.finish_note(view.finish_at, self.now()))
+            self.say(words.finish_note(view.finish_at, self.now()))
             return
         code = view.code
         self._ask(

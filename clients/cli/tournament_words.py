@@ -172,13 +172,29 @@ def default_name(player: str) -> str:
 # -- the tournament as it stands -------------------------------------------------------
 
 
+FOUR = 4
+"""The table size tournament points are scaled to (server/tournament/standings.py)."""
+
+
 def title(view: TournamentView) -> str:
     return view.settings.name or _("Tournament {code}").format(code=view.code)
 
 
-def share(code: str) -> str:
-    # TRANSLATORS: under the big code; keep the command as it is.
-    return _("Friends join with: atout tournament join {code}").format(code=code)
+def share(code: str, url: str) -> str:
+    """The whole command a friend types, the code and this server's address
+    (beside the big code, it needs no words: an 80-column line has no room)."""
+    return f"atout tournament join {code} {url}"
+
+
+def scaling_note(view: TournamentView) -> str:
+    """Why the standings differ from a table's scores: in a free tournament
+    with a table of 3 or 5, points are scaled to a table of four."""
+    sizes = sorted({t.players for t in view.tables if t.players != FOUR})
+    if view.settings.format != "free" or not sizes:
+        return ""
+    scales = ", ".join(f"×3/{n - 1} " + _("at {n}").format(n=n) for n in sizes)
+    # TRANSLATORS: {scales} reads "×3/4 at 5" (or "×3/2 at 3, ×3/4 at 5").
+    return _("Standings: points scaled to a table of four ({scales}).").format(scales=scales)
 
 
 def recalled(view: TournamentView) -> str:
@@ -238,6 +254,22 @@ def table_line(view: TournamentView) -> str:
         "Round {round} of {rounds}: waiting for {n} tables — o: standings",
         view.waiting_for,
     ).format(round=view.round, rounds=total, n=view.waiting_for)
+
+
+ROUND_OVER_TOP = 3
+"""The leaders a round's end names (then our own line, if further down)."""
+
+
+def round_over(round_: int, view: TournamentView) -> str:
+    """A round of ours ended (said as the next one seats us): the standings
+    by name, the leaders and our own line, and the key to all of them."""
+    fmt = view.settings.format
+    lines = view.standings[:ROUND_OVER_TOP]
+    lines += [x for x in view.standings[ROUND_OVER_TOP:] if x.you]
+    board = " · ".join(f"{x.position}. {x.name} {score(x.score, fmt)}" for x in lines)
+    return _("Round {round} is over: {standings} — o: standings").format(
+        round=round_, standings=board
+    )
 
 
 def going_to(round_: int, table: int) -> str:
