@@ -38,7 +38,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from protocol.messages import GameCommand
+from protocol.messages import Bid, GameCommand
 from protocol.views import TableView
 from server.bots import DEFAULT_BUDGET_S, Bot, make_bot
 from server.bots.evaluation import hand_strength
@@ -221,6 +221,101 @@ def timing(deals: int, budget: float, players: int) -> dict[str, Any]:
     }
 
 
+class Passer:
+    """A person who never takes: passes every bid, plays its cards as ``normal``."""
+
+    def __init__(self, seed: str) -> None:
+        self.bot = make_bot("normal", seed)
+
+    def decide(self, view: TableView) -> GameCommand:
+        if view.legal.bids:
+            return Bid(bid="pass")
+        return self.bot.decide(view)
+
+
+def table_board(task: tuple[str, str, int, int]) -> list[dict[str, Any]] | None:
+    """One board played once per seat of the person who always passes, the
+    other seats held by ``level`` bots: what that person sees."""
+    level, seed, board, players = task
+    variant = variant_for(players)
+    out: list[dict[str, Any]] = []
+    for person in variant.seats:
+        game = Game(
+            deals=1, seed=f"{seed}/{players}/{board}", first_dealer=board % players, variant=variant
+        )
+        if game.deal.phase == "annulled":
+            return None
+        bots: list[Bot] = [
+            Passer(f"{seed}/{board}/{s}")
+            if s == person
+            else make_bot(level, f"{seed}/{board}/{person}/{s}")
+            for s in variant.seats
+        ]
+        result = play_deal(game, bots)
+        bidders = sum(b != PASS for b in game.deal.bids)
+        if isinstance(result, ScoredDeal):
+            out.append({"contract": result.contract, "made": result.made, "bidders": bidders})
+        else:
+            out.append({"contract": None, "made": False, "bidders": 0})
+    return out
+
+
+def table(level: str, players: int, boards: int, seed: str, procs: int) -> dict[str, Any]:
+    """All-pass and made rates at a table of ``level`` bots and one person who passes."""
+    deals = passed = made = competed = 0
+    contracts: dict[str, list[int]] = {}
+    start = time.time()
+    with multiprocessing.Pool(procs, initializer=_nice) as pool:
+        tasks = [(level, seed, b, players) for b in range(boards)]
+        for out in pool.imap_unordered(table_board, tasks, chunksize=4):
+            for d in out or []:
+                deals += 1
+                if d["contract"] is None:
+                    passed += 1
+                    continue
+                made += d["made"]
+                competed += d["bidders"] >= 2
+                c = contracts.setdefault(d["contract"], [0, 0])
+                c[0] += 1
+                c[1] += d["made"]
+    taken = deals - passed
+    return {
+        "players": players,
+        "level": level,
+        "deals": deals,
+        "all_passed": passed,
+        "all_passed_ci": _rate_ci(passed, deals),
+        "taken": taken,
+        "made": made,
+        "made_ci": _rate_ci(made, taken),
+        "competed": competed,
+        "contracts": contracts,
+        "seconds": round(time.time() - start),
+    }
+
+
+def _rate_ci(k: int, n: int) -> float:
+    """Half-width of a proportion's 95% interval (normal approximation)."""
+    if not n:
+        return math.nan
+    p = k / n
+    return 1.96 * math.sqrt(p * (1 - p) / n)
+
+
+def table_report(r: dict[str, Any]) -> str:
+    n, taken = r["deals"], r["taken"]
+    mix = ", ".join(f"{c} {t}/{m}" for c, (t, m) in sorted(r["contracts"].items()))
+    return (
+        f"{r['players']} players, {r['level']} bots and a person who always passes: "
+        f"{n} deals\n"
+        f"  all passed {r['all_passed']}/{n} ({r['all_passed'] / n:.1%} ± "
+        f"{r['all_passed_ci']:.1%}); taker made {r['made']}/{taken} "
+        f"({r['made'] / max(taken, 1):.1%} ± {r['made_ci']:.1%}); "
+        f"two or more bid: {r['competed']}\n"
+        f"  contracts (taken/made): {mix}\n  {r['seconds']} s"
+    )
+
+
 def calibrate_board(task: tuple[int, int]) -> list[tuple[float, int, int]]:
     """Each seat in turn takes each contract (the others pass) with normal
     bots everywhere: ``(hand count, contract, points per defender)``."""
@@ -283,6 +378,12 @@ def main() -> None:
     parser.add_argument("--procs", type=int, default=2)
     parser.add_argument("--timing", type=int, default=0, help="deals to time strong over")
     parser.add_argument("--calibrate", type=int, default=0, help="boards to calibrate bids on")
+    parser.add_argument(
+        "--table",
+        nargs="*",
+        default=[],
+        help="levels to seat with a person who always passes (all-pass and made rates)",
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     results: dict[str, Any] = {"pairings": []}
@@ -290,7 +391,14 @@ def main() -> None:
         for players in args.players:
             print(calibrate(args.calibrate, players, args.procs), flush=True)
         return
-    if args.timing:
+    if args.table:
+        results["table"] = []
+        for players in args.players:
+            for level in args.table:
+                t = table(level, players, args.boards, args.seed, args.procs)
+                results["table"].append(t)
+                print(table_report(t), flush=True)
+    elif args.timing:
         results["timing"] = []
         for players in args.players:
             t = timing(args.timing, args.budget, players)
