@@ -45,9 +45,27 @@ THRESHOLDS: Final[dict[int, dict[int, float]]] = {
 }
 
 
-def thresholds(variant: Variant = FOUR) -> dict[int, float]:
-    """The least count for each contract at the variant's table size."""
-    return THRESHOLDS[variant.players]
+PASS_STEP: Final[dict[int, float]] = {3: 6.0, 4: 4.0, 5: 1.5}
+"""Per table size, how much lower every bar sits for each pass heard before
+one speaks: the seats that passed hold weak hands, so the cards one lacks
+are likelier in the chien or with no one strong (what a club player calls
+*taking after passes*)."""
+LAST_BAR: Final[dict[int, float]] = {3: 29.0, 4: 26.0, 5: 31.0}
+"""Per table size, the prise bar of the last to speak when all passed: the
+alternative is a new deal (nothing won or lost), so a hand takes as soon
+as a contract is worth more than nothing, given that everyone else is weak."""
+
+
+def thresholds(variant: Variant = FOUR, passes: int = 0, last: bool = False) -> dict[int, float]:
+    """The least count for each contract at the variant's table size, after
+    ``passes`` passes heard (``last``: everybody else passed)."""
+    bars = dict(THRESHOLDS[variant.players])
+    # Only the prise comes down: a weak hand that takes should not raise.
+    shift = PASS_STEP[variant.players] * passes
+    if last:
+        shift = max(shift, bars[PRISE] - LAST_BAR[variant.players])
+    bars[PRISE] = min(bars[PRISE], bars[PRISE] - shift)
+    return bars
 
 
 def _rank_bit(suit: int, rank: int) -> int:
@@ -98,10 +116,13 @@ def hand_strength(hand: int, variant: Variant = FOUR) -> float:
     return count
 
 
-def contract_for(strength: float, variant: Variant = FOUR) -> int:
-    """The highest contract a count supports (``PASS`` below a prise)."""
+def contract_for(
+    strength: float, variant: Variant = FOUR, passes: int = 0, last: bool = False
+) -> int:
+    """The highest contract a count supports (``PASS`` below a prise), after
+    ``passes`` passes heard (``last``: everybody else passed)."""
     best = PASS
-    for contract, least in thresholds(variant).items():
+    for contract, least in thresholds(variant, passes, last).items():
         if strength >= least:
             best = contract
     return best

@@ -106,9 +106,17 @@ class NormalBot:
 
 
 def choose_bid(k: Knowledge, legal: list[int]) -> int:
-    """The contract the hand's count supports, if it outbids everyone; else pass."""
-    want = contract_for(hand_strength(k.hand, k.variant), k.variant)
+    """The contract the hand's count supports, if it outbids everyone; else
+    pass. Passes heard lower the bars (``evaluation.thresholds``)."""
+    passes, last = passes_heard(k)
+    want = contract_for(hand_strength(k.hand, k.variant), k.variant, passes, last)
     return want if want in legal else PASS
+
+
+def passes_heard(k: Knowledge) -> tuple[int, bool]:
+    """The passes spoken before this seat, and whether all the others passed."""
+    passes = sum(bid == PASS for _seat, bid in k.bids)
+    return passes, passes == k.variant.players - 1
 
 
 def choose_call(hand: int, calls: list[int]) -> int:
