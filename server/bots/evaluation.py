@@ -56,10 +56,13 @@ alternative is a new deal (nothing won or lost), so a hand takes as soon
 as a contract is worth more than nothing, given that everyone else is weak."""
 
 
-def thresholds(variant: Variant = FOUR, passes: int = 0, last: bool = False) -> dict[int, float]:
+def thresholds(
+    variant: Variant = FOUR, passes: int = 0, last: bool = False, bolder: float = 0.0
+) -> dict[int, float]:
     """The least count for each contract at the variant's table size, after
-    ``passes`` passes heard (``last``: everybody else passed)."""
-    bars = dict(THRESHOLDS[variant.players])
+    ``passes`` passes heard (``last``: everybody else passed); ``bolder``
+    lowers every bar (a better player makes more of the same hand)."""
+    bars = {contract: least - bolder for contract, least in THRESHOLDS[variant.players].items()}
     # Only the prise comes down: a weak hand that takes should not raise.
     shift = PASS_STEP[variant.players] * passes
     if last:
@@ -117,12 +120,16 @@ def hand_strength(hand: int, variant: Variant = FOUR) -> float:
 
 
 def contract_for(
-    strength: float, variant: Variant = FOUR, passes: int = 0, last: bool = False
+    strength: float,
+    variant: Variant = FOUR,
+    passes: int = 0,
+    last: bool = False,
+    bolder: float = 0.0,
 ) -> int:
     """The highest contract a count supports (``PASS`` below a prise), after
     ``passes`` passes heard (``last``: everybody else passed)."""
     best = PASS
-    for contract, least in thresholds(variant, passes, last).items():
+    for contract, least in thresholds(variant, passes, last, bolder).items():
         if strength >= least:
             best = contract
     return best

@@ -105,11 +105,12 @@ class NormalBot:
 # -- bidding ----------------------------------------------------------------
 
 
-def choose_bid(k: Knowledge, legal: list[int]) -> int:
+def choose_bid(k: Knowledge, legal: list[int], bolder: float = 0.0) -> int:
     """The contract the hand's count supports, if it outbids everyone; else
-    pass. Passes heard lower the bars (``evaluation.thresholds``)."""
+    pass. Passes heard lower the bars (``evaluation.thresholds``), and so
+    does ``bolder`` (``strong`` plays its contracts better)."""
     passes, last = passes_heard(k)
-    want = contract_for(hand_strength(k.hand, k.variant), k.variant, passes, last)
+    want = contract_for(hand_strength(k.hand, k.variant), k.variant, passes, last, bolder)
     return want if want in legal else PASS
 
 

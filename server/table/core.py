@@ -38,6 +38,7 @@ from protocol.messages import (
     Ecart,
     Error,
     GetHistory,
+    Hint,
     Leave,
     Left,
     Play,
@@ -70,6 +71,7 @@ from server.table.effects import (
     Think,
 )
 from server.table.fanout import Fanout, Stream
+from server.table.hints import hint
 from server.table.inbox import Act, BotMove, Gone, Hurry, Join, Message, Peer, Reclaim, Sweep, Wake
 from server.table.mode import TableMode
 from server.table.modes import policy_of
@@ -471,6 +473,8 @@ class TableCore:
                     self._commit(now, out)
             case Chat():
                 self._chat(peer, seat, cmd, now, out)
+            case Hint():
+                out.extend(hint(self.mode, st, self.game, peer, seat, rid, self.view_for(seat)))
             case Bid() | Call() | Ecart() | Chelem() | Poignee() | Play():
                 if st.status != "playing" or self.game is None:
                     self._refuse(peer, rid, out, "wrong_phase")
