@@ -15,6 +15,7 @@ import { Follower } from "./follower.js";
 import { tableOf } from "./rounds.js";
 import { TournamentBar, TournamentPanel } from "./tournament.js";
 import { TournamentEntry } from "./tournament_forms.js";
+import { HintButton } from "./hint.js";
 
 const server = serverUrl(window.location);
 const store = storeFor(server);
@@ -317,6 +318,7 @@ function App() {
       <${TableScreen} view=${view} act=${act} move=${move} busy=${conn.pendingMove !== null || state.status.phase !== "online"}
       inviteUrl=${inviteUrl} onLeave=${() => leave(view)} log=${state.log}
       history=${state.history} askHistory=${askHistory} again=${!ours} />
+      <${HintButton} view=${view} conn=${conn} tournament=${ours} />
       ${state.confirmLeave && html`<${ConfirmLeave} view=${view} />`}
       ${state.daily && html`<${DailyResult} result=${state.daily} onClose=${() => { state.daily = null; draw(); }}
         onBoard=${() => { state.daily = null; leave(null); go("leaderboard"); }} />`}`;
