@@ -86,7 +86,8 @@ def footer_width(screen: Screen[Any]) -> int:
         binding = active.binding
         if binding.show:
             key = screen.app.get_key_display(binding)
-            width += cell_len(key) + 1 + cell_len(binding.description) + 1
+            # As the footer draws it: the key padded on both sides, the words after.
+            width += cell_len(key) + 2 + cell_len(binding.description) + 1
     return width
 
 

@@ -73,16 +73,19 @@ class HintKey(Screen[Any]):
     def casual(self) -> bool:
         """A table that gives hints: neither a daily nor a tournament one."""
         view = self.view
-        return (
-            view is not None
-            and view.you is not None
-            and not self.host.daily.is_daily(view)
-            and not self.host.tournaments.at_table(view)
-        )
+        return view is not None and not self.ranked(view) and view.you is not None
+
+    def ranked(self, view: TableView) -> bool:
+        return self.host.daily.is_daily(view) or self.host.tournaments.at_table(view)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "hint":
-            return self.casual()
+            # Hidden at a daily or tournament table; elsewhere shown (greyed
+            # while it cannot be used), so the footer is fitted with it.
+            view = self.view
+            if view is not None and self.ranked(view):
+                return False
+            return True if self.casual() else None
         return super().check_action(action, parameters)
 
     def action_hint(self) -> None:

@@ -91,7 +91,7 @@ class TableScreen(Translated, HintKey, ButtonArrows, Screen[None]):
         # The innermost open thing first: the last trick, the poignée picker, then leave.
         Binding("escape", "back", N_("Leave")),
     ]
-    FOOTER_OPTIONAL = ("history", "last_trick", "chat", "sheet")
+    FOOTER_OPTIONAL = ("history", "last_trick", "hint", "chat", "sheet")
     """Left out of the footer, first ones first, when it is too narrow (all in Help)."""
 
     def __init__(self, host: TableHost) -> None:
