@@ -16,6 +16,13 @@ speaks) are skipped; a deal everybody passed scores 0 and counts.
     nice python bench/bots.py --players 5 --pairings strong:normal --boards 1000 --worlds 12
     nice python bench/bots.py --timing 40           # strong at its default budget
     nice python bench/bots.py --players 3 --calibrate 1500  # where each contract pays
+    nice python bench/bots.py --players 3 4 5 --table normal easy --pairings  # all-pass rates
+
+``--table LEVEL...`` seats a person who always passes (and plays its cards
+as ``normal``) with bots of each level, once at every seat of each board,
+and reports how often everybody passed and how often the takers made their
+contracts: what a person sitting down with bots sees. It runs before the
+pairings (``--pairings`` with no pairing skips them).
 
 ``--worlds N`` budgets strong by count (N worlds per card, reproducible on
 a busy machine) instead of by time (``--budget``). Prints one block per size
@@ -233,10 +240,10 @@ class Passer:
         return self.bot.decide(view)
 
 
-def table_board(task: tuple[str, str, int, int]) -> list[dict[str, Any]] | None:
+def table_board(task: tuple[str, str, int, int, float, int]) -> list[dict[str, Any]] | None:
     """One board played once per seat of the person who always passes, the
     other seats held by ``level`` bots: what that person sees."""
-    level, seed, board, players = task
+    level, seed, board, players, budget, worlds = task
     variant = variant_for(players)
     out: list[dict[str, Any]] = []
     for person in variant.seats:
@@ -248,7 +255,7 @@ def table_board(task: tuple[str, str, int, int]) -> list[dict[str, Any]] | None:
         bots: list[Bot] = [
             Passer(f"{seed}/{board}/{s}")
             if s == person
-            else make_bot(level, f"{seed}/{board}/{person}/{s}")
+            else bot(level, f"{seed}/{board}/{person}/{s}", budget, worlds)
             for s in variant.seats
         ]
         result = play_deal(game, bots)
@@ -260,13 +267,15 @@ def table_board(task: tuple[str, str, int, int]) -> list[dict[str, Any]] | None:
     return out
 
 
-def table(level: str, players: int, boards: int, seed: str, procs: int) -> dict[str, Any]:
+def table(
+    level: str, players: int, boards: int, seed: str, procs: int, budget: float, worlds: int
+) -> dict[str, Any]:
     """All-pass and made rates at a table of ``level`` bots and one person who passes."""
     deals = passed = made = competed = 0
     contracts: dict[str, list[int]] = {}
     start = time.time()
     with multiprocessing.Pool(procs, initializer=_nice) as pool:
-        tasks = [(level, seed, b, players) for b in range(boards)]
+        tasks = [(level, seed, b, players, budget, worlds) for b in range(boards)]
         for out in pool.imap_unordered(table_board, tasks, chunksize=4):
             for d in out or []:
                 deals += 1
@@ -395,10 +404,12 @@ def main() -> None:
         results["table"] = []
         for players in args.players:
             for level in args.table:
-                t = table(level, players, args.boards, args.seed, args.procs)
+                t = table(
+                    level, players, args.boards, args.seed, args.procs, args.budget, args.worlds
+                )
                 results["table"].append(t)
                 print(table_report(t), flush=True)
-    elif args.timing:
+    if args.timing:
         results["timing"] = []
         for players in args.players:
             t = timing(args.timing, args.budget, players)
@@ -409,7 +420,7 @@ def main() -> None:
                 f"p99 {t['p99_ms']:.1f} ms, max {t['max_ms']:.1f} ms",
                 flush=True,
             )
-    else:
+    elif args.pairings:
         for players in args.players:
             for pairing in args.pairings:
                 a, b = pairing.split(":")
