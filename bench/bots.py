@@ -276,11 +276,17 @@ def table(
     """All-pass and made rates at a table of ``level`` bots and one person who passes."""
     deals = passed = made = competed = 0
     contracts: dict[str, list[int]] = {}
+    per_board: list[tuple[int, int, int, int]] = []  # deals, passed, taken, made
     start = time.time()
     with multiprocessing.Pool(procs, initializer=_nice) as pool:
         tasks = [(level, seed, b, players, budget, worlds) for b in range(boards)]
         for out in pool.imap_unordered(table_board, tasks, chunksize=4):
-            for d in out or []:
+            if not out:
+                continue
+            b_passed = sum(d["contract"] is None for d in out)
+            b_made = sum(d["made"] for d in out)
+            per_board.append((len(out), b_passed, len(out) - b_passed, b_made))
+            for d in out:
                 deals += 1
                 if d["contract"] is None:
                     passed += 1
@@ -296,22 +302,27 @@ def table(
         "level": level,
         "deals": deals,
         "all_passed": passed,
-        "all_passed_ci": _rate_ci(passed, deals),
+        "all_passed_ci": _ratio_ci([(b[1], b[0]) for b in per_board]),
         "taken": taken,
         "made": made,
-        "made_ci": _rate_ci(made, taken),
+        "made_ci": _ratio_ci([(b[3], b[2]) for b in per_board]),
         "competed": competed,
         "contracts": contracts,
         "seconds": round(time.time() - start),
     }
 
 
-def _rate_ci(k: int, n: int) -> float:
-    """Half-width of a proportion's 95% interval (normal approximation)."""
-    if not n:
+def _ratio_ci(counts: list[tuple[int, int]]) -> float:
+    """Half-width of the 95% interval of a rate counted over boards, each
+    ``(hits, tries)``: the plays of one board share its cards, so the board,
+    not the deal, is the independent unit (the ratio estimator's variance)."""
+    tries = sum(n for _, n in counts)
+    if len(counts) < 2 or not tries:
         return math.nan
-    p = k / n
-    return 1.96 * math.sqrt(p * (1 - p) / n)
+    rate = sum(k for k, _ in counts) / tries
+    mean_tries = tries / len(counts)
+    spread = sum((k - rate * n) ** 2 for k, n in counts) / (len(counts) - 1)
+    return 1.96 * math.sqrt(spread / len(counts)) / mean_tries
 
 
 def table_report(r: dict[str, Any]) -> str:
