@@ -45,10 +45,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from protocol.cards import BOUTS_MASK
 from protocol.messages import Bid, GameCommand
 from protocol.views import TableView
 from server.bots import DEFAULT_BUDGET_S, Bot, make_bot
-from server.bots.evaluation import hand_strength
+from server.bots.evaluation import THRESHOLDS, hand_strength
 from server.bots.strong import StrongBot
 from server.game import Game, ScoredDeal
 from server.game.contracts import GARDE, GARDE_CONTRE, GARDE_SANS, PASS, PRISE
@@ -339,12 +340,18 @@ def table_report(r: dict[str, Any]) -> str:
     )
 
 
-def calibrate_board(task: tuple[int, int]) -> list[tuple[float, int, int]]:
+Calibration = tuple[float, int, int, bool, bool, int]
+"""A taker's hand count, its contract, its points per defender, whether it
+made it, whether every other hand counted under the prise bar, its bouts."""
+
+
+def calibrate_board(task: tuple[int, int]) -> list[Calibration]:
     """Each seat in turn takes each contract (the others pass) with normal
-    bots everywhere: ``(hand count, contract, points per defender)``."""
+    bots everywhere (see ``Calibration``)."""
     board, players = task
     variant = variant_for(players)
-    out: list[tuple[float, int, int]] = []
+    bar = THRESHOLDS[players][PRISE]
+    out: list[Calibration] = []
     for taker in variant.seats:
         for contract in (PRISE, GARDE, GARDE_SANS, GARDE_CONTRE):
             game = Game(
@@ -357,13 +364,17 @@ def calibrate_board(task: tuple[int, int]) -> list[tuple[float, int, int]]:
             if deal.phase == "annulled":
                 return out
             strength = hand_strength(deal.hands[taker], variant)
+            weak = all(
+                hand_strength(deal.hands[s], variant) < bar for s in variant.seats if s != taker
+            )
+            bouts = (deal.hands[taker] & BOUTS_MASK).bit_count()
             while deal.phase == "bidding":
                 seat = deal.turn
                 assert seat is not None
                 deal.bid(seat, contract if seat == taker else PASS)
             result = play_deal(game, [make_bot("normal", s) for s in variant.seats])
             assert isinstance(result, ScoredDeal)
-            out.append((strength, contract, result.base))
+            out.append((strength, contract, result.base, result.made, weak, bouts))
     return out
 
 
@@ -371,11 +382,17 @@ def calibrate(boards: int, players: int, procs: int) -> str:
     """The taker's mean points (per defender) by hand count and contract:
     where each contract starts to pay is where ``evaluation.THRESHOLDS`` sit."""
     rows: dict[tuple[int, int], list[int]] = {}
+    after: dict[int, list[tuple[int, bool]]] = {}  # prise, the others all under the bar
+    by_bouts: dict[int, list[bool]] = {}  # prise made, counts 24-40, by bouts held
     with multiprocessing.Pool(procs, initializer=_nice) as pool:
         tasks = [(b, players) for b in range(boards)]
         for out in pool.imap_unordered(calibrate_board, tasks, chunksize=8):
-            for strength, contract, base in out:
+            for strength, contract, base, made, weak, bouts in out:
                 rows.setdefault((int(strength // 5) * 5, contract), []).append(base)
+                if contract == PRISE and weak:
+                    after.setdefault(int(strength // 4) * 4, []).append((base, made))
+                if contract == PRISE and 24 <= strength <= 40:
+                    by_bouts.setdefault(bouts, []).append(made)
     lines = [
         f"{players} players",
         "count   prise   garde   g.sans  g.contre  (mean points per defender, hands)",
@@ -385,6 +402,16 @@ def calibrate(boards: int, players: int, procs: int) -> str:
         if cells[0]:
             means = "".join(f"{statistics.fmean(v):+8.1f}" for v in cells if v)
             lines.append(f"{low:3d}-{low + 4:<3d}{means}   ({len(cells[0])})")
+    lines.append("prise when every other hand counts under the bar: mean, made (hands)")
+    for low in sorted(after):
+        bases = [b for b, _ in after[low]]
+        made = sum(m for _, m in after[low]) / len(bases)
+        mean = statistics.fmean(bases)
+        lines.append(f"{low:3d}-{low + 3:<3d}{mean:+8.1f} {made:6.0%}  ({len(bases)})")
+    made_by = ", ".join(
+        f"{n} bouts {sum(v) / len(v):.0%} of {len(v)}" for n, v in sorted(by_bouts.items())
+    )
+    lines.append(f"prise made, counts 24-40, by bouts held: {made_by}")
     return "\n".join(lines)
 
 
