@@ -16,6 +16,13 @@ speaks) are skipped; a deal everybody passed scores 0 and counts.
     nice python bench/bots.py --players 5 --pairings strong:normal --boards 1000 --worlds 12
     nice python bench/bots.py --timing 40           # strong at its default budget
     nice python bench/bots.py --players 3 --calibrate 1500  # where each contract pays
+    nice python bench/bots.py --players 3 4 5 --table normal easy --pairings  # all-pass rates
+
+``--table LEVEL...`` seats a person who always passes (and plays its cards
+as ``normal``) with bots of each level, once at every seat of each board,
+and reports how often everybody passed and how often the takers made their
+contracts: what a person sitting down with bots sees. It runs before the
+pairings (``--pairings`` with no pairing skips them).
 
 ``--worlds N`` budgets strong by count (N worlds per card, reproducible on
 a busy machine) instead of by time (``--budget``). Prints one block per size
@@ -38,10 +45,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from protocol.messages import GameCommand
+from protocol.cards import BOUTS_MASK
+from protocol.messages import Bid, GameCommand
 from protocol.views import TableView
 from server.bots import DEFAULT_BUDGET_S, Bot, make_bot
-from server.bots.evaluation import hand_strength
+from server.bots.evaluation import THRESHOLDS, hand_strength
 from server.bots.strong import StrongBot
 from server.game import Game, ScoredDeal
 from server.game.contracts import GARDE, GARDE_CONTRE, GARDE_SANS, PASS, PRISE
@@ -185,17 +193,19 @@ def report(r: dict[str, Any]) -> str:
 
 
 class TimedBot:
-    """Measures each card decision of a bot (bids and the like are instant)."""
+    """Measures each card decision of a bot (bids and the like are instant),
+    in the thread's CPU time: what the bot computes, whatever else the
+    machine runs (the strong bot counts its budget on the same clock)."""
 
     def __init__(self, bot: Bot, times: list[float]) -> None:
         self.bot = bot
         self.times = times
 
     def decide(self, view: TableView) -> GameCommand:
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         command = self.bot.decide(view)
         if view.legal.cards and len(view.legal.cards) > 1:
-            self.times.append(time.perf_counter() - t0)
+            self.times.append(time.thread_time() - t0)
         return command
 
 
@@ -207,7 +217,8 @@ def timing(deals: int, budget: float, players: int) -> dict[str, Any]:
         game = Game(deals=1, seed=f"timing/{i}", first_dealer=i % players, variant=variant)
         if game.deal.phase == "annulled":
             continue
-        bots: list[Bot] = [TimedBot(make_bot("strong", i, budget_s=budget), times)]
+        strong = StrongBot(i, budget_s=budget, clock=time.thread_time)
+        bots: list[Bot] = [TimedBot(strong, times)]
         bots += [make_bot("normal", i * players + s) for s in variant.seats[1:]]
         play_deal(game, bots)
     times.sort()
@@ -221,12 +232,126 @@ def timing(deals: int, budget: float, players: int) -> dict[str, Any]:
     }
 
 
-def calibrate_board(task: tuple[int, int]) -> list[tuple[float, int, int]]:
+class Passer:
+    """A person who never takes: passes every bid, plays its cards as ``normal``."""
+
+    def __init__(self, seed: str) -> None:
+        self.bot = make_bot("normal", seed)
+
+    def decide(self, view: TableView) -> GameCommand:
+        if view.legal.bids:
+            return Bid(bid="pass")
+        return self.bot.decide(view)
+
+
+def table_board(task: tuple[str, str, int, int, float, int]) -> list[dict[str, Any]] | None:
+    """One board played once per seat of the person who always passes, the
+    other seats held by ``level`` bots: what that person sees."""
+    level, seed, board, players, budget, worlds = task
+    variant = variant_for(players)
+    out: list[dict[str, Any]] = []
+    for person in variant.seats:
+        game = Game(
+            deals=1, seed=f"{seed}/{players}/{board}", first_dealer=board % players, variant=variant
+        )
+        if game.deal.phase == "annulled":
+            return None
+        bots: list[Bot] = [
+            Passer(f"{seed}/{board}/{s}")
+            if s == person
+            else bot(level, f"{seed}/{board}/{person}/{s}", budget, worlds)
+            for s in variant.seats
+        ]
+        result = play_deal(game, bots)
+        bidders = sum(b != PASS for b in game.deal.bids)
+        if isinstance(result, ScoredDeal):
+            out.append({"contract": result.contract, "made": result.made, "bidders": bidders})
+        else:
+            out.append({"contract": None, "made": False, "bidders": 0})
+    return out
+
+
+def table(
+    level: str, players: int, boards: int, seed: str, procs: int, budget: float, worlds: int
+) -> dict[str, Any]:
+    """All-pass and made rates at a table of ``level`` bots and one person who passes."""
+    deals = passed = made = competed = 0
+    contracts: dict[str, list[int]] = {}
+    per_board: list[tuple[int, int, int, int]] = []  # deals, passed, taken, made
+    start = time.time()
+    with multiprocessing.Pool(procs, initializer=_nice) as pool:
+        tasks = [(level, seed, b, players, budget, worlds) for b in range(boards)]
+        for out in pool.imap_unordered(table_board, tasks, chunksize=4):
+            if not out:
+                continue
+            b_passed = sum(d["contract"] is None for d in out)
+            b_made = sum(d["made"] for d in out)
+            per_board.append((len(out), b_passed, len(out) - b_passed, b_made))
+            for d in out:
+                deals += 1
+                if d["contract"] is None:
+                    passed += 1
+                    continue
+                made += d["made"]
+                competed += d["bidders"] >= 2
+                c = contracts.setdefault(d["contract"], [0, 0])
+                c[0] += 1
+                c[1] += d["made"]
+    taken = deals - passed
+    return {
+        "players": players,
+        "level": level,
+        "deals": deals,
+        "all_passed": passed,
+        "all_passed_ci": _ratio_ci([(b[1], b[0]) for b in per_board]),
+        "taken": taken,
+        "made": made,
+        "made_ci": _ratio_ci([(b[3], b[2]) for b in per_board]),
+        "competed": competed,
+        "contracts": contracts,
+        "seconds": round(time.time() - start),
+    }
+
+
+def _ratio_ci(counts: list[tuple[int, int]]) -> float:
+    """Half-width of the 95% interval of a rate counted over boards, each
+    ``(hits, tries)``: the plays of one board share its cards, so the board,
+    not the deal, is the independent unit (the ratio estimator's variance)."""
+    tries = sum(n for _, n in counts)
+    if len(counts) < 2 or not tries:
+        return math.nan
+    rate = sum(k for k, _ in counts) / tries
+    mean_tries = tries / len(counts)
+    spread = sum((k - rate * n) ** 2 for k, n in counts) / (len(counts) - 1)
+    return 1.96 * math.sqrt(spread / len(counts)) / mean_tries
+
+
+def table_report(r: dict[str, Any]) -> str:
+    n, taken = r["deals"], r["taken"]
+    mix = ", ".join(f"{c} {t}/{m}" for c, (t, m) in sorted(r["contracts"].items()))
+    return (
+        f"{r['players']} players, {r['level']} bots and a person who always passes: "
+        f"{n} deals\n"
+        f"  all passed {r['all_passed']}/{n} ({r['all_passed'] / n:.1%} ± "
+        f"{r['all_passed_ci']:.1%}); taker made {r['made']}/{taken} "
+        f"({r['made'] / max(taken, 1):.1%} ± {r['made_ci']:.1%}); "
+        f"two or more bid: {r['competed']}\n"
+        f"  contracts (taken/made): {mix}\n  {r['seconds']} s"
+    )
+
+
+Calibration = tuple[float, int, int, bool, bool, int]
+"""A taker's hand count, its contract, its points per defender, whether it
+made it, whether every other hand counted under the prise bar, its bouts."""
+
+
+def calibrate_board(task: tuple[int, int]) -> list[Calibration]:
     """Each seat in turn takes each contract (the others pass) with normal
-    bots everywhere: ``(hand count, contract, points per defender)``."""
+    bots everywhere (see ``Calibration``)."""
     board, players = task
     variant = variant_for(players)
-    out: list[tuple[float, int, int]] = []
+    bar = THRESHOLDS[players][PRISE]
+    out: list[Calibration] = []
     for taker in variant.seats:
         for contract in (PRISE, GARDE, GARDE_SANS, GARDE_CONTRE):
             game = Game(
@@ -239,13 +364,17 @@ def calibrate_board(task: tuple[int, int]) -> list[tuple[float, int, int]]:
             if deal.phase == "annulled":
                 return out
             strength = hand_strength(deal.hands[taker], variant)
+            weak = all(
+                hand_strength(deal.hands[s], variant) < bar for s in variant.seats if s != taker
+            )
+            bouts = (deal.hands[taker] & BOUTS_MASK).bit_count()
             while deal.phase == "bidding":
                 seat = deal.turn
                 assert seat is not None
                 deal.bid(seat, contract if seat == taker else PASS)
             result = play_deal(game, [make_bot("normal", s) for s in variant.seats])
             assert isinstance(result, ScoredDeal)
-            out.append((strength, contract, result.base))
+            out.append((strength, contract, result.base, result.made, weak, bouts))
     return out
 
 
@@ -253,11 +382,17 @@ def calibrate(boards: int, players: int, procs: int) -> str:
     """The taker's mean points (per defender) by hand count and contract:
     where each contract starts to pay is where ``evaluation.THRESHOLDS`` sit."""
     rows: dict[tuple[int, int], list[int]] = {}
+    after: dict[int, list[tuple[int, bool]]] = {}  # prise, the others all under the bar
+    by_bouts: dict[int, list[bool]] = {}  # prise made, counts 24-40, by bouts held
     with multiprocessing.Pool(procs, initializer=_nice) as pool:
         tasks = [(b, players) for b in range(boards)]
         for out in pool.imap_unordered(calibrate_board, tasks, chunksize=8):
-            for strength, contract, base in out:
+            for strength, contract, base, made, weak, bouts in out:
                 rows.setdefault((int(strength // 5) * 5, contract), []).append(base)
+                if contract == PRISE and weak:
+                    after.setdefault(int(strength // 4) * 4, []).append((base, made))
+                if contract == PRISE and 24 <= strength <= 40:
+                    by_bouts.setdefault(bouts, []).append(made)
     lines = [
         f"{players} players",
         "count   prise   garde   g.sans  g.contre  (mean points per defender, hands)",
@@ -267,6 +402,16 @@ def calibrate(boards: int, players: int, procs: int) -> str:
         if cells[0]:
             means = "".join(f"{statistics.fmean(v):+8.1f}" for v in cells if v)
             lines.append(f"{low:3d}-{low + 4:<3d}{means}   ({len(cells[0])})")
+    lines.append("prise when every other hand counts under the bar: mean, made (hands)")
+    for low in sorted(after):
+        bases = [b for b, _ in after[low]]
+        made = sum(m for _, m in after[low]) / len(bases)
+        mean = statistics.fmean(bases)
+        lines.append(f"{low:3d}-{low + 3:<3d}{mean:+8.1f} {made:6.0%}  ({len(bases)})")
+    made_by = ", ".join(
+        f"{n} bouts {sum(v) / len(v):.0%} of {len(v)}" for n, v in sorted(by_bouts.items())
+    )
+    lines.append(f"prise made, counts 24-40, by bouts held: {made_by}")
     return "\n".join(lines)
 
 
@@ -283,6 +428,12 @@ def main() -> None:
     parser.add_argument("--procs", type=int, default=2)
     parser.add_argument("--timing", type=int, default=0, help="deals to time strong over")
     parser.add_argument("--calibrate", type=int, default=0, help="boards to calibrate bids on")
+    parser.add_argument(
+        "--table",
+        nargs="*",
+        default=[],
+        help="levels to seat with a person who always passes (all-pass and made rates)",
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     results: dict[str, Any] = {"pairings": []}
@@ -290,6 +441,15 @@ def main() -> None:
         for players in args.players:
             print(calibrate(args.calibrate, players, args.procs), flush=True)
         return
+    if args.table:
+        results["table"] = []
+        for players in args.players:
+            for level in args.table:
+                t = table(
+                    level, players, args.boards, args.seed, args.procs, args.budget, args.worlds
+                )
+                results["table"].append(t)
+                print(table_report(t), flush=True)
     if args.timing:
         results["timing"] = []
         for players in args.players:
@@ -301,7 +461,7 @@ def main() -> None:
                 f"p99 {t['p99_ms']:.1f} ms, max {t['max_ms']:.1f} ms",
                 flush=True,
             )
-    else:
+    elif args.pairings:
         for players in args.players:
             for pairing in args.pairings:
                 a, b = pairing.split(":")

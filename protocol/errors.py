@@ -41,6 +41,7 @@ ErrorCode: TypeAlias = Literal[
     "not_finished",
     "not_between_deals",
     "bad_chat",
+    "no_hints",
     "unexpected",
     "internal",
     # the rules (RuleError)

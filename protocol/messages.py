@@ -165,6 +165,12 @@ class GetHistory(_Cmd, tag="history"):
     """The deal records of the table's finished deals."""
 
 
+class Hint(_Cmd, tag="hint"):
+    """What the strong bot would do in your seat now, with a one-line reason
+    (casual tables only: refused with ``no_hints`` at daily and tournament
+    tables)."""
+
+
 # -- players and the daily game ---------------------------------------------------
 
 
@@ -273,6 +279,7 @@ Command = (
     | Play
     | Chat
     | GetHistory
+    | Hint
     | Rename
     | Daily
     | GetLeaderboard
@@ -348,6 +355,19 @@ class History(_Event, tag="history"):
     rid: int | None = None
 
 
+class HintAnswer(_Event, tag="hint"):
+    """The answer to ``hint``: the command the strong bot would send in your
+    seat (``command``: its tag, ``choice``: the bid, or the cards), and why,
+    as a stable ``reason`` code a client words in its own language (``suit``:
+    the suit the reason names, or "")."""
+
+    command: str
+    choice: list[str]
+    reason: str
+    suit: str = ""
+    rid: int | None = None
+
+
 class Pong(_Event, tag="pong"):
     rid: int | None = None
 
@@ -411,6 +431,7 @@ Event = (
     | LobbySnapshot
     | LobbyPatch
     | History
+    | HintAnswer
     | Pong
     | Left
     | PlayerInfo

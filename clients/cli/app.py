@@ -47,6 +47,7 @@ from clients.cli.leaderboard_screen import BoardHost
 from clients.cli.link import Link, LinkStatus
 from clients.cli.lobby_screen import LobbyScreen
 from clients.cli.saved_game import SavedGameFile
+from clients.cli.table_hint import hint_line
 from clients.cli.table_screen import TableScreen
 from clients.cli.tokens import FileTokens, MemoryTokens, Tokens, seat_key
 from clients.cli.tournament_dialogs import TournamentEntry
@@ -57,6 +58,7 @@ from protocol.messages import (
     Error,
     GetHistory,
     Leave,
+    HintAnswer,
     Left,
     LobbyPatch,
     LobbySnapshot,
@@ -392,6 +394,8 @@ class AtoutApp(Translated, App[None]):
                     self.show_mode("lobby")
                     self.lobby_screen.say(left)
                 self.table_screen.reset()
+            case HintAnswer():
+                self.table_screen.say(hint_line(msg))  # table_hint.py: the ``i`` key
             case HistoryAnswer(records=records):
                 if self._history_asked and self.current_mode == "table":
                     self._history_asked = False

@@ -37,6 +37,7 @@ from clients.cli.link import LinkStatus
 from clients.cli.screen_keys import ButtonArrows, fit_footer, offer_key
 from clients.cli.sheet_dialog import ScoreSheet
 from clients.cli.status_line import StatusLine
+from clients.cli.table_hint import HintKey
 from clients.cli.table_host import TableHost
 from protocol.messages import (
     Bid,
@@ -54,7 +55,7 @@ from protocol.messages import (
 from protocol.views import TableView
 
 
-class TableScreen(Translated, ButtonArrows, Screen[None]):
+class TableScreen(Translated, HintKey, ButtonArrows, Screen[None]):
     DEFAULT_CSS = """
     TableScreen { layout: vertical; }
     #top { height: 1; background: $panel; }
@@ -90,7 +91,7 @@ class TableScreen(Translated, ButtonArrows, Screen[None]):
         # The innermost open thing first: the last trick, the poignée picker, then leave.
         Binding("escape", "back", N_("Leave")),
     ]
-    FOOTER_OPTIONAL = ("history", "last_trick", "chat", "sheet")
+    FOOTER_OPTIONAL = ("history", "last_trick", "hint", "chat", "sheet")
     """Left out of the footer, first ones first, when it is too narrow (all in Help)."""
 
     def __init__(self, host: TableHost) -> None:

@@ -183,6 +183,7 @@ ERROR_CODES = {
     "too_many_tables": N_("the server has too many tables; try later"),
     "not_creator": N_("only the player who opened the table can start it"),
     "bad_chat": N_("a chat line is 1 to 200 characters"),
+    "no_hints": N_("hints are for casual tables only"),
     "bad_call": N_("that card may not be called"),
     "bad_players": N_("a table has 3, 4 or 5 players"),
     # tournaments (tournament_flow.py), in the browser client's words (words.js)

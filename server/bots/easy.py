@@ -29,6 +29,11 @@ from server.bots.normal import trick_state
 from server.bots.tactics import beating, highest, iter_cards, lowest
 from server.game.variant import FOUR, Variant
 
+EASY_PRISE = 7
+EASY_GARDE = 11
+"""easy's bars (trumps + 2 × bouts, for 18 cards): lower than a sound
+player's, so that it takes about as often as ``normal`` and makes less."""
+
 
 class EasyBot:
     """Simple rules from the view alone (see the module docstring)."""
@@ -59,12 +64,13 @@ class EasyBot:
 
 
 def _bid(hand: int, legal: list[str], variant: Variant) -> str:
-    # Trumps and bouts make a contract; a beginner never goes past a garde.
-    # The bar (14 and 11 with 18 cards) follows the hand size, as its square
-    # root: about as many hands reach it at every table size.
+    # Trumps and bouts make a contract; a beginner never goes past a garde
+    # and takes boldly (it wants to play): a hand of 7 with 18 cards, a garde
+    # from 11. The bar follows the hand size, as its square root: about as
+    # many hands reach it at every table size.
     raw = (hand & TRUMP_MASK).bit_count() + 2 * (hand & BOUTS_MASK).bit_count()
     count = raw * (FOUR.hand_size / variant.hand_size) ** 0.5
-    want = "garde" if count >= 14 else "prise" if count >= 11 else "pass"
+    want = "garde" if count >= EASY_GARDE else "prise" if count >= EASY_PRISE else "pass"
     return want if want in legal else "pass"
 
 

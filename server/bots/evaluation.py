@@ -45,9 +45,34 @@ THRESHOLDS: Final[dict[int, dict[int, float]]] = {
 }
 
 
-def thresholds(variant: Variant = FOUR) -> dict[int, float]:
-    """The least count for each contract at the variant's table size."""
-    return THRESHOLDS[variant.players]
+PASS_STEP: Final[dict[int, float]] = {3: 6.0, 4: 7.0, 5: 3.0}
+"""Per table size, how much lower the prise bar sits for each pass heard
+before one speaks: the seats that passed hold weak hands, so the cards one
+lacks are likelier in the chien or with no one strong (at four players a
+hand counting 40-43 made 43% of its prises, 51% when the others' hands
+were all under the bar). Only the prise comes down."""
+LAST_BAR: Final[dict[int, float]] = {3: 29.0, 4: 14.0, 5: 26.0}
+"""Per table size, the prise bar of the last to speak when all passed. The
+alternative is a new deal, and a person at a bot table wants to play: these
+bars hold all-pass deals to about 15% with a person who always passes
+(``bench/bots.py --table``). They are below where a prise pays on average
+(``--calibrate``): a weak last hand takes to play, as people do, and loses
+a little by it (docs/BOTS.md)."""
+
+
+def thresholds(
+    variant: Variant = FOUR, passes: int = 0, last: bool = False, bolder: float = 0.0
+) -> dict[int, float]:
+    """The least count for each contract at the variant's table size, after
+    ``passes`` passes heard (``last``: everybody else passed); ``bolder``
+    lowers every bar (a better player makes more of the same hand)."""
+    bars = {contract: least - bolder for contract, least in THRESHOLDS[variant.players].items()}
+    # Only the prise comes down: a weak hand that takes should not raise.
+    shift = PASS_STEP[variant.players] * passes
+    if last:
+        shift = max(shift, bars[PRISE] - LAST_BAR[variant.players])
+    bars[PRISE] = min(bars[PRISE], bars[PRISE] - shift)
+    return bars
 
 
 def _rank_bit(suit: int, rank: int) -> int:
@@ -98,10 +123,17 @@ def hand_strength(hand: int, variant: Variant = FOUR) -> float:
     return count
 
 
-def contract_for(strength: float, variant: Variant = FOUR) -> int:
-    """The highest contract a count supports (``PASS`` below a prise)."""
+def contract_for(
+    strength: float,
+    variant: Variant = FOUR,
+    passes: int = 0,
+    last: bool = False,
+    bolder: float = 0.0,
+) -> int:
+    """The highest contract a count supports (``PASS`` below a prise), after
+    ``passes`` passes heard (``last``: everybody else passed)."""
     best = PASS
-    for contract, least in thresholds(variant).items():
+    for contract, least in thresholds(variant, passes, last, bolder).items():
         if strength >= least:
             best = contract
     return best

@@ -28,15 +28,15 @@ import time
 from collections.abc import Callable
 
 from protocol.cards import CODES, EXCUSE, HALF_POINTS, SUIT_OF, TRUMP
-from protocol.messages import GameCommand, Play, Poignee
+from protocol.messages import Bid, GameCommand, Play, Poignee
 from protocol.views import TableView
 from server.bots.evaluation import hand_strength, thresholds
 from server.bots.knowledge import Knowledge, mask_of_codes
-from server.bots.normal import NormalBot, choose_card, choose_poignee
+from server.bots.normal import NormalBot, choose_bid, choose_card, choose_poignee
 from server.bots.playout import play_out
 from server.bots.sampling import Sampler, World, dealt_hands, rebuild_deal
 from server.bots.tactics import iter_cards
-from server.game.contracts import GARDE_CONTRE, PASS
+from server.game.contracts import BID_NAMES, BID_OF, GARDE_CONTRE, PASS
 
 BID_SLACK = 8
 """How far a hidden hand's count may stray from what its bid suggests (other
@@ -45,6 +45,9 @@ SAMPLE_TRIES = 8
 """Worlds drawn at most to find one that agrees with the bids."""
 PRIOR_Z = 1.0
 """Standard errors by which the search must beat ``normal``'s card to overrule it."""
+BOLDER: dict[int, float] = {3: 0.0, 4: 0.0, 5: 0.0}
+"""Per table size, how far below ``normal``'s bars strong bids (its search
+makes more of the same hand as taker; tuned in duplicate against normal)."""
 SAFETY = 0.85
 """Share of the budget the search plans to use: the rest absorbs the last
 world's overrun and the clock's jitter, so the budget holds at the p99."""
@@ -79,6 +82,10 @@ class StrongBot:
         start = self.clock()
         self.last_worlds = 0
         legal = view.legal
+        if legal.bids:
+            k = Knowledge.from_view(view)
+            bid = choose_bid(k, [BID_OF[b] for b in legal.bids], BOLDER[k.variant.players])
+            return Bid(bid=BID_NAMES[bid])
         if not legal.cards:
             return self.normal.decide(view)
         k = Knowledge.from_view(view)

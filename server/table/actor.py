@@ -38,6 +38,7 @@ from server.conn import CLOSE_FOR, send_to_all
 from server.store.base import StaleWrite, StoreError, TableStore
 from server.table.core import TableCore
 from server.table.effects import (
+    Advise,
     Answer,
     Arm,
     Close,
@@ -156,6 +157,8 @@ class Table:
         """Makes the bot of a ``Think`` (a test may give bots that take a chosen time)."""
         self.thinking: set[asyncio.Task[None]] = set()
         """The bots deciding now: kept from the collector, stopped with the table."""
+        self.hinting: set[Peer] = set()
+        """Players whose hint is being searched: one at a time each (a search is costly)."""
 
     @property
     def id(self) -> str:
@@ -273,6 +276,15 @@ class Table:
                 task = asyncio.get_running_loop().create_task(self._think(effect))
                 self.thinking.add(task)
                 task.add_done_callback(self.thinking.discard)
+            case Advise(peer=peer, rid=rid):
+                if peer in self.hinting:
+                    busy = Error(code="rate_limited", message="one hint at a time", rid=rid)
+                    _conn(peer).send(busy)
+                    return
+                self.hinting.add(peer)
+                task = asyncio.get_running_loop().create_task(self._advise(effect))
+                self.thinking.add(task)
+                task.add_done_callback(self.thinking.discard)
             case _:
                 raise AssertionError(f"{effect!r} needs waiting for")
 
@@ -286,6 +298,23 @@ class Table:
         command = await self._decide(think)
         if not self.closed:
             self.inbox.put_nowait(BotMove(think.seat, think.version, command, think.view))
+
+    async def _advise(self, advise: Advise) -> None:
+        """Search the strong bot's choice for the asker's seat, off the event
+        loop, and answer the asker alone."""
+        from server.bots.advice import advise as search  # the search: loaded when first asked
+
+        try:
+            budget = self.settings.bot_budget
+            answer = await asyncio.to_thread(search, advise.view, advise.seed, budget)
+            answer.rid = advise.rid
+            _conn(advise.peer).send(answer)
+        except Exception:
+            self.log.exception("hint_error")
+            failed = Error(code="internal", message="no hint this time", rid=advise.rid)
+            _conn(advise.peer).send(failed)
+        finally:
+            self.hinting.discard(advise.peer)
 
     async def _decide(self, think: Think) -> GameCommand:
         bot = self.bots(think.level, think.seed, budget_s=self.settings.bot_budget)

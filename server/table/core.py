@@ -38,6 +38,7 @@ from protocol.messages import (
     Ecart,
     Error,
     GetHistory,
+    Hint,
     Leave,
     Left,
     Play,
@@ -72,6 +73,7 @@ from server.table.effects import (
 )
 from server.table.fanout import Fanout, Stream
 from server.table.gather import gathered, gathering, may_start, rehost
+from server.table.hints import hint
 from server.table.inbox import Act, BotMove, Gone, Hurry, Join, Message, Peer, Reclaim, Sweep, Wake
 from server.table.mode import TableMode
 from server.table.modes import policy_of
@@ -482,6 +484,8 @@ class TableCore:
                     self._refuse(peer, rid, out, refused)
                 else:
                     self._commit(now, out)
+            case Hint():
+                out.extend(hint(self.mode, st, self.game, peer, seat, rid, self.view_for(seat)))
             case Bid() | Call() | Ecart() | Chelem() | Poignee() | Play():
                 if st.status != "playing" or self.game is None:
                     self._refuse(peer, rid, out, "wrong_phase")

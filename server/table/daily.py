@@ -53,6 +53,7 @@ class DailyMode(msgspec.Struct, frozen=True):
 
     name: ClassVar[str] = "daily"
     every_deal_counts: ClassVar[bool] = True
+    hints: ClassVar[bool] = False  # a ranked game: nobody plays it with help
 
     @property
     def terms(self) -> DailyTag:

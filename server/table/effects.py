@@ -116,6 +116,16 @@ class Think:
 
 
 @dataclass(frozen=True, slots=True)
+class Advise:
+    """Ask the strong bot what ``peer`` (at ``seat``) should do; answer it a ``HintAnswer``."""
+
+    peer: Peer
+    rid: int
+    view: TableView
+    seed: str
+
+
+@dataclass(frozen=True, slots=True)
 class Log:
     """A log event with its fields (bound to the table by the actor)."""
 
@@ -164,6 +174,7 @@ Effect = (
     | Answer
     | SendHistory
     | Think
+    | Advise
     | Log
     | Refused
     | DailyFinished

@@ -53,6 +53,11 @@ class TableMode(Protocol):
         """Deals are numbered as dealt, annulled ones included (else an
         annulled deal is an attempt at the next counted one)."""
 
+    @property
+    def hints(self) -> bool:
+        """A seat may ask what the strong bot would do (``hint``): only where
+        nothing is ranked (a casual table), never at a daily or tournament one."""
+
     def join_refusal(
         self, status: TableStatus, player: str | None, watching: bool
     ) -> Refusal | None:
@@ -87,6 +92,7 @@ class NormalMode(msgspec.Struct, frozen=True):
 
     name: ClassVar[str] = "normal"
     every_deal_counts: ClassVar[bool] = False
+    hints: ClassVar[bool] = True
 
     @property
     def terms(self) -> None:

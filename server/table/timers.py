@@ -17,6 +17,7 @@ from server.table.effects import Arm
 from server.table.gather import gathering
 from server.table.inbox import Wake
 from server.table.state import TableState
+from server.table.think import think_time
 
 
 def schedule(
@@ -41,12 +42,14 @@ def schedule(
         if st.seats[seat].kind != "bot":
             return _human_turn(st, game, settings, seat in away(st), seat, now)
         st.deadline = None
-        # Every bot seat waits the same ``bot_think``, whatever it holds: the
-        # pace of play tells nobody anything of a hand (the hidden partner).
-        # The core asks for the bot's decision as it arms this timer and holds
-        # the move until it fires, so the time the bot took to decide does not
-        # show either (only a decision slower than ``bot_think`` goes out late).
-        return Arm(now + settings.bot_think, Wake("auto", st.version, seat))
+        # A bot waits as a person would over this decision (``think``): a
+        # function of the decision's kind and shape only, never of its camp,
+        # so the pace tells nobody who the hidden partner is. The core asks
+        # for the bot's decision as it arms this timer and holds the move
+        # until it fires, so the time the bot took to decide does not show
+        # either (only a decision slower than its pause goes out late).
+        pause = think_time(settings.bot_think, game.deal, seat)
+        return Arm(now + pause, Wake("auto", st.version, seat))
     st.deadline = None
     return Arm(None)
 

@@ -57,6 +57,7 @@ class TournamentMode(msgspec.Struct, frozen=True):
 
     name: ClassVar[str] = "tournament"
     every_deal_counts: ClassVar[bool] = True
+    hints: ClassVar[bool] = False  # a ranked game: nobody plays it with help
 
     @property
     def terms(self) -> TournamentTag:

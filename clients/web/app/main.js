@@ -18,6 +18,7 @@ import { tableOf } from "./rounds.js";
 import { TournamentBar, TournamentPanel } from "./tournament.js";
 import { TournamentEntry } from "./tournament_forms.js";
 import { learnRules } from "./facts.js";
+import { HintButton } from "./hint.js";
 
 const server = serverUrl(window.location);
 const store = storeFor(server);
@@ -351,7 +352,8 @@ function App() {
       <${TableScreen} view=${view} act=${act} move=${move} busy=${conn.pendingMove !== null || state.status.phase !== "online"}
       inviteUrl=${inviteUrl} onLeave=${() => leave(view)} log=${state.log}
       history=${state.history} askHistory=${askHistory} again=${!ours} prefs=${state.prefs} setPrefs=${setPrefs}
-      played=${conn.pendingMove !== null ? state.played : null} />
+      played=${conn.pendingMove !== null ? state.played : null}
+      hint=${html`<${HintButton} view=${view} conn=${conn} tournament=${ours} />`} />
       ${state.confirmLeave && html`<${ConfirmLeave} view=${view} />`}
       ${state.daily && html`<${DailyResult} result=${state.daily} onClose=${() => { state.daily = null; draw(); }}
         onBoard=${() => { state.daily = null; leave(null); go("leaderboard"); }} />`}`;

@@ -147,7 +147,7 @@ function Action({ icon, text, pressed, disabled, onClick, extra = "" }) {
 }
 
 export function TableScreen({
-  view, move, act, busy, inviteUrl, onLeave, log, history, askHistory, again = true, prefs, setPrefs, waiting = null, played = null,
+  view, move, act, busy, inviteUrl, onLeave, log, history, askHistory, again = true, prefs, setPrefs, waiting = null, played = null, hint = null,
 }) {
   const [picked, setPicked] = useState([]);
   const [poignee, setPoignee] = useState(null);
@@ -242,6 +242,7 @@ export function TableScreen({
       <${DealFacts} view=${view} />
       <p class="prompt" id="prompt">${prompt(view)}
         ${view.deadline !== null && html` <${Countdown} at=${view.deadline} words=${(s) => _("{s}s left", { s })} />`}</p>
+      ${hint}
       ${legal.bids.length > 0 && html`<${Bidding} legal=${legal} move=${move} busy=${busy} />`}
       ${legal.calls.length > 0 && html`<${CallBar} view=${view} move=${move} busy=${busy} />`}
       ${legal.chelem && html`<${Chelem} move=${move} busy=${busy} />`}
