@@ -113,26 +113,9 @@ def is_trump(card: int) -> bool:
     return FIRST_TRUMP <= card < EXCUSE
 
 
-def is_bout(card: int) -> bool:
-    return card in BOUTS
-
-
-def suit_of(card: int) -> int:
-    """0..3 for a suit card, ``TRUMP`` for a trump, ``NO_SUIT`` for the Excuse."""
-    return SUIT_OF[card]
-
-
 def points(cards: list[int] | tuple[int, ...] | set[int] | frozenset[int]) -> float:
     """Card points of some cards, as a float (4.5 for a bout)."""
     return sum(HALF_POINTS[c] for c in cards) / 2
-
-
-def mask_of(cards: list[int] | tuple[int, ...] | set[int] | frozenset[int]) -> int:
-    """The bitmask of a collection of cards."""
-    m = 0
-    for c in cards:
-        m |= 1 << c
-    return m
 
 
 def cards_of(mask: int) -> list[int]:
@@ -144,11 +127,6 @@ def cards_of(mask: int) -> list[int]:
         out.append(low.bit_length() - 1)
         mask ^= low
     return out
-
-
-def sort_key(card: int) -> tuple[int, int]:
-    """A display order: suits S H D C low to high, then trumps, then the Excuse."""
-    return (SUIT_OF[card], card)
 
 
 def describe(card: int) -> str:
