@@ -157,7 +157,7 @@ def command(port: int, password: str | None, *args: bytes) -> bytes:
     """One command from a plain socket (after ``AUTH`` if ``password``); its
     one-line reply (``+OK``, ``:3``), an error reply raising ``RuntimeError``."""
     with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
-        commands = [(b"AUTH", password.encode())] if password else []
+        commands: list[tuple[bytes, ...]] = [(b"AUTH", password.encode())] if password else []
         commands.append(args)
         for one in commands:
             s.sendall(b"*%d\r\n" % len(one) + b"".join(b"$%d\r\n%s\r\n" % (len(a), a) for a in one))
