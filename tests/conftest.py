@@ -28,8 +28,7 @@ settings.load_profile("atout")
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto``: two workers a core (``$PYTEST_XDIST_AUTO_NUM_WORKERS``
     overrides). Most live tests spend their time waiting on a socket or a
-    child process, so a second worker a core fills the wait; measured on two
-    cores (README, "Test"), more than two a core gained nothing."""
+    child process, so a second worker a core fills the wait."""
     named = os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS")
     if named:
         return int(named)
