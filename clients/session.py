@@ -252,10 +252,6 @@ class Session:
         return self.sync.lobby.view
 
     @property
-    def lobby_seq(self) -> int:
-        return self.sync.lobby.seq
-
-    @property
     def seat(self) -> int | None:
         return self.sync.seat
 

@@ -36,7 +36,7 @@ HEARTS: Final = 1
 DIAMONDS: Final = 2
 CLUBS: Final = 3
 TRUMP: Final = 4
-"""The pseudo-suit of the 21 trumps (``suit_of`` returns it)."""
+"""The pseudo-suit of the 21 trumps (``SUIT_OF`` gives it)."""
 PLAIN_SUITS: Final = range(TRUMP)
 """The suits proper, spades to clubs (trumps are not one of them)."""
 NO_SUIT: Final = 5
@@ -113,26 +113,9 @@ def is_trump(card: int) -> bool:
     return FIRST_TRUMP <= card < EXCUSE
 
 
-def is_bout(card: int) -> bool:
-    return card in BOUTS
-
-
-def suit_of(card: int) -> int:
-    """0..3 for a suit card, ``TRUMP`` for a trump, ``NO_SUIT`` for the Excuse."""
-    return SUIT_OF[card]
-
-
 def points(cards: list[int] | tuple[int, ...] | set[int] | frozenset[int]) -> float:
     """Card points of some cards, as a float (4.5 for a bout)."""
     return sum(HALF_POINTS[c] for c in cards) / 2
-
-
-def mask_of(cards: list[int] | tuple[int, ...] | set[int] | frozenset[int]) -> int:
-    """The bitmask of a collection of cards."""
-    m = 0
-    for c in cards:
-        m |= 1 << c
-    return m
 
 
 # The cards of each byte of a mask, by the byte's place: cards_of reads a
@@ -152,11 +135,6 @@ def cards_of(mask: int) -> list[int]:
         if byte:
             out += _BYTE_CARDS[place][byte]
     return out
-
-
-def sort_key(card: int) -> tuple[int, int]:
-    """A display order: suits S H D C low to high, then trumps, then the Excuse."""
-    return (SUIT_OF[card], card)
 
 
 def describe(card: int) -> str:

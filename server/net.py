@@ -21,9 +21,10 @@ import asyncio
 import contextlib
 import json
 import secrets
+from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, get_args
 
 import structlog
 from websockets.asyncio.server import ServerConnection
@@ -333,89 +334,8 @@ class Front:
             await self._route(conn, msg)
 
     async def _route(self, conn: Conn, msg: Any) -> None:
-        rid = getattr(msg, "rid", 0)
-        match msg:
-            case Ping():
-                conn.send(Pong(rid=rid))
-            case SnapshotRequest() if self.lobby.table_of(conn) is None:
-                self.lobby.enter(conn, snapshot=False)
-                conn.send(LobbySnapshot(seq=self.lobby.seq, view=self.lobby.view))
-            case Hello():
-                conn.send(Error(code="already_hello", message="you already said hello", rid=rid))
-            case Resume():
-                if self.lobby.table_of(conn) is not None:
-                    conn.send(
-                        Error(code="already_seated", message="leave your table first", rid=rid)
-                    )
-                    return
-                address = self.address_of.get(conn, "?")
-                if not self._may_guess(conn, address, rid):
-                    return
-                await self.lobby.resume(conn, msg.token, msg.last_seq, rid)
-                if self.lobby.table_of(conn) is None:
-                    self.guard.guess_failed(address)
-            case Rename() | GetLeaderboard():
-                await self.server.daily.command(self.lobby, conn, msg)
-            case TournamentCreate() if conn.player is not None and not self.guard.may_create(
-                self.address_of.get(conn, "?")
-            ):
-                # Limited as table creations are (they open tables too).
-                message = "too many new tournaments from your address: wait"
-                conn.send(Error(code="rate_limited", message=message, rid=rid))
-            case TournamentJoin() | TournamentGet():
-                # A code: a guess, if no tournament has it (as a table's code).
-                address = self.address_of.get(conn, "?")
-                if not self._may_guess(conn, address, rid):
-                    return
-                if await self.server.tournaments.command(conn, msg) == "no_such_tournament":
-                    self.guard.guess_failed(address)
-            case _ if isinstance(msg, TournamentCommand):
-                await self.server.tournaments.command(conn, msg)
-            case CreateTable() | JoinTable() | QuickPlay() | Watch() | Daily():
-                if self.lobby.table_of(conn) is not None:
-                    conn.send(
-                        Error(
-                            code="already_seated",
-                            message="you are at a table: leave it first",
-                            rid=rid,
-                        )
-                    )
-                    return
-                if isinstance(msg, Daily):
-                    await self.server.daily.command(self.lobby, conn, msg)
-                elif isinstance(msg, CreateTable):
-                    if not self.guard.may_create(self.address_of.get(conn, "?")):
-                        conn.send(
-                            Error(
-                                code="rate_limited",
-                                message="too many new tables from your address: wait",
-                                rid=rid,
-                            )
-                        )
-                        return
-                    await self.lobby.create(conn, msg)
-                elif isinstance(msg, QuickPlay):
-                    await self.lobby.quick_play(conn, rid, msg.players)
-                else:
-                    # A table id or an invite code: a guess, if it is refused.
-                    address = self.address_of.get(conn, "?")
-                    if not self._may_guess(conn, address, rid):
-                        return
-                    await self.lobby.join(conn, msg)
-                    if self.lobby.table_of(conn) is None:
-                        self.guard.guess_failed(address)
-            case _:
-                table = self.lobby.table_of(conn)
-                if table is None:
-                    conn.send(
-                        Error(
-                            code="not_at_table",
-                            message="sit at a table (create, join or quick play) first",
-                            rid=rid,
-                        )
-                    )
-                    return
-                table.inbox.put_nowait(Act(conn, msg))
+        """To the command's handler in ``COMMANDS``, else to the connection's table."""
+        await COMMANDS.get(type(msg), _to_table)(self, conn, msg)
 
     def _may_guess(self, conn: Conn, address: str, rid: int) -> bool:
         if self.guard.may_guess(address):
@@ -462,6 +382,135 @@ class Front:
         """Drop every connection still open, without waiting for its client."""
         for conn in list(self.conns):
             conn.ws.transport.abort()
+
+
+# The commands a connection sends after its hello, each to its handler.
+# A new command: one line in COMMANDS and one small function. A command not
+# listed (nor any of its classes) goes to the connection's table.
+
+
+async def _ping(front: Front, conn: Conn, msg: Ping) -> None:
+    conn.send(Pong(rid=msg.rid))
+
+
+async def _snapshot(front: Front, conn: Conn, msg: SnapshotRequest) -> None:
+    if front.lobby.table_of(conn) is not None:
+        await _to_table(front, conn, msg)  # the table's snapshot
+        return
+    front.lobby.enter(conn, snapshot=False)
+    conn.send(LobbySnapshot(seq=front.lobby.seq, view=front.lobby.view))
+
+
+async def _hello_again(front: Front, conn: Conn, msg: Hello) -> None:
+    conn.send(Error(code="already_hello", message="you already said hello", rid=msg.rid))
+
+
+async def _resume(front: Front, conn: Conn, msg: Resume) -> None:
+    if front.lobby.table_of(conn) is not None:
+        conn.send(Error(code="already_seated", message="leave your table first", rid=msg.rid))
+        return
+    address = front.address_of.get(conn, "?")
+    if not front._may_guess(conn, address, msg.rid):
+        return
+    await front.lobby.resume(conn, msg.token, msg.last_seq, msg.rid)
+    if front.lobby.table_of(conn) is None:
+        front.guard.guess_failed(address)
+
+
+async def _player(front: Front, conn: Conn, msg: Rename | GetLeaderboard) -> None:
+    await front.server.daily.command(front.lobby, conn, msg)
+
+
+async def _tournament_create(front: Front, conn: Conn, msg: TournamentCreate) -> None:
+    if conn.player is not None and not front.guard.may_create(front.address_of.get(conn, "?")):
+        # Limited as table creations are (they open tables too).
+        message = "too many new tournaments from your address: wait"
+        conn.send(Error(code="rate_limited", message=message, rid=msg.rid))
+        return
+    await front.server.tournaments.command(conn, msg)
+
+
+async def _tournament_code(front: Front, conn: Conn, msg: TournamentJoin | TournamentGet) -> None:
+    # A code: a guess, if no tournament has it (as a table's code).
+    address = front.address_of.get(conn, "?")
+    if not front._may_guess(conn, address, msg.rid):
+        return
+    if await front.server.tournaments.command(conn, msg) == "no_such_tournament":
+        front.guard.guess_failed(address)
+
+
+async def _tournament(front: Front, conn: Conn, msg: TournamentCommand) -> None:
+    await front.server.tournaments.command(conn, msg)
+
+
+def _seated(front: Front, conn: Conn, rid: int) -> bool:
+    """Whether ``conn`` sits at a table already (then told to leave it first)."""
+    if front.lobby.table_of(conn) is None:
+        return False
+    message = "you are at a table: leave it first"
+    conn.send(Error(code="already_seated", message=message, rid=rid))
+    return True
+
+
+async def _create_table(front: Front, conn: Conn, msg: CreateTable) -> None:
+    if _seated(front, conn, msg.rid):
+        return
+    if not front.guard.may_create(front.address_of.get(conn, "?")):
+        message = "too many new tables from your address: wait"
+        conn.send(Error(code="rate_limited", message=message, rid=msg.rid))
+        return
+    await front.lobby.create(conn, msg)
+
+
+async def _join(front: Front, conn: Conn, msg: JoinTable | Watch) -> None:
+    if _seated(front, conn, msg.rid):
+        return
+    # A table id or an invite code: a guess, if it is refused.
+    address = front.address_of.get(conn, "?")
+    if not front._may_guess(conn, address, msg.rid):
+        return
+    await front.lobby.join(conn, msg)
+    if front.lobby.table_of(conn) is None:
+        front.guard.guess_failed(address)
+
+
+async def _quick_play(front: Front, conn: Conn, msg: QuickPlay) -> None:
+    if not _seated(front, conn, msg.rid):
+        await front.lobby.quick_play(conn, msg.rid, msg.players)
+
+
+async def _daily(front: Front, conn: Conn, msg: Daily) -> None:
+    if not _seated(front, conn, msg.rid):
+        await front.server.daily.command(front.lobby, conn, msg)
+
+
+async def _to_table(front: Front, conn: Conn, msg: Any) -> None:
+    table = front.lobby.table_of(conn)
+    if table is None:
+        message = "sit at a table (create, join or quick play) first"
+        conn.send(Error(code="not_at_table", message=message, rid=getattr(msg, "rid", 0)))
+        return
+    table.inbox.put_nowait(Act(conn, msg))
+
+
+COMMANDS: dict[type[Any], Callable[[Front, Conn, Any], Awaitable[None]]] = {
+    **dict.fromkeys(get_args(TournamentCommand), _tournament),  # but these three:
+    TournamentCreate: _tournament_create,
+    TournamentJoin: _tournament_code,
+    TournamentGet: _tournament_code,
+    Ping: _ping,
+    SnapshotRequest: _snapshot,
+    Hello: _hello_again,
+    Resume: _resume,
+    Rename: _player,
+    GetLeaderboard: _player,
+    CreateTable: _create_table,
+    JoinTable: _join,
+    Watch: _join,
+    QuickPlay: _quick_play,
+    Daily: _daily,
+}
+"""Command class → its handler."""
 
 
 def _web_root(settings: Settings) -> WebRoot | None:

@@ -79,8 +79,13 @@ def chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    """One Chromium for a test module's browser tests. Not one per session:
+    Playwright's sync API keeps an event loop running on the main thread
+    while it is open, and every asyncio test after it in the same process
+    (any module, in the order pytest-xdist hands them out) would fail with
+    "cannot be called from a running event loop"."""
     executable = chromium()
     if executable is None:
         pytest.skip(

@@ -26,7 +26,8 @@ from server.store.asyncio_redis_fixes import (
     _Pool,
     _Protocol,
 )
-from tests.support.redis import RedisServer, RedisUnavailable, kill_subscribers
+from tests.support.ports import free_port
+from tests.support.redis import RedisServer, RedisUnavailable, command, kill_subscribers
 
 
 def test_the_installed_library_is_the_pinned_one() -> None:
@@ -52,6 +53,57 @@ def test_the_internals_the_fixes_override_are_there() -> None:
     assert issubclass(_Protocol, asyncio_redis.RedisProtocol)
     assert issubclass(_Connection, asyncio_redis.Connection)
     assert issubclass(_Pool, asyncio_redis.Pool)
+
+
+async def test_fix_1_the_library_retries_a_first_connect_forever() -> None:
+    """Bounded by two seconds of real time: what is shown is that the
+    library's ``create`` is still retrying then (it never gives up)."""
+    port = free_port()  # nothing listens there
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(
+            asyncio_redis.Connection.create(port=port, encoder=BytesEncoder()), 2.0
+        )
+    # Ours says so at once: a server that cannot reach Redis does not start.
+    with pytest.raises(OSError):
+        await _Connection.open("127.0.0.1", port, password=None, db=0)
+
+
+def test_fix_2_the_library_backs_off_to_a_minute_ours_to_two_seconds() -> None:
+    plain = asyncio_redis.Connection()
+    plain._reset_retry_interval()
+    for _ in range(50):
+        plain._increase_retry_interval()
+    assert plain._retry_interval == 60  # a short Redis restart stalls every table a minute
+    fixed = _Connection()
+    fixed._reset_retry_interval()
+    for _ in range(50):
+        fixed._increase_retry_interval()
+    assert fixed._retry_interval == _Connection.RETRY_MAX_S == 2.0
+
+
+@pytest.mark.redis
+async def test_fix_3_the_library_sends_a_command_to_db_0_before_select() -> None:
+    try:
+        server = RedisServer("--requirepass", "s3cret")
+    except RedisUnavailable as exc:
+        pytest.skip(str(exc))
+    with server:
+        plain = await asyncio_redis.Connection.create(
+            port=server.port, password=b"s3cret", db=3, encoder=BytesEncoder(), auto_reconnect=False
+        )
+        try:
+            await plain.set(b"early", b"x")  # written while its AUTH is answered
+            await plain.ping()  # its SELECT is done by now
+            assert command(server.port, "s3cret", b"EXISTS", b"early") == b":1"  # in db 0
+        finally:
+            plain.close()
+        fixed = await RedisClient.open("127.0.0.1", server.port, password=b"s3cret", db=3, size=1)
+        try:
+            await fixed.set_if_absent(b"mine", b"x")
+            assert command(server.port, "s3cret", b"EXISTS", b"mine") == b":0"  # not in db 0
+            assert await fixed.exists(b"mine")  # in db 3
+        finally:
+            await fixed.aclose()
 
 
 async def test_fix_4_an_error_for_a_caller_that_gave_up_kills_the_library_reader() -> None:

@@ -175,7 +175,18 @@ async def test_restart_serves_tables_again_with_timers_and_bots(
         await s.send(CreateTable(seed="restore", deals=1, turn_timer=30))
         seated = await s.wait_for(Seated)
         await s.send(StartGame())
-        view = await _play(s, lambda v: _cards_played(v) >= 5)
+        # Stop at our own turn: the table then waits for us, so the deadline
+        # seen is the one saved. (At a bot's turn, the bot's move and the
+        # next deadline could be saved after the last view we read.)
+        view = await _play(
+            s,
+            lambda v: (
+                _cards_played(v) >= 5
+                and v.deal is not None
+                and v.deal.turn == seated.seat
+                and v.deadline is not None
+            ),
+        )
         deadline = view.deadline
     store2 = await RedisStore.connect(redis_server.url)
     async with running(store=store2, redis_url=redis_server.url, bot_think=0.01) as server:

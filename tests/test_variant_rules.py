@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 from protocol.cards import CARD_OF, DECK_SIZE, cards_of
+from protocol.messages import Call
 from server.game import Deal, Game, RuleError, ScoredDeal
-from server.game.commands import Call, apply_command
+from server.game.commands import apply_command
 from server.game.contracts import BID_OF
 from server.game.dealing import deal_cards
 from server.game.scoring import score
@@ -145,9 +146,9 @@ def test_bad_call_wrong_phase_not_your_turn_change_nothing() -> None:
     refused("bad_call", deal.call, 1, 99)
     refused("not_your_turn", deal.call, 2, C["KS"])
     refused("wrong_phase", deal.play, 1, C["KS"])
-    refused("bad_call", apply_command, deal, 1, Call(1, "XX"))
+    refused("bad_call", apply_command, deal, 1, Call(card="XX"))
     assert snapshot(deal) == before
-    apply_command(deal, 1, Call(1, "KH"))
+    apply_command(deal, 1, Call(card="KH"))
     assert deal.called == "KH"
     before = snapshot(deal)
     refused("wrong_phase", deal.call, 1, C["KS"])  # called already

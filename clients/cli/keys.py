@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Protocol
 
 from clients.cli.i18n import _
-from clients.cli.tokens import InMemory, config_dir, normalize, seat_key
+from clients.cli.tokens import config_dir, normalize, seat_key
 
 KEY_FILE = "keys.json"
 _KEY = re.compile(r"[0-9a-f]{32}")
@@ -147,10 +147,6 @@ def welcomed(
     elif not used.saved.registered:
         keys.save(used.where, SavedKey(used.saved.key, registered=True))
     return True
-
-
-class MemoryKeys(InMemory[SavedKey]):
-    """Keys for this run only (tests)."""
 
 
 class FileKeys:

@@ -525,10 +525,6 @@ def decision_summary(picked: list[str], total: int, verb: str, width: int = 80) 
     return Text(f"{verb} {count}", style="bold")
 
 
-def card_list(codes: list[str]) -> str:
-    return " ".join(label(c) for c in codes)
-
-
 def ecart_question(picked: list[str]) -> Text:
     """The écart's confirmation: the cards, and a word on the trumps shown."""
     n = len(picked)

@@ -33,7 +33,6 @@ from protocol.cards import (
     HALF_POINTS,
     KINGS_MASK,
     MONDE,
-    SUIT_MASKS,
     SUIT_OF,
     TRUMP,
     TRUMP_MASK,
@@ -334,7 +333,3 @@ class Knowledge:
         return p if self.camp(self.me) == ATTACK else 1.0 - p
 
     # -- trick helpers -----------------------------------------------------
-
-    def suit_left(self, suit: int) -> int:
-        """Cards of ``suit`` not yet played."""
-        return SUIT_MASKS[suit] & ~self.played

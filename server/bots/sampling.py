@@ -5,7 +5,7 @@ and the hidden pile (another taker's écart, or an unseen chien), respecting
 the places each card may be in (voids, trump ceilings, poignées, shown
 écart trumps, a shown chien) and how many cards each place holds.
 
-``sample_world`` deals one; ``rebuild_deal`` turns it into an engine ``Deal``
+``Sampler.sample`` deals one; ``rebuild_deal`` turns it into an engine ``Deal``
 by dealing the cards each seat must have started with and replaying the
 public actions, so the engine itself checks the guess (a world that breaks
 a rule is thrown away) and the search then plays on with ``Deal.clone``.
@@ -92,11 +92,6 @@ class Sampler:
                 m |= 1 << c
             hands[place] = m
         return hands[: self.pile], hands[self.pile]
-
-
-def sample_world(k: Knowledge, rng: random.Random) -> World | None:
-    """One random world consistent with ``k`` (see ``Sampler.sample``)."""
-    return Sampler(k).sample(rng)
 
 
 def _make_room(

@@ -1,8 +1,8 @@
 """The one path from a wire command to the rules engine.
 
 A seat's game command (``Bid``, ``Ecart``, ``Chelem``, ``Poignee``,
-``Play``: decoded from the wire, or chosen by a bot; ``Call``, the taker's
-called card at five players) becomes the engine's
+``Play``, and ``Call``, the taker's called card at five players: decoded from
+the wire, or chosen by a bot) becomes the engine's
 ``Action`` ``(kind, seat, value)`` here, and ``Deal.apply`` carries it out
 through the engine's one dispatch table, the same one that replays a saved
 deal's log. The table, the bots' harness and the record replayer all come
@@ -13,12 +13,9 @@ The engine refuses before it changes anything.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from protocol.cards import CARD_OF
 from protocol.errors import ErrorCode
-from protocol.messages import Bid, Chelem, Ecart, GameCommand, Play, Poignee
-from protocol.messages import Call as CallMessage
+from protocol.messages import Bid, Call, Chelem, Ecart, GameCommand, Play, Poignee
 from server.game.deal import Action, Deal
 from server.game.errors import RuleError
 
@@ -37,19 +34,7 @@ def parse_cards(
     return out
 
 
-@dataclass(frozen=True, slots=True)
-class Call:
-    """The taker calls a card (five players): ``card`` is a card code, e.g. "KH"."""
-
-    seat: int
-    card: str
-
-    def action(self) -> Action:
-        """The engine action; a code naming no card is ``bad_call``."""
-        return ("call", self.seat, parse_cards([self.card], self.seat, code="bad_call")[0])
-
-
-def to_action(seat: int, command: GameCommand | Call) -> Action:
+def to_action(seat: int, command: GameCommand) -> Action:
     """The engine action for ``seat``'s command (card codes checked, nothing applied)."""
     match command:
         case Bid(bid=bid):
@@ -62,12 +47,11 @@ def to_action(seat: int, command: GameCommand | Call) -> Action:
             return ("poignee", seat, parse_cards(cards, seat))
         case Play(card=card):
             return ("play", seat, parse_cards([card], seat)[0])
-        case Call(card=card) | CallMessage(card=card):
-            # The engine's own command, or the wire's ``call``.
+        case Call(card=card):
             return ("call", seat, parse_cards([card], seat, code="bad_call")[0])
     raise RuleError("unexpected", f"{type(command).__name__} is not a game command", seat=seat)
 
 
-def apply_command(deal: Deal, seat: int, command: GameCommand | Call) -> None:
+def apply_command(deal: Deal, seat: int, command: GameCommand) -> None:
     """Carry out ``seat``'s game command on ``deal`` (raises ``RuleError`` if refused)."""
     deal.apply(to_action(seat, command))

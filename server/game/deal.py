@@ -39,7 +39,7 @@ record is only built when asked for.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any, Final, Literal
 
 from protocol.cards import (
@@ -174,21 +174,6 @@ class Deal:
         """Shuffle, deal and start a new deal."""
         hands, chien = deal_cards(rng, dealer, variant)
         return cls(dealer, hands, chien, variant)
-
-    @classmethod
-    def from_log(
-        cls,
-        dealer: int,
-        hands: list[list[int]],
-        chien: list[int],
-        log: Iterable[Action],
-        variant: Variant = FOUR,
-    ) -> Deal:
-        """Rebuild a deal from its cards and logged commands (persistence)."""
-        deal = cls(dealer, hands, chien, variant)
-        for action in log:
-            deal.apply(action)
-        return deal
 
     def clone(self) -> Deal:
         """An independent copy, for bots that try moves out."""

@@ -127,6 +127,20 @@ class RedisServer:
         self._proc.wait(timeout=5)
         self._proc = None
 
+    def reset(self) -> None:
+        """Make it as a fresh server for the next test: running (a test
+        before may have staged an outage), no key in any database, no script
+        cached, and no client left of the test before (a leftover
+        subscriber would hear the next test's channels)."""
+        self.start()
+        for args in (
+            (b"FLUSHALL",),
+            (b"SCRIPT", b"FLUSH"),
+            (b"CLIENT", b"KILL", b"TYPE", b"normal"),
+            (b"CLIENT", b"KILL", b"TYPE", b"pubsub"),
+        ):
+            command(self.port, None, *args)
+
     def close(self) -> None:
         """Stop the server for good and delete its directory."""
         self.stop()
@@ -139,25 +153,35 @@ class RedisServer:
         self.close()
 
 
-def kill_subscribers(port: int, password: str | None) -> int:
-    """``CLIENT KILL TYPE pubsub`` from a plain socket; how many were killed."""
-    with socket.create_connection(("127.0.0.1", port), timeout=2) as s:
-        commands = [[b"AUTH", password.encode()]] if password else []
-        commands.append([b"CLIENT", b"KILL", b"TYPE", b"pubsub"])
-        for args in commands:
-            s.sendall(
-                b"*%d\r\n" % len(args) + b"".join(b"$%d\r\n%s\r\n" % (len(a), a) for a in args)
-            )
+def command(port: int, password: str | None, *args: bytes) -> bytes:
+    """One command from a plain socket (after ``AUTH`` if ``password``); its
+    one-line reply (``+OK``, ``:3``), an error reply raising ``RuntimeError``."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        commands: list[tuple[bytes, ...]] = [(b"AUTH", password.encode())] if password else []
+        commands.append(args)
+        for one in commands:
+            s.sendall(b"*%d\r\n" % len(one) + b"".join(b"$%d\r\n%s\r\n" % (len(a), a) for a in one))
         reply = b""
         while reply.count(b"\r\n") < len(commands):
-            reply += s.recv(64)
-    assert not reply.startswith(b"-"), reply
-    return int(reply.split(b"\r\n")[-2].lstrip(b":"))
+            chunk = s.recv(256)
+            if not chunk:
+                break
+            reply += chunk
+    last = reply.split(b"\r\n")[-2] if reply.count(b"\r\n") else reply
+    if reply.startswith(b"-") or last.startswith(b"-"):
+        raise RuntimeError(f"redis {args!r}: {reply!r}")
+    return last
+
+
+def kill_subscribers(port: int, password: str | None) -> int:
+    """``CLIENT KILL TYPE pubsub`` from a plain socket; how many were killed."""
+    return int(command(port, password, b"CLIENT", b"KILL", b"TYPE", b"pubsub").lstrip(b":"))
 
 
 __all__ = [
     "RedisServer",
     "RedisUnavailable",
+    "command",
     "find_redis_server",
     "kill_subscribers",
 ]
