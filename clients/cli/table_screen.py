@@ -31,18 +31,17 @@ from clients.cli import wording
 from clients.cli.action_bar import action_bar
 from clients.cli.call_dialog import CallDialog
 from clients.cli.cards_widget import HandWidget
-from clients.cli.dialogs import ChatBox, Confirm, Help, History
+from clients.cli.dialogs import Confirm
 from clients.cli.i18n import N_, Translated, _
 from clients.cli.link import LinkStatus
 from clients.cli.screen_keys import ButtonArrows, fit_footer, offer_key
-from clients.cli.sheet_dialog import ScoreSheet
 from clients.cli.status_line import StatusLine
 from clients.cli.table_hint import HintKey
 from clients.cli.table_host import TableHost
+from clients.cli.table_readings import TableReadings
 from protocol.messages import (
     Bid,
     Call,
-    Chat,
     Chelem,
     Ecart,
     Leave,
@@ -55,7 +54,7 @@ from protocol.messages import (
 from protocol.views import TableView
 
 
-class TableScreen(Translated, HintKey, ButtonArrows, Screen[None]):
+class TableScreen(Translated, HintKey, TableReadings, ButtonArrows, Screen[None]):
     DEFAULT_CSS = """
     TableScreen { layout: vertical; }
     #top { height: 1; background: $panel; }
@@ -526,35 +525,6 @@ class TableScreen(Translated, HintKey, ButtonArrows, Screen[None]):
             if self.show_last and not facts.last_trick(self.view.deal):
                 self.say(_("No trick has been played yet."))
 
-    def action_sheet(self) -> None:
-        if self.view is not None:
-            self.app.push_screen(ScoreSheet(self.view))
-
-    def action_history(self) -> None:
-        if self.view is None:
-            return
-        self.say(wording.HISTORY_LOADING)
-        self.host.ask_history()
-
-    def show_history(self, records: list[dict[str, Any]]) -> None:
-        if self.view is not None:
-            self.say("")
-            self.app.push_screen(History(self.view, records))
-
-    def action_chat(self) -> None:
-        view = self.view
-        if view is None:
-            return
-        if view.you is None:
-            self.say(_("Spectators read the chat; sit down to write."))
-            return
-
-        def sent(text: str | None) -> None:
-            if text:
-                self.host.send(Chat(text=text))
-
-        self.app.push_screen(ChatBox(view), sent)
-
     def action_poignee(self) -> None:
         view = self.view
         if view is None or not view.legal.poignee_sizes or self.answered is not None:
@@ -572,9 +542,6 @@ class TableScreen(Translated, HintKey, ButtonArrows, Screen[None]):
 
     def action_tournament(self) -> None:
         self.host.tournaments.show()
-
-    def action_help(self) -> None:
-        self.app.push_screen(Help())
 
     def action_back(self) -> None:
         """Esc: close what is open on the table before ever asking to leave."""
