@@ -179,14 +179,20 @@ def taker_bouts(deal: Deal, partner: int | None) -> list[str]:
     """The bouts the taker's camp holds in its tricks so far, the camps as
     publicly known (``partner``: as ``public_partner`` gives it), so that no
     view tells more than its tricks do. Once the deal is over, the engine's
-    own count, which the result's target rests on: a garde sans's chien and
-    the Excuse on the last trick (docs/RULES.md D1, D2) included."""
+    own count, which the result's target rests on: the Excuse on the last
+    trick (docs/RULES.md D1, D2) included — but a garde sans's chien, never
+    shown, is left out (clients take the result's own target once it is
+    over)."""
     if deal.taker < 0 or deal.annulled_reason is not None:
         return []
     if deal.phase == "done":
         held = {card for card, camp in deal.bout_camps.items() if camp == 0}
         if deal.excuse_camp == 0:
             held.add(EXCUSE)
+        if not takes_chien(deal.contract):
+            # A garde sans's chien is the taker's but nobody has seen it: its
+            # bouts count in the result (its target) but are never named.
+            held -= set(deal.chien)
         return [CODES[c] for c in BOUTS if c in held]
     attack = {deal.taker} if partner is None else {deal.taker, partner}
     players = deal.variant.players

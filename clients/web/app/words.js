@@ -398,6 +398,7 @@ const ERROR_CODES = {
   already_hello: N_("this client said hello twice (a client bug)"),
   already_seated: N_("you are at a table already: leave it first"),
   not_at_table: N_("you are not at a table"),
+  no_hints: N_("hints are for casual tables only"),
   bad_table: N_("those table settings are out of range"),
   bad_seat: N_("there is no such seat"),
   already_started: N_("the game has started already"),
