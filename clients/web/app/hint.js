@@ -90,8 +90,8 @@ export function HintButton({ view, conn, tournament = false }) {
     entry.answer = null;
     entry.rid = conn.send({ t: "hint" });
   };
-  return html`<div class="hint-box">
+  return html`<span class="hint-box">
     <button class="hint-ask" onClick=${ask}>${_("Hint")}</button>
-    ${answer && html`<p class="hint-line" role="status">${hintLine(answer)}</p>`}
-  </div>`;
+    ${answer && html`<span class="hint-line" role="status">${hintLine(answer)}</span>`}
+  </span>`;
 }

@@ -241,8 +241,8 @@ export function TableScreen({
     <div class=${`dock${choosing ? " choosing" : ""}`}>
       <${DealFacts} view=${view} />
       <p class="prompt" id="prompt">${prompt(view)}
-        ${view.deadline !== null && html` <${Countdown} at=${view.deadline} words=${(s) => _("{s}s left", { s })} />`}</p>
-      ${hint}
+        ${view.deadline !== null && html` <${Countdown} at=${view.deadline} words=${(s) => _("{s}s left", { s })} />`}
+        ${hint}</p>
       ${legal.bids.length > 0 && html`<${Bidding} legal=${legal} move=${move} busy=${busy} />`}
       ${legal.calls.length > 0 && html`<${CallBar} view=${view} move=${move} busy=${busy} />`}
       ${legal.chelem && html`<${Chelem} move=${move} busy=${busy} />`}
