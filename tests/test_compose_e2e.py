@@ -45,7 +45,10 @@ from tests.support.clients import autoplay
 from tests.support.ports import free_port
 from tests.support.waits import wait_until
 
-pytestmark = [pytest.mark.container, pytest.mark.asyncio]
+# One worker runs the whole module (pytest-xdist's loadgroup): its stack is
+# one docker-compose project, and two workers each bringing it up would fight
+# over its container names.
+pytestmark = [pytest.mark.container, pytest.mark.asyncio, pytest.mark.xdist_group("compose")]
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = "atout-e2e"
