@@ -31,6 +31,7 @@ from tests.web_helpers import (
     in_background,
     new_table,
     play_to_the_end,
+    second_page,
     step,
 )
 
@@ -72,10 +73,7 @@ def test_two_browsers_and_a_protocol_client_play_a_deal_to_the_end(
     """The terminal client's side is a scripted ``clients.session.Session``
     (the very class the terminal client plays through), not the Textual screens."""
     page.set_viewport_size(LAPTOP)
-    other = browser.new_context(viewport=PHONE).new_page()
-    errors: list[str] = []
-    other.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    other.on("pageerror", lambda e: errors.append(str(e)))
+    other, errors = second_page(browser)
     try:
         enter(page, web_server.url, "Alice")
         new_table(page, deals=1, private=True)

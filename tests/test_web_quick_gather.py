@@ -10,7 +10,7 @@ from pathlib import Path
 from playwright.sync_api import Browser, Page, expect
 
 from tests.browser import ServerThread
-from tests.web_helpers import LAPTOP, PHONE, enter
+from tests.web_helpers import LAPTOP, enter, second_page
 
 COUNTDOWN = re.compile(r"Waiting for players · bots fill the seats in \d+ s")
 
@@ -19,10 +19,7 @@ def test_two_pages_pressing_quick_play_sit_together_and_either_starts(
     browser: Browser, page: Page, web_server: ServerThread, tmp_path: Path
 ) -> None:
     page.set_viewport_size(LAPTOP)
-    other = browser.new_context(viewport=PHONE).new_page()
-    errors: list[str] = []
-    other.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    other.on("pageerror", lambda e: errors.append(str(e)))
+    other, errors = second_page(browser)
     try:
         enter(page, web_server.url, "Ann")
         enter(other, web_server.url, "Bea")

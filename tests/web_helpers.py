@@ -13,11 +13,21 @@ from typing import TYPE_CHECKING, Any
 from tests.browser import ServerThread
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from playwright.sync_api import Browser, Page
 
 PHONE = {"width": 390, "height": 844}
 LAPTOP = {"width": 1280, "height": 800}
 GAME_OVER = "#result-title:text-is('Game over')"
+
+
+def second_page(browser: Browser, viewport: dict[str, int] = PHONE) -> tuple[Page, list[str]]:
+    """Another person's page, in a browser context of its own, and the errors
+    its console and scripts report (the first page's are the fixture's)."""
+    other = browser.new_context(viewport=viewport).new_page()
+    errors: list[str] = []
+    other.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    other.on("pageerror", lambda e: errors.append(str(e)))
+    return other, errors
 
 
 def enter(page: Page, url: str, name: str) -> None:

@@ -4,10 +4,9 @@
 // right, then across, then on our left. A place is a name of the felt's
 // grid (style.css): `you`, `right`, `top`, `left`, and at three and five the
 // corners `tr`, `tl`.
-import { useEffect, useState } from "preact/hooks";
 import { _, ngettext } from "./i18n.js";
 import { Card, CardList } from "./hand.js";
-import { html } from "./ui.js";
+import { html, useNow } from "./ui.js";
 import { contract, seatName, seatState } from "./words.js";
 
 export const PLACES = {
@@ -19,16 +18,6 @@ export const PLACES = {
 /** The felt's place of `seat`, seen from `bottom` (our seat, or 0 for a spectator). */
 export function placeOf(seat, bottom, n) {
   return (PLACES[n] || PLACES[4])[(seat - bottom + n) % n];
-}
-
-function useNow(active) {
-  const [now, setNow] = useState(Date.now());
-  useEffect(() => {
-    if (!active) return undefined;
-    const id = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(id);
-  }, [active]);
-  return now;
 }
 
 export function Countdown({ at, words }) {

@@ -237,12 +237,12 @@ export function TableScreen({
         <h2 class="visually-hidden">${_("What happened")}</h2>
         <ol>${log.slice(-6).map((l) => html`<li key=${l.id}>${l.text}</li>`)}</ol>
       </section>
+      ${hint}
     </div>
     <div class=${`dock${choosing ? " choosing" : ""}`}>
       <${DealFacts} view=${view} />
       <p class="prompt" id="prompt">${prompt(view)}
-        ${view.deadline !== null && html` <${Countdown} at=${view.deadline} words=${(s) => _("{s}s left", { s })} />`}
-        ${hint}</p>
+        ${view.deadline !== null && html` <${Countdown} at=${view.deadline} words=${(s) => _("{s}s left", { s })} />`}</p>
       ${legal.bids.length > 0 && html`<${Bidding} legal=${legal} move=${move} busy=${busy} />`}
       ${legal.calls.length > 0 && html`<${CallBar} view=${view} move=${move} busy=${busy} />`}
       ${legal.chelem && html`<${Chelem} move=${move} busy=${busy} />`}

@@ -4,19 +4,9 @@
 // says where the tournament is while you sit at one of its tables.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { _, lang, ngettext } from "./i18n.js";
-import { Panel, html } from "./ui.js";
+import { Panel, html, useNow } from "./ui.js";
 import { signed } from "./words.js";
 import { finishLine, inIt, score, settingsLine, stage, waitLine, waitingAt } from "./rounds.js";
-
-function useNow(active) {
-  const [now, setNow] = useState(Date.now());
-  useEffect(() => {
-    if (!active) return undefined;
-    const id = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(id);
-  }, [active]);
-  return now;
-}
 
 /** A button that asks once more before it acts (removing a player, bots finishing a round). */
 function Sure({ label, question, onYes, disabled, describedBy, primary = false }) {

@@ -1,6 +1,7 @@
 // The view library, bound once: htm over Preact. Text goes into the page as
 // text nodes (Preact escapes it): nothing from a player is ever HTML.
 import { h } from "preact";
+import { useEffect, useState } from "preact/hooks";
 import htm from "htm";
 import { _, ngettext, pgettext } from "./i18n.js";
 import { useEscape } from "./keys.js";
@@ -22,4 +23,15 @@ export function Panel({ title, onClose, children, label }) {
     </header>
     ${children}
   </section>`;
+}
+
+/** The time now (ms), redrawn every second while ``active``: for countdowns. */
+export function useNow(active) {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    if (!active) return undefined;
+    const id = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(id);
+  }, [active]);
+  return now;
 }
