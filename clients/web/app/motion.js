@@ -11,7 +11,12 @@
 const DURATION = 280;
 const EASE = "cubic-bezier(0.2, 0.7, 0.3, 1)";
 
-const still = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+const reduced = window.matchMedia("(prefers-reduced-motion: reduce)");
+const still = () => reduced.matches;
+// Motion turned off while cards fly: they land at once.
+reduced.addEventListener?.("change", (e) => {
+  if (e.matches) for (const a of document.getAnimations()) a.finish();
+});
 
 const cardsIn = (root, sel) => Array.from(root.querySelectorAll(sel));
 
@@ -46,7 +51,7 @@ const plate = (table, seat) => table.querySelector(`.seat[data-seat="${seat}"]`)
 
 /** After a render: move what moved. `winner`: the seat that took the trick just gone, if any. */
 export function play(root, before, winner = null) {
-  if (!before) {
+  if (!before || still()) {
     document.querySelector(".ghosts")?.replaceChildren(); // motion turned off meanwhile: none left flying
     return;
   }
