@@ -17,11 +17,12 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
-from protocol.diff import Patch, diff
+from protocol.cards import CODES
+from protocol.diff import Op, Patch, diff
 from protocol.messages import TablePatch, TableSnapshot
-from protocol.views import SeatView, TableView
-from server.game import Game
-from server.seat_view import Reuse, deal_view, ecart_view, legal_view
+from protocol.views import DealView, SeatView, TableView, TrickView
+from server.game import Deal, Game
+from server.seat_view import Reuse, deal_view, ecart_view, legal_view, public_partner
 from server.table import pace
 from server.table.effects import Effect, Send
 from server.table.inbox import Peer
@@ -63,12 +64,65 @@ class Stream:
         self.peer: Peer | None = None
 
 
+class _Last:
+    """What the last broadcast was built from, for the next one to start from."""
+
+    __slots__ = ("base", "deal", "deal_key", "parts", "trick", "turn")
+
+    def __init__(self, parts: dict[str, Any], base: TableView, deal: Deal | None) -> None:
+        self.parts = parts
+        self.base = base
+        """The public view (own fields at their defaults)."""
+        self.deal = deal
+        self.deal_key = _deal_key(deal) if deal is not None else None
+        self.trick = len(deal.trick) if deal is not None else 0
+        self.turn = deal.turn if deal is not None else None
+
+
+def _deal_key(deal: Deal) -> tuple[Any, ...]:
+    """What of a deal's public view a card played inside a trick leaves as
+    it was: any change here is no such card (the full build then)."""
+    return (
+        deal.phase,
+        len(deal.tricks),
+        deal.leader,
+        public_partner(deal),
+        len(deal.poignees),
+        deal.chelem_declared,
+        deal.annulled_reason,
+    )
+
+
+TABLE_FIELDS = (
+    "table_id",
+    "name",
+    "status",
+    "private",
+    "creator",
+    "bot_level",
+    "turn_timer",
+    "deals",
+    "deadline",
+    "next_deal_at",
+    "gather_until",
+    "ready",
+    "result_wait",
+    "spectators",
+    "chat",
+)
+"""The public fields read off the table's state alone (``Fanout.table_parts``)."""
+GAME_FIELDS = ("seats", "scores", "sheet", "deal", "ranking")
+"""The public fields read off the game (with ``TABLE_FIELDS``: ``PUBLIC_FIELDS``)."""
+
+
 class Fanout:
     """The streams of one table: one per seated human, one for all spectators."""
 
     __slots__ = (
+        "_last",
         "_seats",
         "every_deal_counts",
+        "quick",
         "reuse",
         "spectator_stream",
         "spectators",
@@ -84,6 +138,9 @@ class Fanout:
         self.reuse = Reuse()
         self._seats: tuple[tuple[Any, ...], list[SeatView]] = ((), [])
         """The last seats' views and what they were built from."""
+        self._last: _Last | None = None
+        self.quick = 0
+        """Broadcasts made from the move (``_card_played``), not by the full build."""
 
     def away_seats(self, st: TableState) -> set[int]:
         """Human seats with no connection (a bot plays their turns after ``grace``)."""
@@ -99,7 +156,7 @@ class Fanout:
 
     # -- building views -------------------------------------------------------------
 
-    def public_parts(self, st: TableState, game: Game | None) -> dict[str, Any]:
+    def seat_views(self, st: TableState, game: Game | None) -> list[SeatView]:
         away = self.away_seats(st)
         key = tuple(
             (
@@ -115,16 +172,19 @@ class Fanout:
         if key == self._seats[0]:
             # Most moves change one seat's count of cards, some nothing:
             # the same list when nothing changed (the diff skips it on "is").
-            seats = self._seats[1]
-        else:
-            seats = [
-                SeatView(
-                    seat=i, kind=kind, name=name, connected=on, away=gone, bot_level=level, cards=n
-                )
-                for i, (kind, name, on, gone, level, n) in enumerate(key)
-            ]
-            self._seats = (key, seats)
-        parts: dict[str, Any] = {
+            return self._seats[1]
+        seats = [
+            SeatView(
+                seat=i, kind=kind, name=name, connected=on, away=gone, bot_level=level, cards=n
+            )
+            for i, (kind, name, on, gone, level, n) in enumerate(key)
+        ]
+        self._seats = (key, seats)
+        return seats
+
+    def table_parts(self, st: TableState) -> dict[str, Any]:
+        """The public fields read off the table's state alone (``TABLE_FIELDS``)."""
+        return {
             "table_id": st.table_id,
             "name": st.name,
             "status": st.status,
@@ -132,7 +192,6 @@ class Fanout:
             "creator": st.creator,
             "bot_level": st.bot_level,
             "turn_timer": st.turn_timer,
-            "seats": seats,
             "deals": st.deals,
             "deadline": st.deadline,
             "next_deal_at": st.next_deal_at,
@@ -142,6 +201,10 @@ class Fanout:
             "spectators": len(self.spectators),
             "chat": list(st.chat),
         }
+
+    def public_parts(self, st: TableState, game: Game | None) -> dict[str, Any]:
+        parts = self.table_parts(st)
+        parts["seats"] = self.seat_views(st, game)
         if game is not None:
             every_deal_counts = self.every_deal_counts
             parts["scores"] = game.totals()
@@ -154,6 +217,68 @@ class Fanout:
         else:
             parts["scores"] = st.variant.no_scores()  # before the first deal: one per seat
         return parts
+
+    def _card_played(
+        self, st: TableState, game: Game | None
+    ) -> tuple[dict[str, Any], TableView, Patch] | None:
+        """The public parts, view and ops after a card played inside a trick
+        (the commonest move by far), made from the last broadcast's and the
+        move rather than built and diffed anew; None for any other change
+        (the full build then). What it leaves out (bids, the score sheet,
+        completed tricks...) a card inside a trick does not change:
+        ``_deal_key`` and the seats' and table's fields say it did not.
+        tests/test_fanout.py checks it against the full build over whole games."""
+        last = self._last
+        if last is None or game is None or last.deal is not game.deal:
+            return None
+        deal = game.deal
+        played = last.turn
+        count = len(deal.trick)
+        if (
+            count != last.trick + 1
+            or played is None
+            or _deal_key(deal) != last.deal_key
+            or (deal.leader + count - 1) % deal.variant.players != played
+        ):
+            return None
+        old = last.parts
+        table = self.table_parts(st)
+        deadline = table["deadline"]
+        for name in TABLE_FIELDS:
+            if name != "deadline" and table[name] != old[name]:
+                return None
+        old_key = self._seats[0]
+        seats = self.seat_views(st, game)
+        new_key = self._seats[0]
+        if old["seats"] is not seats:
+            for i, (was, now) in enumerate(zip(old_key, new_key, strict=True)):
+                if was != now and (i != played or was[:5] != now[:5]):
+                    return None
+        old_deal: DealView = old["deal"]
+        assert old_deal.trick is not None  # in play
+        card = CODES[deal.trick[-1]]
+        new_deal = replace(
+            old_deal,
+            turn=deal.turn,
+            trick=TrickView(leader=deal.leader, cards=[*old_deal.trick.cards, card]),
+        )
+        # In the order diff() gives them: by field, seats before deal before deadline.
+        ops: Patch = []
+        if seats is not old["seats"]:
+            ops.append(Op(("seats", played, "cards"), "set", new_key[played][5]))
+        if deal.turn != old_deal.turn:
+            ops.append(Op(("deal", "turn"), "set", deal.turn))
+        ops.append(Op(("deal", "trick", "cards"), "append", [card]))
+        parts = dict(old)
+        parts["seats"] = seats
+        parts["deal"] = new_deal
+        if deadline != old["deadline"]:
+            ops.append(Op(("deadline",), "set", deadline))
+            parts["deadline"] = deadline
+            base = replace(last.base, seats=seats, deal=new_deal, deadline=deadline)
+        else:
+            base = replace(last.base, seats=seats, deal=new_deal)
+        return parts, base, ops
 
     def own_parts(self, st: TableState, game: Game | None, seat: int | None) -> dict[str, Any]:
         """The fields of ``seat``'s view that are its own (``OWN_FIELDS``)."""
@@ -176,21 +301,43 @@ class Fanout:
 
     def broadcast(self, st: TableState, game: Game | None, out: list[Effect]) -> None:
         """Bring every stream up to date with the table (a patch each, if it changed)."""
-        parts = self.public_parts(st, game)
-        # The public fields once; each recipient's view is that with its own
-        # fields replaced (a C copy, ten times cheaper than building it anew).
-        base = TableView(**parts)
         public_ops: dict[int, tuple[Patch, bytes]] = {}
+        made = self._card_played(st, game)
+        last_parts: dict[str, Any] | None = None
+        moved: tuple[int | None, ...] = ()
+        if made is not None:
+            parts, base, ops = made
+            self.quick += 1
+            assert self._last is not None and game is not None
+            last_parts = self._last.parts
+            # Every stream whose last view came from the last broadcast's
+            # parts gets these ops (others diff their own last view).
+            public_ops[id(last_parts)] = (ops, encode_patch(ops))
+            # Only the seat that played (its hand, its legal moves) and the
+            # seat to play next (its legal moves) see their own fields change.
+            moved = (self._last.turn, game.deal.turn)
+        else:
+            parts = self.public_parts(st, game)
+            # The public fields once; each recipient's view is that with its own
+            # fields replaced (a C copy, ten times cheaper than building it anew).
+            base = TableView(**parts)
         for seat, stream in enumerate(self.streams):
             if stream is None:
                 continue
             to = (stream.peer,) if stream.peer is not None else ()
-            own = self.own_parts(st, game, seat)
+            if stream.parts is last_parts and stream.own is not None and seat not in moved:
+                own = stream.own
+            else:
+                own = self.own_parts(st, game, seat)
             self._send_view(stream, parts, own, replace(base, **own), public_ops, to, out)
         if self.spectators:
-            own = self.own_parts(st, game, None)
+            stream = self.spectator_stream
+            if stream.parts is last_parts and stream.own is not None:
+                own = stream.own
+            else:
+                own = self.own_parts(st, game, None)
             self._send_view(
-                self.spectator_stream,
+                stream,
                 parts,
                 own,
                 replace(base, **own),
@@ -198,6 +345,7 @@ class Fanout:
                 tuple(self.spectators),
                 out,
             )
+        self._last = _Last(parts, base, game.deal if game is not None else None)
 
     def _send_view(
         self,

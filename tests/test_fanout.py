@@ -1,0 +1,148 @@
+"""The fan-out's patch made from a card played (``Fanout._card_played``) is
+the very patch the full build would give: every message of whole random
+games at 3, 4 and 5 seats, version 1 and version 2 seats and a spectator,
+with and without a turn timer, chat and a seat leaving and coming back
+mid-trick, is checked against the diff of views built anew."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from protocol.codec import codec_for
+from protocol.diff import diff
+from protocol.messages import Chat, Event, Play, Seated, StartGame, TablePatch, TableSnapshot
+from protocol.views import TableView
+from server.config import Settings
+from server.game.variant import VARIANTS
+from server.table import Act, Gone, Join, Reclaim, TableCore, Wake, new_state
+from server.table.effects import Arm, Effect, Send
+from server.table.fanout import GAME_FIELDS, OWN_FIELDS, PUBLIC_FIELDS, TABLE_FIELDS
+from tests.support.clients import choose
+
+SETTINGS = Settings(bot_think=0.5, grace=10.0, deal_pause=4.0, idle_close=900.0, chat_rate=100.0)
+T0 = 1_000_000.0
+
+
+class Peer:
+    def __init__(self, name: str, subprotocol: str) -> None:
+        self.id = f"p-{name}"
+        self.name = name
+        self.codec = codec_for(subprotocol, Event)
+
+
+def test_every_view_field_is_public_table_public_game_or_own() -> None:
+    # A field added to TableView must be placed: the quick patch of a card
+    # played reuses every field it does not know to change (TABLE_FIELDS are
+    # compared, GAME_FIELDS rebuilt from the deal).
+    fields = set(TableView.__struct_fields__)
+    assert set(TABLE_FIELDS) | set(GAME_FIELDS) | set(OWN_FIELDS) == fields
+    assert set(TABLE_FIELDS) | set(GAME_FIELDS) == set(PUBLIC_FIELDS)
+
+
+def _expected(old: TableView, new: TableView, removes: bool) -> list[Any]:
+    return diff(old, new, only=PUBLIC_FIELDS) + diff(old, new, only=OWN_FIELDS, removes=removes)
+
+
+def _play(
+    players: int, seed: int, timer: float, versions: list[int], moves: int
+) -> tuple[int, int]:
+    """Plays, checking every message; (quick broadcasts, cards played)."""
+    state = new_state(
+        "t1", "CODE42", "fan", now=T0, private=True, deals=2, bot_level="random",
+        turn_timer=timer, seed=f"fan/{seed}", result_wait=0.0, variant=VARIANTS[players],
+    )  # fmt: skip
+    core = TableCore(state, SETTINGS)
+    peers = [Peer(f"s{i}", f"atout.v{versions[i]}.msgpack") for i in range(players)]
+    watcher = Peer("w", "atout.v2.json")
+    tokens = [f"tok{i}" for i in range(players)]
+    arm: list[Arm] = []
+    # What each recipient was last shown, built anew (None: the spectators).
+    shown: dict[int | None, TableView] = {}
+    recipients: dict[Any, int | None] = {p: i for i, p in enumerate(peers)}
+    recipients[watcher] = None
+
+    def take(effects: list[Effect]) -> None:
+        got: dict[int | None, list[object]] = {}
+        for e in effects:
+            if isinstance(e, Send):
+                for p in e.to:
+                    got.setdefault(recipients[p], []).append(e.message)
+                    who = recipients[p]
+                    if isinstance(e.message, Seated) and e.message.token and who is not None:
+                        tokens[who] = e.message.token
+            elif isinstance(e, Arm):
+                arm[:] = [e] if e.wake is not None else []
+        for who, messages in got.items():
+            for message in messages:
+                if not isinstance(message, TablePatch | TableSnapshot):
+                    continue
+                now_view = core.view_for(who)
+                if isinstance(message, TableSnapshot):
+                    assert message.view == now_view
+                else:
+                    v2 = who is not None and versions[who] >= 2
+                    expected = _expected(shown[who], now_view, removes=v2)
+                    assert message.patch == expected, (who, message.patch, expected)
+                shown[who] = now_view
+
+    now = T0
+    take(core.start(now))
+    for i, p in enumerate(peers):
+        take(core.handle(Join(p, i, 1, token=tokens[i]), now))
+    take(core.handle(Join(watcher, None, 1, spectator=True), now))
+    take(core.handle(Act(peers[0], StartGame(rid=2)), now))
+    rng = random.Random(seed)
+    away: int | None = None
+    cards = 0
+    for _ in range(moves):
+        now += 1.0
+        game = core.game
+        roll = rng.random()
+        if roll < 0.03:
+            take(core.handle(Act(peers[rng.randrange(players)], Chat(text="hi")), now))
+            continue
+        if roll < 0.05 and away is None:
+            away = rng.randrange(players)
+            take(core.handle(Gone(peers[away]), now))
+            continue
+        seat = game.deal.turn if game is not None and core.state.status == "playing" else None
+        if away is not None and (roll < 0.08 or seat == away):
+            peers[away] = Peer(f"s{away}b", peers[away].codec.subprotocol)
+            recipients[peers[away]] = away
+            take(core.handle(Reclaim(peers[away], tokens[away], -1, 3), now))
+            away = None
+            continue
+        if seat is not None:
+            command = choose(core.view_for(seat), rng)
+            cards += isinstance(command, Play)
+            take(core.handle(Act(peers[seat], command), now))
+        elif arm and isinstance(wake := arm[0].wake, Wake):
+            now = max(now, arm.pop().at or now)
+            take(core.handle(wake, now))
+        else:
+            break
+    return core.fan.quick, cards
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    players=st.sampled_from([3, 4, 5]),
+    seed=st.integers(min_value=0, max_value=2**32),
+    timer=st.sampled_from([0.0, 30.0]),
+    versions=st.lists(st.sampled_from([1, 2]), min_size=5, max_size=5),
+)
+def test_a_card_played_is_patched_as_the_full_build_would(
+    players: int, seed: int, timer: float, versions: list[int]
+) -> None:
+    quick, cards = _play(players, seed, timer, versions, moves=260)
+    assert quick > cards // 3  # the quick path was taken, not only the full build
+
+
+def test_most_cards_take_the_quick_path() -> None:
+    # Inside a trick, unless a chat line or a seat leaving came meanwhile.
+    quick, cards = _play(4, 7, 0.0, [2, 2, 1, 2, 2], moves=400)
+    assert quick > cards * 0.6
