@@ -22,7 +22,15 @@ from protocol.diff import Op, Patch, diff
 from protocol.messages import TablePatch, TableSnapshot
 from protocol.views import DealView, SeatView, TableView, TrickView
 from server.game import Deal, Game
-from server.seat_view import Reuse, deal_view, ecart_view, legal_view, public_partner
+from server.seat_view import (
+    Reuse,
+    deal_view,
+    ecart_view,
+    legal_view,
+    public_partner,
+    taker_bouts,
+    tricks_won,
+)
 from server.table import pace
 from server.table.effects import Effect, Send
 from server.table.inbox import Peer
@@ -67,7 +75,7 @@ class Stream:
 class _Last:
     """What the last broadcast was built from, for the next one to start from."""
 
-    __slots__ = ("base", "deal", "deal_key", "parts", "trick", "turn")
+    __slots__ = ("base", "deal", "deal_key", "leader", "parts", "trick", "tricks", "turn")
 
     def __init__(self, parts: dict[str, Any], base: TableView, deal: Deal | None) -> None:
         self.parts = parts
@@ -76,16 +84,16 @@ class _Last:
         self.deal = deal
         self.deal_key = _deal_key(deal) if deal is not None else None
         self.trick = len(deal.trick) if deal is not None else 0
+        self.tricks = len(deal.tricks) if deal is not None else 0
+        self.leader = deal.leader if deal is not None else None
         self.turn = deal.turn if deal is not None else None
 
 
 def _deal_key(deal: Deal) -> tuple[Any, ...]:
-    """What of a deal's public view a card played inside a trick leaves as
-    it was: any change here is no such card (the full build then)."""
+    """What of a deal's public view a card played that does not end the deal
+    leaves as it was: any change here is no such card (the full build then)."""
     return (
         deal.phase,
-        len(deal.tricks),
-        deal.leader,
         public_partner(deal),
         len(deal.poignees),
         deal.chelem_declared,
@@ -111,6 +119,8 @@ TABLE_FIELDS = (
     "chat",
 )
 """The public fields read off the table's state alone (``Fanout.table_parts``)."""
+_MOVED = ("seats", "deal", "deadline")
+"""The public fields a card played may change (``Fanout._card_played``)."""
 GAME_FIELDS = ("seats", "scores", "sheet", "deal", "ranking")
 """The public fields read off the game (with ``TABLE_FIELDS``: ``PUBLIC_FIELDS``)."""
 
@@ -221,25 +231,33 @@ class Fanout:
     def _card_played(
         self, st: TableState, game: Game | None
     ) -> tuple[dict[str, Any], TableView, Patch] | None:
-        """The public parts, view and ops after a card played inside a trick
-        (the commonest move by far), made from the last broadcast's and the
-        move rather than built and diffed anew; None for any other change
-        (the full build then). What it leaves out (bids, the score sheet,
-        completed tricks...) a card inside a trick does not change:
-        ``_deal_key`` and the seats' and table's fields say it did not.
-        tests/test_fanout.py checks it against the full build over whole games."""
+        """The public parts, view and ops after a card played that does not
+        end the deal (the commonest move by far), made from the last
+        broadcast's and the move rather than built and diffed anew; None for
+        any other change (the full build then). What it leaves out (bids,
+        the score sheet...) such a card does not change: ``_deal_key`` and
+        the seats' and table's fields say it did not. tests/test_fanout.py
+        checks it against the full build over whole games."""
         last = self._last
         if last is None or game is None or last.deal is not game.deal:
             return None
         deal = game.deal
         played = last.turn
         count = len(deal.trick)
-        if (
-            count != last.trick + 1
-            or played is None
-            or _deal_key(deal) != last.deal_key
-            or (deal.leader + count - 1) % deal.variant.players != played
-        ):
+        players = deal.variant.players
+        if played is None or deal.phase != "play" or _deal_key(deal) != last.deal_key:
+            return None
+        if count == last.trick + 1:
+            ended = False  # inside a trick
+            if len(deal.tricks) != last.tricks or deal.leader != last.leader:
+                return None
+        elif count == 0 and last.trick == players - 1:
+            ended = True  # the trick's last card: the trick is won
+            if len(deal.tricks) != last.tricks + 1 or deal.leaders[-1] != last.leader:
+                return None
+        else:
+            return None
+        if (last.leader + last.trick) % players != played:
             return None
         old = last.parts
         table = self.table_parts(st)
@@ -256,8 +274,24 @@ class Fanout:
                     return None
         old_deal: DealView = old["deal"]
         assert old_deal.trick is not None  # in play
+        parts = dict(old)
+        parts["seats"] = seats
+        parts["deadline"] = deadline
+        if ended:
+            partner = public_partner(deal)
+            new_deal = parts["deal"] = replace(
+                old_deal,
+                turn=deal.turn,
+                tricks=self.reuse.tricks(deal),
+                trick=TrickView(leader=deal.leader, cards=[]),
+                tricks_won=tricks_won(deal, partner),
+                taker_bouts=taker_bouts(deal, partner),
+            )
+            base = replace(last.base, seats=seats, deal=new_deal, deadline=deadline)
+            # Rarer (one card a trick), more fields: the diff of those only.
+            return parts, base, diff(last.base, base, only=_MOVED)
         card = CODES[deal.trick[-1]]
-        new_deal = replace(
+        new_deal = parts["deal"] = replace(
             old_deal,
             turn=deal.turn,
             trick=TrickView(leader=deal.leader, cards=[*old_deal.trick.cards, card]),
@@ -269,15 +303,9 @@ class Fanout:
         if deal.turn != old_deal.turn:
             ops.append(Op(("deal", "turn"), "set", deal.turn))
         ops.append(Op(("deal", "trick", "cards"), "append", [card]))
-        parts = dict(old)
-        parts["seats"] = seats
-        parts["deal"] = new_deal
         if deadline != old["deadline"]:
             ops.append(Op(("deadline",), "set", deadline))
-            parts["deadline"] = deadline
-            base = replace(last.base, seats=seats, deal=new_deal, deadline=deadline)
-        else:
-            base = replace(last.base, seats=seats, deal=new_deal)
+        base = replace(last.base, seats=seats, deal=new_deal, deadline=deadline)
         return parts, base, ops
 
     def own_parts(self, st: TableState, game: Game | None, seat: int | None) -> dict[str, Any]:
