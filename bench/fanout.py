@@ -65,8 +65,13 @@ def _deliver(effects: list[Effect], arm: list[Arm]) -> int:
     return size
 
 
-def play(players: int, moves: int, subprotocol: str, seed: str) -> tuple[list[int], list[int], int]:
-    """Nanoseconds per card played, per other move, and bytes for the cards played."""
+def play(
+    players: int, moves: int, subprotocol: str, seed: str, script: list[Any] | None = None
+) -> tuple[list[int], list[int], int]:
+    """Nanoseconds per card played, per other move, and bytes for the cards played.
+
+    ``script``: the moves are noted in it as (time, message) pairs with the
+    seat instead of the peer, for ``replay``."""
     state = new_state(
         "t1", "CODE42", "bench", now=1e6, private=True, deals=1000, bot_level="random",
         turn_timer=0.0, seed=seed, result_wait=0.0, variant=VARIANTS[players],
@@ -98,6 +103,9 @@ def play(players: int, moves: int, subprotocol: str, seed: str) -> tuple[list[in
             msg = a.wake
         else:
             break
+        if script is not None:
+            seat_of = peers.index(msg.peer) if isinstance(msg, Act) else None
+            script.append((now, msg if seat_of is None else Act(seat_of, msg.command)))  # type: ignore[arg-type]
         started = clock()
         effects = core.handle(msg, now)
         handled = clock()
@@ -112,6 +120,26 @@ def play(players: int, moves: int, subprotocol: str, seed: str) -> tuple[list[in
     return cards, others, card_bytes
 
 
+def replay(players: int, subprotocol: str, seed: str, script: list[Any]) -> None:
+    """The moves ``play`` noted, again from the start, with nothing else
+    (no choosing, no timing): what an instruction count should see."""
+    state = new_state(
+        "t1", "CODE42", "bench", now=1e6, private=True, deals=1000, bot_level="random",
+        turn_timer=0.0, seed=seed, result_wait=0.0, variant=VARIANTS[players],
+    )  # fmt: skip
+    core = TableCore(state, SETTINGS)
+    peers = [Peer(f"s{i}", codec_for(subprotocol, Event)) for i in range(players)]
+    arm: list[Arm] = []
+    _deliver(core.start(1e6), arm)
+    for i, p in enumerate(peers):
+        _deliver(core.handle(Join(p, i, 1, token=f"tok{i}"), 1e6), arm)
+    _deliver(core.handle(Act(peers[0], StartGame(rid=2)), 1e6), arm)
+    for now, msg in script:
+        if isinstance(msg, Act):
+            msg = Act(peers[msg.peer], msg.command)  # type: ignore[index]
+        _deliver(core.handle(msg, now), arm)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--players", type=int, default=4)
@@ -120,8 +148,23 @@ def main() -> None:
     parser.add_argument("--protocol", default="2", choices=("1", "2"))
     parser.add_argument("--json", action="store_true", help="JSON clients, not MessagePack")
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument(
+        "--replays",
+        type=int,
+        default=-1,
+        help="play --moves once, then replay them this many times, and print nothing:"
+        " under valgrind --tool=callgrind, (instructions with 1 - with 0) / moves"
+        " is a move's cost, free of the shared machine's noise",
+    )
     args = parser.parse_args()
     subprotocol = f"atout.v{args.protocol}.{'json' if args.json else 'msgpack'}"
+    if args.replays >= 0:
+        script: list[Any] = []
+        play(args.players, args.moves, subprotocol, "c0", script)
+        for _ in range(args.replays):
+            replay(args.players, subprotocol, "c0", script)
+        print(f"moves: {len(script)}")
+        return
     if args.profile:
         prof = cProfile.Profile()
         prof.enable()

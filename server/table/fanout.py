@@ -353,14 +353,23 @@ class Fanout:
             if stream is None:
                 continue
             to = (stream.peer,) if stream.peer is not None else ()
-            if stream.parts is last_parts and stream.own is not None and seat not in moved:
-                own = stream.own
-            else:
+            own = stream.own
+            if last_parts is None or stream.parts is not last_parts or own is None:
+                own = self.own_parts(st, game, seat)
+            elif seat in moved and "legal" in own:
+                # A card played changes its seat's hand and the legal moves
+                # of that seat and the next, nothing else of theirs.
+                assert game is not None
+                own = dict(own)
+                if seat == moved[0]:
+                    own["hand"] = self.reuse.hand(game.deal, seat)
+                own["legal"] = legal_view(game.deal, seat)
+            elif seat in moved:
                 own = self.own_parts(st, game, seat)
             self._send_view(stream, parts, own, replace(base, **own), public_ops, to, out)
         if self.spectators:
             stream = self.spectator_stream
-            if stream.parts is last_parts and stream.own is not None:
+            if last_parts is not None and stream.parts is last_parts and stream.own is not None:
                 own = stream.own
             else:
                 own = self.own_parts(st, game, None)
