@@ -88,9 +88,7 @@ async def play_games(games: int, subprotocol: str) -> None:
     print(f"move_to_update_median_ms: {statistics.median(latencies) * 1e3:.2f}")
     print(f"move_to_update_p99_ms: {latencies[int(len(latencies) * 0.99)] * 1e3:.2f}")
     hist = metrics.ACTION_LATENCY
-    count = sum(b.get() for b in hist._buckets)  # type: ignore[attr-defined]
-    total = hist._sum.get()  # type: ignore[attr-defined]
-    print(f"server_action_to_broadcast_mean_us: {total / count * 1e6:.0f}")
+    print(f"server_action_to_broadcast_mean_us: {hist.sum / hist.count * 1e6:.0f}")
 
 
 def main() -> None:
