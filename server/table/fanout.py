@@ -75,10 +75,23 @@ class Stream:
 class _Last:
     """What the last broadcast was built from, for the next one to start from."""
 
-    __slots__ = ("base", "deal", "deal_key", "leader", "parts", "trick", "tricks", "turn")
+    __slots__ = (
+        "base",
+        "deal",
+        "deal_key",
+        "leader",
+        "parts",
+        "table_key",
+        "trick",
+        "tricks",
+        "turn",
+    )
 
-    def __init__(self, parts: dict[str, Any], base: TableView, deal: Deal | None) -> None:
+    def __init__(
+        self, parts: dict[str, Any], base: TableView, deal: Deal | None, table_key: tuple[Any, ...]
+    ) -> None:
         self.parts = parts
+        self.table_key = table_key
         self.base = base
         """The public view (own fields at their defaults)."""
         self.deal = deal
@@ -212,6 +225,29 @@ class Fanout:
             "chat": list(st.chat),
         }
 
+    def _table_key(self, st: TableState) -> tuple[Any, ...]:
+        """``TABLE_FIELDS`` but the deadline, as ``table_parts`` reads them,
+        cheaper: to tell that none changed (the chat by its length and last
+        line: it only ever grows at the end, trimmed at the start)."""
+        chat = st.chat
+        return (
+            st.table_id,
+            st.name,
+            st.status,
+            st.private,
+            st.creator,
+            st.bot_level,
+            st.turn_timer,
+            st.deals,
+            st.next_deal_at,
+            st.gather_until if st.status == "waiting" else None,
+            pace.ready_seats(st),
+            st.result_wait,
+            len(self.spectators),
+            len(chat),
+            chat[-1] if chat else None,
+        )
+
     def public_parts(self, st: TableState, game: Game | None) -> dict[str, Any]:
         parts = self.table_parts(st)
         parts["seats"] = self.seat_views(st, game)
@@ -230,8 +266,8 @@ class Fanout:
 
     def _card_played(
         self, st: TableState, game: Game | None
-    ) -> tuple[dict[str, Any], TableView, Patch] | None:
-        """The public parts, view and ops after a card played that does not
+    ) -> tuple[dict[str, Any], TableView, Patch, tuple[Any, ...]] | None:
+        """The public parts, view, ops and ``_table_key`` after a card played that does not
         end the deal (the commonest move by far), made from the last
         broadcast's and the move rather than built and diffed anew; None for
         any other change (the full build then). What it leaves out (bids,
@@ -259,12 +295,11 @@ class Fanout:
             return None
         if (last.leader + last.trick) % players != played:
             return None
+        table_key = self._table_key(st)
+        if table_key != last.table_key:
+            return None
         old = last.parts
-        table = self.table_parts(st)
-        deadline = table["deadline"]
-        for name in TABLE_FIELDS:
-            if name != "deadline" and table[name] != old[name]:
-                return None
+        deadline = st.deadline
         old_key = self._seats[0]
         seats = self.seat_views(st, game)
         new_key = self._seats[0]
@@ -289,7 +324,7 @@ class Fanout:
             )
             base = replace(last.base, seats=seats, deal=new_deal, deadline=deadline)
             # Rarer (one card a trick), more fields: the diff of those only.
-            return parts, base, diff(last.base, base, only=_MOVED)
+            return parts, base, diff(last.base, base, only=_MOVED), table_key
         card = CODES[deal.trick[-1]]
         new_deal = parts["deal"] = replace(
             old_deal,
@@ -306,7 +341,7 @@ class Fanout:
         if deadline != old["deadline"]:
             ops.append(Op(("deadline",), "set", deadline))
         base = replace(last.base, seats=seats, deal=new_deal, deadline=deadline)
-        return parts, base, ops
+        return parts, base, ops, table_key
 
     def own_parts(self, st: TableState, game: Game | None, seat: int | None) -> dict[str, Any]:
         """The fields of ``seat``'s view that are its own (``OWN_FIELDS``)."""
@@ -334,7 +369,7 @@ class Fanout:
         last_parts: dict[str, Any] | None = None
         moved: tuple[int | None, ...] = ()
         if made is not None:
-            parts, base, ops = made
+            parts, base, ops, table_key = made
             self.quick += 1
             assert self._last is not None and game is not None
             last_parts = self._last.parts
@@ -346,6 +381,7 @@ class Fanout:
             moved = (self._last.turn, game.deal.turn)
         else:
             parts = self.public_parts(st, game)
+            table_key = self._table_key(st)
             # The public fields once; each recipient's view is that with its own
             # fields replaced (a C copy, ten times cheaper than building it anew).
             base = TableView(**parts)
@@ -382,7 +418,7 @@ class Fanout:
                 tuple(self.spectators),
                 out,
             )
-        self._last = _Last(parts, base, game.deal if game is not None else None)
+        self._last = _Last(parts, base, game.deal if game is not None else None, table_key)
 
     def _send_view(
         self,
