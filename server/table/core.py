@@ -191,8 +191,12 @@ class TableCore:
         st.game = self.game.state() if self.game else None
         out.append(Save(st.version, encode_state(st), open_=st.status != "closed"))
         self._schedule(now, out)
+        quick = self.fan.quick
         self.fan.broadcast(st, self.game, out)
-        self._list(out)
+        if self.fan.quick == quick:
+            # (A card the fan-out patched from the move left the table's
+            # status, seats and spectators, all the lobby lists, as they were.)
+            self._list(out)
         if self.game_ended and self.game is not None:
             # After the final view, as every event after a save.
             self.game_ended = False
