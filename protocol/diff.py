@@ -140,7 +140,14 @@ def _document(value: Any) -> Any:
     return _DOC_DECODER.decode(_DOC_ENCODER.encode(value))
 
 
-def diff(old: T, new: T, *, only: tuple[str, ...] | None = None, removes: bool = False) -> Patch:
+def diff(
+    old: T,
+    new: T,
+    *,
+    only: tuple[str, ...] | None = None,
+    removes: bool = False,
+    at: Path = (),
+) -> Patch:
     """Return the ops that turn ``old`` into ``new``; ``[]`` when they are equal.
 
     Both must be instances of the same Struct type (``TypeError`` otherwise).
@@ -155,6 +162,10 @@ def diff(old: T, new: T, *, only: tuple[str, ...] | None = None, removes: bool =
 
     ``removes``: an array that lost one element is a ``"remove"`` op (for
     protocol version 2 peers only).
+
+    ``at``: the path of ``old`` and ``new`` inside a larger document, put
+    before every op's path (a sender that knows which part of a view changed
+    diffs that part alone).
     """
     if type(old) is not type(new):
         raise TypeError(
@@ -162,9 +173,9 @@ def diff(old: T, new: T, *, only: tuple[str, ...] | None = None, removes: bool =
         )
     ops: Patch = _Ops() if removes else []
     if only is not None:
-        _diff_fields(old, new, _some_fields_of(type(old), only), (), ops)
+        _diff_fields(old, new, _some_fields_of(type(old), only), at, ops)
     elif old != new:
-        _diff_structs(old, new, (), ops)
+        _diff_structs(old, new, at, ops)
     return list(ops) if removes else ops
 
 

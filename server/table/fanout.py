@@ -138,6 +138,21 @@ GAME_FIELDS = ("seats", "scores", "sheet", "deal", "ranking")
 """The public fields read off the game (with ``TABLE_FIELDS``: ``PUBLIC_FIELDS``)."""
 
 
+def _hand_ops(old: list[str], new: list[str], removes: bool) -> Patch | None:
+    """The ops of a hand that lost one card, as ``diff`` gives them (None:
+    some other change, for ``diff`` itself)."""
+    if old is new:
+        return []
+    if len(new) != len(old) - 1:
+        return None
+    if not removes:
+        return [Op(("hand",), "set", list(new))]
+    i = 0
+    while i < len(new) and old[i] == new[i]:
+        i += 1
+    return [Op(("hand",), "remove", i)] if old[i + 1 :] == new[i:] else None
+
+
 class Fanout:
     """The streams of one table: one per seated human, one for all spectators."""
 
@@ -394,12 +409,22 @@ class Fanout:
                 own = self.own_parts(st, game, seat)
             elif seat in moved and "legal" in own:
                 # A card played changes its seat's hand and the legal moves
-                # of that seat and the next, nothing else of theirs.
+                # of that seat and the next, nothing else of theirs: their
+                # ops from those two alone.
                 assert game is not None
+                removes = len(to) == 1 and version(to[0]) >= 2
+                was = own
                 own = dict(own)
+                own_ops: Patch | None = []
                 if seat == moved[0]:
                     own["hand"] = self.reuse.hand(game.deal, seat)
-                own["legal"] = legal_view(game.deal, seat)
+                    own_ops = _hand_ops(was["hand"], own["hand"], removes)
+                legal = own["legal"] = legal_view(game.deal, seat)
+                if own_ops is not None:
+                    own_ops += diff(was["legal"], legal, removes=removes, at=("legal",))
+                view = replace(base, **own)
+                self._send_view(stream, parts, own, view, public_ops, to, out, own_ops)
+                continue
             elif seat in moved:
                 own = self.own_parts(st, game, seat)
             self._send_view(stream, parts, own, replace(base, **own), public_ops, to, out)
@@ -429,7 +454,10 @@ class Fanout:
         public_ops: dict[int, tuple[Patch, bytes]],
         to: tuple[Peer, ...],
         out: list[Effect],
+        own_ops: Patch | None = None,
     ) -> None:
+        """``own_ops``: the ops of the recipient's own fields, when the caller
+        knows them (else they are diffed)."""
         old = stream.view
         if old is None:
             stream.seq += 1
@@ -460,7 +488,9 @@ class Fanout:
                 # A version 2 seat gets a card played as "remove" rather
                 # than its whole new hand (public ops never use it).
                 removes = len(to) == 1 and version(to[0]) >= 2
-                patch = public + diff(old, view, only=OWN_FIELDS, removes=removes)
+                if own_ops is None:
+                    own_ops = diff(old, view, only=OWN_FIELDS, removes=removes)
+                patch = public + own_ops
                 stream.removes |= removes
                 encoded = None
         stream.view = view
