@@ -76,6 +76,15 @@ class Reuse:
             self._sheet = (game, len(game.results), lines)
         return lines
 
+    def hand_after(self, deal: Deal, seat: int, before: list[str], card: str) -> list[str]:
+        """``seat``'s hand once ``card`` left it, from the hand ``before``
+        (its order kept): cheaper than reading the hand's mask anew."""
+        after = [c for c in before if c != card]
+        if len(after) != len(before) - 1:
+            return self.hand(deal, seat)  # not the hand it left: read it
+        self._hands[seat] = (deal.hands[seat], after)
+        return after
+
     def hand(self, deal: Deal, seat: int | None) -> list[str]:
         if seat is None:
             return hand_view(deal, seat)  # a spectator holds no hand

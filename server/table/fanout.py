@@ -20,7 +20,7 @@ from msgspec.structs import replace
 from protocol.cards import CODES
 from protocol.diff import Op, Patch, diff
 from protocol.messages import TablePatch, TableSnapshot
-from protocol.views import DealView, SeatView, TableView, TrickView
+from protocol.views import DealView, Legal, SeatView, TableView, TrickView
 from server.game import Deal, Game
 from server.seat_view import (
     Reuse,
@@ -151,6 +151,37 @@ def _hand_ops(old: list[str], new: list[str], removes: bool) -> Patch | None:
     while i < len(new) and old[i] == new[i]:
         i += 1
     return [Op(("hand",), "remove", i)] if old[i + 1 :] == new[i:] else None
+
+
+_PLAYING = ("cards", "poignee_sizes", "poignee_cards")
+"""The fields of ``Legal`` a seat's turn to play a card fills (in field order)."""
+
+
+def _legal_ops(old: Legal, new: Legal, removes: bool) -> Patch | None:
+    """The ops of a turn to play a card begun or ended (to or from nothing
+    to do), as ``diff`` gives them; None: some other change, for ``diff``."""
+    if old is new:
+        return []
+    if (
+        old.bids or new.bids or old.ecart or new.ecart or old.calls or new.calls
+        or old.ecart_size != new.ecart_size or old.ecart_trumps != new.ecart_trumps
+        or old.chelem != new.chelem
+    ):  # fmt: skip
+        return None
+    ops: Patch = []
+    for name in _PLAYING:
+        was, now = getattr(old, name), getattr(new, name)
+        if was == now:
+            continue
+        if not was:  # an empty list grew: appended
+            ops.append(Op(("legal", name), "append", list(now)))
+        elif now:
+            return None  # one list for another
+        elif removes and len(was) == 1:
+            ops.append(Op(("legal", name), "remove", 0))
+        else:
+            ops.append(Op(("legal", name), "set", []))
+    return ops
 
 
 class Fanout:
@@ -417,11 +448,16 @@ class Fanout:
                 own = dict(own)
                 own_ops: Patch | None = []
                 if seat == moved[0]:
-                    own["hand"] = self.reuse.hand(game.deal, seat)
+                    deal = game.deal
+                    card = CODES[deal.trick[-1] if deal.trick else deal.tricks[-1][-1]]
+                    own["hand"] = self.reuse.hand_after(deal, seat, was["hand"], card)
                     own_ops = _hand_ops(was["hand"], own["hand"], removes)
                 legal = own["legal"] = legal_view(game.deal, seat)
                 if own_ops is not None:
-                    own_ops += diff(was["legal"], legal, removes=removes, at=("legal",))
+                    more = _legal_ops(was["legal"], legal, removes)
+                    if more is None:
+                        more = diff(was["legal"], legal, removes=removes, at=("legal",))
+                    own_ops += more
                 view = replace(base, **own)
                 self._send_view(stream, parts, own, view, public_ops, to, out, own_ops)
                 continue
