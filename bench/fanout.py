@@ -9,6 +9,8 @@ and encoding is timed with ``time.perf_counter_ns``.
 
     python bench/fanout.py [--players 4] [--moves 3000] [--rounds 5] [--protocol 2]
     python bench/fanout.py --profile   # cProfile of the timed part, top functions
+    python bench/fanout.py --handle --moves 1500   # TableCore.handle alone, per card
+    valgrind --tool=callgrind python bench/fanout.py --replays 1 --moves 600  # minus --replays 0
 
 Prints the median over rounds of the mean µs per move (card plays and all
 moves apart) and the bytes per card played for the four seats.
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import pstats
 import random
 import statistics
@@ -70,8 +73,8 @@ def play(
 ) -> tuple[list[int], list[int], int]:
     """Nanoseconds per card played, per other move, and bytes for the cards played.
 
-    ``script``: the moves are noted in it as (time, message) pairs with the
-    seat instead of the peer, for ``replay``."""
+    ``script``: the moves are noted in it as (time, message) pairs, a
+    seat's command as (seat, command), for ``replay``."""
     state = new_state(
         "t1", "CODE42", "bench", now=1e6, private=True, deals=1000, bot_level="random",
         turn_timer=0.0, seed=seed, result_wait=0.0, variant=VARIANTS[players],
@@ -103,9 +106,8 @@ def play(
             msg = a.wake
         else:
             break
-        if script is not None:
-            seat_of = peers.index(msg.peer) if isinstance(msg, Act) else None
-            script.append((now, msg if seat_of is None else Act(seat_of, msg.command)))  # type: ignore[arg-type]
+        if script is not None:  # a seat's command by the seat's number
+            script.append((now, (seat, msg.command) if isinstance(msg, Act) else msg))
         started = clock()
         effects = core.handle(msg, now)
         handled = clock()
@@ -120,9 +122,12 @@ def play(
     return cards, others, card_bytes
 
 
-def replay(players: int, subprotocol: str, seed: str, script: list[Any]) -> None:
+def replay(
+    players: int, subprotocol: str, seed: str, script: list[Any], took: list[int] | None = None
+) -> None:
     """The moves ``play`` noted, again from the start, with nothing else
-    (no choosing, no timing): what an instruction count should see."""
+    (no choosing): what an instruction count should see. ``took``: the CPU
+    nanoseconds of each move's ``TableCore.handle`` (encoding excluded)."""
     state = new_state(
         "t1", "CODE42", "bench", now=1e6, private=True, deals=1000, bot_level="random",
         turn_timer=0.0, seed=seed, result_wait=0.0, variant=VARIANTS[players],
@@ -134,10 +139,15 @@ def replay(players: int, subprotocol: str, seed: str, script: list[Any]) -> None
     for i, p in enumerate(peers):
         _deliver(core.handle(Join(p, i, 1, token=f"tok{i}"), 1e6), arm)
     _deliver(core.handle(Act(peers[0], StartGame(rid=2)), 1e6), arm)
+    clock = time.thread_time_ns
     for now, msg in script:
-        if isinstance(msg, Act):
-            msg = Act(peers[msg.peer], msg.command)  # type: ignore[index]
-        _deliver(core.handle(msg, now), arm)
+        if isinstance(msg, tuple):
+            msg = Act(peers[msg[0]], msg[1])
+        started = clock()
+        effects = core.handle(msg, now)
+        if took is not None:
+            took.append(clock() - started)
+        _deliver(effects, arm)
 
 
 def main() -> None:
@@ -149,6 +159,11 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="JSON clients, not MessagePack")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument(
+        "--handle",
+        action="store_true",
+        help="replay --moves --rounds times: the CPU time of TableCore.handle alone per card",
+    )
+    parser.add_argument(
         "--replays",
         type=int,
         default=-1,
@@ -158,8 +173,28 @@ def main() -> None:
     )
     args = parser.parse_args()
     subprotocol = f"atout.v{args.protocol}.{'json' if args.json else 'msgpack'}"
+    script: list[Any] = []
+    if args.handle:
+        play(args.players, args.moves, subprotocol, "c0", script)
+        best: list[int] = []
+        for _ in range(args.rounds):
+            took: list[int] = []
+            gc.disable()  # a collection is no move's own cost
+            replay(args.players, subprotocol, "c0", script, took)
+            gc.enable()
+            best = took if not best else [min(a, b) for a, b in zip(best, took, strict=True)]
+        played = [
+            t
+            for (_, m), t in zip(script, best, strict=True)
+            if isinstance(m, tuple) and isinstance(m[1], Play)
+        ]
+        print(
+            "TableCore.handle of a card played, us (median over"
+            f" {len(played)} cards of the min of {args.rounds} replays):"
+            f" {statistics.median(played) / 1000:.1f}"
+        )
+        return
     if args.replays >= 0:
-        script: list[Any] = []
         play(args.players, args.moves, subprotocol, "c0", script)
         for _ in range(args.replays):
             replay(args.players, subprotocol, "c0", script)
