@@ -227,6 +227,9 @@ class Table:
                 # Refused as stale (by a save, or the lease renewal while this
                 # one waited): another process serves the table; say nothing.
                 return
+            if type(effect) is Send:  # most effects: straight out, no match
+                send_to_all([_conn(p) for p in effect.to], effect.message)
+                continue
             match effect:
                 case Save(version=version, blob=blob, open_=open_):
                     await self._save(version, blob, open_)
