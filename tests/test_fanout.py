@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from protocol.codec import codec_for
 from protocol.diff import diff
 from protocol.messages import Chat, Event, Play, Seated, StartGame, TablePatch, TableSnapshot
-from protocol.views import TableView
+from protocol.views import Legal, TableView
 from server.config import Settings
 from server.game.variant import VARIANTS
 from server.table import Act, Gone, Join, Reclaim, TableCore, Wake, new_state
@@ -41,6 +41,12 @@ def test_every_view_field_is_public_table_public_game_or_own() -> None:
     fields = set(TableView.__struct_fields__)
     assert set(TABLE_FIELDS) | set(GAME_FIELDS) | set(OWN_FIELDS) == fields
     assert set(TABLE_FIELDS) | set(GAME_FIELDS) == set(PUBLIC_FIELDS)
+    # The legal moves' ops after a card (fanout._legal_ops) name these: a
+    # field added to Legal must be looked at there too.
+    assert Legal.__struct_fields__ == (
+        "bids", "cards", "ecart", "ecart_size", "ecart_trumps", "chelem", "calls",
+        "poignee_sizes", "poignee_cards",
+    )  # fmt: skip
 
 
 def _expected(old: TableView, new: TableView, removes: bool) -> list[Any]:
