@@ -168,17 +168,25 @@ def test_clients_import_from_the_server_only_the_rules_and_the_embedded_entry_po
     assert not bad, sorted(bad)
 
 
+def _registers_a_mode(path: Path) -> bool:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return any(
+        isinstance(node, ast.ImportFrom)
+        and node.module == "server.table.modes"
+        and any(a.name == "register" for a in node.names)
+        for node in ast.walk(tree)
+    )
+
+
 def _mode_packages() -> set[str]:
-    """The server's packages that bring a game mode: each declares its table's
-    rules as a ``TableMode`` (``server.table.mode``) or registers one."""
-    found = set()
-    for package in sorted((ROOT / "server").iterdir()):
-        if not (package / "__init__.py").is_file() or package.name == "table":
-            continue
-        names = {n for p in package.rglob("*.py") for n in _imports(str(p.relative_to(ROOT)))}
-        if names & {"server.table.mode", "server.table.modes"}:
-            found.add(f"server.{package.name}")
-    return found
+    """The server's packages that bring a game mode: each registers its
+    table's rules (a ``TableMode``) with ``server.table.modes``."""
+    return {
+        f"server.{package.name}"
+        for package in (ROOT / "server").iterdir()
+        if (package / "__init__.py").is_file() and package.name != "table"
+        if any(_registers_a_mode(p) for p in package.rglob("*.py"))
+    }
 
 
 def test_the_table_imports_no_game_mode() -> None:
