@@ -22,12 +22,14 @@ from protocol.codec import SUBPROTOCOLS
 from server import logs
 from server.clock import WALL, Clock, timeout
 from server.config import Settings
+from server.daily.mode import DailyMode
 from server.daily.service import DailyService
 from server.directory import Directory, OneProcess
 from server.lobby import Lobby
 from server.net import Front, select_subprotocol
 from server.store.base import StoreError, TableStore
 from server.store.memory import MemoryStore
+from server.tournament.mode import TournamentMode
 from server.tournament.service import TournamentService
 from server.tournament.store import MemoryTournaments, RedisTournaments, TournamentStore
 
@@ -118,8 +120,8 @@ class Server:
                 self.store,
                 self.settings,
                 self.clock,
-                daily=self.daily,
-                tournaments=self.tournaments,
+                # What hears each mode's game ends (server/table/ending.py).
+                ends={DailyMode.name: self.daily, TournamentMode.name: self.tournaments},
                 directory=directory,
             )
             self.tables = self.lobby.tables

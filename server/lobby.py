@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import itertools
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, cast, get_args
 
 import structlog
@@ -45,8 +45,9 @@ from server.directory import Directory, OneProcess, Place
 from server.game.variant import FOUR, variant_for
 from server.store.base import StoreError, TableStore
 from server.table import Join, Reclaim, new_state
-from server.table.actor import DailyResults, Table, TournamentResults
+from server.table.actor import Table
 from server.table.effects import Listing
+from server.table.ending import GameEnds
 from server.tables import Tables
 from server.text import clean_text
 
@@ -81,8 +82,7 @@ class Lobby:
         settings: Settings,
         clock: Clock = WALL,
         *,
-        daily: DailyResults | None = None,
-        tournaments: TournamentResults | None = None,
+        ends: Mapping[str, GameEnds] | None = None,
         directory: Callable[[Tables], Directory] = OneProcess,
     ) -> None:
         self.settings = settings
@@ -92,8 +92,7 @@ class Lobby:
             settings,
             self,
             clock,
-            daily=daily,
-            tournaments=tournaments,
+            ends=ends,
             directory=directory,
         )
         self.listings: dict[str, Listing] = {}

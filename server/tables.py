@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Protocol, cast
 
 import structlog
@@ -33,8 +33,10 @@ from server.conn import CLOSE_RESTART
 from server.directory import Directory, OneProcess, Place, Unavailable
 from server.store.base import StoreError, TableStore
 from server.table import Gone, Join, Reclaim, Stop, Sweep
-from server.table.actor import DailyResults, Table, TournamentResults
+from server.table.actor import Table
 from server.table.effects import Listing
+from server.table.ending import FREE_TABLES, GameEnds
+from server.table.mode import NORMAL
 
 if TYPE_CHECKING:
     from server.config import Settings
@@ -78,18 +80,16 @@ class Tables:
         lobby: LobbySide,
         clock: Clock = WALL,
         *,
-        daily: DailyResults | None = None,
-        tournaments: TournamentResults | None = None,
+        ends: Mapping[str, GameEnds] | None = None,
         directory: Callable[[Tables], Directory] = OneProcess,
     ) -> None:
         self.store = store
         self.settings = settings
         self.lobby = lobby
         self.clock = clock
-        self.daily = daily
-        """Records a daily table's result (``DailyFinished``); None: nowhere to."""
-        self.tournaments = tournaments
-        """Hears a tournament table's end (``TournamentTableDone``); None: nobody."""
+        self.ends: dict[str, GameEnds] = {NORMAL.name: FREE_TABLES, **(ends or {})}
+        """What hears the end of a game, by table mode (server/table/ending.py):
+        free tables here, the daily game's and tournaments' services."""
         self._served: dict[str, Table] = {}
         self.codes: dict[str, str] = {}
         """Invite code -> table id, of every table listed here (here or elsewhere)."""
@@ -318,6 +318,10 @@ class Tables:
         return await done
 
     # -- what tables say (``Home``) --------------------------------------------------
+
+    def game_ends(self, mode: str) -> GameEnds | None:
+        """What hears the end of a game of ``mode`` (None: no service here)."""
+        return self.ends.get(mode)
 
     def table_changed(self, table: Table, listing: Listing) -> None:
         """A table tells how it lists now."""

@@ -18,7 +18,6 @@ ROOT = Path(__file__).resolve().parent.parent
 
 PURE = [
     "server/table/core.py",
-    "server/table/daily.py",
     "server/table/mode.py",
     "server/table/modes.py",
     "server/table/fanout.py",
@@ -26,7 +25,9 @@ PURE = [
     "server/table/state.py",
     "server/table/inbox.py",
     "server/table/effects.py",
-    "server/table/tournament.py",
+    "server/table/ending.py",
+    "server/daily/mode.py",
+    "server/tournament/mode.py",
     "server/tournament/core.py",
     "server/tournament/rules.py",
     "server/tournament/seating.py",
@@ -163,6 +164,44 @@ def test_clients_import_from_the_server_only_the_rules_and_the_embedded_entry_po
         for name in _imports(str(path.relative_to(ROOT)))
         if (name == "server" or name.startswith("server."))
         and not any(name == ok or name.startswith(ok + ".") for ok in CLIENT_MAY_IMPORT)
+    }
+    assert not bad, sorted(bad)
+
+
+def _registers_a_mode(path: Path) -> bool:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return any(
+        isinstance(node, ast.ImportFrom)
+        and node.module == "server.table.modes"
+        and any(a.name == "register" for a in node.names)
+        for node in ast.walk(tree)
+    )
+
+
+def _mode_packages() -> set[str]:
+    """The server's packages that bring a game mode: each registers its
+    table's rules (a ``TableMode``) with ``server.table.modes``."""
+    return {
+        f"server.{package.name}"
+        for package in (ROOT / "server").iterdir()
+        if (package / "__init__.py").is_file() and package.name != "table"
+        if any(_registers_a_mode(p) for p in package.rglob("*.py"))
+    }
+
+
+def test_the_table_imports_no_game_mode() -> None:
+    # A mode uses the table (its TableMode, its GameEnds: server/table/ending.py),
+    # never the other way: every import of server/table/, at any depth and
+    # under TYPE_CHECKING too, stays out of the modes' packages.
+    modes = _mode_packages()
+    assert {"server.daily", "server.tournament"} <= modes
+    files = sorted((ROOT / "server" / "table").rglob("*.py"))
+    assert files
+    bad = {
+        f"{name} (in {path.relative_to(ROOT)})"
+        for path in files
+        for name in _imports(str(path.relative_to(ROOT)))
+        if any(name == m or name.startswith(m + ".") for m in modes)
     }
     assert not bad, sorted(bad)
 

@@ -29,9 +29,9 @@ from protocol.messages import (
 )
 from server.app import Server
 from server.daily.deals import DailyTag, day_start
+from server.daily.mode import DailyMode
 from server.players import new_key
 from server.store.redis import RedisStore
-from server.table.daily import DailyMode
 from tests.support.clients import Taker, autoplay, finished
 from tests.support.redis import RedisServer
 from tests.support.servers import running, url

@@ -19,13 +19,13 @@ from protocol.views import TableView
 from server.bots import make_bot
 from server.bots.advice import REASONS, advise, explain
 from server.daily.deals import DailyTag
+from server.daily.mode import DailyMode
 from server.game import Game
 from server.game.variant import variant_for
 from server.table import Act, Join, TableCore, new_state
-from server.table.daily import DailyMode
 from server.table.effects import Advise, Answer
 from server.table.modes import assign
-from server.table.tournament import TournamentMode, TournamentTag
+from server.tournament.mode import TournamentMode, TournamentTag
 from tests.support.bots import play_deal
 from tests.support.clients import autoplay
 from tests.support.servers import running, url

@@ -7,7 +7,6 @@ whom, what is saved, which timer is armed), including every timer path.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
 
@@ -30,22 +29,21 @@ from protocol.messages import (
 from protocol.views import TableView
 from server.bots import RandomBot
 from server.daily.deals import DailyTag
+from server.daily.mode import DailyMode
 from server.game import Game
 from server.table import Act, BotMove, Gone, Join, Reclaim, Sweep, TableCore, Wake, new_state
-from server.table.daily import DailyMode
 from server.table.effects import (
     Answer,
     Arm,
-    DailyFinished,
     Effect,
     Listing,
-    Log,
     Record,
     Route,
     Save,
     Send,
     Think,
 )
+from server.table.ending import GameOver
 from server.table.mode import Refusal
 from server.table.modes import assign, register
 from server.table.state import decode_state, encode_state
@@ -471,9 +469,9 @@ def test_daily_game_ends_after_its_deals_and_asks_for_the_result_after_the_save(
     game = core.game
     assert game is not None and core.state.status == "finished"
     assert core.state.next_deal_at is None
-    (done,) = of(last, DailyFinished)
-    assert done.tag == core.mode.terms and done.to is None  # eve is away
-    assert list(done.scores) == [r.scores[2] for r in game.results]
+    (done,) = of(last, GameOver)
+    assert done.mode == core.mode and done.seats[2] is None  # eve is away
+    assert done.table_id == "d1" and list(done.scores) == [tuple(r.scores) for r in game.results]
     assert len(done.scores) == 1
     # After the save and the views: nobody hears of the result before it is stored.
     assert last.index(of(last, Save)[0]) < last.index(done)
@@ -492,8 +490,8 @@ def test_daily_result_goes_to_the_connected_player() -> None:
     start_daily(core, eve)
     # Eve stays connected (the test has a bot decide her turns, too).
     last = play_out(core, T0)
-    (done,) = of(last, DailyFinished)
-    assert done.to is eve
+    (done,) = of(last, GameOver)
+    assert done.seats[2] is eve
 
 
 def test_an_unfinished_daily_attempt_is_not_swept_before_its_day_closes() -> None:
@@ -515,7 +513,7 @@ DATA = Path(__file__).resolve().parent / "data"
 
 class Club(msgspec.Struct, frozen=True):
     """A mode the core has never heard of (registered by this test): only its
-    members sit or watch, and a game is one deal, whose end logs the totals."""
+    members sit or watch, and a game is one deal."""
 
     members: tuple[str, ...]
 
@@ -547,9 +545,6 @@ class Club(msgspec.Struct, frozen=True):
 
     def game_over(self, game: Game) -> bool:
         return len(game.results) >= 1
-
-    def on_game_over(self, game: Game, peers: Sequence[object]) -> list[Effect]:
-        return [Log("club_game_over", fields=(("totals", tuple(game.totals())),))]
 
     def may_close(self, status: str, now: float) -> bool:
         return True
@@ -592,8 +587,8 @@ def test_a_registered_mode_decides_who_sits_and_what_the_game_end_asks_for() -> 
     game = core.game
     assert game is not None and core.state.status == "finished"
     assert len(game.results) == 1 and not game.finished  # the mode ended it, not the engine
-    (done,) = [e for e in of(last, Log) if e.event == "club_game_over"]
-    assert done.fields == (("totals", tuple(game.totals())),)
+    (done,) = of(last, GameOver)  # its end is told like any table's, to its own GameEnds
+    assert done.mode == Club(("player-ann",)) and done.scores == (tuple(game.results[0].scores),)
     assert last.index(of(last, Save)[0]) < last.index(done)  # after the final save
     # The mode comes back with the state: restored, the table is still the club's.
     restored = TableCore(decode_state(encode_state(core.state)), SETTINGS)
@@ -624,8 +619,8 @@ def test_a_daily_table_saved_before_modes_comes_back_as_a_daily_table() -> None:
         assert at is not None
         core.handle(Wake("deal", core.state.version), at)
         last = play_out(core, at)
-    (done,) = of(last, DailyFinished)  # the game ends after the tag's two deals dealt
-    assert done.tag == tag and len(done.scores) == 2
+    (done,) = of(last, GameOver)  # the game ends after the tag's two deals dealt
+    assert done.mode == DailyMode(tag) and len(done.scores) == 2
 
 
 class Before(msgspec.Struct):

@@ -153,7 +153,7 @@ LEFT_REASONS = (
     N_("You stopped watching."),
     N_("You left the table."),
     N_("The table closed."),
-    # A tournament's table (server/table/tournament.py, server/tournament/service.py).
+    # A tournament's table (server/tournament/mode.py, server/tournament/service.py).
     N_("Your tournament seat waits for you: a bot plays it until you are back."),
     N_("The host had bots finish the round."),
 )

@@ -9,5 +9,6 @@ duplicate-style (``ranking``), with leaderboards (``board``).
 
 The rules of a daily table itself (private until finished, leave keeps the
 seat, no ``again``, the end after the day's deals) are in
-``server/table/daily.py``, which the pure table core consults.
+``mode`` (``DailyMode``, a ``TableMode`` the pure table core consults);
+``service`` hears their end (``GameOver``, server/table/ending.py).
 """

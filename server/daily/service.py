@@ -5,8 +5,8 @@ Owns: who a connection is (``identify``: the ``hello`` key), renaming, the
 daily game (record the result, tell the player how each deal compares) and
 leaderboard pages (the ``leaderboard`` command and ``GET /leaderboard``).
 It holds the player store, the daily board and the day's secret; the lobby
-and the network layer call it, and a table's actor carries out its
-``DailyFinished`` effect through ``finished``.
+and the network layer call it, and it hears the end of every daily table
+(``game_over``: the daily game's ``GameEnds``, server/table/ending.py).
 """
 
 from __future__ import annotations
@@ -39,12 +39,13 @@ from protocol.views import (
 from server.clock import WALL
 from server.daily.board import PERIODS, BoardLine, DailyBoard, MemoryBoard, Period, board_days
 from server.daily.deals import DailySpec, DailyTag, daily_spec, new_secret, utc_day
+from server.daily.mode import DailyMode
 from server.daily.ranking import compare
 from server.players import BadName, Player, clean_name, key_digest, valid_key
 from server.store.base import StoreError, TableStore
 from server.store.players import MemoryPlayers, NameTaken, PlayerStore
 from server.table import Act, Join, Reclaim, TableState, new_state
-from server.table.daily import DailyMode
+from server.table.ending import GameOver, Told
 from server.table.modes import assign
 
 if TYPE_CHECKING:
@@ -311,7 +312,7 @@ class DailyService:
                 seed=spec.seed,
                 result_wait=self.settings.result_wait,
             )
-            assign(state, DailyMode(tag))  # the table's daily rules: server/table/daily.py
+            assign(state, DailyMode(tag))  # the table's daily rules: server/daily/mode.py
             return state
 
         table = await lobby.open(conn, rid, state, table_id)
@@ -321,6 +322,17 @@ class DailyService:
         await lobby.sit(conn, table, Join(conn, spec.seat, rid, creator=True, player=player.id))
         if lobby.table_of(conn) is table:
             table.inbox.put_nowait(Act(conn, StartGame(rid=rid)))
+
+    async def game_over(self, over: GameOver, log: Any) -> list[Told]:
+        """A daily table's game is over: record its player's result, and
+        send it its ``daily_result`` if it is there."""
+        if not isinstance(over.mode, DailyMode):
+            raise TypeError(f"not a daily table: {over.mode.name}")
+        tag = over.mode.tag
+        # The player's points in each of the day's deals (0 for an annulled one).
+        result = await self.finished(tag, [s[tag.seat] for s in over.scores[: tag.deals]], log)
+        to = over.seats[tag.seat]
+        return [(to, result)] if result is not None and to is not None else []
 
     async def finished(
         self, tag: DailyTag, scores: list[int], table_log: Any = log

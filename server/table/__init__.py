@@ -6,7 +6,8 @@
 * ``fanout``  each recipient's view stream: views, diffs, patch history;
 * ``core``    ``TableCore.handle(message, now) -> effects``: every decision, no I/O;
 * ``mode``    ``TableMode``: the rules a table's mode decides, and the normal mode;
-* ``daily``   ``DailyMode``: a daily game's table; ``modes``: the registry of modes;
+* ``modes``   the registry of modes (each mode's own is in its package: ``server/daily/mode.py``);
+* ``ending``  ``GameOver``, ``GameEnds``: the one way a game's end is told, whatever the mode;
 * ``actor``   ``Table``: the asyncio task feeding the core and carrying out its effects.
 
 The actor is imported from ``server.table.actor``, not from here: importing

@@ -25,12 +25,12 @@ import asyncio
 import functools
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 import msgspec
 import structlog
 
-from protocol.messages import DailyResult, Error, GameCommand, History
+from protocol.messages import Error, GameCommand, History
 from server import metrics
 from server.bots import Bot, RandomBot, make_bot
 from server.clock import WALL, Clock, Timer
@@ -42,7 +42,6 @@ from server.table.effects import (
     Answer,
     Arm,
     Close,
-    DailyFinished,
     Effect,
     Listing,
     Log,
@@ -53,15 +52,14 @@ from server.table.effects import (
     Send,
     SendHistory,
     Think,
-    TournamentTableDone,
 )
+from server.table.ending import GameEnds, GameOver
 from server.table.inbox import Act, BotMove, InboxItem, Message, Peer, Stop
 from server.table.state import TableState, decode_state, encode_state
 
 if TYPE_CHECKING:
     from server.config import Settings
     from server.conn import Conn
-    from server.daily.deals import DailyTag
 
 log = structlog.get_logger()
 
@@ -69,22 +67,6 @@ HOLD_FIRST_S = 0.05
 HOLD_MAX_S = 1.0
 """Retry delays of a held write (``Table._hold``): the table is stalled
 meanwhile, so try again soon; a refused connect costs next to nothing."""
-
-
-class DailyResults(Protocol):
-    """Where a daily table's result is recorded (server/daily/service.py)."""
-
-    async def finished(
-        self, tag: DailyTag, scores: list[int], table_log: Any
-    ) -> DailyResult | None: ...
-
-
-class TournamentResults(Protocol):
-    """Where a tournament table's end is told (server/tournament/service.py)."""
-
-    async def table_done(
-        self, code: str, table_id: str, scores: tuple[tuple[int, ...], ...]
-    ) -> None: ...
 
 
 class BotMaker(Protocol):
@@ -96,13 +78,8 @@ class BotMaker(Protocol):
 class Home(Protocol):
     """What a table needs from the tables that serve it (server/tables.py)."""
 
-    @property
-    def daily(self) -> DailyResults | None:
-        """Records a daily table's result (``DailyFinished``); None: nowhere to."""
-
-    @property
-    def tournaments(self) -> TournamentResults | None:
-        """Hears a tournament table's end (``TournamentTableDone``); None: nobody."""
+    def game_ends(self, mode: str) -> GameEnds | None:
+        """What hears the end of a game of ``mode`` (``GameOver``); None: nothing here."""
 
     def table_changed(self, table: Table, listing: Listing) -> None:
         """The table's lobby listing is now ``listing``."""
@@ -237,14 +214,8 @@ class Table:
                     await self._record(blob, key)
                 case SendHistory(peer=peer, rid=rid):
                     _conn(peer).send(History(records=await self._records(), rid=rid))
-                case DailyFinished(tag=tag, scores=scores, to=to):
-                    if self.home.daily is not None:
-                        result = await self.home.daily.finished(tag, list(scores), self.log)
-                        if result is not None and to is not None:
-                            _conn(to).send(result)
-                case TournamentTableDone(code=code, scores=scores):
-                    if self.home.tournaments is not None:
-                        await self.home.tournaments.table_done(code, self.id, scores)
+                case GameOver():
+                    await self._game_over(effect)
                 case _:
                     self._now(effect)
 
@@ -290,6 +261,15 @@ class Table:
                 task.add_done_callback(self.thinking.discard)
             case _:
                 raise AssertionError(f"{effect!r} needs waiting for")
+
+    async def _game_over(self, over: GameOver) -> None:
+        """Tell the game's end to what hears its mode's, and its answers to the table."""
+        ends = self.home.game_ends(over.mode.name)
+        if ends is None:
+            self.log.warning("game_end_unheard", mode=over.mode.name)
+            return
+        for peer, message in await ends.game_over(over, self.log):
+            _conn(peer).send(message)
 
     def _cancel_timer(self) -> None:
         if self.timer is not None:

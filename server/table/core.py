@@ -71,6 +71,7 @@ from server.table.effects import (
     SendHistory,
     Think,
 )
+from server.table.ending import GameOver
 from server.table.fanout import Fanout, Stream
 from server.table.gather import gathered, gathering, may_start, rehost
 from server.table.hints import hint
@@ -131,7 +132,7 @@ class TableCore:
         self.closed = False
         """The table closed for good (idle): the actor stops after this message."""
         self.game_ended = False
-        """The game just ended: ``_commit`` adds what its end asks for (``on_game_over``)."""
+        """The game just ended: ``_commit`` tells its mode (``GameOver``)."""
         self.asked: tuple[int, int] | None = None
         """The (seat, version) whose decision a ``Think`` last asked for."""
         self.held: BotMove | None = None
@@ -200,8 +201,9 @@ class TableCore:
         if self.game_ended and self.game is not None:
             # After the final view, as every event after a save.
             self.game_ended = False
-            peers = [stream.peer if stream else None for stream in self.fan.streams]
-            out.extend(self.mode.on_game_over(self.game, peers))
+            peers = tuple(stream.peer if stream else None for stream in self.fan.streams)
+            scores = tuple(tuple(r.scores) for r in self.game.results)
+            out.append(GameOver(self.id, self.mode, scores, peers))
 
     def _list(self, out: list[Effect], force: bool = False) -> None:
         # Most moves change nothing the lobby lists: telling it only when the

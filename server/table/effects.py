@@ -4,7 +4,8 @@ The core (``TableCore.handle``) never sends, saves, sleeps or reads a clock;
 it returns a list of these. The actor (``server.table.actor``) performs them
 one after the other, awaiting a ``Save`` before going on: every ``Send`` that
 tells of a move comes after the ``Save`` of that move, so an acknowledged
-move is never lost.
+move is never lost. A game's end is one more of them, ``GameOver``
+(``server.table.ending``), whatever the table's mode.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Literal
 from protocol.errors import ByeCode, ErrorCode
 from protocol.messages import Event
 from protocol.views import BotLevel, TableSummary, TableView
-from server.daily.deals import DailyTag
+from server.table.ending import GameOver
 from server.table.inbox import Join, Peer, Reclaim, Wake
 
 
@@ -141,28 +142,6 @@ class Refused:
     blame: Literal["rule"]
 
 
-@dataclass(frozen=True, slots=True)
-class DailyFinished:
-    """A daily game is over: record ``scores`` (the player's points per deal)
-    on the day's board and send the player its ``daily_result`` (to ``to``,
-    the seat's connection, if any). Comes after the final view is sent."""
-
-    tag: DailyTag
-    scores: tuple[int, ...]
-    to: Peer | None
-
-
-@dataclass(frozen=True, slots=True)
-class TournamentTableDone:
-    """A tournament table's round is over: tell the tournament ``code`` every
-    deal's points, seat by seat (server/tournament/service.py). Comes after
-    the final save, so the stored table says the same (what a tournament
-    reads again if this is lost)."""
-
-    code: str
-    scores: tuple[tuple[int, ...], ...]
-
-
 Effect = (
     Send
     | Close
@@ -177,6 +156,5 @@ Effect = (
     | Advise
     | Log
     | Refused
-    | DailyFinished
-    | TournamentTableDone
+    | GameOver
 )

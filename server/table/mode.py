@@ -8,8 +8,9 @@ and has no branch of its own for any mode:
   ``held_seat``, ``kept_seat``);
 - where the deals come from (``deal_seed``) and whether a game may be played
   again (``again_refusal``);
-- when the game is over (``game_over``) and what its end asks of the world
-  (``on_game_over``: effects, such as recording a daily result);
+- when the game is over (``game_over``: the table then tells its mode's
+  ``GameEnds``, ``server.table.ending``, such as the daily game recording
+  the result);
 - how deals are numbered (``every_deal_counts``) and when an idle table may
   close (``may_close``).
 
@@ -21,7 +22,6 @@ core: no I/O, ``now`` is passed in.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import ClassVar, Protocol
 
 import msgspec
@@ -29,8 +29,6 @@ import msgspec
 from protocol.errors import ErrorCode
 from protocol.views import TableStatus
 from server.game import Game
-from server.table.effects import Effect
-from server.table.inbox import Peer
 
 Refusal = tuple[ErrorCode, str]
 """A refused request: its error code and the sentence for the person."""
@@ -79,10 +77,6 @@ class TableMode(Protocol):
     def game_over(self, game: Game) -> bool:
         """The table's game is over (checked after each deal)."""
 
-    def on_game_over(self, game: Game, peers: Sequence[Peer | None]) -> list[Effect]:
-        """What the end of the game asks for, after its final save and views
-        (``peers``: each seat's connection, if any)."""
-
     def may_close(self, status: TableStatus, now: float) -> bool:
         """An idle table may close now (it is idle for ``idle_close`` already)."""
 
@@ -122,9 +116,6 @@ class NormalMode(msgspec.Struct, frozen=True):
 
     def game_over(self, game: Game) -> bool:
         return game.finished
-
-    def on_game_over(self, game: Game, peers: Sequence[Peer | None]) -> list[Effect]:
-        return []
 
     def may_close(self, status: TableStatus, now: float) -> bool:
         return True

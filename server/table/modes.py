@@ -3,9 +3,12 @@
 A table's persisted state names its mode (``TableState.mode``) and keeps its
 terms (``TableState.terms``); ``policy_of`` makes the mode's policy (a
 ``TableMode``, ``server.table.mode``) from them, when a table is made or
-restored. A new kind of table (a tournament's, say) is a policy with the
-``TableMode`` methods and a ``restore(terms)`` that makes it from its stored
-terms, registered here: the core does not change.
+restored. A new kind of table is a policy with the ``TableMode`` methods
+and a ``restore(terms)`` that makes it from its stored terms, which its own
+package registers when imported (``server/daily/mode.py``,
+``server/tournament/mode.py``): the table imports no mode, and the core
+does not change. Its end is heard by the mode's ``GameEnds``
+(``server.table.ending``).
 """
 
 from __future__ import annotations
@@ -14,10 +17,8 @@ from collections.abc import Callable
 
 import msgspec
 
-from server.table.daily import DailyMode
 from server.table.mode import NormalMode, TableMode
 from server.table.state import TableState
-from server.table.tournament import TournamentMode
 
 Restore = Callable[[object], TableMode]
 """Makes a mode's policy again from the terms its table's state keeps."""
@@ -50,5 +51,3 @@ def assign(state: TableState, mode: TableMode) -> None:
 
 
 register(NormalMode.name, NormalMode.restore)
-register(DailyMode.name, DailyMode.restore)
-register(TournamentMode.name, TournamentMode.restore)

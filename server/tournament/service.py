@@ -52,14 +52,15 @@ from server.directory import Place, Unavailable
 from server.game import Game
 from server.game.variant import variant_for
 from server.store.base import StoreError, TableStore
+from server.table.ending import GameOver, Told
 from server.table.inbox import Hurry
 from server.table.modes import assign
 from server.table.seats import new_game
 from server.table.state import SeatState, TableState, decode_state, new_state
-from server.table.tournament import TournamentMode, TournamentTag
 from server.text import clean_text
 from server.tournament import core
 from server.tournament.export import export_csv, export_json
+from server.tournament.mode import TournamentMode, TournamentTag
 from server.tournament.rules import settings_problem
 from server.tournament.state import TableEntry, TournamentState
 from server.tournament.store import TournamentStore
@@ -231,10 +232,19 @@ class TournamentService:
 
     # -- rounds and tables -------------------------------------------------------------
 
+    async def game_over(self, over: GameOver, log: Any) -> list[Told]:
+        """A tournament table's game is over: its round's points go to the
+        tournament (the tournaments' ``GameEnds``, server/table/ending.py)."""
+        if not isinstance(over.mode, TournamentMode):
+            raise TypeError(f"not a tournament table: {over.mode.name}")
+        tag = over.mode.tag
+        await self.table_done(tag.code, over.table_id, over.scores[: tag.deals])
+        return []
+
     async def table_done(
         self, code: str, table_id: str, scores: tuple[tuple[int, ...], ...]
     ) -> None:
-        """A tournament table's round is over (its actor says so)."""
+        """A tournament table's round is over with ``scores`` (each deal's, seat by seat)."""
         lists = [list(deal) for deal in scores]
         try:
             state = await self._change(code, _told(table_id, lists, self.clock.time()))
@@ -388,7 +398,7 @@ def _table_state(
             result_wait=settings.result_wait,
             variant=variant_for(entry.size),
         )
-        assign(st, TournamentMode(tag))  # the table's rules: server/table/tournament.py
+        assign(st, TournamentMode(tag))  # the table's rules: server/tournament/mode.py
         for i, (player, shown) in enumerate(zip(entry.seats, entry.names, strict=True)):
             # A player's seat is a human's, away until it sits (a bot plays
             # its turns after the grace period meanwhile).

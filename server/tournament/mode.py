@@ -1,5 +1,6 @@
 """A tournament's table mode: ``TournamentMode``, the policy of a table that
-plays one round of a tournament (server/tournament/).
+plays one round of a tournament (a ``TableMode``, ``server.table.mode``,
+registered here under ``tournament``).
 
 Its terms (``TournamentTag``) name the tournament, the round and the table,
 and the player at each seat. Where such a table differs, the core asks this
@@ -15,8 +16,8 @@ policy (the ``TableMode`` interface, ``server.table.mode``):
   so every table of a size plays the same deals in ``duplicate``
   (``game_over``, ``every_deal_counts``); it is not played again
   (``again_refusal``); its deals come from the round's seed (``deal_seed``);
-- its end is told to the tournament (the ``TournamentTableDone`` effect,
-  carried out through ``server.tournament.service``), with every seat's
+- its end is told like any table's (``GameOver``, ``server.table.ending``)
+  to the tournament (``TournamentService.game_over``), with every seat's
   points on every deal;
 - it closes once finished and idle, not before (``may_close``).
 
@@ -25,16 +26,14 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import ClassVar
 
 import msgspec
 
 from protocol.views import TableStatus
 from server.game import Game
-from server.table.effects import Effect, TournamentTableDone
-from server.table.inbox import Peer
 from server.table.mode import Refusal
+from server.table.modes import register
 
 NOT_YOURS = "this is a tournament table: only its players sit there"
 AGAIN_MESSAGE = "a tournament table plays its round once"
@@ -96,9 +95,8 @@ class TournamentMode(msgspec.Struct, frozen=True):
     def game_over(self, game: Game) -> bool:
         return game.finished or len(game.results) >= self.tag.deals
 
-    def on_game_over(self, game: Game, peers: Sequence[Peer | None]) -> list[Effect]:
-        scores = tuple(tuple(r.scores) for r in game.results[: self.tag.deals])
-        return [TournamentTableDone(self.tag.code, scores)]
-
     def may_close(self, status: TableStatus, now: float) -> bool:
         return status == "finished"
+
+
+register(TournamentMode.name, TournamentMode.restore)

@@ -1,4 +1,5 @@
-"""The daily game's table mode: ``DailyMode``, the policy of a daily table.
+"""The daily game's table mode: ``DailyMode``, the policy of a daily table
+(a ``TableMode``, ``server.table.mode``, registered here under ``daily``).
 
 A daily table is an ordinary table whose mode is ``daily``, with a
 ``DailyTag`` for terms: one player's attempt at the day's game, that player
@@ -17,9 +18,9 @@ policy (the ``TableMode`` interface, ``server.table.mode``):
 - ``again`` is refused: the ``daily`` command starts a practice game instead;
 - the game ends after ``deals`` deals *dealt*, annulled ones included, so
   every player of the day plays the same deals (``game_over``), and deals
-  are numbered as dealt (``every_deal_counts``); the table then asks for
-  the result to be recorded (the ``DailyFinished`` effect, carried out
-  through ``server.daily.service``);
+  are numbered as dealt (``every_deal_counts``); the table then tells its
+  end like any table (``GameOver``, ``server.table.ending``), which
+  ``DailyService.game_over`` records (server/daily/service.py);
 - an unfinished attempt is not closed for idleness before its day is closed
   (``may_close``).
 
@@ -28,7 +29,6 @@ Pure: no I/O, ``now`` is passed in.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import ClassVar
 
 import msgspec
@@ -37,9 +37,8 @@ from protocol.views import TableStatus
 from server.daily.board import is_closed
 from server.daily.deals import DailyTag
 from server.game import Game
-from server.table.effects import DailyFinished, Effect
-from server.table.inbox import Peer
 from server.table.mode import Refusal
+from server.table.modes import register
 
 PRIVATE_MESSAGE = "this is someone's daily game: it opens to others when it is over"
 AGAIN_MESSAGE = "a daily game is played once; the daily command starts a practice game"
@@ -90,11 +89,9 @@ class DailyMode(msgspec.Struct, frozen=True):
         # The day's number of deals has been dealt (annulled ones count).
         return game.finished or len(game.results) >= self.tag.deals
 
-    def on_game_over(self, game: Game, peers: Sequence[Peer | None]) -> list[Effect]:
-        # The player's points in each of the day's deals (0 for an annulled one).
-        scores = tuple(r.scores[self.tag.seat] for r in game.results[: self.tag.deals])
-        return [DailyFinished(self.tag, scores, peers[self.tag.seat])]
-
     def may_close(self, status: TableStatus, now: float) -> bool:
         # An idle daily table closes once finished, or once its day is closed.
         return status == "finished" or is_closed(self.tag.day, now)
+
+
+register(DailyMode.name, DailyMode.restore)
