@@ -175,6 +175,7 @@ class TableScreen(Translated, HintKey, TableReadings, ButtonArrows, Screen[None]
         self.show_last = False
         self._actions_key = ("none",)
         if self._ready:
+            self.say("")  # news of that table (its last trick) is not this one's
             self.query_one("#actions", Horizontal).remove_children()
             self.query_one("#hand", HandWidget).show([])
             self.update_view(None)
