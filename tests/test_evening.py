@@ -95,9 +95,10 @@ class Terminal:
     task holds the client (Textual's context lives in it) and carries out
     the steps handed to it, one at a time."""
 
-    def __init__(self, server: ServerThread, folder: Path, name: str) -> None:
+    def __init__(self, server: ServerThread, folder: Path, name: str, players: int = 4) -> None:
         self.server = server
         self.app: AtoutApp = client(server.ws_url, folder, name)
+        self.app.players = players  # ``atout connect --players N``
         self.steps: asyncio.Queue[Any] | None = None
 
         async def start() -> None:
@@ -405,3 +406,44 @@ def test_one_evening_two_terminals_and_two_browsers(
                 person.close()
             dan.context.close()
             server.stop()
+
+
+@pytest.mark.parametrize("players", [3, 5])
+def test_a_terminal_and_a_page_quick_playing_at_three_or_five_sit_together(
+    page: Page, start_web_server: Callable[..., ServerThread], tmp_path: Path, players: int
+) -> None:
+    """``atout connect --players N`` and the page's size choice: one presses
+    quick play, the other a moment later (within the gathering time), and
+    they sit at one table of that size; its countdown and Start now on both."""
+    server = start_web_server(quick_gather=120.0)
+    ann = Terminal(server, tmp_path, "Ann", players=players)
+    try:
+        enter(page, server.url, "Cat")
+        ann.sees("2 online")
+
+        async def quick(pilot: Any, app: AtoutApp) -> str:
+            await pilot.press("p")
+            await until(pilot, lambda: app.link.table is not None, what="seated")
+            return table(app).table_id
+
+        ann.do(quick)
+        ann.sees(COUNTDOWN, "Start now")
+        page.get_by_label("Players").first.select_option(str(players))
+        page.get_by_role("button", name="Quick play").click()
+        expect(page.locator(".gathering")).to_contain_text(COUNTDOWN)
+        expect(page.locator(".seats")).to_contain_text("Ann")
+        ann.sees("Cat")
+        assert len(ann.view().seats) == players
+        page.get_by_role("button", name="Start now").click()
+        page.locator(".hand button.card").first.wait_for()
+        hand = {3: 24, 5: 15}[players]
+        assert page.locator(".hand button.card").count() == hand
+
+        async def dealt(pilot: Any, app: AtoutApp) -> list[str]:
+            await until(pilot, lambda: len(table(app).hand) == hand, what="a hand")
+            return [s.kind for s in table(app).seats]
+
+        assert sorted(ann.do(dealt)) == ["bot"] * (players - 2) + ["human"] * 2
+    finally:
+        ann.close()
+        server.stop()
