@@ -30,7 +30,7 @@ from protocol.messages import (
     Watch,
 )
 from tests.support.cli_preview import PreviewApp, lobby_view, scripted_view
-from tests.support.pilot import SIZE, screen_text
+from tests.support.pilot import SIZE, screen_text, until
 
 
 def hand_of(app: Any) -> HandWidget:
@@ -371,11 +371,15 @@ async def test_the_lobby_footer_lists_what_the_lobby_offers(lang: str) -> None:
         for size, keys in ((SIZE, ("d ", "l ", "u ", "^q ")), ((140, 40), ("t ", "d ", "p "))):
             app = PreviewApp(lobby=lobby_view())
             async with app.run_test(size=size) as pilot:
-                await pilot.pause()
-                footer = screen_text(app).rstrip().split("\n")[-1]
-                assert all(f" {k}" in footer for k in keys), (size, footer)
+                # Laid out after a pause or more (a busy machine takes longer).
+                await until(pilot, lambda a=app, ks=keys: _footer_has(a, ks), what=f"{size}")
     finally:
         i18n.use("en")
+
+
+def _footer_has(app: Any, keys: tuple[str, ...]) -> bool:
+    footer = screen_text(app).rstrip().split("\n")[-1]
+    return all(f" {k}" in footer for k in keys)
 
 
 async def test_a_new_tables_name_is_the_players_name() -> None:

@@ -275,9 +275,13 @@ async def test_a_new_round_leads_from_the_finished_table_to_your_new_one() -> No
         # The same view again (any other change of the round): no second move.
         await take(pilot, app, tournament_view("playing", round=3, your_table="t2", waiting_for=1))
         assert app.sent == [Leave()]
+        app.table_screen.say("Dan takes the last trick (18).")  # the old table's news
         app.table_screen.view = None  # the server's ``left`` as the link takes it
         app.on_server(Left(table_id="t1", reason="you left the table"))
         await settle(pilot)
+        # Nothing said at the old table stays for the next one (it did: the
+        # last trick, who was the partner, over the next round's bidding).
+        assert app.table_screen.line.text == ""
         assert app.sent == [Leave(), JoinTable(table_id="t2")]
         assert app.current_mode == "tournament"
         assert "Round 3: to your seat at table 2…" in screen_text(app)
@@ -314,11 +318,19 @@ async def test_a_finished_table_waits_for_the_round_and_o_opens_the_standings() 
         # The last round ends: the final standings open by themselves, with
         # no line left from before (the move to a table that is no more).
         app.tournaments.screen.say("Round 3: to your seat at table 2…")
+        app.notify("Round 2 is over: 1. Alice 300 — o: standings", timeout=12)
+        await settle(pilot)
+        assert list(app._notifications)
         await take(pilot, app, tournament_view("finished"))
         assert app.current_mode == "tournament"
         text = screen_text(app)
         assert "Final standings" in text and "to your seat" not in text
         assert "Finished after 3 rounds: the final standings." in text
+        # Nothing of the last round is left: neither its tables (the left
+        # panel lists the players) nor the toast of the round before.
+        assert "Table 1" not in text and "Round 3 of 3" not in text
+        assert "Players (" in text
+        assert list(app._notifications) == []
 
 
 async def test_o_at_a_table_outside_any_tournament_says_so() -> None:

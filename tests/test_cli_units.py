@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import re
 import stat
 import subprocess
@@ -18,16 +19,18 @@ from websockets.datastructures import Headers
 from websockets.exceptions import InvalidStatus
 from websockets.http11 import Response
 
+from clients.cli import history, wording
 from clients.cli import table_facts as facts
 from clients.cli import table_news as news
-from clients.cli import wording
 from clients.cli.__main__ import UsageError, normalize_url, parser, read
 from clients.cli.cards_text import label, sort_hand
 from clients.cli.cards_widget import layout
 from clients.cli.link import LinkStatus, backoff
 from clients.cli.tokens import FileTokens, MemoryTokens, SavedSeat
 from protocol.views import DealView, Legal, TableView, TrickView
+from server.game.variant import VARIANTS
 from tests.support.cli_preview import scripted_view
+from tests.support.engine import random_deal
 
 # -- cards -----------------------------------------------------------------------
 
@@ -458,3 +461,23 @@ def test_the_taker_who_holds_the_called_card_knows_they_play_alone() -> None:
     assert spectator.deal is not None
     spectator.deal.called = "KH"
     assert not call_facts.alone(spectator)  # nobody else can know yet
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_past_deals_replay_tables_of_three_four_and_five(players: int) -> None:
+    """The terminal's "Past deals" (h) replays a record of any size trick by
+    trick (at three and five it said "could not be replayed")."""
+    rng = random.Random(players)
+    played = 0
+    for _ in range(20):
+        deal = random_deal(rng, variant=VARIANTS[players])
+        past = history.replay(deal.record())
+        assert past.problem == "", past.problem
+        if deal.annulled_reason is not None:
+            assert not past.tricks
+            continue
+        played += 1
+        assert len(past.tricks) == VARIANTS[players].tricks
+        assert [t.winner for t in past.tricks] == list(deal.winners)
+        assert [t.leader for t in past.tricks] == list(deal.leaders)
+    assert played > 0

@@ -16,6 +16,7 @@ from clients.cli.call_dialog import CallDialog
 from clients.cli.dialogs import NewTable
 from protocol.messages import CreateTable, JoinTable
 from server.app import Server
+from tests.support.clock import ManualClock
 from tests.support.pilot import (  # noqa: F401 - server: a fixture
     SIZE,
     click,
@@ -27,6 +28,7 @@ from tests.support.pilot import (  # noqa: F401 - server: a fixture
     type_card,
     until,
 )
+from tests.support.servers import for_people, running
 
 FIVE_SEED = "five-3"
 """Its first dealer is seat 4: Alice (seat 0) speaks first, so her garde
@@ -129,6 +131,34 @@ async def _five_to_the_end(pa: Any, alice: AtoutApp, pb: Any, bob: AtoutApp) -> 
             await shown(pilot, app, "☆")  # the partner's mark in the seats panel
     for _p, app in pilots:
         await app.aclose()
+
+
+async def test_the_call_dialog_closes_when_the_turn_timer_calls_for_us(tmp_path: Path) -> None:
+    """The taker's turn timer runs out while the call dialog is open: a bot
+    calls for her, and the dialog goes (it stayed over the rest of the game,
+    to the final scores, answering nothing)."""
+    clock = ManualClock()
+    async with running(for_people(), clock=clock) as srv:
+        alice = client(f"ws://127.0.0.1:{srv.port}", tmp_path, "Alice")
+        async with alice.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: alice.link and alice.link.lobby is not None, what="lobby")
+            alice.send(
+                CreateTable(name="À cinq", players=5, deals=1, seed=FIVE_SEED, turn_timer=30.0)
+            )
+            await until(pilot, lambda: alice.link.table is not None, what="Alice seated")
+            await click(pilot, ".start")
+            await until(pilot, lambda: facts.decision(table(alice)) == "bid", what="her bid")
+            await click(pilot, ".bid-garde_contre")
+            await until(pilot, lambda: isinstance(alice.screen, CallDialog), what="the call dialog")
+            deadline = table(alice).deadline
+            assert deadline is not None
+            clock.advance(deadline - clock.now + 1)
+            await until(pilot, lambda: table(alice).deal.called is not None, what="a bot's call")
+            await until(
+                pilot, lambda: not isinstance(alice.screen, CallDialog), what="the dialog gone"
+            )
+            assert "Call a card" not in screen_text(alice)
+            await alice.aclose()
 
 
 async def test_the_new_table_form_opens_a_table_of_three(server: Server, tmp_path: Path) -> None:

@@ -254,7 +254,9 @@ async def test_a_client_that_stops_reading_is_dropped_not_buffered_for() -> None
     # Once the socket buffers on both sides are full (made small here, as on
     # a congested link), what the server holds for it passes send_buffer and
     # it is dropped with 4002; the table plays on for everyone else.
-    async with running(send_buffer=4096) as server:
+    # No grace: the owner's away seat is played at once (a table its last
+    # human left would close).
+    async with running(send_buffer=4096, grace=0.0) as server:
         owner = await Session.open(url(server), "Owner")
         seated = await _table(owner, deals=20, bot_level="random")
         sock = socket.socket()
@@ -269,7 +271,7 @@ async def test_a_client_that_stops_reading_is_dropped_not_buffered_for() -> None
         server_sock = sleepy.ws.transport.get_extra_info("socket")
         server_sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
         await owner.send(StartGame())
-        await owner.send(Leave())  # a bot takes the seat: four bots play on
+        await owner.close()  # away: bots play the four seats on
         async with asyncio.timeout(30):
             while not sleepy.closed:
                 await asyncio.sleep(0.05)  # not reading meanwhile

@@ -315,14 +315,18 @@ def test_a_table_closes_when_its_last_player_leaves_before_it_starts() -> None:
     assert of(effects, Answer)[0].error == "table_closed"
 
 
-def test_a_table_playing_on_with_bots_stays_when_its_last_player_leaves() -> None:
+def test_a_game_its_last_player_leaves_closes_and_bots_do_not_play_it_on() -> None:
     core = make(deals=2)
-    alice = Peer("Alice")
+    alice, bob = Peer("Alice"), Peer("Bob")
     seat(core, alice)
+    seat(core, bob)
     core.handle(Act(alice, StartGame(rid=2)), T0)
     core.handle(Act(alice, Leave(rid=3)), T0 + 1)
-    assert not core.closed and core.state.status == "playing"  # the game must finish
+    # Someone is still playing: a bot takes the seat and the game goes on.
+    assert not core.closed and core.state.status == "playing"
     assert core.state.seats[0].kind == "bot"
+    core.handle(Act(bob, Leave(rid=4)), T0 + 2)
+    assert core.closed  # a game of bots for nobody is not played on
 
 
 def test_chat_rate_follows_the_given_time() -> None:

@@ -1,6 +1,7 @@
-"""A table its players left before it started (or after it finished) closes
-and leaves the lobby, over real WebSockets; a dropped connection is not
-leaving. With two processes on one Redis, every process's lobby drops it."""
+"""A table its players left before it started, after it finished or in the
+middle of its game (bots would play on for nobody) closes and leaves the
+lobby, over real WebSockets; a dropped connection is not leaving. With two
+processes on one Redis, every process's lobby drops it."""
 
 from __future__ import annotations
 
@@ -110,6 +111,38 @@ async def test_a_finished_table_closes_when_its_last_player_leaves() -> None:
         await eventually(lambda: seated.table_id not in server.lobby.tables)
         await no_such_table(wen, table_id=seated.table_id)
         await wen.close()
+
+
+async def test_a_game_its_last_player_leaves_is_not_played_on_by_bots() -> None:
+    async with running() as server:
+        browser = await Session.open(url(server), "Browser")
+        wen = await Session.open(url(server), "Wen")
+        seated = await create(wen, "Wen's table")
+        bob = await Session.open(url(server), "Bob")
+        await bob.send(JoinTable(table_id=seated.table_id))
+        await bob.wait_for(Seated)
+        await wen.send(StartGame())
+        await wen.wait_view(lambda v: v.status == "playing")
+        cat = await Session.open(url(server), "Cat")
+        await cat.send(Watch(table_id=seated.table_id))
+        await cat.wait_for(Seated)
+        await eventually(lambda: listed(browser) == {"Wen's table": 2})
+
+        # One of two leaves mid-game: a bot plays on for Bob's partner.
+        await wen.send(Leave())
+        await wen.wait_for(Left)
+        await eventually(lambda: listed(browser) == {"Wen's table": 1})
+        await bob.wait_view(lambda v: v.seats[seated.seat or 0].kind == "bot")
+
+        # The last one leaves: a game of bots for nobody is not played on.
+        await bob.send(Leave())
+        assert (await bob.wait_for(Left)).reason == "you left the table"
+        await eventually(lambda: listed(browser) == {} and listed(bob) == {})
+        closed = await cat.wait_for(Left)
+        assert (closed.table_id, closed.reason) == (seated.table_id, "the table closed")
+        await no_such_table(browser, table_id=seated.table_id)
+        for s in (browser, wen, bob, cat):
+            await s.close()
 
 
 @pytest.mark.redis

@@ -38,3 +38,38 @@ def test_two_pages_pressing_quick_play_sit_together_and_either_starts(
         assert errors == []
     finally:
         other.context.close()
+
+
+def test_quick_play_at_three_or_five_from_the_page_sits_people_together(
+    browser: Browser, page: Page, web_server: ServerThread
+) -> None:
+    """The page offers quick play's size, as the terminal's --players does: two
+    people choosing five sit at one table of five (a table of four for the
+    one who keeps four)."""
+    page.set_viewport_size(LAPTOP)
+    other, errors = second_page(browser)
+    third, third_errors = second_page(browser)
+    try:
+        for p, name in ((page, "Ann"), (other, "Bea"), (third, "Cat")):
+            enter(p, web_server.url, name)
+        for p in (page, other):
+            p.get_by_label("Players").first.select_option("5")
+            p.get_by_role("button", name="Quick play").click()
+            expect(p.locator(".gathering")).to_have_text(COUNTDOWN)
+        expect(page.locator(".seats")).to_contain_text("Bea")
+        third.get_by_role("button", name="Quick play").click()  # four, as before
+        expect(third.locator(".gathering")).to_have_text(COUNTDOWN)
+        expect(third.locator(".seats")).not_to_contain_text("Ann")
+        other.get_by_role("button", name="Start now").click()
+        for p in (page, other):
+            p.locator(".hand button.card").first.wait_for()
+            assert p.locator(".hand button.card").count() == 15  # dealt to five
+        # Back in the lobby, the page still offers the size it chose.
+        page.get_by_role("button", name="Leave").click()
+        page.get_by_role("button", name="Leave").last.click()
+        page.get_by_role("button", name="Quick play").wait_for()
+        expect(page.locator("select[name=quick-players]")).to_have_value("5")
+        assert errors == [] and third_errors == []
+    finally:
+        other.context.close()
+        third.context.close()

@@ -19,6 +19,7 @@ from server.game.contracts import takes_chien
 from server.game.deal import Deal
 from server.game.errors import RuleError
 from server.game.replay import replay_record
+from server.game.variant import FOUR, VARIANTS
 
 
 @dataclass
@@ -89,7 +90,11 @@ def _annulled(deal: Deal) -> bool:
 
 
 def _replay_into(past: PastDeal, record: dict[str, Any]) -> None:
-    deal = Deal(past.dealer, [_cards(h) for h in record["hands"]], _cards(record["chien"]))
+    # Of three, four or five: a record without ``players`` is of four
+    # (``replay_record`` has checked the size already).
+    variant = VARIANTS[int(record.get("players", FOUR.players))]
+    hands = [_cards(h) for h in record["hands"]]
+    deal = Deal(past.dealer, hands, _cards(record["chien"]), variant)
     if _annulled(deal):  # a petit sec, as dealt
         return
     for bid in record.get("bids", []):
@@ -97,8 +102,10 @@ def _replay_into(past: PastDeal, record: dict[str, Any]) -> None:
         assert seat is not None
         past.bids.append((seat, str(bid)))
         deal.bid(seat, bid)
-    if _annulled(deal):  # four passes
+    if _annulled(deal):  # everyone passed
         return
+    if deal.phase == "call":  # five players: the taker's called card
+        deal.call(deal.taker, CARD_OF[record["call"]])
     if takes_chien(deal.contract):
         past.chien = list(record["chien"])
         deal.ecart(deal.taker, _cards(record.get("ecart", [])))

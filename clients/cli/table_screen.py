@@ -14,6 +14,7 @@ chat), the hand, a prompt with its buttons, a message line and the keys.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -107,6 +108,7 @@ class TableScreen(Translated, HintKey, TableReadings, ButtonArrows, Screen[None]
         self._actions_key: tuple[Any, ...] = ("none",)
         self._confirming = False
         self._call_offered: tuple[Any, ...] | None = None
+        self._asked: tuple[Screen[Any], tuple[Any, ...]] | None = None
         """The call the dialog was opened for by itself (once; then the button)."""
         self._offline = False
         self.line = StatusLine()
@@ -173,6 +175,7 @@ class TableScreen(Translated, HintKey, TableReadings, ButtonArrows, Screen[None]
         self.show_last = False
         self._actions_key = ("none",)
         if self._ready:
+            self.say("")  # news of that table (its last trick) is not this one's
             self.query_one("#actions", Horizontal).remove_children()
             self.query_one("#hand", HandWidget).show([])
             self.update_view(None)
@@ -196,6 +199,12 @@ class TableScreen(Translated, HintKey, TableReadings, ButtonArrows, Screen[None]
         self._draw(view)
         offer_key(self, "tournament", self.host.tournaments.at_table(view), self.FOOTER_OPTIONAL)
         key = self._decision_key(view)
+        if self._asked is not None and self._asked[1] != key:
+            # Play moved on (the turn timer ran out: a bot decided for us):
+            # a question about that decision would answer nothing.
+            dialog, self._asked = self._asked[0], None
+            if self.app.screen is dialog:
+                dialog.dismiss(None)
         if facts.decision(view) == "call" and self.answered is None and self._call_offered != key:
             self._call_offered = key  # opened by itself once; then the action bar's button
             self.call_after_refresh(self._open_call)
@@ -423,15 +432,23 @@ class TableScreen(Translated, HintKey, TableReadings, ButtonArrows, Screen[None]
             return
         question = panels.ecart_question(picked)
         self._confirming = True
+        key = self._decision_key(view)
 
         def done(yes: bool | None) -> None:
             self._confirming = False
             if yes and self.view is not None and not facts.ecart_problem(picked, self.view.legal):
                 self._send(Ecart(cards=picked))
-            else:
+            elif self.view is not None and self._decision_key(self.view) == key:
                 self.say(_("Change your écart: pick a card again to put it back."))
 
-        self.app.push_screen(Confirm(question, yes=_("Discard"), no=_("Change"), focus=True), done)
+        self._ask(Confirm(question, yes=_("Discard"), no=_("Change"), focus=True), done)
+
+    def _ask(self, dialog: Screen[Any], done: Callable[[Any], None]) -> None:
+        """A question about the decision awaited now: it closes by itself
+        once that decision is made (``update_view``)."""
+        if self.view is not None:
+            self._asked = (dialog, self._decision_key(self.view))
+        self.app.push_screen(dialog, done)
 
     @on(Button.Pressed, "#actions Button")
     def _button(self, event: Button.Pressed) -> None:
@@ -481,7 +498,7 @@ class TableScreen(Translated, HintKey, TableReadings, ButtonArrows, Screen[None]
             if card and now is not None and self._decision_key(now) == key and not self.answered:
                 self._send(Call(card=card))
 
-        self.app.push_screen(CallDialog(view), done)
+        self._ask(CallDialog(view), done)
 
     def _start_poignee(self, size: int) -> None:
         view = self.view

@@ -82,6 +82,7 @@ class TournamentHost(Protocol):
         """The table's prompt line follows the tournament (``round_line``)."""
 
     def notify(self, message: str, *, timeout: float | None = None) -> None: ...
+    def clear_notifications(self) -> None: ...
     def push_screen(
         self, screen: Screen[Any], callback: Callable[[Any], None] | None = None
     ) -> object: ...
@@ -344,6 +345,7 @@ class TournamentFlow:
         just_finished = old is not None and old.status != "finished" and view.status == "finished"
         if just_finished:
             self.screen.say("")  # "to your seat at table 2…" is no longer true
+            self.host.clear_notifications()  # nor "Round 2 is over: …": the final is
         if self._show_next or just_finished:
             self._show_next = False
             at_our_table = view.your_table is not None and self._here() == view.your_table

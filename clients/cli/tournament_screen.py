@@ -254,7 +254,10 @@ class TournamentScreen(Translated, ButtonArrows, Screen[None]):
     def _draw_left(self, view: TournamentView | None) -> None:
         left = self.query_one("#t-left")
         out = Text()
-        if view is not None and view.tables and view.status != "gathering":
+        # Tables only while a round is played: gathering there are none yet,
+        # and once finished the last round's are over (the standings say it all).
+        playing = view is not None and bool(view.tables) and view.status == "playing"
+        if view is not None and playing:
             left.border_title = words.rounds_title(view.round, view.settings.rounds)
             for table in view.tables:
                 mine = table.table_id == view.your_table
@@ -269,7 +272,7 @@ class TournamentScreen(Translated, ButtonArrows, Screen[None]):
             out.append("\n")
         players = view.players if view is not None else []
         if view is not None:
-            if not view.tables or view.status == "gathering":
+            if not playing:
                 left.border_title = words.players_title(len(players))
             else:
                 out.append(words.players_title(len(players)) + "\n", style="underline")

@@ -419,8 +419,9 @@ class TableCore:
         out.append(Send((peer,), Left(table_id=self.id, reason="you left the table")))
         out.append(Route(peer, here=False, to_lobby=True))
         if deserted(self.state):
-            # Nobody is left to start it (or play it again): it goes from the
-            # lobby now rather than after ``idle_close``. An away player's
+            # Nobody is left to start it, play it again or play on with the
+            # bots: it goes from the lobby now rather than after
+            # ``idle_close``. An away player's
             # seat is still held, so a dropped connection never closes a table.
             self._close("table_deserted", now, out)
             return

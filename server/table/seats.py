@@ -87,9 +87,11 @@ def to_bots(st: TableState) -> list[int]:
 
 
 def deserted(st: TableState) -> bool:
-    """No human holds a seat of a table that is waiting or finished: nobody
-    is left to start it or play it again. An away human still holds theirs."""
-    return st.status in ("waiting", "finished") and all(s.kind != "human" for s in st.seats)
+    """No human holds a seat of the table: nobody is left to start it, play
+    it again, or play with the bots a game they left (listed, it would offer
+    a Join refused until the deal ends, to a game of bots for nobody). An
+    away human still holds theirs."""
+    return st.status != "closed" and all(s.kind != "human" for s in st.seats)
 
 
 def new_game(st: TableState, seed: str | None) -> Game:

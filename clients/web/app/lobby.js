@@ -103,14 +103,25 @@ function ByCode({ act }) {
   </form>`;
 }
 
+// Quick play's table size, kept while the page lives (a table and back).
+let quickPlayers = 4;
+
 export function Lobby({ lobby, act, go, player }) {
   const [creating, setCreating] = useState(false);
+  const [players, setPlayers] = useState(quickPlayers);
+  const choose = (ev) => {
+    quickPlayers = Number(ev.currentTarget.value);
+    setPlayers(quickPlayers);
+  };
   const tables = lobby?.tables || [];
   return html`<div class="lobby">
     <h1 class="screen-title">${_("In the lobby")}
       ${lobby && html` <small>${_("{n} online", { n: lobby.players_online })}</small>`}</h1>
     <nav class="big-actions" aria-label=${_("In the lobby")}>
-      <button onClick=${() => act({ t: "quick" })}>${_("Quick play")}</button>
+      <span class="quick-play"><button onClick=${() => act({ t: "quick", players })}>${_("Quick play")}</button>
+        <label>${_("Players")} <select name="quick-players" onChange=${choose}>
+          ${[3, 4, 5].map((n) => html`<option key=${n} value=${n} selected=${n === players}>${sizeChoice(n)}</option>`)}
+        </select></label></span>
       <button onClick=${() => setCreating(true)} aria-expanded=${creating}>${_("New table")}</button>
       <button onClick=${() => act({ t: "daily" })} disabled=${!player}>${_("Daily")}</button>
       <button onClick=${() => go("tournament")}>${_("Tournament")}</button>
