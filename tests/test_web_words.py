@@ -6,8 +6,9 @@ New table form (whose deals follow the table's size: each seat deals
 twice), then a table of five it watches from the wait to the game's end and
 its score sheet, on a 390-px phone. On every screen the test fails on
 an English message left untranslated, a number written the English way (a
-decimal point, "50%") in French, a word cut by its box, and a page wider
-than the phone. The taker's figure ("Needs 41", "You need 41") on the
+decimal point, "50%") in French, a game term left in Latin letters in
+Chinese or Korean ("Garde" for 가르드), a word cut by its box, and a page
+wider than the phone. The taker's figure ("Needs 41", "You need 41") on the
 result screen is the result's own target. The page's pure modules have their
 node tests run here too.
 """
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from clients.cli.catalogs import OWN_SCRIPT, french_terms
 from clients.session import Session
 from protocol.messages import CreateTable, Seated, StartGame
 from tests.browser import ServerThread
@@ -97,6 +99,8 @@ def _check(page: Page, lang: str, where: str, problems: list[str]) -> str:
             problems.append(f"fr {where}: a decimal point in {number!r}")
         for number in re.findall(r"\d%", text):
             problems.append(f"fr {where}: no space before % in {number!r}")
+    if lang in OWN_SCRIPT:  # Korean writes "Garde" in Hangul, Chinese translates it
+        problems += [f"{lang} {where}: {t!r} in Latin letters" for t in french_terms(text)]
     problems += [f"{lang} {where}: cut {c!r}" for c in look["cut"]]
     if look["wide"]:
         problems.append(f"{lang} {where}: the page is wider than the phone")
