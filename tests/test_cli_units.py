@@ -346,6 +346,8 @@ def test_every_command_s_help_says_what_it_does_and_its_usage_is_whole() -> None
     commands = _subcommands(top)
     play = commands["play"].format_help()
     assert "kept in a file" in play and "--players" in play
+    play_options = " ".join(play.split())
+    assert "--bots {random,easy,normal,strong} the bots' level (default normal)" in play_options
     join = _subcommands(commands["tournament"])["join"]
     usage = join.format_usage()
     for action in join._actions:

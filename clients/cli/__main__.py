@@ -156,7 +156,9 @@ def parser() -> argparse.ArgumentParser:
         description=wording.PLAY_DESCRIPTION,
     )
     play.add_argument("--name", default=default_name(), help=_("your display name"))
-    play.add_argument("--bots", choices=BOT_LEVELS, default="normal", help=_("bot level"))
+    play.add_argument(
+        "--bots", choices=BOT_LEVELS, default="normal", help=_("the bots' level (default normal)")
+    )
     play.add_argument(
         "--deals",
         type=int,
