@@ -88,6 +88,12 @@ LOOK = """() => {
 }"""
 
 
+# How many elements on screen (not text kept for screen readers) say exactly ``words``.
+SHOWN = """(words) => [...document.querySelectorAll("body *")].filter((el) =>
+  !el.childElementCount && el.textContent.trim() === words && el.offsetParent !== null &&
+  !el.closest(".visually-hidden")).length"""
+
+
 def _check(page: Page, lang: str, where: str, problems: list[str]) -> str:
     look = page.evaluate(LOOK)
     text: str = look["text"]
@@ -172,6 +178,8 @@ def test_every_screen_in_each_language(browser: Any, web_server: ServerThread, l
         last = join()
         assert last.status == "finished"
         final = _check(page, lang, "game over", problems)
+        # "Game over" once: the result's heading, not the log beside it too.
+        assert page.evaluate(SHOWN, _tr(lang, "Game over")) == 1, final
         # The taker's figure on the result screen is the result's target.
         result = last.deal.result if last.deal is not None else None
         if result and "target" in result:
