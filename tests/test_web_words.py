@@ -88,6 +88,8 @@ LOOK = """() => {
 }"""
 
 
+GLUED = re.compile(r"\S*(?:(?<!\d)·(?=\S)|(?<=\S)·(?!\d))\S*")
+
 # How many elements on screen (not text kept for screen readers) say exactly ``words``.
 SHOWN = """(words) => [...document.querySelectorAll("body *")].filter((el) =>
   !el.childElementCount && el.textContent.trim() === words && el.offsetParent !== null &&
@@ -107,9 +109,10 @@ def _check(page: Page, lang: str, where: str, problems: list[str]) -> str:
             problems.append(f"fr {where}: no space before % in {number!r}")
     if lang in OWN_SCRIPT:  # Korean writes "Garde" in Hangul, Chinese translates it
         problems += [f"{lang} {where}: {t!r} in Latin letters" for t in french_terms(text)]
-    # A separator glued to a word ("8 deals ·bots normal"): htm drops the
+    # A separator glued to a word ("8 deals ·bots normal"; Korean's "3·4·5인"
+    # is a list of numbers, written so): htm drops the
     # whitespace of a line break, so a template's line ending in " ·" loses it.
-    problems += [f"{lang} {where}: glued {g!r}" for g in re.findall(r"\S+·\S*|\S*·\S+", text)]
+    problems += [f"{lang} {where}: glued {g!r}" for g in GLUED.findall(text)]
     problems += [f"{lang} {where}: cut {c!r}" for c in look["cut"]]
     if look["wide"]:
         problems.append(f"{lang} {where}: the page is wider than the phone")
