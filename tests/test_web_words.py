@@ -219,7 +219,7 @@ def test_every_screen_in_each_language(browser: Any, web_server: ServerThread, l
     assert not errors, errors
 
 
-@pytest.mark.parametrize("files", [("words.test.mjs", 5), ("copylink.test.mjs", 3)])
+@pytest.mark.parametrize("files", [("words.test.mjs", 6), ("copylink.test.mjs", 3)])
 def test_the_page_s_words_pass_their_node_tests(files: tuple[str, int]) -> None:
     node = shutil.which("node")
     if node is None:
