@@ -92,7 +92,7 @@ def _move(view: Any) -> Any:
 
 
 async def _tries(app: AtoutApp, pilot: Any, key: str, n: int, embedded: bool) -> list[list[float]]:
-    rows = []
+    rows: list[list[float]] = []
     while len(rows) < n:
         view = app.link.table if app.link is not None else None
         if view is None or view.status in ("finished", "closed"):
