@@ -212,10 +212,17 @@ def secret(raw: str) -> str:
     return value
 
 
-def _setting(default: Any, meaning: str, parse: Callable[[str], Any], flag: str = "") -> Any:
+def _setting(
+    default: Any, meaning: str, parse: Callable[[str], Any], flag: str = "", does: str = ""
+) -> Any:
+    """``meaning``: what the setting is (the docs' table, the variable);
+    ``does``: what a bare switch flag such as ``--no-web`` does, said in
+    its own help rather than the setting's (issue 34)."""
     metadata = {"help": meaning, "parse": parse}
     if flag:
         metadata["flag"] = flag
+    if does:
+        metadata["does"] = does
     return field(default=default, metadata=metadata)
 
 
@@ -224,48 +231,65 @@ def _setting(default: Any, meaning: str, parse: Callable[[str], Any], flag: str 
 
 @dataclass(frozen=True)
 class Settings:
-    host: str = _setting("127.0.0.1", "address to listen on", host)
-    port: int = _setting(8765, "port to listen on (WebSocket and HTTP)", port)
+    host: str = _setting("127.0.0.1", "listen on this address", host)
+    port: int = _setting(8765, "listen on this port (the game's WebSocket and HTTP)", port)
     redis_url: str = _setting(
         "",
-        "Redis URL (redis://host:port/db); empty keeps tables in memory",
+        "keep tables, players and leaderboards in this Redis (redis://host:port/db); "
+        "empty: in this process's memory, lost when it stops",
         redis_url,
         flag="--redis",
     )
     redis_namespace: str = _setting(
         "",
-        "Redis: a name that sets this service apart from others in the same Redis "
-        "database (letters, digits, '.', '_', '-'); empty: the database alone is "
-        "the service (docs/DEPLOY.md, Scaling)",
+        "Redis: set this service apart from others in the same Redis database by this "
+        "name (letters, digits, '.', '_', '-'); empty: the database alone is the "
+        "service (docs/DEPLOY.md, Scaling)",
         redis_namespace,
     )
     workers: int = _setting(
         1,
-        "server processes sharing the port, or auto (one per core available); "
+        "run this many server processes sharing the port, or auto (one per core available); "
         "more than one needs --redis (docs/DEPLOY.md, Scaling)",
         workers,
     )
-    log_format: str = _setting("console", "console (readable) or json", one_of("console", "json"))
-    log_level: str = _setting("info", "debug, info, warning or error", one_of(*LOG_LEVELS))
-    max_frame: int = _setting(65536, "largest frame a client may send (bytes)", count)
-    rate: float = _setting(20.0, "messages per second a connection may send", positive)
-    burst: int = _setting(40, "messages a connection may send at once", count)
-    send_buffer: int = _setting(
-        256 * 1024, "bytes a slow client may leave unread before it is dropped", count
+    log_format: str = _setting(
+        "console",
+        "write the log as console lines (readable) or json (one object a line)",
+        one_of("console", "json"),
     )
-    max_tables: int = _setting(10000, "tables open at once", count)
-    max_connections: int = _setting(20000, "connections at once", count)
-    hello_timeout: float = _setting(10.0, "seconds to say hello", positive)
-    idle_close: float = _setting(900.0, "close a table with no human connected after (s)", positive)
-    grace: float = _setting(10.0, "an away human's turn is played by a bot after (s)", seconds)
-    bot_think: float = _setting(0.6, "a bot's pause before it acts (s)", seconds)
+    log_level: str = _setting(
+        "info",
+        "log what is of this level or above: debug, info, warning or error",
+        one_of(*LOG_LEVELS),
+    )
+    max_frame: int = _setting(65536, "refuse a client's frame larger than this (bytes)", count)
+    rate: float = _setting(
+        20.0, "let a connection send this many messages a second at most", positive
+    )
+    burst: int = _setting(40, "let a connection send this many messages at once (a burst)", count)
+    send_buffer: int = _setting(
+        256 * 1024, "drop a slow client once this many bytes wait unread for it", count
+    )
+    max_tables: int = _setting(10000, "refuse new tables beyond this many open at once", count)
+    max_connections: int = _setting(20000, "refuse new connections beyond this many at once", count)
+    hello_timeout: float = _setting(
+        10.0, "close a connection that has not said hello after this (s)", positive
+    )
+    idle_close: float = _setting(
+        900.0, "close a table with no human connected for this long (s)", positive
+    )
+    grace: float = _setting(10.0, "a bot plays an away human's turn after this long (s)", seconds)
+    bot_think: float = _setting(0.6, "a bot pauses this long before it acts (s)", seconds)
     deal_pause: float = _setting(
-        4.0, "least pause between deals, even when every player is ready at once (s)", seconds
+        4.0,
+        "pause at least this long between deals, even when every player is ready at once (s)",
+        seconds,
     )
     result_wait: float = _setting(
         60.0,
-        "longest a deal's result waits for the players to press Continue, "
-        "for tables that do not choose (s); 0: no wait beyond the deal pause",
+        "a deal's result waits this long at most for the players to press Continue, "
+        "at tables that do not choose (s); 0: no wait beyond the deal pause",
         seconds,
     )
     quick_gather: float = _setting(
@@ -274,12 +298,14 @@ class Settings:
         "seats and it starts (s); 0: it starts at once",
         seconds,
     )
-    bot_budget: float = _setting(0.3, "thinking budget of a strong bot per decision (s)", positive)
+    bot_budget: float = _setting(
+        0.3, "a strong bot thinks this long at most per decision (s)", positive
+    )
     default_bot_level: str = _setting(
-        "normal", "bot level of tables that do not choose one", one_of(*get_args(BotLevel))
+        "normal", "the bots' level at tables that do not choose one", one_of(*get_args(BotLevel))
     )
     table_expire: float = _setting(
-        86400.0, "Redis keeps an untouched table this long (s)", positive
+        86400.0, "Redis forgets a table untouched this long (s)", positive
     )
     save_interval: float = _setting(
         0.01,
@@ -294,53 +320,65 @@ class Settings:
         "of it again (s)",
         positive,
     )
-    chat_rate: float = _setting(1.0, "chat lines per second per player", positive)
-    daily_deals: int = _setting(4, "deals in the daily game (annulled deals count)", count)
+    chat_rate: float = _setting(
+        1.0, "let a player send this many chat lines a second at most", positive
+    )
+    daily_deals: int = _setting(
+        4, "deal this many deals in the daily game (annulled deals count)", count
+    )
     daily_secret: str = _setting(
         "",
-        "secret the daily deals are drawn from; empty: made once and kept in Redis "
-        "(in memory: one per process)",
+        "draw the daily deals from this secret (16 characters or more); empty: one is "
+        "made once and kept in Redis (in memory: one per process)",
         secret,
     )
-    shutdown_grace: float = _setting(5.0, "seconds to persist and say goodbye on SIGTERM", seconds)
+    shutdown_grace: float = _setting(
+        5.0, "on SIGTERM, save the tables and say goodbye for this long at most (s)", seconds
+    )
     # Hostile clients (server/guard.py, docs/SECURITY.md); 0 turns a limit off.
-    handshake_timeout: float = _setting(5.0, "seconds to finish the WebSocket upgrade", seconds)
-    max_per_ip: int = _setting(32, "connections at once from one client address", limit)
+    handshake_timeout: float = _setting(
+        5.0, "close a connection whose WebSocket upgrade takes longer than this (s)", seconds
+    )
+    max_per_ip: int = _setting(
+        32, "refuse connections from one address beyond this many at once", limit
+    )
     connect_rate: float = _setting(
-        2.0, "new connections per second from one address, after a burst of 20", seconds
+        2.0, "let one address open this many connections a second, after a burst of 20", seconds
     )
     trusted_proxies: str = _setting(
         "",
-        "addresses or networks (comma-separated) of reverse proxies whose "
-        "X-Forwarded-For names the client; empty: trust none",
+        "trust the X-Forwarded-For of these reverse proxies (addresses or networks, "
+        "comma-separated) to name the client; empty: trust none",
         networks,
     )
     lobby_idle: float = _setting(
-        1800.0, "close a connection at no table that sends nothing for (s)", seconds
+        1800.0, "close a connection at no table that sends nothing for this long (s)", seconds
     )
     guess_rate: float = _setting(
         1.0,
-        "refused resumes, joins and watches (token or code guesses) per second "
-        "from one address, after a burst of 10",
+        "let one address make this many refused resumes, joins and watches (token or "
+        "code guesses) a second, after a burst of 10",
         seconds,
     )
     create_rate: float = _setting(
-        0.2, "tables one address may create per second, after a burst of 5", seconds
+        0.2, "let one address create this many tables a second, after a burst of 5", seconds
     )
     # The browser client (server/web, docs/DEPLOY.md "The browser client").
     web: bool = _setting(
         True,
-        "serve the browser client on /; off (--no-web): only the game, /healthz, "
-        "/metrics and /leaderboard",
+        "serve the browser client on / (the flag --no-web, or off: serve the game's "
+        "WebSocket, /healthz, /metrics and /leaderboard only)",
         switch,
         flag="--no-web",
+        does="do not serve the browser client: serve the game's WebSocket, /healthz, "
+        "/metrics and /leaderboard only",
     )
     web_root: str = _setting(
-        "", "folder of the browser client to serve; empty: the one installed", folder
+        "", "serve the browser client from this folder; empty: the one installed", folder
     )
     allowed_origins: str = _setting(
         "",
-        "web pages (origins, comma-separated, or *) that may open a game connection "
+        "let these web pages (origins, comma-separated, or *) open a game connection "
         "besides the server's own: the public address behind a proxy that changes Host",
         origins,
     )
@@ -396,13 +434,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """One ``--flag VALUE`` per setting, kept as text: ``load`` parses it."""
     for f in fields(Settings):
         if f.metadata["parse"] is switch:  # a bare --no-x: on is the default
+            variable = _env_name(f.name)
             parser.add_argument(
                 _flag(f),
                 dest=f.name,
                 action="store_const",
                 const="off",
                 default=None,
-                help=f"{f.metadata['help']} [{_env_name(f.name)}; default: {shown(f.default)}]",
+                help=f"{f.metadata['does']} [or {variable}=off; default: {variable}=on]",
             )
             continue
         parser.add_argument(

@@ -21,7 +21,7 @@ import pytest
 
 from clients.cli import i18n, wording
 from clients.cli import table_facts as facts
-from clients.cli.catalogs import read_po
+from clients.cli.catalogs import OWN_SCRIPT, french_terms, read_po
 from clients.cli.daily_screen import DailyResultScreen
 from clients.cli.dialogs import Confirm
 from clients.cli.leaderboard_screen import LeaderboardScreen, ProfileScreen
@@ -129,6 +129,8 @@ class Tour:
         self.found += [
             f"{what}: untranslated {m!r}" for m, found in self.english if found.search(text)
         ]
+        if self.lang in OWN_SCRIPT:  # Korean writes "Garde" in Hangul, Chinese translates it
+            self.found += [f"{what}: {t!r} in Latin letters" for t in french_terms(text)]
         if self.lang == "fr":
             for number in re.findall(r"(?<![\w.:/-])\d+\.\d+(?![\w.])|\d%", text):
                 self.found.append(f"{what}: {number!r} written the English way")

@@ -136,6 +136,8 @@ def test_atout_help_and_usage_errors_speak_the_language(capsys: pytest.CaptureFi
     assert done.value.code == 0
     out = capsys.readouterr().out
     assert "afficher cette aide et quitter" in out and "jouer en français" in out
+    # French sets a space before a colon, argparse's section headings too.
+    assert "\noptions\u00a0:\n" in out and "\narguments positionnels\u00a0:\n" in out
     with pytest.raises(SystemExit) as done:
         main(["--lang", "fr", "--deals", "0"])  # `atout --lang fr` is `atout play --lang fr`
     assert done.value.code == 2

@@ -349,6 +349,13 @@ def test_every_command_s_help_says_what_it_does_and_its_usage_is_whole() -> None
     commands = _subcommands(top)
     play = commands["play"].format_help()
     assert "kept in a file" in play and "--players" in play
+    play_options = " ".join(play.split())
+    connect = " ".join(commands["connect"].format_help().split())
+    assert "Connect to a server to play with friends: its lobby lists" in connect
+    assert "url the server to connect to: ws://" in connect
+    # What --guest does, not only what it goes without (like --no-web's).
+    assert "--guest play as a guest, without a player key" in connect
+    assert "--bots {random,easy,normal,strong} the bots' level (default normal)" in play_options
     join = _subcommands(commands["tournament"])["join"]
     usage = join.format_usage()
     for action in join._actions:

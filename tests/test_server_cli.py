@@ -183,9 +183,31 @@ def test_help_lists_the_commands_and_every_setting_with_its_default() -> None:
     text = " ".join(result.stdout.split())  # argparse wraps lines
     assert "serve" in text and "replay" in text
     assert "`atout-server` alone is `atout-server serve`" in text
-    for _, flag, variable, default, _ in config.SETTINGS:
+    for name, flag, variable, default, _ in config.SETTINGS:
         assert f"{flag} " in text
-        assert f"[{variable}; default: {config.shown(default)}]" in text
+        if flag.startswith("--no-"):  # a switch that turns its setting off
+            assert f"[or {variable}=off; default: {variable}=on]" in text, name
+        else:
+            assert f"[{variable}; default: {config.shown(default)}]" in text
+
+
+def test_each_option_s_help_says_what_it_does() -> None:
+    # issue 34: --no-web's help described the browser client it turns off
+    # ("serve the browser client on /; off (--no-web): ..."); each line now
+    # says what giving that option does.
+    result = atout_server("--help")
+    assert result.returncode == 0, result.stderr
+    text = " ".join(result.stdout.split())
+    assert (
+        "--no-web do not serve the browser client: serve the game's WebSocket, /healthz, "
+        "/metrics and /leaderboard only [or ATOUT_WEB=off; default: ATOUT_WEB=on]"
+    ) in text
+    assert "off (--no-web)" not in text
+    # Each setting's help is what the server does with the value: it starts
+    # with what is done, never with a bare name of the value.
+    bare = ("address ", "port ", "Redis URL", "seconds to ", "tables open", "connections at once")
+    for name, _, _, _, meaning in config.SETTINGS:
+        assert not meaning.startswith(bare), (name, meaning)
 
 
 def test_atout_server_alone_serves() -> None:

@@ -6,8 +6,9 @@ New table form (whose deals follow the table's size: each seat deals
 twice), then a table of five it watches from the wait to the game's end and
 its score sheet, on a 390-px phone. On every screen the test fails on
 an English message left untranslated, a number written the English way (a
-decimal point, "50%") in French, a word cut by its box, and a page wider
-than the phone. The taker's figure ("Needs 41", "You need 41") on the
+decimal point, "50%") in French, a game term left in Latin letters in
+Chinese or Korean ("Garde" for 가르드), a word cut by its box, and a page
+wider than the phone. The taker's figure ("Needs 41", "You need 41") on the
 result screen is the result's own target. The page's pure modules have their
 node tests run here too.
 """
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from clients.cli.catalogs import OWN_SCRIPT, french_terms
 from clients.session import Session
 from protocol.messages import CreateTable, Seated, StartGame
 from tests.browser import ServerThread
@@ -86,6 +88,14 @@ LOOK = """() => {
 }"""
 
 
+GLUED = re.compile(r"\S*(?:(?<!\d)·(?=\S)|(?<=\S)·(?!\d))\S*")
+
+# How many elements on screen (not text kept for screen readers) say exactly ``words``.
+SHOWN = """(words) => [...document.querySelectorAll("body *")].filter((el) =>
+  !el.childElementCount && el.textContent.trim() === words && el.offsetParent !== null &&
+  !el.closest(".visually-hidden")).length"""
+
+
 def _check(page: Page, lang: str, where: str, problems: list[str]) -> str:
     look = page.evaluate(LOOK)
     text: str = look["text"]
@@ -97,10 +107,23 @@ def _check(page: Page, lang: str, where: str, problems: list[str]) -> str:
             problems.append(f"fr {where}: a decimal point in {number!r}")
         for number in re.findall(r"\d%", text):
             problems.append(f"fr {where}: no space before % in {number!r}")
+    if lang in OWN_SCRIPT:  # Korean writes "Garde" in Hangul, Chinese translates it
+        problems += [f"{lang} {where}: {t!r} in Latin letters" for t in french_terms(text)]
+    # A separator glued to a word ("8 deals ·bots normal"; Korean's "3·4·5인"
+    # is a list of numbers, written so): htm drops the
+    # whitespace of a line break, so a template's line ending in " ·" loses it.
+    problems += [f"{lang} {where}: glued {g!r}" for g in GLUED.findall(text)]
     problems += [f"{lang} {where}: cut {c!r}" for c in look["cut"]]
     if look["wide"]:
         problems.append(f"{lang} {where}: the page is wider than the phone")
     return text
+
+
+async def _opens_a_public_table(server: ServerThread, lang: str) -> Session:
+    session = await Session.open(server.ws_url, f"Inès {lang}")
+    await session.send(CreateTable(players=3, deals=3))
+    await session.wait_for(Seated)
+    return session
 
 
 def _host_plays_five(server: ServerThread, seed: str) -> tuple[str, Any]:
@@ -136,6 +159,9 @@ def test_every_screen_in_each_language(browser: Any, web_server: ServerThread, l
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     problems: list[str] = []
+    # A public table in the lobby, so that its row (status, size, seats,
+    # deals, bots) is looked at too.
+    other = web_server.call(_opens_a_public_table(web_server, lang))
     try:
         page.goto(web_server.url)
         page.locator("input[name=name]").wait_for()
@@ -143,6 +169,7 @@ def test_every_screen_in_each_language(browser: Any, web_server: ServerThread, l
         page.fill("input[name=name]", "Zoé")
         page.get_by_role("button", name=_tr(lang, "Play"), exact=True).click()
         page.get_by_role("button", name=_tr(lang, "Quick play")).wait_for()
+        page.locator(".table-row").first.wait_for()
         _check(page, lang, "lobby", problems)
         # The New table form: the deals follow the size, each seat dealing twice.
         page.get_by_role("button", name=_tr(lang, "New table"), exact=True).click()
@@ -168,6 +195,8 @@ def test_every_screen_in_each_language(browser: Any, web_server: ServerThread, l
         last = join()
         assert last.status == "finished"
         final = _check(page, lang, "game over", problems)
+        # "Game over" once: the result's heading, not the log beside it too.
+        assert page.evaluate(SHOWN, _tr(lang, "Game over")) == 1, final
         # The taker's figure on the result screen is the result's target.
         result = last.deal.result if last.deal is not None else None
         if result and "target" in result:
@@ -185,11 +214,12 @@ def test_every_screen_in_each_language(browser: Any, web_server: ServerThread, l
         assert seen  # bots play fast: the screens between are looked at as they come
     finally:
         context.close()
+        web_server.call(other.close())
     assert not problems, "\n".join(dict.fromkeys(problems))
     assert not errors, errors
 
 
-@pytest.mark.parametrize("files", [("words.test.mjs", 5), ("copylink.test.mjs", 3)])
+@pytest.mark.parametrize("files", [("words.test.mjs", 6), ("copylink.test.mjs", 3)])
 def test_the_page_s_words_pass_their_node_tests(files: tuple[str, int]) -> None:
     node = shutil.which("node")
     if node is None:

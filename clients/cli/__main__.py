@@ -156,7 +156,9 @@ def parser() -> argparse.ArgumentParser:
         description=wording.PLAY_DESCRIPTION,
     )
     play.add_argument("--name", default=default_name(), help=_("your display name"))
-    play.add_argument("--bots", choices=BOT_LEVELS, default="normal", help=_("bot level"))
+    play.add_argument(
+        "--bots", choices=BOT_LEVELS, default="normal", help=_("the bots' level (default normal)")
+    )
     play.add_argument(
         "--deals",
         type=int,
@@ -166,12 +168,22 @@ def parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--timer", type=int, default=0, help=_("seconds per move (0-600), 0 for none")
     )
-    connect = sub.add_parser("connect", help=_("connect to a server to play with friends"))
+    connect = sub.add_parser(
+        "connect",
+        help=_("connect to a server to play with friends"),
+        description=_(
+            "Connect to a server to play with friends: its lobby lists the tables to "
+            "join, quick play seats you at once, and an invite code takes you to a "
+            "friend's private table."
+        ),
+    )
     connect.add_argument(
         "url",
         nargs="?",
         default=DEFAULT_URL,
-        help=_("ws://, wss://, http(s):// or host:port (default {url})").format(url=DEFAULT_URL),
+        help=_(
+            "the server to connect to: ws://, wss://, http(s):// or host:port (default {url})"
+        ).format(url=DEFAULT_URL),
     )
     connect.add_argument("--name", default=default_name(), help=_("your display name"))
     for command in (play, connect):
@@ -189,7 +201,9 @@ def parser() -> argparse.ArgumentParser:
         )
         player_option(command)
     connect.add_argument(
-        "--guest", action="store_true", help=_("no player key: no kept name, no leaderboard")
+        "--guest",
+        action="store_true",
+        help=_("play as a guest, without a player key: no name kept, no leaderboard"),
     )
     daily = key_command.add_parsers(sub, DEFAULT_URL, default_name(), player_option)  # daily, key
     daily.add_argument(

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import string
 import sys
 from pathlib import Path
@@ -40,6 +41,25 @@ KEYWORDS: dict[str, Any] = {
     "pgettext": ((1, "c"), 2),
 }
 TRANSLATED = [lang for lang in LANGUAGES if lang != DEFAULT]
+
+# The game's French terms, as they must not show in Latin letters in a
+# language that writes them its own way (docs/TRANSLATING.md): Chinese
+# translates them, Korean writes the French words in Hangul (프리즈, 가르드,
+# 가르드 상, 가르드 콩트르, 시앵, 푸아녜, 슐렘, 엑스퀴즈, 프티, 부). "atout" is
+# left out: it is the program's name in commands such as `atout play`.
+OWN_SCRIPT = ("zh", "ko")
+FRENCH_TERMS = re.compile(
+    # Bounded by what is not a Latin letter: Korean particles follow a word
+    # with no space ("Prise나").
+    r"(?<![a-zà-ÿ])(?:prise|garde(?: sans| contre)?|poign[ée]e|chelem|excuse|petit|chien|[ée]cart"
+    r"|bouts?)(?![a-zà-ÿ])",
+    re.IGNORECASE,
+)
+
+
+def french_terms(text: str) -> list[str]:
+    """The game's French terms written in Latin letters in ``text``."""
+    return [m.group(0) for m in FRENCH_TERMS.finditer(text)]
 
 
 def po_path(lang: str) -> Path:
@@ -165,8 +185,6 @@ def fields(text: str) -> set[str]:
     """The placeholders of a message: ``{who}`` fields and ``%(name)s``/``%s`` ones."""
     names = {f"{{{name}}}" for _lit, name, _spec, _conv in string.Formatter().parse(text) if name}
     if "%" in text:
-        import re
-
         names |= set(re.findall(r"%(?:\([a-z_]+\))?[a-z]", text))
     return names
 
@@ -197,6 +215,11 @@ def problems() -> list[str]:
                 out.append(f"{lang}: no translation of {key[0]!r}")
                 continue
             for s in strs:
+                if lang in OWN_SCRIPT and french_terms(s):
+                    out.append(
+                        f"{lang}: {key[0]!r} keeps {french_terms(s)} in Latin letters "
+                        "(docs/TRANSLATING.md: the game's own words)"
+                    )
                 if fields(s) != fields(ids[-1]) and fields(s) != fields(ids[0]):
                     out.append(
                         f"{lang}: placeholders of {key[0]!r}: {sorted(fields(s))} "

@@ -55,3 +55,29 @@ test("table names the server made are worded again; others stay", async () => {
   assert.equal(tableName("Friday night"), "Friday night");
   assert.equal(labelled("Bob", "garde"), "Bob: garde");
 });
+
+test("what happened is punctuated in the page's language (zh: 。 and ，)", async () => {
+  const { readFileSync } = await import("node:fs");
+  const { fileURLToPath } = await import("node:url");
+  globalThis.document ??= { documentElement: {} };
+  globalThis.fetch = async (url) => ({ ok: true, json: async () => JSON.parse(readFileSync(fileURLToPath(url), "utf-8")) });
+  const { useLang } = await import("../../clients/web/app/i18n.js");
+  const { announcements } = await import("../../clients/web/app/announce.js");
+  const seat = (name) => ({ kind: "bot", name, connected: true, bot_level: "normal" });
+  const deal = (tricks) => ({
+    number: 1, dealer: 0, phase: "play", turn: 1, bids: [], taker: null, contract: null, called: null, partner: null,
+    chien: [], chelem_declared: false, poignees: [], tricks, trick: null, hand_size: 24, players: 3, result: null,
+  });
+  const view = (tricks) => ({ you: 0, status: "playing", seats: [seat(null), seat("Bot Blaise"), seat("Bot Colette")], deal: deal(tricks) });
+  const trick = { leader: 0, cards: ["1S", "2S", "3S"], winner: 2 };
+  try {
+    await useLang("zh");
+    const [line] = announcements(view([]), view([trick]));
+    assert.ok(line.includes("，") && line.includes("。") && !line.includes(", ") && !line.includes(". "), line);
+    await useLang("fr");
+    const [french] = announcements(view([]), view([trick]));
+    assert.ok(french.includes(", ") && french.includes(". "), french);
+  } finally {
+    await useLang("en");
+  }
+});

@@ -1,9 +1,14 @@
 // What a person must hear as the game goes: bids, the contract, tricks
 // taken, a deal's end. Worked out from two successive table views (pure),
 // read out through a live region and listed in the table's log.
-import { _ } from "./i18n.js";
+import { _, pgettext } from "./i18n.js";
 import { label } from "./cards.js";
 import { about, annulment, contract, labelled, partnerLine, resultLines, seatName } from "./words.js";
+
+// Punctuation is the language's: Chinese ends a sentence with "。" and
+// lists with "，", where English and French write ". " and ", ".
+const stop = () => pgettext("between sentences", ". ");
+const comma = () => pgettext("between list items", ", ");
 
 export function announcements(before, after) {
   const out = [];
@@ -31,9 +36,9 @@ export function announcements(before, after) {
   const oldTricks = fresh ? 0 : d1.tricks.length;
   d2.tricks.slice(oldTricks).forEach((t, i) => {
     const n = oldTricks + i + 1;
-    const cards = t.cards.map((c, j) => `${who((t.leader + j) % after.seats.length)} ${label(c)}`).join(", ");
+    const cards = t.cards.map((c, j) => `${who((t.leader + j) % after.seats.length)} ${label(c)}`).join(comma());
     const key = n === d2.hand_size ? "takes_last_trick" : "takes_trick";
-    out.push(`${cards}. ${about(key, who(t.winner), you(t.winner), { trick: n })}`);
+    out.push(`${cards}${stop()}${about(key, who(t.winner), you(t.winner), { trick: n })}`);
   });
   const ended = (d) => d && (d.phase === "done" || d.phase === "annulled");
   if (ended(d2) && (fresh || !ended(d1))) {
@@ -41,7 +46,7 @@ export function announcements(before, after) {
       const seat = d2.annulled_seat;
       out.push(annulment(d2.annulled, seat !== null ? who(seat) : null, seat !== null && you(seat)));
     } else {
-      out.push(resultLines(after).join(". "));
+      out.push(resultLines(after).join(stop()));
     }
   }
   if (after.status === "finished" && before?.status !== "finished") out.push(_("Game over"));

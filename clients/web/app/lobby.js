@@ -22,7 +22,7 @@ function TableRow({ t, act }) {
   return html`<li class="table-row">
     <div class="table-info">
       <strong class="table-name">${tableName(t.name)}</strong>
-      <span>${_(STATUS[t.status] || t.status)} · ${tableSize(t.players)} · ${seats} · ${ngettext("{n} deal", "{n} deals", t.deals)} ·
+      <span>${_(STATUS[t.status] || t.status)} · ${tableSize(t.players)} · ${seats} · ${ngettext("{n} deal", "{n} deals", t.deals)}${" · "}
         ${_("bots {level}", { level: botLevel(t.bot_level) })}</span>
     </div>
     <div class="row-actions">

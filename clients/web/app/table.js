@@ -91,6 +91,14 @@ function PoigneeBar({ legal, players, poignee, setPoignee, move, busy }) {
   </div>`;
 }
 
+/** The log's last lines; once the game is over the result above says "Game
+ * over", so the log does not say it a second time (the live region still
+ * announces it: announce.js). */
+function shownLog(view, log) {
+  const over = _("Game over");
+  return (view.status === "finished" ? log.filter((l) => l.text !== over) : log).slice(-6);
+}
+
 function Result({ view, move, busy, again }) {
   const lines = resultLines(view);
   const names = reading(view).map((s) => seatName(view, s));
@@ -235,7 +243,7 @@ export function TableScreen({
       ${over && deal && html`<div class="felt-over"><${Result} view=${view} move=${move} busy=${busy} again=${again} /></div>`}
       <section class="log" aria-label=${_("What happened")}>
         <h2 class="visually-hidden">${_("What happened")}</h2>
-        <ol>${log.slice(-6).map((l) => html`<li key=${l.id}>${l.text}</li>`)}</ol>
+        <ol>${shownLog(view, log).map((l) => html`<li key=${l.id}>${l.text}</li>`)}</ol>
       </section>
       ${hint}
     </div>

@@ -125,10 +125,11 @@ function Standings({ lines, format, title, id }) {
  * port (which `?server=` may name). */
 function Exports({ code, server, teams }) {
   const base = `${server.replace(/^ws/, "http")}tournaments/${code}`;
-  return html`<p class="exports">${_("Results with every deal:")}
-    <a href=${`${base}.csv`} download>${_("Standings (CSV)")}</a> ·
-    <a href=${`${base}.deals.csv`} download>${_("Every deal (CSV)")}</a> ·
-    ${teams && html`<a href=${`${base}.teams.csv`} download>${_("Teams (CSV)")}</a> · `}
+  // htm drops whitespace that holds a line break: the spaces are written out.
+  return html`<p class="exports">${_("Results with every deal:")}${" "}
+    <a href=${`${base}.csv`} download>${_("Standings (CSV)")}</a>${" · "}
+    <a href=${`${base}.deals.csv`} download>${_("Every deal (CSV)")}</a>${" · "}
+    ${teams && html`<a href=${`${base}.teams.csv`} download>${_("Teams (CSV)")}</a>${" · "}`}
     <a href=${`${base}.json`} download>JSON</a></p>`;
 }
 
