@@ -233,6 +233,46 @@ def test_a_played_card_travels_and_nothing_moves_under_reduced_motion(
     assert moving == []
 
 
+# Where each card of a trick just won is on the first frame it is shown
+# flying to the winner (motion.js's "ghosts").
+WATCH_GHOSTS = """() => {
+  window.ghostsAt = [];
+  new MutationObserver((changes) => {
+    for (const change of changes) for (const node of change.addedNodes) {
+      if (!node.classList?.contains('ghost')) continue;
+      requestAnimationFrame(() => {
+        const r = node.getBoundingClientRect();
+        window.ghostsAt.push([r.left, r.top]);
+      });
+    }
+  }).observe(document.body, {subtree: true, childList: true});
+}"""
+
+
+def test_a_won_trick_flies_from_where_it_lay(page: Page, web_server: ServerThread) -> None:
+    """A trick's cards start from the trick, never from the window's corner:
+    their flight waits a moment (the last card is seen), and during that
+    wait they stood at the top-left of the page, over the title."""
+    _to_my_turn(page, web_server)
+    page.evaluate(WATCH_GHOSTS)
+    middle = page.locator("[data-trick]").bounding_box()
+    assert middle is not None
+    while page.evaluate("() => window.ghostsAt.length") == 0:
+        _play_one(page)
+        play_until(
+            page,
+            lambda: (
+                page.evaluate("() => window.ghostsAt.length") > 0
+                or page.locator(".mode-play .hand button.card:enabled").count() > 0
+            ),
+            timeout=90,
+        )
+    for left, top in page.evaluate("() => window.ghostsAt"):
+        # Each starts over the trick's area (its card lay there), not at (0, 0).
+        assert middle["x"] - 60 <= left <= middle["x"] + middle["width"] + 60, (left, middle)
+        assert middle["y"] - 60 <= top <= middle["y"] + middle["height"] + 60, (top, middle)
+
+
 def test_the_settings_switch_dark_four_colours_and_tap_twice(
     page: Page, web_server: ServerThread
 ) -> None:

@@ -76,9 +76,10 @@ export function play(root, before, winner = null) {
     }
     if (from) slide(el, from, now);
   }
-  // The trick just won: its cards, gone from the page, fly to the winner's plate.
+  // The trick just won: its cards, gone from the page, fly to the winner's plate
+  // (not the deal's last: the result takes the felt, and they would fly over it).
   const target = winner !== null ? plate(table, winner) : null;
-  if (!target || !before.trick.length) return;
+  if (!target || !before.trick.length || table.querySelector(".felt-over .result")) return;
   const still_here = new Set(cardsIn(table, "[data-trick] [data-card]").map((el) => el.dataset.card));
   const to = target.getBoundingClientRect();
   let layer = document.querySelector(".ghosts");
@@ -102,7 +103,9 @@ export function play(root, before, winner = null) {
         { transform: `translate(${box.left}px, ${box.top}px)`, opacity: 1, ...size },
         { transform: `translate(${to.left + to.width / 2 - box.width / 4}px, ${to.top + to.height / 2 - box.height / 4}px) scale(0.5)`, opacity: 0, ...size },
       ],
-      { duration: DURATION + 120, easing: EASE, fill: "forwards", delay: 350 },
+      // "both": during the delay too each stands where its card lay (with
+      // "forwards" alone it stood untransformed, at the window's top-left).
+      { duration: DURATION + 120, easing: EASE, fill: "both", delay: 350 },
     );
     const gone = () => copy.remove();
     anim.onfinish = gone;
