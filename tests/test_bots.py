@@ -371,6 +371,18 @@ def test_normal_keeps_the_petit_out_of_a_lost_trump_trick() -> None:
     assert make_bot("normal").decide(_view_of(deal, 1)) == Play(card="T5")
 
 
+def test_normal_taker_keeps_its_trumps_and_leads_its_long_suit() -> None:
+    # The taker (seat 0) holds three master trumps of the sixteen still out:
+    # leading the 21 would spend a winner on the defence's small trumps, so
+    # with nothing to cash it leads low in its long spades (four players).
+    deal = build(
+        {0: "T21 T20 T19 T6 T7 1S 2S 3S 4S 5S 6S 7S 2H 3H 4H 2D 3D 2C"},
+        dealer=3,
+    )
+    to_play(deal, 0)
+    assert make_bot("normal").decide(_view_of(deal, 0)) == Play(card="1S")
+
+
 def test_normal_charges_a_partners_safe_trick() -> None:
     # Seat 0 takes; seat 1 leads the King of hearts, seat 2 follows low:
     # seat 3 gives its Queen to the partner's King.
