@@ -11,9 +11,9 @@
 * Chelem: declared only with a hand that cannot lose a trick.
 * Poignée: shown whenever held (the biggest one), keeping the Petit hidden
   when it can.
-* Card play: the taker draws trumps with its masters, or while it holds
-  more than the whole defence (which protects its Petit and hunts the
-  defence's), and cashes Kings that will not be trumped; a defender cashes
+* Card play: the taker keeps its trumps (it draws them only when its
+  masters draw every one still out), cashes its masters boldly and sets
+  up its long suit (four and five players); a defender cashes
   its Kings, makes the taker trump a suit it is out of, leads low in a long
   suit, and gives its richest card to a trick a partner wins safely
   (charger), the Petit first. Anyone takes a trick with the lowest card
