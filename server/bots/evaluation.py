@@ -51,7 +51,7 @@ before one speaks: the seats that passed hold weak hands, so the cards one
 lacks are likelier in the chien or with no one strong (at four players a
 hand counting 40-43 made 43% of its prises, 51% when the others' hands
 were all under the bar). Only the prise comes down."""
-LAST_BAR: Final[dict[int, float]] = {3: 29.0, 4: 14.0, 5: 26.0}
+LAST_BAR: Final[dict[int, float]] = {3: 24.0, 4: 14.0, 5: 26.0}
 """Per table size, the prise bar of the last to speak when all passed. The
 alternative is a new deal, and a person at a bot table wants to play: these
 bars hold all-pass deals to about 15% with a person who always passes
