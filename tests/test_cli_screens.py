@@ -30,7 +30,7 @@ from protocol.messages import (
     Watch,
 )
 from tests.support.cli_preview import PreviewApp, lobby_view, scripted_view
-from tests.support.pilot import SIZE, screen_text
+from tests.support.pilot import SIZE, screen_text, until
 
 
 def hand_of(app: Any) -> HandWidget:
@@ -371,9 +371,16 @@ async def test_the_lobby_footer_lists_what_the_lobby_offers(lang: str) -> None:
         for size, keys in ((SIZE, ("d ", "l ", "u ", "^q ")), ((140, 40), ("t ", "d ", "p "))):
             app = PreviewApp(lobby=lobby_view())
             async with app.run_test(size=size) as pilot:
-                await pilot.pause()
-                footer = screen_text(app).rstrip().split("\n")[-1]
-                assert all(f" {k}" in footer for k in keys), (size, footer)
+
+                def footer(app: PreviewApp = app) -> str:
+                    return screen_text(app).rstrip().split("\n")[-1]
+
+                # Drawn a little after the screen on a busy machine: waited for.
+                await until(
+                    pilot,
+                    lambda keys=keys: all(f" {k}" in footer() for k in keys),
+                    what=f"the footer listing {keys}",
+                )
     finally:
         i18n.use("en")
 
