@@ -2,8 +2,9 @@
 one of them in the terminal client (``atout tournament create``, then
 ``atout tournament join CODE``), the others scripted; a free tournament of
 two rounds (a third proves nothing new) at the tables of 3, 4 or 5 the
-seating decides, then a duplicate one; each time the standings equal our own computation from the
-deal records, and the terminal shows the final standings with its line lit.
+seating decides, then a duplicate one; each time the standings equal our own
+computation from the deal records, and the terminal shows the final
+standings with its line lit.
 (A restart mid-round: tests/test_tournament_live.py, on Redis.)"""
 
 from __future__ import annotations
