@@ -2,6 +2,11 @@
 
 Real ``redis-server`` (tests/support/redis.py), real server processes
 (tests/support/processes.py), real WebSocket clients.
+
+Real time, not a manual clock: leases lapse on Redis's own clock (PEXPIRE)
+and messages cross real processes and Redis's pub/sub, which no clock of
+the test moves; the waits for a lapse or a delivery are real, with margins
+for a busy machine.
 """
 
 from __future__ import annotations

@@ -1,6 +1,10 @@
 """Review fixes of the cluster (issue 16) that the process tests do not reach.
 
 A real ``redis-server`` (tests/support/redis.py).
+
+Real time where a lease must lapse (Redis's own clock, PEXPIRE) or a Lua
+script must be running on Redis: no clock of the test moves those; the
+tests' own timers take ``clock`` (a manual one) where they can.
 """
 
 from __future__ import annotations

@@ -203,7 +203,7 @@ async def test_changes_at_once_share_a_run_that_began_after_each() -> None:
 
     async def run(key: str) -> None:
         runs.append(changed)  # what this run covers: the changes made before it began
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(0)  # a turn of the loop: every other change comes meanwhile
 
     coalesce = Coalesce(run)
 

@@ -183,7 +183,8 @@ async def test_connections_per_address_are_capped_with_http_429() -> None:
             await _open(server.port)
         assert refused.value.response.status_code == 429
         await conns.pop().close()
-        await asyncio.sleep(0.1)  # the server notices the close
+        live = server.front.guard.addresses["127.0.0.1"]
+        await eventually(lambda: live.live < 3, what="the server noticing the close")
         conns.append(await _open(server.port))
         for ws in conns:
             await ws.close()

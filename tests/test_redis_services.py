@@ -5,6 +5,10 @@ Every database of a Redis shares its pub/sub channels, so the channels'
 names carry the database. Real ``redis-server`` (tests/support/redis.py),
 real servers in this process with their cluster nodes, real WebSocket
 clients.
+
+Real time: the cluster's heartbeats cross Redis's pub/sub; showing that
+nothing of one service reaches the other means waiting for heartbeats to
+come.
 """
 
 from __future__ import annotations

@@ -2,6 +2,9 @@
 
 A real ``redis-server`` (tests/support/redis.py), a real server process for the
 crash test, real WebSocket clients with their resume tokens.
+
+Real time: a killed process, Redis outages and key expiry run on the
+operating system's and Redis's clocks, which no clock of the test moves.
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ from protocol.messages import (
 )
 from tests.support.clients import autoplay
 from tests.support.servers import running, url
+from tests.support.waits import eventually
 
 pytestmark = pytest.mark.asyncio
 
@@ -81,7 +82,16 @@ async def test_quick_play_takes_a_bots_seat_at_a_table_between_deals() -> None:
         # The table is public, between deals, with three bots: quick play seats
         # the newcomer there rather than opening a table of its own.
         late = await Session.open(url(server), "Late")
-        await asyncio.sleep(0.3)  # the lobby lists the table's status (debounced 0.1 s)
+        await eventually(  # the lobby lists the table's status (debounced)
+            lambda: (
+                late.lobby is not None
+                and any(
+                    t.table_id == seated.table_id and t.status == "between_deals"
+                    for t in late.lobby.tables
+                )
+            ),
+            what="the lobby listing the table between deals",
+        )
         await late.send(QuickPlay(rid=4))
         got = await late.wait_for(Seated, Error)
         assert isinstance(got, Seated) and got.table_id == seated.table_id

@@ -5,7 +5,9 @@ play``'s file) and ``RedisStore`` alike, so the embedded stores and the
 deployed one cannot drift apart. The Redis-only
 tests cover expiry, the lobby index cleanup, outages and reconnection, and the
 asyncio-redis fixes (``server/store/asyncio_redis_fixes.py``), each against a real
-``redis-server`` (see ``tests/support/redis.py``).
+``redis-server`` (see ``tests/support/redis.py``). Expiry and reconnection
+run on Redis's clock and the library's retry timers: those tests wait in real
+time (no clock of the test moves them).
 """
 
 from __future__ import annotations

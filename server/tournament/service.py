@@ -98,6 +98,8 @@ class Opener(Protocol):
 
     def get(self, table_id: str) -> Place | None: ...
 
+    def find(self, table_id: str | None, code: str | None = None) -> Place | None: ...
+
 
 class Refused(Exception):
     def __init__(self, code: ErrorCode, message: str) -> None:
@@ -359,12 +361,34 @@ class TournamentService:
                     # here may have an end to tell, or a round to hurry.
                     for code in await self.store.playing():
                         await self.reconcile(code)
-                for code in set(self.following.values()):
-                    state = await self.store.load(code)
-                    if state is not None and self.told.get(code) != state.version:
-                        self._tell(state)
+                await self.look()
             except StoreError:
                 continue
+
+    async def look(self) -> None:
+        """Tell the followers here each followed tournament's newer version
+        (saved by another process, or by this one still opening its round)."""
+        for code in set(self.following.values()):
+            state = await self.store.load(code)
+            if state is None or self.told.get(code) == state.version:
+                continue
+            if await self._opened(state):
+                self._tell(state)
+
+    async def _opened(self, state: TournamentState) -> bool:
+        """Every table of the round under way is open somewhere: served here,
+        listed by another process, or saved. A view read while the process
+        that saved a new round is still opening its tables would send its
+        players to join a table that is nowhere yet (refused: no_such_table);
+        the watch loop tells it at a later look (the opener tells its own
+        followers once done)."""
+        assert self.tables is not None
+        for entry in core.to_open(state):
+            if self.tables.find(entry.table_id) is not None:
+                continue
+            if await self.tables.store.load(entry.table_id) is None:
+                return False
+        return True
 
 
 def _table_state(
