@@ -28,9 +28,9 @@ from pathlib import Path
 # Runnable as a plain script: the project and its tests folder from the root.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from server.base.players import key_digest, new_key
 from server.daily.deals import utc_day
 from server.daily.redis_board import RedisBoard
-from server.players import key_digest, new_key
 from server.store.redis import RedisStore
 from server.store.redis_players import RedisPlayers
 from tests.support.redis import RedisServer

@@ -2,7 +2,7 @@
 
 What ``bench/load.py`` cannot separate from the sockets: ``TableCore.handle``
 (the engine, the save's state, the views and patches) and the encoding of
-every message it sends, for each recipient's codec, as ``server/conn.py``'s
+every message it sends, for each recipient's codec, as ``server/link/conn.py``'s
 ``send_to_all`` does. Four seats at one table play whole random games
 (``tests/support/clients.choose``, outside the timing); each move's handling
 and encoding is timed with ``time.perf_counter_ns``.
@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from protocol.codec import Codec, codec_for
 from protocol.messages import Event, Play, StartGame
-from server.config import Settings
+from server.base.config import Settings
 from server.game.variant import VARIANTS
 from server.table import Act, Join, TableCore, Wake, new_state
 from server.table.effects import Arm, Effect, Send

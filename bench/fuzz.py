@@ -104,9 +104,9 @@ from protocol.messages import (  # noqa: E402
     Resume,
     Watch,
 )
-from server.app import Server  # noqa: E402
-from server.config import Settings  # noqa: E402
+from server.base.config import Settings  # noqa: E402
 from server.game.contracts import takes_chien  # noqa: E402
+from server.process.app import Server  # noqa: E402
 from server.table import (  # noqa: E402
     Act,
     Gone,

@@ -1,4 +1,4 @@
-"""What one hostile address can do against the default limits (server/guard.py).
+"""What one hostile address can do against the default limits (server/link/guard.py).
 
 A real server in this process with the shipped defaults (only the port
 changes), real WebSocket clients, all from 127.0.0.1:
@@ -34,8 +34,8 @@ import structlog  # noqa: E402
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from websockets.exceptions import ConnectionClosed, InvalidStatus  # noqa: E402
 
-from server.app import Server  # noqa: E402
-from server.config import Settings  # noqa: E402
+from server.base.config import Settings  # noqa: E402
+from server.process.app import Server  # noqa: E402
 
 TOKEN_BITS = 18 * 8  # secrets.token_urlsafe(18) in server/table/inbox.py
 

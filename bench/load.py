@@ -939,9 +939,9 @@ while len(sys.argv) > 3 and sys.argv[2].startswith("--gc-"):
     del sys.argv[2:4]
 if experiment:
     # Experiments, not the server's settings: tune_gc as shipped, then these.
-    import server.app
+    import server.process.app
     import threading
-    shipped = server.app.tune_gc
+    shipped = server.process.app.tune_gc
     def tune_gc():
         shipped()
         if "--gc-threshold" in experiment:
@@ -953,7 +953,7 @@ if experiment:
                     time.sleep(every)
                     gc.freeze()
             threading.Thread(target=freezer, daemon=True).start()
-    server.app.tune_gc = tune_gc
+    server.process.app.tune_gc = tune_gc
 sys.argv = ["atout-server", *sys.argv[2:]]
 from server.__main__ import main
 main()
@@ -1131,7 +1131,7 @@ class Run:
                     os.setpriority(os.PRIO_PROCESS, self.redis._proc.pid, args.nice)
                 cmd += ["--redis", self.redis.url]
         # Thousands of clients from one address: lift the per-address limits
-        # (server/guard.py). Variables, not flags: an older --server-root
+        # (server/link/guard.py). Variables, not flags: an older --server-root
         # ignores them.
         no_limits = {"ATOUT_MAX_PER_IP": "0", "ATOUT_CONNECT_RATE": "0", "ATOUT_CREATE_RATE": "0"}
         self.server = await asyncio.create_subprocess_exec(

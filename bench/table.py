@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from clients.session import Session
 from protocol.codec import SUBPROTOCOL_JSON, SUBPROTOCOL_MSGPACK
 from protocol.messages import CreateTable, Seated, StartGame, TablePatch, TableSnapshot
-from server import metrics
+from server.base import metrics
 from tests.support.clients import choose, wants_decision
 from tests.support.servers import FAST, running, url
 

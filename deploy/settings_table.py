@@ -1,5 +1,5 @@
 """Print the table of every server setting (flag, variable, default, meaning)
-as Markdown, from ``server.config.SETTINGS``: docs/DEPLOY.md holds a copy
+as Markdown, from ``server.base.config.SETTINGS``: docs/DEPLOY.md holds a copy
 between ``<!-- settings:begin -->`` and ``<!-- settings:end -->``, and
 tests/test_deploy_docs.py fails when the two differ.
 
@@ -21,7 +21,7 @@ END = "<!-- settings:end -->"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # runs from a checkout, installed or not
 
-from server.config import SETTINGS  # noqa: E402
+from server.base.config import SETTINGS  # noqa: E402
 
 
 def _default(value: Any) -> str:

@@ -16,7 +16,7 @@ import sys
 from importlib.metadata import PackageNotFoundError, version
 from typing import NoReturn
 
-from server import config
+from server.base import config
 
 PROG = "atout-server"
 USAGE = 2
@@ -98,10 +98,10 @@ def main(argv: list[str] | None = None) -> None:
         settings = config.load(args)
     except config.SettingError as exc:
         _say(str(exc), USAGE)
-    from server import app
+    from server.process import app
 
     if settings.workers > 1:
-        from server import workers
+        from server.process import workers
 
         try:
             sys.exit(workers.supervise(settings, explain=cannot_start))

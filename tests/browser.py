@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from server.app import Server
+from server.process.app import Server
 from tests.support.servers import running
 
 if TYPE_CHECKING:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from structlog.testing import capture_logs
 
-from server.config import Settings
-from server.lobby import SWEEP_EVERY, Lobby
+from server.base.config import Settings
+from server.lobby.lobby import SWEEP_EVERY, Lobby
 from server.store.memory import MemoryStore
 from tests.support.clock import ManualClock
 from tests.support.waits import eventually
@@ -36,7 +36,7 @@ PURE = [
     "server/tournament/state.py",
     "server/tournament/views.py",
     "server/game/commands.py",
-    "server/text.py",
+    "server/base/text.py",
 ]
 IMPURE = (
     "asyncio",
@@ -45,7 +45,7 @@ IMPURE = (
     "asyncio_redis",
     "structlog",
     "server.store",
-    "server.conn",
+    "server.link.conn",
 )
 
 
@@ -148,7 +148,7 @@ def test_the_table_core_does_no_io(path: str) -> None:
     assert not bad, f"{path} reaches {sorted(bad)}"
 
 
-CLIENT_MAY_IMPORT = ("server.game", "server.embedded")
+CLIENT_MAY_IMPORT = ("server.game", "server.process.embedded")
 """All of the server a client may use: the pure rules, and the one entry point
 that starts an embedded server (``atout play``). Everything else it learns
 over the protocol."""
@@ -207,8 +207,8 @@ def test_the_table_imports_no_game_mode() -> None:
 
 
 def test_no_import_cycle_between_conn_and_table_nor_app_and_net() -> None:
-    assert not {n for n in _imports("server/conn.py") if n.startswith("server.table")}
-    assert "server.app" not in _imports("server/net.py")
+    assert not {n for n in _imports("server/link/conn.py") if n.startswith("server.table")}
+    assert "server.process.app" not in _imports("server/front/door.py")
 
 
 async def test_the_sweeper_survives_an_exception_and_logs_it() -> None:

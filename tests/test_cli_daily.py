@@ -22,8 +22,8 @@ from clients.cli.dialogs import Confirm
 from clients.cli.keys import FileKeys
 from clients.cli.leaderboard_screen import OWN_STYLE, LeaderboardScreen, ProfileScreen
 from clients.cli.tokens import FileTokens, seat_key
-from server.app import Server
-from server.players import key_digest
+from server.base.players import key_digest
+from server.process.app import Server
 from tests.support.clients import choose, wants_decision
 from tests.support.pilot import SIZE, click, screen_text, shown, table, until
 from tests.support.servers import FAST, running

@@ -13,8 +13,8 @@ from clients.cli import i18n
 from clients.cli import table_facts as facts
 from clients.cli.table_hint import REASONS, hint_line
 from protocol.messages import HintAnswer
-from server.app import Server
 from server.bots.advice import REASONS as SERVER_REASONS
+from server.process.app import Server
 from tests.support.pilot import (  # noqa: F401 - server: a fixture
     SIZE,
     client,

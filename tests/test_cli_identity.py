@@ -17,8 +17,8 @@ from clients.cli.app import AtoutApp
 from clients.cli.daily_history import FileHistory
 from clients.cli.keys import FileKeys
 from clients.cli.tokens import FileTokens, seat_key
-from server.app import Server
-from server.players import key_digest
+from server.base.players import key_digest
+from server.process.app import Server
 from tests.support.pilot import SIZE, shown, until
 from tests.support.servers import running
 

@@ -20,7 +20,7 @@ from clients.cli.tokens import FileTokens, seat_key
 from protocol.messages import CreateTable, Ready
 from protocol.messages import JoinTable as JoinTableCmd
 from protocol.views import TableView
-from server.app import Server
+from server.process.app import Server
 from server.store.memory import MemoryStore
 from tests.support.pilot import (  # noqa: F401 - server: a fixture
     SIZE,

@@ -10,7 +10,7 @@ from pathlib import Path
 from clients.cli.dialogs import Confirm
 from clients.session import Session
 from protocol.messages import CreateTable, Seated, StartGame
-from server.app import Server
+from server.process.app import Server
 from tests.support.clients import autoplay, finished
 from tests.support.pilot import (  # noqa: F401 - server: a fixture
     SIZE,

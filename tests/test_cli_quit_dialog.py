@@ -14,7 +14,7 @@ from pathlib import Path
 
 from clients.cli import wording
 from clients.cli.dialogs import Confirm
-from server.app import Server
+from server.process.app import Server
 from tests.support.pilot import (  # noqa: F401 - server: a fixture
     SIZE,
     client,

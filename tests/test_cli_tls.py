@@ -19,7 +19,7 @@ from clients.cli import tls, wording
 from clients.cli.__main__ import main
 from clients.cli.app import NEVER_CONNECTED, AtoutApp
 from clients.cli.tokens import MemoryTokens
-from server.app import Server
+from server.process.app import Server
 from tests.support.pilot import SIZE, until
 from tests.support.servers import running, self_signed, tls_front
 

@@ -15,7 +15,7 @@ from clients.cli.app import AtoutApp
 from clients.cli.call_dialog import CallDialog
 from clients.cli.dialogs import NewTable
 from protocol.messages import CreateTable, JoinTable
-from server.app import Server
+from server.process.app import Server
 from tests.support.clock import ManualClock
 from tests.support.pilot import (  # noqa: F401 - server: a fixture
     SIZE,

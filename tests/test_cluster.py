@@ -42,8 +42,8 @@ from protocol.views import TableView
 from server.cluster.bus import Claimed
 from server.cluster.lease import Leases, RenewalFailed
 from server.cluster.remote import HELD_MAX, HELD_PER_CONN
-from server.conn import Conn
 from server.game import replay_record
+from server.link.conn import Conn
 from server.store.base import StaleWrite
 from server.store.redis import RedisStore
 from server.table import Act, Gone

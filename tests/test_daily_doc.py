@@ -27,9 +27,9 @@ from protocol.messages import (
     Seated,
 )
 from protocol.views import TableView
-from server.app import Server
+from server.base.players import new_key
 from server.daily.redis_board import RedisBoard
-from server.players import new_key
+from server.process.app import Server
 from server.store.redis import RedisStore
 from tests.support.clients import Taker, autoplay, finished
 from tests.support.redis import RedisServer

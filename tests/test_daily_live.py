@@ -27,10 +27,10 @@ from protocol.messages import (
     Seated,
     Watch,
 )
-from server.app import Server
+from server.base.players import new_key
 from server.daily.deals import DailyTag, day_start
 from server.daily.mode import DailyMode
-from server.players import new_key
+from server.process.app import Server
 from server.store.redis import RedisStore
 from tests.support.clients import Taker, autoplay, finished
 from tests.support.redis import RedisServer

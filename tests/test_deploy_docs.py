@@ -1,7 +1,7 @@
-"""docs/DEPLOY.md and docker-compose.yml agree with server/config.py.
+"""docs/DEPLOY.md and docker-compose.yml agree with server/base/config.py.
 
 Fast and without containers: the settings table in DEPLOY.md is the one
-``deploy/settings_table.py`` prints from ``server.config.SETTINGS``, and every
+``deploy/settings_table.py`` prints from ``server.base.config.SETTINGS``, and every
 ``ATOUT_*`` variable docker-compose.yml reads is a real setting (a typo there
 would be silently ignored by the server) or one of compose's own, documented.
 """
@@ -14,7 +14,7 @@ from dataclasses import fields
 from pathlib import Path
 from types import ModuleType
 
-from server.config import SETTINGS, Settings
+from server.base.config import SETTINGS, Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 DEPLOY_MD = ROOT / "docs" / "DEPLOY.md"

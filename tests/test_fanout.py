@@ -16,7 +16,7 @@ from protocol.codec import codec_for
 from protocol.diff import diff
 from protocol.messages import Chat, Event, Play, Seated, StartGame, TablePatch, TableSnapshot
 from protocol.views import Legal, TableView
-from server.config import Settings
+from server.base.config import Settings
 from server.game.variant import VARIANTS
 from server.table import Act, Gone, Join, Reclaim, TableCore, Wake, new_state
 from server.table.effects import Arm, Effect, Send

@@ -108,7 +108,7 @@ async def test_the_core_campaign_sees_what_the_core_sends_and_its_checks_bite() 
 
 async def test_the_table_checks_catch_a_leak_a_stale_view_and_a_change() -> None:
     fuzz.quiet_logs()
-    from server.app import Server
+    from server.process.app import Server
 
     server = Server(fuzz.table_settings())
     await server.start()

@@ -18,9 +18,9 @@ import msgspec
 
 from protocol.messages import Left, StartGame
 from protocol.views import TableStatus
-from server.config import Settings
+from server.base.config import Settings
 from server.game import Game
-from server.lobby import Lobby
+from server.lobby.lobby import Lobby
 from server.store.memory import MemoryStore
 from server.table import Act, Join, TableState, new_state
 from server.table.ending import FREE_TABLES, GameOver, Told

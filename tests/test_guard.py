@@ -1,7 +1,7 @@
 """Hostile clients: handshake and hello timeouts, per-address limits, trusted
 proxies, idle lobby connections, resume-token guessing, name and chat abuse.
 
-Unit tests drive ``server.guard`` with an injected clock; the others start a
+Unit tests drive ``server.link.guard`` with an injected clock; the others start a
 real server with short limits and talk raw TCP or real WebSockets to it, its
 timers (hello, idle sweep, rate limits, goodbye) on a clock moved by hand.
 """
@@ -19,11 +19,11 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from protocol.codec import SUBPROTOCOL_JSON
-from server.app import Server
-from server.config import Settings
-from server.guard import GUESS_BURST, Bucket, Guard, clean_text, parse_networks
-from server.players import key_digest, new_key
-from server.text import BOT_NAME_REFUSED
+from server.base.config import Settings
+from server.base.players import key_digest, new_key
+from server.base.text import BOT_NAME_REFUSED
+from server.link.guard import GUESS_BURST, Bucket, Guard, clean_text, parse_networks
+from server.process.app import Server
 from tests.support.clock import ManualClock
 from tests.support.servers import FAST, running
 from tests.support.waits import eventually
@@ -387,7 +387,7 @@ async def test_names_and_chat_lose_escapes_and_bots_names_are_refused() -> None:
 @pytest.mark.asyncio
 @pytest.mark.parametrize("name", ["Bot Ada", "bot Zed", "ＢＯＴ Ada"])
 async def test_players_with_a_key_may_not_take_a_bots_name_either(name: str) -> None:
-    # One rule (server.text.bot_like) for guests and players, at the hello
+    # One rule (server.base.text.bot_like) for guests and players, at the hello
     # that registers a key and at a rename.
     async with running(FAST) as server:
         ws = await _open(server.port)
@@ -416,7 +416,7 @@ async def test_lobby_patches_go_out_a_slice_at_a_time_in_order(
 ) -> None:
     # 10,000 lobby watchers sent one patch in one go held the event loop ~1 s
     # (docs/SECURITY.md, memory under abuse): now PUBLISH_SLICE per turn.
-    from server import lobby
+    from server.lobby import lobby
 
     monkeypatch.setattr(lobby, "PUBLISH_SLICE", 2)
     async with running(FAST) as server:

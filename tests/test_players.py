@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from server.players import (
+from server.base.players import (
     NAME_MAX,
     BadName,
     clean_name,
@@ -68,7 +68,7 @@ def test_good_names(raw: str, clean: str) -> None:
         ("Jean\u00a0Luc", "plain spaces"),  # no-break space
         ("Jean\u3000Luc", "plain spaces"),  # ideographic space
         ("Jean  Luc", "two spaces"),
-        ("Bot Ada", '"Bot "'),  # bots' names (server.text.bot_like), for players too
+        ("Bot Ada", '"Bot "'),  # bots' names (server.base.text.bot_like), for players too
         ("  bot  x", "two spaces"),
         ("BOT x", '"Bot "'),
         ("ｂｏｔ x", '"Bot "'),  # full-width look-alike

@@ -3,7 +3,7 @@
 Every message tag (commands and events) must have a row in one of the
 document's tables, every field of every message and view (``views.py`` and
 ``tournaments.py``) must be named in it, every close code of
-``server/conn.py`` must be listed, and every stable error code the server or
+``server/link/conn.py`` must be listed, and every stable error code the server or
 the codec can send must be explained.
 """
 
@@ -18,7 +18,8 @@ import pytest
 
 from protocol import messages, tournaments, views
 from protocol.codec import DecodeErrorCode
-from server import conn, table
+from server import table
+from server.link import conn
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = (ROOT / "docs" / "PROTOCOL.md").read_text(encoding="utf-8")

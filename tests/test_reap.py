@@ -2,7 +2,7 @@
 
 Real ``redis-server`` (tests/support/redis.py), the real supervisor and worker
 processes of ``atout-server --workers 2``, real WebSocket clients
-(server/workers.py, server/cluster/lease.py, docs/CLUSTER.md "A reaped worker").
+(server/process/workers.py, server/cluster/lease.py, docs/CLUSTER.md "A reaped worker").
 
 Real time: the supervisor, its workers and Redis's leases run in other
 processes, on their own clocks.

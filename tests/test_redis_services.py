@@ -34,10 +34,10 @@ from protocol.messages import (
     Seated,
 )
 from protocol.views import TableView
-from server.app import Server
+from server.base.players import new_key
 from server.cluster.lease import Leases
 from server.daily.redis_board import RedisBoard
-from server.players import new_key
+from server.process.app import Server
 from server.store.players import NameTaken
 from server.store.redis import RedisStore
 from server.store.redis_keys import Keys

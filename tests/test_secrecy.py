@@ -38,7 +38,7 @@ from protocol.messages import (
     StartGame,
 )
 from protocol.views import TableView
-from server.config import Settings
+from server.base.config import Settings
 from server.game import Deal, Game
 from server.game.variant import FIVE, Variant
 from server.table import Act, BotMove, Join, TableCore, Wake, new_state

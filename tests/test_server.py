@@ -48,7 +48,7 @@ from protocol.messages import (
 )
 from protocol.views import TableView
 from server.game import replay_record
-from server.lobby import SWEEP_EVERY
+from server.lobby.lobby import SWEEP_EVERY
 from tests.support.clients import autoplay, check_no_leaks, wants_decision
 from tests.support.clock import ManualClock
 from tests.support.servers import running, url

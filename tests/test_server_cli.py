@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from server import config
+from server.base import config
 from tests.support.ports import free_port
 from tests.support.processes import DEPLOY_MD, TIMEOUT_S, atout_server, one_line
 

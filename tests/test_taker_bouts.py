@@ -21,11 +21,11 @@ from typing import Any
 import pytest
 
 from protocol.cards import CODES, EXCUSE, MONDE, PETIT
+from server.front.rules_view import SIZE_RULES
 from server.game import Deal
 from server.game.contracts import GARDE_SANS
 from server.game.variant import FIVE, FOUR, THREE, Variant
-from server.rules_view import SIZE_RULES
-from server.seat_view import public_partner, taker_bouts
+from server.table.seat_view import public_partner, taker_bouts
 from tests.support.engine import random_deal
 from tests.support.need_views import need_views
 from tests.support.recorded import DATA, reference_records, replay_steps

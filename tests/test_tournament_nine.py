@@ -19,7 +19,7 @@ from clients.cli.tournament_dialogs import TournamentEntry
 from clients.cli.tournament_screen import TournamentScreen
 from protocol.messages import Tournament, TournamentCreate, TournamentJoin, TournamentStart
 from protocol.tournaments import TournamentSettings, TournamentView
-from server.app import Server
+from server.process.app import Server
 from tests.support.pilot import SIZE, screen_text, shown, until
 from tests.support.servers import FAST, running, url
 from tests.support.tournament_pilot import (

@@ -22,7 +22,7 @@ from server.game import Game, GameState
 from server.game.dealing import deal_cards
 from server.game.scoring import score
 from server.game.variant import FIVE, FOUR, THREE, VARIANTS, Variant, variant_for
-from server.seat_view import deal_view, legal_view
+from server.table.seat_view import deal_view, legal_view
 from server.table.state import TableState, decode_state, encode_state, new_state
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,7 +14,7 @@ import pytest
 from server.bots import make_bot
 from server.game import Game
 from server.game.commands import apply_command
-from server.seat_view import Reuse, deal_view, hand_view, sheet
+from server.table.seat_view import Reuse, deal_view, hand_view, sheet
 from tests.support.bots import table_view
 
 

@@ -22,7 +22,7 @@ from websockets.exceptions import InvalidStatus
 from websockets.typing import Origin, Subprotocol
 
 from protocol.codec import PROTOCOL_VERSION, SUBPROTOCOL_JSON
-from server import config
+from server.base import config
 from server.web.answer import accepts_gzip, not_modified
 from server.web.files import bundled_folder, resolve
 from server.web.origin import parse_allowed, refusal

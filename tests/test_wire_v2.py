@@ -17,7 +17,7 @@ from protocol.diff import Op, Patch, PatchError, apply, diff
 from protocol.messages import Event, Seated, StartGame, TablePatch, TableSnapshot, Welcome
 from protocol.positional import TableReader, TableWire, schema_of
 from protocol.views import CardCode, SeatView, TableView
-from server.config import Settings
+from server.base.config import Settings
 from server.table import Act, Join, Reclaim, TableCore, Wake, new_state
 from server.table.effects import Arm, Effect, Send
 from tests.support.clients import choose

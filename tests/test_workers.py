@@ -1,5 +1,5 @@
 """``atout-server --workers N``: real worker processes on one port, a real
-Redis, the real supervisor (server/workers.py).
+Redis, the real supervisor (server/process/workers.py).
 
 Each worker says who it is in ``/healthz``; connections reach both; a worker
 killed outright is started again; SIGTERM stops them all cleanly; a mistake
@@ -129,7 +129,9 @@ def test_a_worker_that_keeps_dying_stops_everything_with_one_line(
     # this test 16 s long): the pauses are not what is tested.
     code = (
         "import sys\n"
-        "from server import __main__ as cli, config, workers\n"
+        "from server import __main__ as cli\n"
+        "from server.base import config\n"
+        "from server.process import workers\n"
         "settings = config.load(cli.serve_parser().parse_args(sys.argv[1:]))\n"
         "try:\n"
         "    sys.exit(workers.supervise(settings, cli.cannot_start, backoff=(0.05, 0.05)))\n"

@@ -331,7 +331,7 @@ def main(argv: list[str] | None = None) -> None:
 
     if args.command == "play":
         from clients.cli.tokens import play_file
-        from server.embedded import Settings
+        from server.process.embedded import Settings
 
         app = AtoutApp(
             play_file=play_file(args.profile or args.name),

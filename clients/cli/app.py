@@ -3,7 +3,7 @@ server message to the screen it concerns, and switches between the lobby and
 the table.
 
 Two ways in: with a ``url`` it connects to that server (``atout connect``);
-without one it starts an ``EmbeddedServer`` first (``server/embedded.py``,
+without one it starts an ``EmbeddedServer`` first (``server/process/embedded.py``,
 the one part of the server a client uses besides the rules) and, given
 ``autoplay``, creates that table, starts it and lands the player at it
 (``atout play``). With a ``play_file`` the embedded server keeps its tables
@@ -69,7 +69,7 @@ from protocol.messages import (
     TableSnapshot,
 )
 from protocol.messages import History as HistoryAnswer
-from server.embedded import EmbeddedError, EmbeddedServer, Settings
+from server.process.embedded import EmbeddedError, EmbeddedServer, Settings
 
 log = logging.getLogger("atout.client")
 

@@ -219,7 +219,7 @@ def unreachable(exc: BaseException) -> str:
         # The server answers but takes no one: it is stopping (a restart) or full.
         return _("server restarting or full")
     if status == 429:
-        # Per-address limits (server/guard.py): too many connections at once
+        # Per-address limits (server/link/guard.py): too many connections at once
         # from this address (other windows, or everyone behind one router),
         # or too many new ones in a short time.
         return _("too many connections from your address")

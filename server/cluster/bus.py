@@ -28,7 +28,7 @@ import msgspec
 import structlog
 
 from protocol.views import TableSummary
-from server import metrics
+from server.base import metrics
 from server.store.asyncio_redis_fixes import REDIS_ERRORS, RedisClient, Subscription
 from server.store.redis import parse_url
 from server.store.redis_keys import Keys

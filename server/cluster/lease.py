@@ -307,7 +307,7 @@ class Leases:
         """Drop every lease still held by process ``dead``: how many.
 
         Only for a process known to be gone, never guessed: one its supervisor
-        reaped (server/workers.py, docs/CLUSTER.md "A reaped worker"). Its
+        reaped (server/process/workers.py, docs/CLUSTER.md "A reaped worker"). Its
         tables become orphans at once instead of a lease later; the claim
         that follows bumps their epochs, as any takeover does."""
         assert dead.encode() != self.proc, "a process does not bury itself"

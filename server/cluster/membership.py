@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable
 
-from server.clock import Clock, Timer
+from server.base.clock import Clock, Timer
 
 
 class Membership:

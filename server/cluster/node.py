@@ -1,11 +1,11 @@
 """This process in the service: it wires the cluster's parts by job.
 
 A ``Node`` exists only with the Redis store. It is the ``Directory`` of the
-process's ``Tables`` (server/directory.py, server/tables.py), and puts
+process's ``Tables`` (server/lobby/directory.py, server/lobby/tables.py), and puts
 together:
 
 * ``Membership`` (membership.py): heartbeats in, "process gone" out;
-* ``RedisDirectory`` (directory.py): invite codes and listings in Redis;
+* ``RedisDirectory`` (codes.py): invite codes and listings in Redis;
 * ``Ownership`` (ownership.py): leases (lease.py), claims and takeovers,
   the renewer, the orphan scan, the drain;
 * ``Relay`` (relay.py): connections on one process at tables served by
@@ -45,7 +45,7 @@ from server.cluster.bus import (
     Sit,
     encode,
 )
-from server.cluster.directory import RedisDirectory
+from server.cluster.codes import RedisDirectory
 from server.cluster.lease import Leases
 from server.cluster.membership import Membership
 from server.cluster.ownership import Ownership
@@ -55,12 +55,12 @@ from server.table.actor import Table
 from server.table.effects import Listing
 
 if TYPE_CHECKING:
-    from server.clock import Clock
-    from server.config import Settings
-    from server.conn import Conn
-    from server.directory import Place
+    from server.base.clock import Clock
+    from server.base.config import Settings
+    from server.link.conn import Conn
+    from server.lobby.directory import Place
+    from server.lobby.tables import Tables
     from server.store.redis import RedisStore
-    from server.tables import Tables
 
 log = structlog.get_logger()
 
@@ -276,7 +276,7 @@ class Node:
         if not task.cancelled() and task.exception() is not None:
             self.log.error("cluster_task_failed", error=repr(task.exception()))
 
-    # -- the Directory of the tables (server/directory.py) -------------------------------
+    # -- the Directory of the tables (server/lobby/directory.py) -------------------------------
 
     async def reserve_code(self, code: str, table_id: str) -> bool:
         return await self.directory.reserve_code(code, table_id)

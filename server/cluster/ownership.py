@@ -32,15 +32,15 @@ import structlog
 
 from server.cluster.bus import Released
 from server.cluster.lease import Leases, RenewalFailed
-from server.directory import Unavailable
+from server.lobby.directory import Unavailable
 from server.store.base import StoreError
 from server.table.actor import Table
 
 if TYPE_CHECKING:
+    from server.base.config import Settings
     from server.cluster.bus import Message
-    from server.config import Settings
+    from server.lobby.tables import Tables
     from server.store.redis import RedisStore
-    from server.tables import Tables
 
 SCAN_PAGE = 200
 """Lapsed leases looked at per request of the orphan scan."""

@@ -42,18 +42,18 @@ from server.cluster.bus import (
     Sit,
 )
 from server.cluster.remote import Outbox, RemotePeer, RemoteTable, Sitting, unavailable
-from server.conn import CLOSE_RESTART
+from server.link.conn import CLOSE_RESTART
 from server.store.base import StoreError
 from server.table import Act, Gone, Join, Reclaim
 from server.table.actor import Table
 from server.table.effects import Listing
 
 if TYPE_CHECKING:
-    from server.clock import Clock
-    from server.config import Settings
-    from server.conn import Conn
-    from server.directory import Place
-    from server.tables import Tables
+    from server.base.clock import Clock
+    from server.base.config import Settings
+    from server.link.conn import Conn
+    from server.lobby.directory import Place
+    from server.lobby.tables import Tables
 
 RELOCATE_POLL = 0.1
 """Seconds between two looks for a moving table's new owner."""

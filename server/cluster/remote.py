@@ -27,13 +27,13 @@ import msgspec
 
 from protocol.codec import Codec
 from protocol.messages import Command, Error
-from server import metrics
+from server.base import metrics
 from server.cluster.bus import Away, Batch, Do, Item, Message, Out, Routed, Shut, Sit
 from server.table.inbox import Act, Gone, InboxItem, Join, Reclaim
 
 if TYPE_CHECKING:
-    from server.conn import Conn
-    from server.players import Player
+    from server.base.players import Player
+    from server.link.conn import Conn
 
 HELD_MAX = 1024
 """Most messages a moving table keeps for its new owner (beyond: dropped)."""

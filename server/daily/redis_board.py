@@ -30,7 +30,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 
-from server.clock import WALL, Clock
+from server.base.clock import WALL, Clock
 from server.daily.board import (
     BoardLine,
     Period,

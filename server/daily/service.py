@@ -36,12 +36,12 @@ from protocol.views import (
     LeaderboardLine,
     LeaderboardView,
 )
-from server.clock import WALL
+from server.base.clock import WALL
+from server.base.players import BadName, Player, clean_name, key_digest, valid_key
 from server.daily.board import PERIODS, BoardLine, DailyBoard, MemoryBoard, Period, board_days
 from server.daily.deals import DailySpec, DailyTag, daily_spec, new_secret, utc_day
 from server.daily.mode import DailyMode
 from server.daily.ranking import compare
-from server.players import BadName, Player, clean_name, key_digest, valid_key
 from server.store.base import StoreError, TableStore
 from server.store.players import MemoryPlayers, NameTaken, PlayerStore
 from server.table import Act, Join, Reclaim, TableState, new_state
@@ -49,9 +49,9 @@ from server.table.ending import GameOver, Told
 from server.table.modes import assign
 
 if TYPE_CHECKING:
-    from server.config import Settings
-    from server.conn import Conn
-    from server.directory import Place
+    from server.base.config import Settings
+    from server.link.conn import Conn
+    from server.lobby.directory import Place
 
 log = structlog.get_logger()
 
@@ -60,7 +60,7 @@ RENAME_EVERY = 10.0
 
 
 class Seating(Protocol):
-    """How the daily game opens tables and seats players (the lobby, server/lobby.py)."""
+    """How the daily game opens tables and seats players (the lobby, server/lobby/lobby.py)."""
 
     def find(self, table_id: str | None, code: str | None = None) -> Place | None:
         """An open table, served here or elsewhere."""

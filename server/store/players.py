@@ -1,7 +1,7 @@
 """The ``PlayerStore`` contract: key digests, player ids and display names.
 
 Three maps kept consistent together: key digest -> player id, player id ->
-display name, name key -> player id (``server.players.name_key``: one owner
+display name, name key -> player id (``server.base.players.name_key``: one owner
 per name, whatever its case or width). A name belongs to the first key that
 claims it; renaming frees the old name.
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol
 
-from server.players import Player, name_key, new_player_id
+from server.base.players import Player, name_key, new_player_id
 
 
 class NameTaken(Exception):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from server.players import Player, name_key, new_player_id
+from server.base.players import Player, name_key, new_player_id
 from server.store.asyncio_redis_fixes import Script
 from server.store.players import NameTaken
 from server.store.redis import RedisStore

@@ -31,10 +31,10 @@ import msgspec
 import structlog
 
 from protocol.messages import Error, GameCommand, History
-from server import metrics
+from server.base import metrics
+from server.base.clock import WALL, Clock, Timer
 from server.bots import Bot, RandomBot, make_bot
-from server.clock import WALL, Clock, Timer
-from server.conn import CLOSE_FOR, send_to_all
+from server.link.conn import CLOSE_FOR, send_to_all
 from server.store.base import StaleWrite, StoreError, TableStore
 from server.table.core import TableCore
 from server.table.effects import (
@@ -58,8 +58,8 @@ from server.table.inbox import Act, BotMove, InboxItem, Message, Peer, Stop
 from server.table.state import TableState, decode_state, encode_state
 
 if TYPE_CHECKING:
-    from server.config import Settings
-    from server.conn import Conn
+    from server.base.config import Settings
+    from server.link.conn import Conn
 
 log = structlog.get_logger()
 
@@ -76,7 +76,7 @@ class BotMaker(Protocol):
 
 
 class Home(Protocol):
-    """What a table needs from the tables that serve it (server/tables.py)."""
+    """What a table needs from the tables that serve it (server/lobby/tables.py)."""
 
     def game_ends(self, mode: str) -> GameEnds | None:
         """What hears the end of a game of ``mode`` (``GameOver``); None: nothing here."""

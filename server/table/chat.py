@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Literal
 
 from protocol.views import ChatLine
+from server.base.text import clean_text
 from server.table.state import TableState
-from server.text import clean_text
 
 CHAT_KEEP = 50
 CHAT_MAX = 200
@@ -24,7 +24,7 @@ def say(
 ) -> Literal["bad_chat", "rate_limited"] | None:
     """Add ``name``'s line at ``seat`` to the chat; or the refusal's code.
     ``next_at``: when each seat may chat again (at most ``rate`` lines a second)."""
-    text = clean_text(text)  # no terminal escapes or bidi tricks (server/guard.py)
+    text = clean_text(text)  # no terminal escapes or bidi tricks (server/link/guard.py)
     if not text or len(text) > CHAT_MAX:
         return "bad_chat"
     if now < next_at.get(seat, 0.0):

@@ -51,8 +51,8 @@ from protocol.messages import (
     bye,
 )
 from protocol.views import TableSummary, TableView
+from server.base.config import Settings
 from server.bots import RandomBot
-from server.config import Settings
 from server.game import Game, RuleError
 from server.game.commands import apply_command
 from server.table import pace

@@ -34,7 +34,7 @@ class Close:
 
     peer: Peer
     why: ByeCode
-    """The bye sent just before, which picks the close code (``server.conn``)."""
+    """The bye sent just before, which picks the close code (``server.link.conn``)."""
     reason: str
 
 

@@ -22,7 +22,10 @@ from protocol.diff import Op, Patch, diff
 from protocol.messages import TablePatch, TableSnapshot
 from protocol.views import DealView, Legal, SeatView, TableView, TrickView
 from server.game import Deal, Game
-from server.seat_view import (
+from server.table import pace
+from server.table.effects import Effect, Send
+from server.table.inbox import Peer
+from server.table.seat_view import (
     Reuse,
     deal_view,
     ecart_view,
@@ -31,9 +34,6 @@ from server.seat_view import (
     taker_bouts,
     tricks_won,
 )
-from server.table import pace
-from server.table.effects import Effect, Send
-from server.table.inbox import Peer
 from server.table.state import TableState
 
 PATCHES_KEPT = 128

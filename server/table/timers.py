@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from server.config import Settings
+from server.base.config import Settings
 from server.game import Game
 from server.table.effects import Arm
 from server.table.gather import gathering

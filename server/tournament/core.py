@@ -21,7 +21,7 @@ import hashlib
 
 from protocol.errors import ErrorCode
 from protocol.tournaments import MAX_TOURNAMENT_PLAYERS, TournamentPlayer, TournamentSettings
-from server.text import clean_text
+from server.base.text import clean_text
 from server.tournament.rules import team_problem
 from server.tournament.seating import Unseatable, meetings, seat_round
 from server.tournament.state import RoundState, TableEntry, TournamentState

@@ -47,17 +47,17 @@ from protocol.messages import (
     TournamentStart,
 )
 from protocol.tournaments import TournamentSettings
-from server.clock import WALL, Clock
-from server.directory import Place, Unavailable
+from server.base.clock import WALL, Clock
+from server.base.text import clean_text
 from server.game import Game
 from server.game.variant import variant_for
+from server.lobby.directory import Place, Unavailable
 from server.store.base import StoreError, TableStore
 from server.table.ending import GameOver, Told
 from server.table.inbox import Hurry
 from server.table.modes import assign
 from server.table.seats import new_game
 from server.table.state import SeatState, TableState, decode_state, new_state
-from server.text import clean_text
 from server.tournament import core
 from server.tournament.export import export_csv, export_json
 from server.tournament.mode import TournamentMode, TournamentTag
@@ -67,8 +67,8 @@ from server.tournament.store import TournamentStore
 from server.tournament.views import view_for
 
 if TYPE_CHECKING:
-    from server.config import Settings
-    from server.conn import Conn
+    from server.base.config import Settings
+    from server.link.conn import Conn
 
 log = structlog.get_logger()
 
@@ -87,7 +87,7 @@ or True / None (changed: save it)."""
 
 
 class Opener(Protocol):
-    """How tournaments reach the tables (server/tables.py)."""
+    """How tournaments reach the tables (server/lobby/tables.py)."""
 
     @property
     def store(self) -> TableStore: ...

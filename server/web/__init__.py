@@ -2,5 +2,5 @@
 HTTP answers for them (``answer``), the page's security policy (``policy``)
 and the ``Origin`` check of WebSocket upgrades (``origin``).
 
-Nothing here knows Tarot, nor asyncio: ``server.net`` asks, these answer.
+Nothing here knows Tarot, nor asyncio: ``server.front.door`` asks, these answer.
 """

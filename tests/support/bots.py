@@ -1,7 +1,7 @@
 """Playing bots against each other without a server: views from a ``Game``, whole deals.
 
 ``table_view(game, seat)`` builds the ``TableView`` a seat would receive,
-with the server's own filtering functions (``server.seat_view``), so a bot
+with the server's own filtering functions (``server.table.seat_view``), so a bot
 here sees exactly what it would see at a real table, at any table size.
 ``play_deal`` asks each seat's bot whenever it is that seat's turn and turns the command back
 into an engine call (``server.game.commands``, as a table does), until the
@@ -18,7 +18,7 @@ from protocol.views import SeatView, TableView
 from server.bots import Bot
 from server.game import DealResult, Game
 from server.game.commands import apply_command
-from server.seat_view import deal_view, ecart_view, hand_view, legal_view
+from server.table.seat_view import deal_view, ecart_view, hand_view, legal_view
 
 MAX_DECISIONS = 200
 """More asks than a deal can need at any size (at five: 5 bids, a call, an

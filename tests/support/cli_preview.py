@@ -3,7 +3,7 @@
 ``scripted_view(moment)`` plays a seeded deal with the real rules engine up
 to a chosen moment (bidding, écart, chelem, poignée, play, done, finished,
 annulled) and builds the ``TableView`` seat 0 would receive, with the same
-functions the server uses (``server.seat_view``). ``PreviewApp`` draws such
+functions the server uses (``server.table.seat_view``). ``PreviewApp`` draws such
 a view (or a ``LobbyView``) without connecting, and records what the screen
 would have sent.
 
@@ -30,7 +30,7 @@ from protocol.views import (
     TrickView,
 )
 from server.game import Game
-from server.seat_view import deal_view, ecart_view, hand_view, legal_view, sheet
+from server.table.seat_view import deal_view, ecart_view, hand_view, legal_view, sheet
 
 MOMENTS = (
     "waiting",

@@ -1,4 +1,4 @@
-"""A clock the test moves by hand (``server.clock.Clock``), instead of sleeping.
+"""A clock the test moves by hand (``server.base.clock.Clock``), instead of sleeping.
 
 Timers that are due fire on the running loop (soon, as a real timer with no
 delay would); the rest wait until ``advance`` brings the time past them.

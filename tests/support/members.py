@@ -15,12 +15,12 @@ import msgspec
 
 from protocol.codec import SUBPROTOCOL_JSON, codec_for
 from protocol.messages import Command, CreateTable, Error, Event, JoinTable, Seated
-from server.clock import WALL
+from server.base.clock import WALL
+from server.base.config import Settings
 from server.cluster.node import Node
-from server.config import Settings
-from server.lobby import Lobby
+from server.lobby.lobby import Lobby
+from server.lobby.tables import Tables
 from server.store.redis import RedisStore
-from server.tables import Tables
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -3,7 +3,7 @@
 ``tests/js/facts.test.mjs`` checks that the page's "You need N" reads these
 views as the server means them: the taker's target from ``deal.taker_bouts``
 and its hand during the deal, the result's ``target`` at its end. The views
-come from the server's own functions (``server.seat_view``) over the
+come from the server's own functions (``server.table.seat_view``) over the
 hand-checked reference deals at 3, 4 and 5 players; ``expected`` is the
 server's count (``taker_bouts`` and the taker's hand, or the result's
 target). ``tests/test_taker_bouts.py`` checks the file is what this writes:
@@ -19,8 +19,8 @@ from typing import Any
 import msgspec
 
 from protocol.cards import CODES, cards_of
-from server.rules_view import SIZE_RULES
-from server.seat_view import public_partner, taker_bouts
+from server.front.rules_view import SIZE_RULES
+from server.table.seat_view import public_partner, taker_bouts
 from tests.support.recorded import reference_records, replay_steps
 
 BOUT_CODES = ("T1", "T21", "EX")

@@ -33,9 +33,9 @@ TERMINAL = "terminal"
 
 STARTS: dict[str, frozenset[str]] = {
     # A real server, in this process or another.
-    "server.app.Server": frozenset({LIVE}),
-    "server.embedded": frozenset({LIVE}),
-    "server.workers": frozenset({LIVE}),
+    "server.process.app.Server": frozenset({LIVE}),
+    "server.process.embedded": frozenset({LIVE}),
+    "server.process.workers": frozenset({LIVE}),
     "tests.support.servers.running": frozenset({LIVE}),
     "tests.support.servers.tls_front": frozenset({LIVE}),
     "tests.support.processes.Proc": frozenset({LIVE}),

@@ -16,7 +16,7 @@ from clients.cli.cards_widget import HandWidget
 from clients.cli.tokens import FileTokens
 from protocol.messages import CreateTable
 from protocol.views import TableView
-from server.app import Server
+from server.process.app import Server
 from tests.support.servers import for_people, running
 from tests.support.waits import eventually
 

@@ -14,9 +14,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from server.app import Server
-from server.clock import WALL, Clock
-from server.config import Settings
+from server.base.clock import WALL, Clock
+from server.base.config import Settings
+from server.process.app import Server
 from server.store.base import TableStore
 
 # Scripted clients act far faster than people: the rate limit has its own test.

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from server.base.config import Settings
 from server.bots import RandomBot
-from server.config import Settings
 from server.table import BotMove, TableCore, Wake, new_state
 from server.table.effects import Arm, Effect, Send
 

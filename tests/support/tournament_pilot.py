@@ -14,7 +14,7 @@ from clients.cli.keys import FileKeys
 from clients.cli.tokens import FileTokens
 from clients.cli.tournament_dialogs import TournamentEntry
 from protocol.tournaments import TournamentView
-from server.app import Server
+from server.process.app import Server
 from tests.support.clients import choose, wants_decision
 from tests.support.pilot import table, until
 from tests.support.servers import url

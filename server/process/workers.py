@@ -1,7 +1,7 @@
 """``atout-server --workers N``: N server processes on one port, and the small
 supervisor that keeps them running.
 
-Each worker is a whole server (``server.app``) listening with SO_REUSEPORT,
+Each worker is a whole server (``server.process.app``) listening with SO_REUSEPORT,
 so the kernel deals new connections among them; with Redis they are one
 service (docs/DEPLOY.md, "Scaling"). The supervisor forks them before any
 event loop exists and then only watches:
@@ -44,8 +44,8 @@ from typing import Any
 
 import structlog
 
-from server import app, logs
-from server.config import Settings
+from server.base.config import Settings
+from server.process import app, logs
 
 log = structlog.get_logger()
 

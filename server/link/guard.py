@@ -24,7 +24,7 @@ The address is the TCP peer's, or, when the peer is one of
 trusted proxy (a client can prepend anything to that header, but not append
 after what the proxy adds). ``0`` turns a numeric limit off.
 
-Names and chat lines go through ``clean_text`` (server/text.py, pure, so the
+Names and chat lines go through ``clean_text`` (server/base/text.py, pure, so the
 table core uses it too): control and format characters (terminal escapes,
 bidirectional overrides, zero-width characters) are dropped before
 whitespace is collapsed.
@@ -39,8 +39,8 @@ from typing import Protocol
 
 import structlog
 
-from server.clock import WALL
-from server.text import clean_text
+from server.base.clock import WALL
+from server.base.text import clean_text
 
 log = structlog.get_logger()
 
@@ -53,7 +53,7 @@ Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
 class Limits(Protocol):
-    """The settings the guard reads (``server.config.Settings`` has them): a
+    """The settings the guard reads (``server.base.config.Settings`` has them): a
     Protocol, so that config may use ``parse_networks`` without a circle."""
 
     @property

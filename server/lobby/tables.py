@@ -8,7 +8,7 @@ whole service has not given, build its state, claim it, serve it. The lobby
 daily game) go through it; so does the cluster (server/cluster/), which
 serves here the tables it takes over.
 
-What goes beyond this process is the ``Directory``'s (server/directory.py),
+What goes beyond this process is the ``Directory``'s (server/lobby/directory.py),
 chosen at start-up: ``OneProcess``, or the cluster's ``Node``.
 
 It is each table's ``Home`` (server/table/actor.py): a table tells it how it
@@ -27,10 +27,10 @@ import structlog
 
 from protocol.errors import ErrorCode
 from protocol.messages import Error, bye
-from server import metrics
-from server.clock import WALL, Clock
-from server.conn import CLOSE_RESTART
-from server.directory import Directory, OneProcess, Place, Unavailable
+from server.base import metrics
+from server.base.clock import WALL, Clock
+from server.link.conn import CLOSE_RESTART
+from server.lobby.directory import Directory, OneProcess, Place, Unavailable
 from server.store.base import StoreError, TableStore
 from server.table import Gone, Join, Reclaim, Stop, Sweep
 from server.table.actor import Table
@@ -39,8 +39,8 @@ from server.table.ending import FREE_TABLES, GameEnds
 from server.table.mode import NORMAL
 
 if TYPE_CHECKING:
-    from server.config import Settings
-    from server.conn import Conn
+    from server.base.config import Settings
+    from server.link.conn import Conn
     from server.table.state import TableState
 
 log = structlog.get_logger()
@@ -53,7 +53,7 @@ save), and a test's stopped clock must not hold a shutdown forever."""
 
 
 class LobbySide(Protocol):
-    """What the tables tell the lobby (server/lobby.py)."""
+    """What the tables tell the lobby (server/lobby/lobby.py)."""
 
     @property
     def players_online(self) -> int:

@@ -57,9 +57,12 @@ from protocol.messages import (
     Welcome,
     bye,
 )
-from server import metrics
-from server.clock import Clock, timeout
-from server.conn import (
+from server.base import metrics
+from server.base.clock import Clock, timeout
+from server.base.text import BOT_NAME_REFUSED, bot_like, clean_text
+from server.daily.http import leaderboard_response
+from server.front.rules_view import SIZE_RULES
+from server.link.conn import (
     CLOSE_ABUSE,
     CLOSE_IDLE,
     CLOSE_INCOMPATIBLE,
@@ -67,25 +70,22 @@ from server.conn import (
     CLOSE_RESTART,
     Conn,
 )
-from server.daily.http import leaderboard_response
-from server.guard import Guard
-from server.rules_view import SIZE_RULES
+from server.link.guard import Guard
 from server.table import Act
-from server.text import BOT_NAME_REFUSED, bot_like, clean_text
 from server.tournament.http import TOURNAMENTS_PATH, tournament_response
 from server.web import origin
 from server.web.answer import answer
 from server.web.files import WebRoot, bundled_folder
 
 if TYPE_CHECKING:
-    from server.config import Settings
+    from server.base.config import Settings
     from server.daily.service import DailyService
-    from server.lobby import Lobby
+    from server.lobby.lobby import Lobby
     from server.tournament.service import TournamentService
 
 
 class Host(Protocol):
-    """What the front needs of the server process (``server.app.Server``)."""
+    """What the front needs of the server process (``server.process.app.Server``)."""
 
     settings: Settings
     clock: Clock
@@ -289,7 +289,7 @@ class Front:
         name = identity.name if identity else clean_text(msg.name)[:NAME_MAX].strip()
         if not name or (identity is None and bot_like(name)):
             # "Bot ..." is how seats played by bots are named: not for people
-            # (players' names meet the same rule in server.players.clean_name).
+            # (players' names meet the same rule in server.base.players.clean_name).
             why = BOT_NAME_REFUSED if name else "choose a display name"
             conn.send(Error(code="bad_name", message=why, rid=msg.rid))
             conn.close(CLOSE_NO_HELLO, "no name")

@@ -53,7 +53,7 @@ def count(raw: str) -> int:
 
 
 def limit(raw: str) -> int:
-    """0 or more: 0 turns the limit off (server/guard.py)."""
+    """0 or more: 0 turns the limit off (server/link/guard.py)."""
     return _whole(raw, 0, None, "a whole number (0: no limit)")
 
 
@@ -161,7 +161,7 @@ def redis_namespace(raw: str) -> str:
 
 def networks(raw: str) -> str:
     """Comma-separated addresses or networks (``127.0.0.1, 10.0.0.0/8``); empty: none."""
-    from server.guard import parse_networks
+    from server.link.guard import parse_networks
 
     try:
         parse_networks(raw)
@@ -335,7 +335,7 @@ class Settings:
     shutdown_grace: float = _setting(
         5.0, "on SIGTERM, save the tables and say goodbye for this long at most (s)", seconds
     )
-    # Hostile clients (server/guard.py, docs/SECURITY.md); 0 turns a limit off.
+    # Hostile clients (server/link/guard.py, docs/SECURITY.md); 0 turns a limit off.
     handshake_timeout: float = _setting(
         5.0, "close a connection whose WebSocket upgrade takes longer than this (s)", seconds
     )

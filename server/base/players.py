@@ -24,7 +24,7 @@ import unicodedata
 import msgspec
 
 from protocol.limits import NAME_MAX
-from server.text import BOT_NAME_REFUSED, bot_like
+from server.base.text import BOT_NAME_REFUSED, bot_like
 
 KEY_HEX = 32
 """A player key is 128 bits written as 32 lowercase hex digits."""
@@ -94,7 +94,7 @@ def clean_name(raw: str) -> str:
             raise BadName(f"a display name may only use plain spaces, not {_describe(ch)}")
     if "  " in name:
         raise BadName("a display name may not contain two spaces in a row")
-    if bot_like(name):  # the rule guests meet at their hello (server/net.py)
+    if bot_like(name):  # the rule guests meet at their hello (server/front/door.py)
         raise BadName(BOT_NAME_REFUSED)
     return name
 

@@ -3,7 +3,7 @@ listings of every open table, and the live list of them that every
 connection outside a table watches.
 
 The tables themselves, where each connection's commands go and how a table
-is opened are ``Tables``' (server/tables.py): the lobby asks it, and it
+is opened are ``Tables``' (server/lobby/tables.py): the lobby asks it, and it
 tells the lobby each table's listing (``Listing``) and who comes back to
 the lobby. The lobby never touches a game, and never reads a table's state.
 Its own view (``LobbyView``) is rebuilt at most every ``LOBBY_DEBOUNCE``
@@ -39,21 +39,21 @@ from protocol.messages import (
     Watch,
 )
 from protocol.views import BotLevel, LobbyView
-from server.clock import WALL, Clock, Timer
-from server.conn import send_to_all
-from server.directory import Directory, OneProcess, Place
+from server.base.clock import WALL, Clock, Timer
+from server.base.text import clean_text
 from server.game.variant import FOUR, variant_for
+from server.link.conn import send_to_all
+from server.lobby.directory import Directory, OneProcess, Place
+from server.lobby.tables import Tables
 from server.store.base import StoreError, TableStore
 from server.table import Join, Reclaim, new_state
 from server.table.actor import Table
 from server.table.effects import Listing
 from server.table.ending import GameEnds
-from server.tables import Tables
-from server.text import clean_text
 
 if TYPE_CHECKING:
-    from server.config import Settings
-    from server.conn import Conn
+    from server.base.config import Settings
+    from server.link.conn import Conn
     from server.table.state import TableState
 
 log = structlog.get_logger()
@@ -74,7 +74,7 @@ SWEEP_EVERY = 5.0
 
 class Lobby:
     """The lobby's commands, its listings and its view; the tables themselves
-    are its ``Tables`` (server/tables.py)."""
+    are its ``Tables`` (server/lobby/tables.py)."""
 
     def __init__(
         self,

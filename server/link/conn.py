@@ -24,14 +24,14 @@ from websockets.asyncio.connection import broadcast
 
 from protocol.codec import Codec
 from protocol.errors import ByeCode
-from server import metrics
-from server.clock import WALL, Clock, timeout
-from server.guard import Bucket
+from server.base import metrics
+from server.base.clock import WALL, Clock, timeout
+from server.link.guard import Bucket
 
 if TYPE_CHECKING:
     from websockets.asyncio.server import ServerConnection
 
-    from server.players import Player
+    from server.base.players import Player
 
 log = structlog.get_logger()
 

@@ -1,11 +1,11 @@
 """Where this process's tables stand in the service: the directory.
 
-``Tables`` (server/tables.py) asks it for what goes beyond this process:
+``Tables`` (server/lobby/tables.py) asks it for what goes beyond this process:
 reserving an invite code, which table a code opens, where a table not served
 here is served, claiming a new table before its first save, telling every
 process's lobby how a table lists itself, and serving the stored tables
 again after a restart. Two implementations, chosen at start-up
-(server/app.py): ``OneProcess`` here, when this process is the whole
+(server/process/app.py): ``OneProcess`` here, when this process is the whole
 service (the memory store, or a test's own store), and the cluster's
 ``Node`` (server/cluster/node.py) on Redis.
 
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Protocol
 import structlog
 
 if TYPE_CHECKING:
-    from server.conn import Conn
+    from server.link.conn import Conn
     from server.table.actor import Table
     from server.table.effects import Listing
     from server.table.inbox import InboxItem

@@ -19,14 +19,14 @@ from websockets.asyncio.server import serve
 from websockets.typing import Subprotocol
 
 from protocol.codec import SUBPROTOCOLS
-from server import logs
-from server.clock import WALL, Clock, timeout
-from server.config import Settings
+from server.base.clock import WALL, Clock, timeout
+from server.base.config import Settings
 from server.daily.mode import DailyMode
 from server.daily.service import DailyService
-from server.directory import Directory, OneProcess
-from server.lobby import Lobby
-from server.net import Front, select_subprotocol
+from server.front.door import Front, select_subprotocol
+from server.lobby.directory import Directory, OneProcess
+from server.lobby.lobby import Lobby
+from server.process import logs
 from server.store.base import StoreError, TableStore
 from server.store.memory import MemoryStore
 from server.tournament.mode import TournamentMode
@@ -35,7 +35,7 @@ from server.tournament.store import MemoryTournaments, RedisTournaments, Tournam
 
 if TYPE_CHECKING:
     from server.cluster.node import Node
-    from server.tables import Tables
+    from server.lobby.tables import Tables
 
 log = structlog.get_logger()
 
@@ -83,7 +83,7 @@ class Server:
         self.proc: str | None = None
         """This process's id in the service (None: drawn by its ``Node``)."""
         self.reaped: tuple[str, ...] = ()
-        """Processes known dead whose leases to free (server/workers.py)."""
+        """Processes known dead whose leases to free (server/process/workers.py)."""
 
     async def start(self) -> None:
         # Listen first, accepting nobody yet: a port in use or a host that is
@@ -96,11 +96,11 @@ class Server:
             select_subprotocol=select_subprotocol,
             process_request=lambda ws, request: self.front.process_request(ws, request),
             max_size=self.settings.max_frame,
-            open_timeout=self.settings.handshake_timeout or None,  # server/guard.py
+            open_timeout=self.settings.handshake_timeout or None,  # server/link/guard.py
             compression=None,  # CPU per message matters more than bytes here
             start_serving=False,
             # --workers: each worker listens on the same port and the kernel
-            # spreads new connections over them (server/workers.py). Only
+            # spreads new connections over them (server/process/workers.py). Only
             # then: two lone servers on one port must still fail to start.
             reuse_port=self.settings.workers > 1,
         )

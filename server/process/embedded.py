@@ -34,8 +34,8 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from server.app import Server
-from server.config import Settings
+from server.base.config import Settings
+from server.process.app import Server
 from server.store.base import TableStore
 
 __all__ = ["EmbeddedError", "EmbeddedServer", "Settings"]

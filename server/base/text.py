@@ -1,8 +1,8 @@
 """Text people type (names, chat lines, table names), made safe to show.
 
 Pure: the table core (server/table/core.py) cleans chat lines with it, the
-hello (server/net.py) and the lobby names and table names with it; guests'
-names (server/net.py) and players' names (``server.players.clean_name``)
+hello (server/front/door.py) and the lobby names and table names with it; guests'
+names (server/front/door.py) and players' names (``server.base.players.clean_name``)
 both go through ``bot_like``.
 """
 
@@ -33,7 +33,7 @@ BOT_NAME_REFUSED = 'names starting with "Bot " are for the bots that play empty 
 def bot_like(name: str) -> bool:
     """Whether ``name`` would pass for a bot's ("Bot Ada"): seats played by
     bots are named so, and a person named so could pose as one. Look-alikes
-    count (NFKC and case folded, as ``server.players.name_key``): "BOT x",
+    count (NFKC and case folded, as ``server.base.players.name_key``): "BOT x",
     "ｂｏｔ x"."""
     return unicodedata.normalize("NFKC", name).casefold().startswith("bot ")
 
