@@ -6,7 +6,7 @@ import { Connection, serverUrl } from "./conn.js";
 import { KEY_RE, newKey, saveLang, savePrefs, savedLang, savedPrefs, storeFor } from "./store.js";
 import { measure, play } from "./motion.js";
 import { SuitSymbols } from "./faces.js";
-import { html } from "./ui.js";
+import { html, learnServerTime } from "./ui.js";
 import { Lobby } from "./lobby.js";
 import { TableScreen } from "./table.js";
 import { DailyResult, Leaderboard, Profile } from "./boards.js";
@@ -70,6 +70,7 @@ function onMessage(msg, sync) {
   switch (msg.t) {
     case "welcome":
       learnRules(msg.rules);
+      learnServerTime(msg.now);
       if (msg.name && msg.name !== state.name) {
         state.name = msg.name;
         store.setName(msg.name);
