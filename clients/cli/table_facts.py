@@ -11,10 +11,10 @@ and explain, in words, why a choice is not complete yet.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from clients import server_clock
 from clients.cli import call_facts, wording
 from clients.cli.cards_text import is_trump, label, trump_number
 from clients.cli.i18n import _, ngettext
@@ -254,7 +254,9 @@ def prompt(view: TableView, *, again: bool = True, now: float | None = None) -> 
     status = view.status
     if status == "waiting":
         if view.gather_until is not None:
-            left = max(0, int(view.gather_until - (time.time() if now is None else now) + 0.999))
+            left = max(
+                0, int(view.gather_until - (server_clock.now() if now is None else now) + 0.999)
+            )
             return wording.gathering(left)
         if view.you is None:
             return _("Watching: the game has not started yet.")
