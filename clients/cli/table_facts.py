@@ -76,7 +76,10 @@ def seat_state(view: TableView, seat: int) -> str:
     if s.kind == "bot":
         return _("bot {level}").format(level=wording.bot_level(s.bot_level)).strip()
     if s.away or not s.connected:
-        return _("away: a bot stands in")
+        # No bot plays before the game starts (nor after it): away, nothing more.
+        if view.status in ("playing", "between_deals"):
+            return _("away: a bot stands in")
+        return _("away")
     return _("you") if seat == view.you else _("online")
 
 
