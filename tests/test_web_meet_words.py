@@ -62,3 +62,40 @@ def test_the_first_lobby_shows_no_count_before_the_servers(
 
     server.call(later())
     expect(title).to_have_text("In the lobby 1 online")
+
+
+CLOSES = "You are the last person at this table: it closes, and the game ends."
+BOT_TAKES = "A bot takes your seat until the end of the game."
+
+
+def test_the_leave_question_says_what_happens(
+    browser: Browser, page: Page, web_server: ServerThread, tmp_path: Path
+) -> None:
+    """Alone with bots, leaving closes the table; with a friend still there,
+    a bot takes the seat."""
+    page.set_viewport_size(PHONE)
+    enter(page, web_server.url, "Ann")
+    new_table(page)
+    page.get_by_role("button", name="Start the game").click()
+    page.locator(".hand button.card").first.wait_for()
+    page.get_by_role("button", name="Leave").click()
+    question = page.locator("#leave-q")
+    expect(question).to_have_text(f"Leave this table? {CLOSES}")
+    page.screenshot(path=str(tmp_path / "leave-last.png"))
+    page.get_by_role("button", name="Leave").last.click()
+    page.get_by_role("button", name="Quick play").wait_for()
+
+    other, errors = second_page(browser, LAPTOP)
+    try:
+        new_table(page)
+        enter(other, web_server.url, "Bea")
+        other.get_by_role("button", name=re.compile("^Join Ann")).click()
+        expect(page.locator(".seats")).to_contain_text("Bea")
+        page.get_by_role("button", name="Start the game").click()
+        other.locator(".hand button.card").first.wait_for()
+        other.get_by_role("button", name="Leave").click()
+        expect(other.locator("#leave-q")).to_have_text(f"Leave this table? {BOT_TAKES}")
+        other.screenshot(path=str(tmp_path / "leave-friends.png"))
+        assert errors == []
+    finally:
+        other.context.close()

@@ -83,6 +83,12 @@ def seat_state(view: TableView, seat: int) -> str:
     return _("you") if seat == view.you else _("online")
 
 
+def alone(view: TableView) -> bool:
+    """We are the table's last person: every other seat is a bot's or free
+    (a player away still holds theirs)."""
+    return all(s.kind != "human" for i, s in enumerate(view.seats) if i != view.you)
+
+
 def bid_of(deal: DealView | None, seat: int) -> str | None:
     if deal is None:
         return None

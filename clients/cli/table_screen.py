@@ -590,7 +590,10 @@ class TableScreen(Translated, HintKey, TableReadings, ButtonArrows, Screen[None]
         playing = view is not None and view.status in ("playing", "between_deals")
         question = wording.LEAVE_QUESTION
         if playing and view is not None and view.you is not None:
-            question += "\n" + wording.LEAVE_MID_GAME
+            # The last person leaving a table of friends closes it: bots do
+            # not play on for nobody (a tournament or daily seat is kept).
+            last = not self.ranked(view) and facts.alone(view)
+            question += "\n" + (wording.LEAVE_LAST if last else wording.LEAVE_MID_GAME)
 
         def done(yes: bool | None) -> None:
             if yes:
