@@ -59,3 +59,22 @@ def test_a_page_whose_clock_is_off_counts_down_on_the_servers_clock(
         )
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("skew", [SKEW_MS, -SKEW_MS])
+def test_the_turn_timer_counts_on_the_servers_clock(
+    browser: Browser, still_server: ServerThread, skew: int
+) -> None:
+    context = browser.new_context(viewport=PHONE)
+    context.add_init_script(SKEW_SCRIPT % skew)
+    page = context.new_page()
+    try:
+        enter(page, still_server.url, "Ann")
+        page.get_by_role("button", name="New table").click()
+        page.fill("input[name=timer]", "30")
+        page.get_by_role("button", name="Create").click()
+        page.get_by_role("button", name="Start the game").click()
+        # Whoever speaks first has the whole 30 s: the server's time stands still.
+        expect(page.locator(".seat-turn .countdown")).to_have_text("30s left")
+    finally:
+        context.close()
