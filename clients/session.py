@@ -24,6 +24,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
 
+from clients import server_clock
 from clients.sync import Sync
 from protocol.codec import (
     SUBPROTOCOL_JSON,
@@ -146,6 +147,7 @@ class Session:
         first = await self.wait_for(Welcome, Error)
         if isinstance(first, Error):
             raise ServerError(first)
+        server_clock.learn(first.now)
         self.player_id = first.player_id
         self.player_name = first.name
         self.register = False  # registered now: the key is known from here on

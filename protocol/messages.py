@@ -308,6 +308,10 @@ class Welcome(_Event, tag="welcome"):
     """The name you play under (a player's registered name, not always the one sent)."""
     rules: list[SizeRules] = msgspec.field(default_factory=list)
     """The rules of each table size the server plays (3, 4 and 5 players)."""
+    now: float = 0.0
+    """The server's clock (Unix time) as it sent this: a client counts down to
+    the view's deadlines from it, not from its own clock, which may be off.
+    0: not said (an older server)."""
 
 
 class Error(_Event, tag="error"):

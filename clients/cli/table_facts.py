@@ -11,10 +11,10 @@ and explain, in words, why a choice is not complete yet.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from clients import server_clock
 from clients.cli import call_facts, wording
 from clients.cli.cards_text import is_trump, label, trump_number
 from clients.cli.i18n import _, ngettext
@@ -76,8 +76,17 @@ def seat_state(view: TableView, seat: int) -> str:
     if s.kind == "bot":
         return _("bot {level}").format(level=wording.bot_level(s.bot_level)).strip()
     if s.away or not s.connected:
-        return _("away: a bot stands in")
+        # No bot plays before the game starts (nor after it): away, nothing more.
+        if view.status in ("playing", "between_deals"):
+            return _("away: a bot stands in")
+        return _("away")
     return _("you") if seat == view.you else _("online")
+
+
+def alone(view: TableView) -> bool:
+    """We are the table's last person: every other seat is a bot's or free
+    (a player away still holds theirs)."""
+    return all(s.kind != "human" for i, s in enumerate(view.seats) if i != view.you)
 
 
 def bid_of(deal: DealView | None, seat: int) -> str | None:
@@ -254,7 +263,9 @@ def prompt(view: TableView, *, again: bool = True, now: float | None = None) -> 
     status = view.status
     if status == "waiting":
         if view.gather_until is not None:
-            left = max(0, int(view.gather_until - (time.time() if now is None else now) + 0.999))
+            left = max(
+                0, int(view.gather_until - (server_clock.now() if now is None else now) + 0.999)
+            )
             return wording.gathering(left)
         if view.you is None:
             return _("Watching: the game has not started yet.")

@@ -80,10 +80,12 @@ class HintKey(Screen[Any]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "hint":
-            # Hidden at a daily or tournament table; elsewhere shown (greyed
-            # while it cannot be used), so the footer is fitted with it.
+            # Hidden at a daily or tournament table, and until the table is
+            # known (it showed for a frame at a tournament table, issue 33);
+            # elsewhere shown (greyed while it cannot be used), so the footer
+            # is fitted with it.
             view = self.view
-            if view is not None and self.ranked(view):
+            if view is None or self.ranked(view):
                 return False
             return True if self.casual() else None
         return super().check_action(action, parameters)

@@ -11,12 +11,12 @@ everything.
 from __future__ import annotations
 
 import io
-import time
 
 from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
+from clients import server_clock
 from clients.cli import call_facts, wording
 from clients.cli import table_facts as facts
 from clients.cli.cards_text import card_text, cards_text, label
@@ -52,7 +52,7 @@ def _pad(s: str, n: int) -> str:
 def countdown(view: TableView, now: float | None = None) -> str:
     """``⏱ 12s`` while a turn timer runs, ``⏱ next deal in 42s`` between
     deals, else ""."""
-    now = time.time() if now is None else now
+    now = server_clock.now() if now is None else now
     if view.status == "between_deals" and view.next_deal_at is not None:
         return "⏱ " + wording.next_deal_in(max(0, int(view.next_deal_at - now + 0.999)))
     if view.deadline is None:

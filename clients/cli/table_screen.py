@@ -111,6 +111,8 @@ class TableScreen(Translated, HintKey, TableReadings, ButtonArrows, Screen[None]
         self._asked: tuple[Screen[Any], tuple[Any, ...]] | None = None
         """The call the dialog was opened for by itself (once; then the button)."""
         self._offline = False
+        self._hint_offered: bool | None = False
+        """Whether the footer was last fitted with the hint key (``check_action``)."""
         self.line = StatusLine()
         """The message line (``say``)."""
 
@@ -140,6 +142,9 @@ class TableScreen(Translated, HintKey, TableReadings, ButtonArrows, Screen[None]
         hand.border_title = _("Your hand")
         hand.focus()
         self.set_interval(0.5, self._tick)
+        # The footer fitted before its first frame, with the keys of a table
+        # not known yet (no hint key): ^q Quit is never pushed off.
+        fit_footer(self, self.FOOTER_OPTIONAL)
         # The containers mount their own children after this handler (whether
         # before or after depends on the Python version's task order), so the
         # first draw waits until the whole screen is laid out.
@@ -187,6 +192,11 @@ class TableScreen(Translated, HintKey, TableReadings, ButtonArrows, Screen[None]
         old, self.view = self.view, view
         if not self._ready:
             return
+        hint = self.check_action("hint", ())
+        if hint != self._hint_offered:
+            # The hint key comes or goes with the table: fit the footer again.
+            self._hint_offered = hint
+            fit_footer(self, self.FOOTER_OPTIONAL)
         if view is None:
             self.query_one("#title", Static).update("Atout │ " + _("loading the table…"))
             return
@@ -580,7 +590,10 @@ class TableScreen(Translated, HintKey, TableReadings, ButtonArrows, Screen[None]
         playing = view is not None and view.status in ("playing", "between_deals")
         question = wording.LEAVE_QUESTION
         if playing and view is not None and view.you is not None:
-            question += "\n" + wording.LEAVE_MID_GAME
+            # The last person leaving a table of friends closes it: bots do
+            # not play on for nobody (a tournament or daily seat is kept).
+            last = not self.ranked(view) and facts.alone(view)
+            question += "\n" + (wording.LEAVE_LAST if last else wording.LEAVE_MID_GAME)
 
         def done(yes: bool | None) -> None:
             if yes:

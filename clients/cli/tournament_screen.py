@@ -12,7 +12,6 @@ bots" is enabled once ``finish_at`` is past and says until when it is not.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any, ClassVar, Protocol
 
@@ -25,6 +24,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Static
 
+from clients import server_clock
 from clients.cli import tournament_words as words
 from clients.cli.dialogs import Confirm, Help
 from clients.cli.i18n import N_, Translated, _
@@ -129,7 +129,7 @@ class TournamentScreen(Translated, ButtonArrows, Screen[None]):
         self.view: TournamentView | None = None
         self.waiting = ""
         """What the screen says while it has no view ("Creating the tournament…")."""
-        self.now: Callable[[], float] = time.time
+        self.now: Callable[[], float] = server_clock.now
         """The clock ``finish_at`` is compared with (tests set it)."""
         self._ready = False
         self._said = ("", False)

@@ -14,6 +14,7 @@ import math
 import time
 from typing import Any
 
+from clients import server_clock
 from clients.cli.daily_words import number, percent
 from clients.cli.i18n import N_, _, deep, ngettext
 from protocol.limits import TABLE_NAME_MAX
@@ -302,11 +303,11 @@ def finish_note(finish_at: float | None, now: float | None = None) -> str:
     """When the host may have bots finish the round: a time and a countdown, or now."""
     if finish_at is None:
         return ""
-    now = time.time() if now is None else now
+    now = server_clock.now() if now is None else now
     if finish_at <= now:
         return _("Bots may finish this round's unplayed deals now.")
     minutes = max(1, math.ceil((finish_at - now) / 60))
-    at = time.strftime("%H:%M", time.localtime(finish_at))
+    at = time.strftime("%H:%M", time.localtime(server_clock.local(finish_at)))
     return ngettext(
         "Finish with bots from {time} (in {n} minute).",
         "Finish with bots from {time} (in {n} minutes).",

@@ -283,6 +283,7 @@ _MARKED.update(
     QUIT=N_("Quit"),
     LEAVE_QUESTION=N_("Leave this table?"),
     LEAVE_MID_GAME=N_("A bot takes your seat until the end of the game."),
+    LEAVE_LAST=N_("You are the last person at this table: it closes, and the game ends."),
     QUIT_QUESTION=N_("Quit Atout in the middle of the game?"),
     QUIT_PLAY_SAVED=N_("Your game is saved: run atout play again to resume it where it is."),
     QUIT_SEAT_KEPT=N_(

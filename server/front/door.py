@@ -304,6 +304,7 @@ class Front:
                 player_id=identity.id if identity else None,
                 name=name,
                 rules=SIZE_RULES,
+                now=self.clock.time(),
             )
         )
         self.lobby.enter(conn)

@@ -66,7 +66,7 @@ function listen(conn) {
   return entry;
 }
 
-const casual = (view, tournament) => view.you !== null && !tournament && !DAILY.test(view.name);
+export const casual = (view, tournament) => view.you !== null && !tournament && !DAILY.test(view.name);
 const myDecision = (view) => {
   const l = view.legal;
   return Boolean(l.bids.length || l.calls.length || l.ecart.length || l.chelem || l.cards.length);

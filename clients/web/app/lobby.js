@@ -114,9 +114,12 @@ export function Lobby({ lobby, act, go, player }) {
     setPlayers(quickPlayers);
   };
   const tables = lobby?.tables || [];
+  // The first lobby is the one the server last published, from before this
+  // page said hello: its count leaves the page out ("0 online") until the
+  // next lobby patch (~0.1 s). A page in the lobby is online: 0 is no count.
   return html`<div class="lobby">
     <h1 class="screen-title">${_("In the lobby")}
-      ${lobby && html` <small>${_("{n} online", { n: lobby.players_online })}</small>`}</h1>
+      ${lobby?.players_online > 0 && html` <small>${_("{n} online", { n: lobby.players_online })}</small>`}</h1>
     <nav class="big-actions" aria-label=${_("In the lobby")}>
       <span class="quick-play"><button onClick=${() => act({ t: "quick", players })}>${_("Quick play")}</button>
         <label>${_("Players")} <select name="quick-players" onChange=${choose}>

@@ -6,7 +6,7 @@ import { Connection, serverUrl } from "./conn.js";
 import { KEY_RE, newKey, saveLang, savePrefs, savedLang, savedPrefs, storeFor } from "./store.js";
 import { measure, play } from "./motion.js";
 import { SuitSymbols } from "./faces.js";
-import { html } from "./ui.js";
+import { html, learnServerTime } from "./ui.js";
 import { Lobby } from "./lobby.js";
 import { TableScreen } from "./table.js";
 import { DailyResult, Leaderboard, Profile } from "./boards.js";
@@ -18,7 +18,7 @@ import { tableOf } from "./rounds.js";
 import { TournamentBar, TournamentPanel } from "./tournament.js";
 import { TournamentEntry } from "./tournament_forms.js";
 import { learnRules } from "./facts.js";
-import { HintButton } from "./hint.js";
+import { HintButton, casual } from "./hint.js";
 
 const server = serverUrl(window.location);
 const store = storeFor(server);
@@ -70,6 +70,7 @@ function onMessage(msg, sync) {
   switch (msg.t) {
     case "welcome":
       learnRules(msg.rules);
+      learnServerTime(msg.now);
       if (msg.name && msg.name !== state.name) {
         state.name = msg.name;
         store.setName(msg.name);
@@ -278,14 +279,20 @@ function LangPicker() {
     </select></label>`;
 }
 
-function ConfirmLeave({ view }) {
+// The last person leaving a table of friends closes it: bots do not play on
+// for nobody (a tournament or daily seat is kept, a bot playing it meanwhile).
+const alone = (view) => view.seats.every((s, i) => i === view.you || s.kind !== "human");
+
+function ConfirmLeave({ view, closes }) {
   const stay = () => {
     state.confirmLeave = false;
     draw();
   };
   useEscape(stay);
   return html`<div class="card-box confirm" role="alertdialog" aria-labelledby="leave-q">
-    <p id="leave-q"><strong>${_("Leave this table?")}</strong> ${_("A bot takes your seat until the end of the game.")}</p>
+    <p id="leave-q"><strong>${_("Leave this table?")}</strong> ${closes
+      ? _("You are the last person at this table: it closes, and the game ends.")
+      : _("A bot takes your seat until the end of the game.")}</p>
     <button onClick=${() => leave(view)}>${_("Leave")}</button>
     <button class="secondary" onClick=${stay}>${_("Stay")}</button>
   </div>`;
@@ -354,7 +361,7 @@ function App() {
       history=${state.history} askHistory=${askHistory} again=${!ours} prefs=${state.prefs} setPrefs=${setPrefs}
       played=${conn.pendingMove !== null ? state.played : null}
       hint=${html`<${HintButton} view=${view} conn=${conn} tournament=${ours} />`} />
-      ${state.confirmLeave && html`<${ConfirmLeave} view=${view} />`}
+      ${state.confirmLeave && html`<${ConfirmLeave} view=${view} closes=${casual(view, ours) && alone(view)} />`}
       ${state.daily && html`<${DailyResult} result=${state.daily} onClose=${() => { state.daily = null; draw(); }}
         onBoard=${() => { state.daily = null; leave(null); go("leaderboard"); }} />`}`;
   } else if (seated) main = html`<p class="boot">${_("loading the table…")}</p>`;

@@ -4,7 +4,7 @@
 // says where the tournament is while you sit at one of its tables.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { _, lang, ngettext } from "./i18n.js";
-import { Panel, html, useNow } from "./ui.js";
+import { Panel, html, serverNow, useNow } from "./ui.js";
 import { signed } from "./words.js";
 import { finishLine, inIt, score, settingsLine, stage, waitLine, waitingAt } from "./rounds.js";
 
@@ -71,8 +71,8 @@ function HostControls({ view, act }) {
     </div>`;
   }
   if (view.status !== "playing" || view.finish_at == null) return null;
-  // The page's clock against the server's time: a clock that is off only moves when the button wakes.
-  const at = new Date(view.finish_at * 1000).toLocaleTimeString(lang(), { hour: "2-digit", minute: "2-digit" });
+  // `now` is the server's time (ui.js `serverNow`); the hour shown is the page's own clock's.
+  const at = new Date(view.finish_at * 1000 - serverNow() + Date.now()).toLocaleTimeString(lang(), { hour: "2-digit", minute: "2-digit" });
   const finish = finishLine(view, now, at);
   return html`<div class="row-actions">
     <${Sure} label=${_("Finish with bots")} disabled=${!finish.allowed} describedBy="finish-when"

@@ -25,12 +25,28 @@ export function Panel({ title, onClose, children, label }) {
   </section>`;
 }
 
-/** The time now (ms), redrawn every second while ``active``: for countdowns. */
+// The views' deadlines are the server's Unix times; a phone's clock may be
+// minutes off. `welcome.now` (docs/PROTOCOL.md) says the server's time: the
+// page counts from its own clock plus the difference seen then.
+let offset = 0;
+
+/** Learn the server's clock from a `welcome` (`now`, seconds; 0: not said). */
+export function learnServerTime(now) {
+  if (typeof now === "number" && now > 0) offset = now * 1000 - Date.now();
+}
+
+/** The server's time now (ms), as well as the page can tell. */
+export function serverNow() {
+  return Date.now() + offset;
+}
+
+/** The server's time now (ms), redrawn every second while ``active``: for countdowns. */
 export function useNow(active) {
-  const [now, setNow] = useState(Date.now());
+  const [now, setNow] = useState(serverNow);
   useEffect(() => {
     if (!active) return undefined;
-    const id = setInterval(() => setNow(Date.now()), 1000);
+    setNow(serverNow());
+    const id = setInterval(() => setNow(serverNow()), 1000);
     return () => clearInterval(id);
   }, [active]);
   return now;

@@ -4,10 +4,10 @@
 // of any other table gets "Start the game"; the others are told who starts.
 import { useEffect, useState } from "preact/hooks";
 import { _ } from "./i18n.js";
-import { html } from "./ui.js";
+import { html, serverNow } from "./ui.js";
 
 function useSeconds(at) {
-  const left = () => (at === null ? 0 : Math.max(0, Math.ceil(at - Date.now() / 1000)));
+  const left = () => (at === null ? 0 : Math.max(0, Math.ceil(at - serverNow() / 1000)));
   const [seconds, setSeconds] = useState(left);
   useEffect(() => {
     setSeconds(left());

@@ -126,11 +126,14 @@ export function seatName(view, seat, own = false) {
   return pgettext("a place at the table", "Seat {n}", { n: seat + 1 });
 }
 
+const playing = (view) => view.status === "playing" || view.status === "between_deals";
+
 export function seatState(view, seat) {
   const s = view.seats[seat];
   if (s.kind === "empty") return _("free seat");
   if (s.kind === "bot") return _("bot {level}", { level: botLevel(s.bot_level) }).trim();
-  if (s.away || !s.connected) return _("away: a bot stands in");
+  // No bot plays before the game starts (nor after it): away, nothing more.
+  if (s.away || !s.connected) return playing(view) ? _("away: a bot stands in") : _("away");
   return seat === view.you ? _("you") : _("online");
 }
 

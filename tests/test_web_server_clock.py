@@ -1,0 +1,80 @@
+"""The page counts down on the server's clock (issue 33): a phone whose
+clock is minutes off still shows the right seconds before the bots fill a
+quick-play table. The server runs on a clock the test holds still, so the
+countdown is exactly the gathering time; each page's own clock is shifted
+by ten minutes, one ahead and one behind."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, expect
+
+from tests.browser import ServerThread
+from tests.support.clock import ManualClock
+from tests.web_helpers import PHONE, enter
+
+SKEW_MS = 10 * 60 * 1000
+GATHER_S = 20.0
+
+# Shifts the page's Date (now and `new Date()`) by the given milliseconds.
+SKEW_SCRIPT = """
+(() => {
+  const shift = %d;
+  const RealDate = Date;
+  const realNow = RealDate.now.bind(RealDate);
+  class Skewed extends RealDate {
+    constructor(...args) { if (args.length === 0) super(realNow() + shift); else super(...args); }
+    static now() { return realNow() + shift; }
+  }
+  globalThis.Date = Skewed;
+})();
+"""
+
+
+@pytest.fixture
+def still_server() -> Iterator[ServerThread]:
+    server = ServerThread(clock=ManualClock(), quick_gather=GATHER_S).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("skew", [SKEW_MS, -SKEW_MS])
+def test_a_page_whose_clock_is_off_counts_down_on_the_servers_clock(
+    browser: Browser, still_server: ServerThread, skew: int
+) -> None:
+    context = browser.new_context(viewport=PHONE)
+    context.add_init_script(SKEW_SCRIPT % skew)
+    page = context.new_page()
+    try:
+        enter(page, still_server.url, "Ann")
+        page.get_by_role("button", name="Quick play").click()
+        # The server's time stands still: the bots come in GATHER_S seconds,
+        # whatever the page's clock says (off by ten minutes it said 0 or 620).
+        expect(page.locator(".gathering")).to_have_text(
+            f"Waiting for players · bots fill the seats in {int(GATHER_S)} s"
+        )
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("skew", [SKEW_MS, -SKEW_MS])
+def test_the_turn_timer_counts_on_the_servers_clock(
+    browser: Browser, still_server: ServerThread, skew: int
+) -> None:
+    context = browser.new_context(viewport=PHONE)
+    context.add_init_script(SKEW_SCRIPT % skew)
+    page = context.new_page()
+    try:
+        enter(page, still_server.url, "Ann")
+        page.get_by_role("button", name="New table").click()
+        page.fill("input[name=timer]", "30")
+        page.get_by_role("button", name="Create").click()
+        page.get_by_role("button", name="Start the game").click()
+        # Whoever speaks first has the whole 30 s: the server's time stands still.
+        expect(page.locator(".seat-turn .countdown")).to_have_text("30s left")
+    finally:
+        context.close()
