@@ -158,7 +158,7 @@ def test_nginx_serves_the_client_with_the_servers_headers(nginx: Nginx) -> None:
         assert again == 304, path
     for hidden in ("/__init__.py", "/README.md", "/.atout-game", "/app/_x.js"):
         assert nginx.get(hidden)[0] == 404, hidden
-    for climbing in ("/../server/config.py", "/%2e%2e/server/config.py"):
+    for climbing in ("/../server/base/config.py", "/%2e%2e/server/base/config.py"):
         assert nginx.get(climbing)[0] == 400, climbing  # nginx refuses the path outright
     status, _, metrics = nginx.get("/metrics")  # from 127.0.0.1, which the file allows
     assert status == 200 and b"atout_connections" in metrics

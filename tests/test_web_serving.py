@@ -225,8 +225,8 @@ async def test_head_sends_the_headers_of_get_and_no_body(client_dir: Path) -> No
         "/app/%2e%2e/%2e%2e/outside.js",
         "/app/..%2f..%2foutside.js",
         "/..%5coutside.js",
-        "/../server/config.py",
-        "/%2e%2e/%2e%2e/server/config.py",
+        "/../server/base/config.py",
+        "/%2e%2e/%2e%2e/server/base/config.py",
         "/app/escape.js",  # a symbolic link out of the folder
         "/__init__.py",
         "/.env.js",
