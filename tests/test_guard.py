@@ -411,6 +411,32 @@ async def test_players_with_a_key_may_not_take_a_bots_name_either(name: str) -> 
 
 
 @pytest.mark.asyncio
+async def test_the_first_lobby_counts_who_arrives_and_no_count_outlives_the_truth() -> None:
+    """A first look said "0 online" (issue 33): the snapshot carried the last
+    published count, from before this connection. It counts them now; and if
+    the count comes back to the published one before the next patch (someone
+    left meanwhile), that patch says it still, so the snapshot's number never
+    stays on a screen past the truth."""
+    clock = ManualClock()  # nothing is published unless the test moves it
+    async with running(FAST, clock=clock) as server:
+        ann = await _open(server.port)
+        assert (await _hello(ann, "Ann"))[1]["view"]["players_online"] == 1
+        clock.advance(1.0)  # the count published: 1
+        assert _online(await _until(ann, "lpatch")) == 1
+        bea = await _open(server.port)
+        assert (await _hello(bea, "Bea"))[1]["view"]["players_online"] == 2
+        await ann.close()
+        await eventually(lambda: server.lobby.players_online == 1, what="Ann gone")
+        clock.advance(1.0)  # the count, 1 again, is what was last published
+        assert _online(await _until(bea, "lpatch")) == 1
+        await bea.close()
+
+
+def _online(patch: dict[str, Any]) -> int:
+    return int(next(op[2] for op in patch["patch"] if op[0] == ["players_online"]))
+
+
+@pytest.mark.asyncio
 async def test_lobby_patches_go_out_a_slice_at_a_time_in_order(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -47,21 +47,15 @@ def still_server() -> Iterator[tuple[ServerThread, ManualClock]]:
         server.stop()
 
 
-def test_the_first_lobby_shows_no_count_before_the_servers(
+def test_the_first_lobby_counts_us_at_once(
     page: Page, still_server: tuple[ServerThread, ManualClock]
 ) -> None:
-    """The server's clock stands still: the lobby it sends at hello is the one
-    it published before (nobody online); its count comes with the next patch."""
-    server, clock = still_server
+    """The server's clock stands still, so nothing is published after the
+    hello: the lobby sent at hello counts us already (it said "0 online", the
+    count published before we came, until the next patch)."""
+    server, _clock = still_server
     enter(page, server.url, "Ann")
-    title = page.locator(".screen-title")
-    expect(title).to_have_text("In the lobby")
-
-    async def later() -> None:
-        clock.advance(1.0)
-
-    server.call(later())
-    expect(title).to_have_text("In the lobby 1 online")
+    expect(page.locator(".screen-title")).to_have_text("In the lobby 1 online")
 
 
 CLOSES = "You are the last person at this table: it closes, and the game ends."

@@ -221,8 +221,7 @@ class Front:
             self._sweeper = asyncio.get_running_loop().create_task(self._sweep_idle())
         metrics.CONNECTIONS.set(len(self.conns))
         try:
-            if await self._hello(conn):
-                self.lobby.online(+1)
+            if await self._hello(conn):  # counted online there, before its first lobby
                 try:
                     await self._serve(conn)
                 finally:
@@ -307,6 +306,7 @@ class Front:
                 now=self.clock.time(),
             )
         )
+        self.lobby.online(+1)
         self.lobby.enter(conn)
         conn.log.info("hello", subprotocol=conn.codec.subprotocol)
         return True

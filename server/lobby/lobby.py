@@ -19,6 +19,7 @@ import itertools
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, cast, get_args
 
+import msgspec
 import structlog
 
 from protocol.diff import diff
@@ -107,6 +108,8 @@ class Lobby:
         self._sweeper: asyncio.Task[None] | None = None
         self.players_online = 0
         self.online_elsewhere = 0
+        self._count_told_apart = False
+        """A snapshot told a newer count than ``view``'s: the next patch says it."""
         """Players connected to the service's other processes (their heartbeats)."""
 
     @property
@@ -282,7 +285,16 @@ class Lobby:
         self.watchers.add(conn)
         self._owed.pop(conn, None)  # the view below is newer than any patch owed
         if snapshot:
-            conn.send(LobbySnapshot(seq=self.seq, view=self.view))
+            view = self.view
+            online = self.players_online + self.online_elsewhere
+            if view.players_online != online:
+                # The count is published a moment later (debounced), but who
+                # arrives sees it true at once, themselves counted (a first
+                # look said "0 online"); the next patch says the count whatever
+                # it is then, so that this snapshot's number never outlives it.
+                view = msgspec.structs.replace(view, players_online=online)
+                self._count_told_apart = True
+            conn.send(LobbySnapshot(seq=self.seq, view=view))
 
     def leave(self, conn: Conn) -> None:
         self.watchers.discard(conn)
@@ -331,9 +343,13 @@ class Lobby:
             self._soon()  # the last patch is still going out: this one after it
             return
         view = self._build()
-        patch = diff(self.view, view)
+        told = self.view
+        if self._count_told_apart:
+            told = msgspec.structs.replace(told, players_online=-1)
+        patch = diff(told, view)
         if not patch:
             return
+        self._count_told_apart = False
         self.seq += 1
         self.view = view
         self._owed = dict.fromkeys(self.watchers)
