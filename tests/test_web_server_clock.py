@@ -7,9 +7,10 @@ by ten minutes, one ahead and one behind."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Page, expect
 
 from tests.browser import ServerThread
 from tests.support.clock import ManualClock
@@ -33,6 +34,17 @@ SKEW_SCRIPT = """
 """
 
 
+@contextmanager
+def skewed_page(browser: Browser, skew: int) -> Iterator[Page]:
+    """A page of its own whose clock is ``skew`` milliseconds off."""
+    context = browser.new_context(viewport=PHONE)
+    context.add_init_script(SKEW_SCRIPT % skew)
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
 @pytest.fixture
 def still_server() -> Iterator[ServerThread]:
     server = ServerThread(clock=ManualClock(), quick_gather=GATHER_S).start()
@@ -46,10 +58,7 @@ def still_server() -> Iterator[ServerThread]:
 def test_a_page_whose_clock_is_off_counts_down_on_the_servers_clock(
     browser: Browser, still_server: ServerThread, skew: int
 ) -> None:
-    context = browser.new_context(viewport=PHONE)
-    context.add_init_script(SKEW_SCRIPT % skew)
-    page = context.new_page()
-    try:
+    with skewed_page(browser, skew) as page:
         enter(page, still_server.url, "Ann")
         page.get_by_role("button", name="Quick play").click()
         # The server's time stands still: the bots come in GATHER_S seconds,
@@ -57,18 +66,13 @@ def test_a_page_whose_clock_is_off_counts_down_on_the_servers_clock(
         expect(page.locator(".gathering")).to_have_text(
             f"Waiting for players · bots fill the seats in {int(GATHER_S)} s"
         )
-    finally:
-        context.close()
 
 
 @pytest.mark.parametrize("skew", [SKEW_MS, -SKEW_MS])
 def test_the_turn_timer_counts_on_the_servers_clock(
     browser: Browser, still_server: ServerThread, skew: int
 ) -> None:
-    context = browser.new_context(viewport=PHONE)
-    context.add_init_script(SKEW_SCRIPT % skew)
-    page = context.new_page()
-    try:
+    with skewed_page(browser, skew) as page:
         enter(page, still_server.url, "Ann")
         page.get_by_role("button", name="New table").click()
         page.fill("input[name=timer]", "30")
@@ -76,5 +80,3 @@ def test_the_turn_timer_counts_on_the_servers_clock(
         page.get_by_role("button", name="Start the game").click()
         # Whoever speaks first has the whole 30 s: the server's time stands still.
         expect(page.locator(".seat-turn .countdown")).to_have_text("30s left")
-    finally:
-        context.close()
