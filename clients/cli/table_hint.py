@@ -10,6 +10,7 @@ the key is not offered there.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from textual.binding import Binding, BindingType
@@ -18,6 +19,7 @@ from textual.screen import Screen
 from clients.cli import wording
 from clients.cli.cards_text import label
 from clients.cli.i18n import N_, _
+from clients.cli.screen_keys import fit_footer
 from clients.cli.table_host import TableHost
 from protocol.cards import SUIT_SYMBOLS, SUITS
 from protocol.messages import Hint, HintAnswer
@@ -89,6 +91,16 @@ class HintKey(Screen[Any]):
                 return False
             return True if self.casual() else None
         return super().check_action(action, parameters)
+
+    _hint_offered: bool | None = False
+    """Whether the footer was last fitted with the hint key (``check_action``)."""
+
+    def fit_hint_key(self, optional: Sequence[str]) -> None:
+        """The hint key comes or goes with the table: fit the footer again then."""
+        hint = self.check_action("hint", ())
+        if hint != self._hint_offered:
+            self._hint_offered = hint
+            fit_footer(self, optional)
 
     def action_hint(self) -> None:
         view = self.view

@@ -108,11 +108,10 @@ class TableScreen(Translated, HintKey, TableReadings, ButtonArrows, Screen[None]
         self._actions_key: tuple[Any, ...] = ("none",)
         self._confirming = False
         self._call_offered: tuple[Any, ...] | None = None
-        self._asked: tuple[Screen[Any], tuple[Any, ...]] | None = None
         """The call the dialog was opened for by itself (once; then the button)."""
+        self._asked: tuple[Screen[Any], tuple[Any, ...]] | None = None
+        """A question open about a decision (the dialog, its decision's key)."""
         self._offline = False
-        self._hint_offered: bool | None = False
-        """Whether the footer was last fitted with the hint key (``check_action``)."""
         self.line = StatusLine()
         """The message line (``say``)."""
 
@@ -192,11 +191,7 @@ class TableScreen(Translated, HintKey, TableReadings, ButtonArrows, Screen[None]
         old, self.view = self.view, view
         if not self._ready:
             return
-        hint = self.check_action("hint", ())
-        if hint != self._hint_offered:
-            # The hint key comes or goes with the table: fit the footer again.
-            self._hint_offered = hint
-            fit_footer(self, self.FOOTER_OPTIONAL)
+        self.fit_hint_key(self.FOOTER_OPTIONAL)
         if view is None:
             self.query_one("#title", Static).update("Atout │ " + _("loading the table…"))
             return

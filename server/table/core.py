@@ -56,7 +56,7 @@ from server.bots import RandomBot
 from server.game import Game, RuleError
 from server.game.commands import apply_command
 from server.table import pace
-from server.table.chat import CHAT_MAX, say
+from server.table.chat import say
 from server.table.effects import (
     Answer,
     Close,
@@ -78,6 +78,7 @@ from server.table.hints import hint
 from server.table.inbox import Act, BotMove, Gone, Hurry, Join, Message, Peer, Reclaim, Sweep, Wake
 from server.table.mode import TableMode
 from server.table.modes import policy_of
+from server.table.refusals import NO_CALL, REFUSALS
 from server.table.seats import (
     deserted,
     free_seat,
@@ -90,22 +91,6 @@ from server.table.seats import (
 )
 from server.table.state import TableState, digest, encode_state
 from server.table.timers import bot_seed, schedule
-
-REFUSALS: dict[ErrorCode, str] = {
-    "not_at_table": "you are not at this table",
-    "spectator": "spectators watch; sit down to play",
-    "already_started": "the game has already started",
-    "not_creator": "only the table's creator starts the game",
-    "not_finished": "the game is not over yet",
-    "not_between_deals": "no deal result is waiting for you",
-    "wrong_phase": "no deal is being played",
-    "bad_chat": f"chat lines are 1 to {CHAT_MAX} characters",
-    "rate_limited": "you are chatting too fast",
-}
-"""What a refused table command is told, by code (the engine's refusals
-carry their own message, as do the mode's)."""
-NO_CALL = "nobody calls a card at a table of {}: only at five players"
-"""A ``call`` at a table whose camps are not formed by a called card."""
 
 
 class TableCore:
@@ -420,9 +405,8 @@ class TableCore:
         out.append(Route(peer, here=False, to_lobby=True))
         if deserted(self.state):
             # Nobody is left to start it, play it again or play on with the
-            # bots: it goes from the lobby now rather than after
-            # ``idle_close``. An away player's
-            # seat is still held, so a dropped connection never closes a table.
+            # bots: it goes from the lobby now rather than after ``idle_close``.
+            # An away player's seat is still held: a drop never closes a table.
             self._close("table_deserted", now, out)
             return
         self._commit(now, out)
