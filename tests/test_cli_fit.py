@@ -44,6 +44,8 @@ from tests.support.cli_preview import (
 )
 from tests.support.pilot import screen_text
 
+pytestmark = pytest.mark.languages  # words and fit: CI runs them on one Python
+
 LANGS = ("en", "fr", "zh", "ko")
 FIVE_ONLY = ("call", "partner", "alone")
 """The called card's moments: a table of three has none."""

@@ -357,6 +357,7 @@ def test_daily_result_in_each_language(snap_compare: Any, lang: str) -> None:
     assert snap_compare(_preview(), terminal_size=(80, 24), run_before=result)
 
 
+@pytest.mark.languages
 async def test_every_board_and_the_profile_fit_80_columns_in_every_language() -> None:
     # Each period's board, empty and not, and the profile, drawn at 80×24 in
     # every language: the one-line messages whole, nothing past 80 cells.
