@@ -204,12 +204,16 @@ class Table:
                 # Refused as stale (by a save, or the lease renewal while this
                 # one waited): another process serves the table; say nothing.
                 return
-            if type(effect) is Send:  # most effects: straight out, no match
-                send_to_all([_conn(p) for p in effect.to], effect.message)
+            kind = type(effect)
+            if kind is Send:  # most effects: straight out, no match
+                send = cast(Send, effect)
+                send_to_all(cast("tuple[Conn, ...]", send.to), send.message)
+                continue
+            if kind is Save:  # one a move: its fields without a match
+                save = cast(Save, effect)
+                await self._save(save.version, save.blob, save.open_)
                 continue
             match effect:
-                case Save(version=version, blob=blob, open_=open_):
-                    await self._save(version, blob, open_)
                 case Record(blob=blob, key=key):
                     await self._record(blob, key)
                 case SendHistory(peer=peer, rid=rid):
@@ -345,7 +349,8 @@ class Table:
             )
             return
         try:
-            await self._write_records()  # a state is never stored ahead of its records
+            if self.records_due:  # a state is never stored ahead of its records
+                await self._write_records()
             await self.store.save(self.id, version, blob, open_=open_)
         except StaleWrite:
             self._went_stale(version)
