@@ -100,11 +100,14 @@ class Mailbox:
     through a ``Queue`` cost about 3% of the server's time (docs/LOAD.md).
     """
 
-    __slots__ = ("_items", "_waiter")
+    __slots__ = ("_items", "_loop", "_waiter")
 
     def __init__(self) -> None:
         self._items: deque[InboxItem] = deque()
         self._waiter: asyncio.Future[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        """The loop of its one reader, kept: on Python 3.11 each
+        ``get_running_loop()`` is a ``getpid`` system call."""
 
     def put_nowait(self, item: InboxItem) -> None:
         self._items.append(item)
@@ -117,7 +120,10 @@ class Mailbox:
     async def get(self) -> InboxItem:
         items = self._items
         while not items:
-            waiter = self._waiter = asyncio.get_running_loop().create_future()
+            loop = self._loop
+            if loop is None:
+                loop = self._loop = asyncio.get_running_loop()
+            waiter = self._waiter = loop.create_future()
             await waiter
         return items.popleft()
 
