@@ -4,7 +4,7 @@ sequences against a table.
 Two campaigns, each against a real server started in this process (the
 memory store) and spoken to over real WebSockets on loopback, so every input
 takes the server's own path: ``Front._serve`` (rate limit, decoder, error
-answer) then ``Front._route`` (lobby, table inbox, table actor):
+answer) then its route (lobby, table inbox, table actor):
 
 ``frames``
     Each input is a byte string. A ``Draw`` reads choices from it (which

@@ -1087,6 +1087,7 @@ class Run:
         """--abuse: the first this many workers drive tables, the others hold the
         idle connections and the non-readers (0: every worker drives tables)."""
         self.redis: Any = None
+        self.callgrind_out: Path | None = None
         self.port = free_port()
         self.label = "bare" if target == "bare" else f"ours/{store}"
         self.gc_log: Path | None = None
@@ -1134,6 +1135,16 @@ class Run:
         # (server/link/guard.py). Variables, not flags: an older --server-root
         # ignores them.
         no_limits = {"ATOUT_MAX_PER_IP": "0", "ATOUT_CONNECT_RATE": "0", "ATOUT_CREATE_RATE": "0"}
+        if args.callgrind:
+            # Instrumented only during each measurement window (``callgrind_window``).
+            self.callgrind_out = Path(args.callgrind).resolve() / f"callgrind.{name}"
+            self.callgrind_out.parent.mkdir(parents=True, exist_ok=True)
+            for old in self.callgrind_out.parent.glob(self.callgrind_out.name + "*"):
+                old.unlink()  # a dump of an earlier run has the same name
+            cmd = [
+                "valgrind", "--tool=callgrind", "--instr-atstart=no",
+                f"--callgrind-out-file={self.callgrind_out}", *cmd,
+            ]  # fmt: skip
         self.server = await asyncio.create_subprocess_exec(
             *cmd,
             cwd=args.server_root,
@@ -1339,6 +1350,28 @@ def row_text(r: dict[str, Any]) -> str:
     )
 
 
+async def callgrind_control(pid: int, *flags: str) -> None:
+    proc = await asyncio.create_subprocess_exec(
+        "callgrind_control", *flags, str(pid),
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+    await proc.wait()
+
+
+async def callgrind_window(pid: int, out: Path) -> int | None:
+    """Dump the instructions counted since ``--instr=on`` and stop counting:
+    the window's total (the ``summary:`` line of the newest dump)."""
+    before = set(out.parent.glob(out.name + "*"))
+    await callgrind_control(pid, "--dump=window")
+    await callgrind_control(pid, "--zero")
+    await callgrind_control(pid, "--instr=off")
+    for dump in sorted(set(out.parent.glob(out.name + "*")) - before):
+        for line in dump.read_text(errors="replace").splitlines():
+            if line.startswith(("summary:", "totals:")):
+                return int(line.split()[1])
+    return None
+
+
 async def profile_window(run: Run, seconds: float, out: str) -> asyncio.subprocess.Process:
     """Start py-spy on the server for ``seconds``.
 
@@ -1444,15 +1477,22 @@ async def ramp(args: argparse.Namespace, run: Run, results: list[dict[str, Any]]
         profiler = None
         if args.profile and i == len(steps) - 1 and run.target == "ours":
             profiler = await profile_window(run, args.measure, args.profile)
+        if run.callgrind_out is not None:
+            await callgrind_control(run.pid, "--instr=on")
         cpu0, rcpu0, t0 = run.cpu(), run.redis_cpu(), PERF()
         wait0 = proc_wait(run.pid)
         await run.ask_all({"cmd": "measure_start"}, 30)
         await asyncio.sleep(args.measure)
         cpu1, rcpu1, t1 = run.cpu(), run.redis_cpu(), PERF()
         wait1 = proc_wait(run.pid)
+        instructions = None
+        if run.callgrind_out is not None:
+            instructions = await callgrind_window(run.pid, run.callgrind_out)
         replies = await run.ask_all({"cmd": "measure_stop", "grace": args.grace}, 60)
         r = summarize(run, tables, replies, cpu1 - cpu0, rcpu1 - rcpu0, t1 - t0)
         r["server_cpu_wait_pct"] = round(100 * (wait1 - wait0) / (t1 - t0), 1)
+        if instructions is not None and r["moves"]:
+            r["server_instructions_per_move"] = round(instructions / r["moves"])
         pauses: list[list[float]] = []
         if run.gc_log is not None:
             r["gc"] = gc_pauses(run.gc_log, t0, t1 + args.grace)
@@ -1473,6 +1513,12 @@ async def ramp(args: argparse.Namespace, run: Run, results: list[dict[str, Any]]
         )
         if r.get("redis_cpu_pct") is not None:
             print(f"#   redis-server CPU: {r['redis_cpu_pct']}% of a core", flush=True)
+        if r.get("server_instructions_per_move") is not None:
+            print(
+                f"#   server instructions per move (callgrind, the window):"
+                f" {r['server_instructions_per_move']:,}",
+                flush=True,
+            )
         if profiler is not None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(profiler.wait(), 30)
@@ -1853,6 +1899,14 @@ def main() -> None:
         "--give-up-ms", type=float, default=3000.0, help="stop a ramp past this p99"
     )
     parser.add_argument("--profile", default="", help="py-spy the last step: .txt, .svg or .json")
+    parser.add_argument(
+        "--callgrind",
+        default="",
+        metavar="DIR",
+        help="run the server under valgrind's callgrind (dumps in DIR) and print its instructions"
+        " per move in each window: a measure of a change the machine's load does not move"
+        " (use few tables: the server runs ~50x slower)",
+    )
     parser.add_argument(
         "--gc-log", action="store_true", help="log the server's collector pauses per step"
     )

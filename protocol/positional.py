@@ -200,6 +200,8 @@ def _to_v2(value: Any, node: Any) -> Any:
         return CARD_OF[value]
     if type(node) is _List:
         item = node.item
+        if item is _CARD:  # a hand, a trick, legal cards: the commonest lists
+            return [CARD_OF[v] for v in value]
         return value if item is None else [_to_v2(v, item) for v in value]
     return [_to_v2(value.get(name), sub) for name, sub in node.fields]
 
@@ -260,7 +262,8 @@ class TableWire:
         return known
 
     def _elements(self, op: Op) -> list[Any]:
-        base, follows, node = self._path(op.path)
+        known = self._paths.get(op.path)
+        base, follows, node = known if known is not None else self._path(op.path)
         kind = op.op
         elements: list[Any] = [base + _KIND_NUMBER[kind], *follows]
         if kind == "set":
@@ -271,6 +274,21 @@ class TableWire:
             elements.append(op.value)
         return elements
 
+    def _op(self, op: Op, binary: bool) -> tuple[Op, int, bytes]:
+        """An op's encoding (kept: the public ops of a move are the same
+        objects in every seat's patch), with how many elements it is."""
+        elements = self._elements(op)
+        if binary:
+            data = _MP_ENCODE(elements)[1 if len(elements) < 16 else 3 :]
+        else:
+            data = _JSON_ENCODE(elements)[1:-1]
+        known = (op, len(elements), data)
+        ops = self._ops[binary]
+        if len(ops) >= _CACHE_SIZE:
+            ops.clear()
+        ops[id(op)] = known
+        return known
+
     def _body(self, patch: Patch, binary: bool) -> tuple[Patch, int, bytes]:
         """The ops of ``patch`` encoded one after the other (no array around
         them), and how many elements they are."""
@@ -278,21 +296,13 @@ class TableWire:
         hit = lists.get(id(patch))
         if hit is not None and hit[0] is patch:
             return hit
-        ops = self._ops[binary]
+        get = self._ops[binary].get
         count = 0
         parts: list[bytes] = []
         for op in patch:
-            known = ops.get(id(op))
+            known = get(id(op))
             if known is None or known[0] is not op:
-                elements = self._elements(op)
-                if binary:
-                    data = _MP_ENCODE(elements)[1 if len(elements) < 16 else 3 :]
-                else:
-                    data = _JSON_ENCODE(elements)[1:-1]
-                known = (op, len(elements), data)
-                if len(ops) >= _CACHE_SIZE:
-                    ops.clear()
-                ops[id(op)] = known
+                known = self._op(op, binary)
             count += known[1]
             parts.append(known[2])
         hit = (patch, count, b"".join(parts) if binary else b",".join(parts))

@@ -332,11 +332,14 @@ class Front:
                 metrics.ERRORS.labels("decode").inc()
                 conn.send(Error(code=e.code, message=e.message))
                 continue
-            await self._route(conn, msg)
-
-    async def _route(self, conn: Conn, msg: Any) -> None:
-        """To the command's handler in ``COMMANDS``, else to the connection's table."""
-        await COMMANDS.get(type(msg), _to_table)(self, conn, msg)
+            # To the command's handler in ``COMMANDS``, else to the connection's
+            # table: a move (most of what comes in) by a plain call, no
+            # coroutine made and awaited per frame.
+            handler = COMMANDS.get(type(msg))
+            if handler is None:
+                _to_table(self, conn, msg)
+            else:
+                await handler(self, conn, msg)
 
     def _may_guess(self, conn: Conn, address: str, rid: int) -> bool:
         if self.guard.may_guess(address):
@@ -396,7 +399,7 @@ async def _ping(front: Front, conn: Conn, msg: Ping) -> None:
 
 async def _snapshot(front: Front, conn: Conn, msg: SnapshotRequest) -> None:
     if front.lobby.table_of(conn) is not None:
-        await _to_table(front, conn, msg)  # the table's snapshot
+        _to_table(front, conn, msg)  # the table's snapshot
         return
     front.lobby.enter(conn, snapshot=False)
     conn.send(LobbySnapshot(seq=front.lobby.seq, view=front.lobby.view))
@@ -485,7 +488,7 @@ async def _daily(front: Front, conn: Conn, msg: Daily) -> None:
         await front.server.daily.command(front.lobby, conn, msg)
 
 
-async def _to_table(front: Front, conn: Conn, msg: Any) -> None:
+def _to_table(front: Front, conn: Conn, msg: Any) -> None:
     table = front.lobby.table_of(conn)
     if table is None:
         message = "sit at a table (create, join or quick play) first"

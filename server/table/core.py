@@ -27,6 +27,8 @@ every message a table takes.
 
 from __future__ import annotations
 
+from typing import cast
+
 import msgspec
 
 from protocol.errors import ErrorCode
@@ -37,6 +39,7 @@ from protocol.messages import (
     Chelem,
     Ecart,
     Error,
+    GameCommand,
     GetHistory,
     Hint,
     Leave,
@@ -91,6 +94,8 @@ from server.table.seats import (
 )
 from server.table.state import TableState, digest, encode_state
 from server.table.timers import bot_seed, schedule
+
+_MOVES = frozenset((Bid, Call, Ecart, Chelem, Poignee, Play))  # GameCommand's classes
 
 
 class TableCore:
@@ -430,6 +435,24 @@ class TableCore:
             self._refuse(peer, rid, out, "not_at_table")
             return
         seat = self.seat_of[peer]
+        st = self.state
+        if seat is not None and type(cmd) in _MOVES:
+            # Most of what a table hears: before the class patterns below (on a
+            # Struct each costs an isinstance through its metaclass, ~0.3 µs).
+            if st.status != "playing" or self.game is None:
+                self._refuse(peer, rid, out, "wrong_phase")
+                return
+            if type(cmd) is Call and st.variant.camps != "called_partner":
+                self._refuse(peer, rid, out, "wrong_phase", NO_CALL.format(st.variant.players))
+                return
+            try:
+                apply_command(self.game.deal, seat, cast(GameCommand, cmd))
+            except RuleError as e:
+                out.append(Refused("rule"))
+                self._refuse(peer, rid, out, e.code, e.message)
+                return
+            self._commit(now, out)
+            return
         match cmd:
             case SnapshotRequest():
                 self.fan.snapshot(peer, seat, self.state, self.game, out)
@@ -443,7 +466,6 @@ class TableCore:
         if seat is None:
             self._refuse(peer, rid, out, "spectator")
             return
-        st = self.state
         match cmd:
             case StartGame():
                 if st.status != "waiting":
@@ -477,21 +499,7 @@ class TableCore:
                     self._commit(now, out)
             case Hint():
                 out.extend(hint(self.mode, st, self.game, peer, seat, rid, self.view_for(seat)))
-            case Bid() | Call() | Ecart() | Chelem() | Poignee() | Play():
-                if st.status != "playing" or self.game is None:
-                    self._refuse(peer, rid, out, "wrong_phase")
-                    return
-                if isinstance(cmd, Call) and st.variant.camps != "called_partner":
-                    self._refuse(peer, rid, out, "wrong_phase", NO_CALL.format(st.variant.players))
-                    return
-                try:
-                    apply_command(self.game.deal, seat, cmd)
-                except RuleError as e:
-                    out.append(Refused("rule"))
-                    self._refuse(peer, rid, out, e.code, e.message)
-                    return
-                self._commit(now, out)
-            case _:
+            case _:  # (the game's own commands were carried out above)
                 self._refuse(
                     peer, rid, out, "unexpected", f"{type(cmd).__name__} is not for a table"
                 )
