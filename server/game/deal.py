@@ -47,6 +47,7 @@ from protocol.cards import (
     EXCUSE,
     HALF_POINTS,
     MONDE,
+    NO_SUIT,
     PETIT,
     SUIT_OF,
     TRUMP,
@@ -67,6 +68,7 @@ from server.game.contracts import (
 from server.game.dealing import deal_cards, has_petit_sec
 from server.game.errors import RuleError
 from server.game.scoring import Camp, ChelemOutcome, DealResult
+from server.game.suitlists import BySuit, by_suit
 from server.game.variant import FOUR, Variant
 
 Phase = Literal["bidding", "call", "ecart", "chelem", "play", "done", "annulled"]
@@ -103,7 +105,7 @@ class Deal:
     # Slots: a deal is cloned thousands of times per bot decision.
     __slots__ = tuple(
         """
-        _legal _legal_cards annulled_reason annulled_seat bids bout_camps called called_card
+        _by_suit _legal _legal_cards annulled_reason annulled_seat bids bout_camps called called_card
         camp_half camps chelem_declared chien contract dealer dealt ecart_cards
         ecart_trumps excuse_camp hands last_trick leader leaders led log partner phase
         players poignees taker taker_tricks trick tricks turn variant win_card win_seat
@@ -127,12 +129,8 @@ class Deal:
         self.dealer = dealer
         self.dealt = [list(h) for h in hands]
         self.chien = list(chien)
-        self.hands = variant.each(0)  # an empty hand (mask) per seat
-        for seat, hand in enumerate(hands):
-            m = 0
-            for c in hand:
-                m |= 1 << c
-            self.hands[seat] = m
+        bits = BITS.__getitem__
+        self.hands = [sum(map(bits, hand)) for hand in hands]  # a mask per seat
         self.phase: Phase = "bidding"
         self.turn: int | None = (dealer + 1) % players
         self.bids: list[int] = []
@@ -162,7 +160,10 @@ class Deal:
         self.annulled_seat: int | None = None
         self.log: list[Action] = []
         self._legal = -1
-        self._legal_cards: tuple[int, ...] = ()
+        self._legal_cards: list[int] | tuple[()] = ()
+        # Each seat's hand by suit, from the first card played on, built when
+        # first asked for (``legal_cards``); ``None`` until then.
+        self._by_suit: list[BySuit | None] = [None] * players
         for i in range(players):
             seat = (dealer + 1 + i) % players
             if has_petit_sec(self.hands[seat]):
@@ -193,6 +194,7 @@ class Deal:
         other.trick = list(self.trick)
         other.camp_half = list(self.camp_half)
         other.camps = self.camps  # replaced, never mutated, once play starts
+        other._by_suit = [None] * self.players  # built again when asked for
         other.bout_camps = dict(self.bout_camps)
         other.log = list(self.log)
         return other
@@ -415,18 +417,23 @@ class Deal:
 
     def legal_cards(self) -> list[int]:
         """The cards the seat to play may play now, lowest first."""
-        led = self.led
         turn = self.turn
         if turn is None or self.phase != "play":
             return []
-        if led < 0:
-            cards = cards_of(self.legal_mask())
+        suits = self._by_suit[turn]
+        if suits is None:
+            suits = self._by_suit[turn] = by_suit(self.hands[turn])
+        led = self.led
+        if led >= 0:
+            legal = following.follow_cards(suits, led, self.win_card)
+        elif self.called_card >= 0 and not self.tricks and not self.trick:
+            legal = cards_of(self.legal_mask())  # the deal's first lead at five
         else:
-            cards = following.follow_cards(self.hands[turn], led, self.win_card)
-        # Kept for ``play``: a card of these needs no mask test (the caller
-        # gets its own list, free to change).
-        self._legal_cards = tuple(cards)
-        return cards
+            legal = following.lead_cards(suits)
+        # Kept for ``play``: a card of these needs no mask test. The caller
+        # gets a copy, free to change.
+        self._legal_cards = legal
+        return legal[:]
 
     def play(self, seat: int, card: int) -> int | None:
         """Play a card; returns the trick's winner when it completes the trick."""
@@ -452,13 +459,16 @@ class Deal:
                 trick=len(self.tricks),
             )
         self.hands[seat] ^= bit
+        suit = SUIT_OF[card]
+        suits = self._by_suit[seat]
+        if suits is not None:
+            suits[suit].remove(card)
         self._legal = -1
         self._legal_cards = ()
         self.log.append(("play", seat, card))
         trick = self.trick
         trick.append(card)
-        if card != EXCUSE:
-            suit = SUIT_OF[card]
+        if suit != NO_SUIT:
             if self.led < 0:
                 self.led = suit
                 self.win_card = card
