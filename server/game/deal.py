@@ -31,9 +31,11 @@ Words used throughout:
   wins that trick.
 
 Speed matters (bots play thousands of deals per decision), so hands are card
-bitmasks (see ``protocol.cards``), the legal cards of the seat to play are
-computed with a few mask operations and cached until the next card, and the
-record is only built when asked for.
+bitmasks (see ``protocol.cards``), also kept by suit once play starts
+(``suitlists``): the legal cards of the seat to play are a list or two joined,
+and ``play`` accepts a card by the span of the list it last gave. The mask of
+the legal cards is cached until the next card, and the record is only built
+when asked for.
 """
 
 from __future__ import annotations

@@ -1,9 +1,11 @@
 """Following: which cards a seat may play to a trick already led.
 
-Pure rules over card masks (``protocol.cards``), read by ``Deal``: follow the
-suit led (the Excuse may always be played); without it, trump, overtrumping
-when possible, even over a partner; without trumps, anything. Leading is
-free but for the called suit at five players (``calling.opening_lead``).
+Pure rules, read by ``Deal``: follow the suit led (the Excuse may always be
+played); without it, trump, overtrumping when possible, even over a partner;
+without trumps, anything. Leading is free but for the called suit at five
+players (``calling.opening_lead``). The rule twice: over card masks
+(``follow_mask``, for bots and refusals) and over the hand by suit
+(``follow_cards``, the list a seat is offered, asked for every card played).
 """
 
 from __future__ import annotations
