@@ -48,7 +48,9 @@ def play_one(rng: random.Random, dealer: int, variant: Variant) -> Deal:
         else:
             deal.ecart(deal.taker, rng.sample(candidates, variant.ecart_size))
     deal.declare_chelem(deal.taker, rng.random() < 0.01)
-    choice = rng.choice
+    # A uniform choice among the legal cards, by index: random.choice's
+    # Python frames would cost more than some of the rules.
+    random_ = rng.random
     while deal.phase == "play":
         seat = deal.turn
         if not deal.tricks and deal.poignee_sizes(seat):  # type: ignore[arg-type]
@@ -56,7 +58,8 @@ def play_one(rng: random.Random, dealer: int, variant: Variant) -> Deal:
             smallest = variant.poignees[0]
             if len(trumps) >= smallest:
                 deal.declare_poignee(seat, trumps[:smallest])  # type: ignore[arg-type]
-        deal.play(seat, choice(deal.legal_cards()))  # type: ignore[arg-type]
+        cards = deal.legal_cards()
+        deal.play(seat, cards[int(random_() * len(cards))])  # type: ignore[arg-type]
     deal.result()
     return deal
 

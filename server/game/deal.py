@@ -31,22 +31,28 @@ Words used throughout:
   wins that trick.
 
 Speed matters (bots play thousands of deals per decision), so hands are card
-bitmasks (see ``protocol.cards``), the legal cards of the seat to play are
-computed with a few mask operations and cached until the next card, and the
-record is only built when asked for.
+bitmasks (see ``protocol.cards``), also kept by suit once play starts
+(``suitlists``): the legal cards of the seat to play are a list or two joined,
+and ``play`` accepts a card by the span of the list it last gave. The mask of
+the legal cards is cached until the next card, and the record is only built
+when asked for.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Any, Final, Literal
+from operator import itemgetter
+from typing import Any, Final, Literal, NoReturn
 
 from protocol.cards import (
+    BOUTS,
     CODES,
+    DECK_SIZE,
     EXCUSE,
     HALF_POINTS,
     MONDE,
+    NO_SUIT,
     PETIT,
     SUIT_OF,
     TRUMP,
@@ -67,6 +73,7 @@ from server.game.contracts import (
 from server.game.dealing import deal_cards, has_petit_sec
 from server.game.errors import RuleError
 from server.game.scoring import Camp, ChelemOutcome, DealResult
+from server.game.suitlists import BySuit, by_suit
 from server.game.variant import FOUR, Variant
 
 Phase = Literal["bidding", "call", "ecart", "chelem", "play", "done", "annulled"]
@@ -89,6 +96,14 @@ BITS: Final = tuple(1 << c for c in range(len(CODES)))
 """``BITS[card]``: the card's bit in a hand's mask."""
 
 
+def mask_of(cards: list[int]) -> int:
+    """The mask of some different cards: their bits picked out in C and
+    summed (a loop of ``|=`` costs twice as much)."""
+    if len(cards) > 1:
+        return sum(itemgetter(*cards)(BITS))
+    return sum(BITS[c] for c in cards)
+
+
 class Deal:
     """One deal, from the cards dealt to the score. Mutable; ``clone`` copies.
 
@@ -103,8 +118,8 @@ class Deal:
     # Slots: a deal is cloned thousands of times per bot decision.
     __slots__ = tuple(
         """
-        _legal _legal_cards annulled_reason annulled_seat bids bout_camps called called_card
-        camp_half camps chelem_declared chien contract dealer dealt ecart_cards
+        _by_suit _legal _legal_high _legal_low annulled_reason annulled_seat bids bout_camps
+        called called_card camp_half camps chelem_declared chien contract dealer dealt ecart_cards
         ecart_trumps excuse_camp hands last_trick leader leaders led log partner phase
         players poignees taker taker_tricks trick tricks turn variant win_card win_seat
         winners
@@ -127,12 +142,7 @@ class Deal:
         self.dealer = dealer
         self.dealt = [list(h) for h in hands]
         self.chien = list(chien)
-        self.hands = variant.each(0)  # an empty hand (mask) per seat
-        for seat, hand in enumerate(hands):
-            m = 0
-            for c in hand:
-                m |= 1 << c
-            self.hands[seat] = m
+        self.hands = [mask_of(hand) for hand in hands]
         self.phase: Phase = "bidding"
         self.turn: int | None = (dealer + 1) % players
         self.bids: list[int] = []
@@ -162,7 +172,13 @@ class Deal:
         self.annulled_seat: int | None = None
         self.log: list[Action] = []
         self._legal = -1
-        self._legal_cards: tuple[int, ...] = ()
+        # The span of the legal cards ``legal_cards`` last listed (see there);
+        # none (low above the deck) until it is asked.
+        self._legal_low = DECK_SIZE
+        self._legal_high = -1
+        # Each seat's hand by suit, from the first card played on, built when
+        # first asked for (``legal_cards``); ``None`` until then.
+        self._by_suit: list[BySuit | None] = [None] * players
         for i in range(players):
             seat = (dealer + 1 + i) % players
             if has_petit_sec(self.hands[seat]):
@@ -193,6 +209,8 @@ class Deal:
         other.trick = list(self.trick)
         other.camp_half = list(self.camp_half)
         other.camps = self.camps  # replaced, never mutated, once play starts
+        other._by_suit = [None] * self.players  # built again when asked for
+        other._legal_low = DECK_SIZE  # a span reads the hand by suit
         other.bout_camps = dict(self.bout_camps)
         other.log = list(self.log)
         return other
@@ -364,7 +382,6 @@ class Deal:
             elif c == EXCUSE:
                 self.excuse_camp = camp
         self._legal = -1
-        self._legal_cards = ()
 
     # -- poignées ----------------------------------------------------------
 
@@ -415,50 +432,55 @@ class Deal:
 
     def legal_cards(self) -> list[int]:
         """The cards the seat to play may play now, lowest first."""
-        led = self.led
         turn = self.turn
         if turn is None or self.phase != "play":
             return []
-        if led < 0:
-            cards = cards_of(self.legal_mask())
+        suits = self._by_suit[turn]
+        if suits is None:
+            suits = self._by_suit[turn] = by_suit(self.hands[turn])
+        led = self.led
+        if led >= 0:
+            legal = following.follow_cards(suits, led, self.win_card)
+        elif self.called_card >= 0 and not self.tricks and not self.trick:
+            return cards_of(self.legal_mask())  # the deal's first lead at five
         else:
-            cards = following.follow_cards(self.hands[turn], led, self.win_card)
-        # Kept for ``play``: a card of these needs no mask test (the caller
-        # gets its own list, free to change).
-        self._legal_cards = tuple(cards)
-        return cards
+            legal = following.lead_cards(suits)
+        # Kept for ``play``: the legal cards are the held cards between the
+        # first and the last of them (one suit, the trumps above the best, or
+        # anything), and the Excuse. The caller's list is its own to change.
+        high = legal[-1]
+        if high == EXCUSE and len(legal) > 1:
+            high = legal[-2]
+        self._legal_low = legal[0]
+        self._legal_high = high
+        return legal
 
     def play(self, seat: int, card: int) -> int | None:
         """Play a card; returns the trick's winner when it completes the trick."""
         if seat != self.turn or self.phase != "play":
             self._check_turn(seat, "play")
-        if card in self._legal_cards:
-            bit = BITS[card]
-        elif not self.legal_mask() & (bit := 1 << card):
-            # The legal cards are some of the hand's: one test, then why.
-            if not self.hands[seat] & bit:
-                raise RuleError(
-                    "card_not_in_hand",
-                    f"seat {seat} does not hold {CODES[card]}",
-                    seat=seat,
-                    card=CODES[card],
-                    trick=len(self.tricks),
-                )
-            raise RuleError(
-                "illegal_card",
-                following.illegal_reason(seat, card, self.hands[seat], self.led, self.win_card),
-                seat=seat,
-                card=CODES[card],
-                trick=len(self.tricks),
-            )
-        self.hands[seat] ^= bit
+        suits = self._by_suit[seat]
+        low = self._legal_low
+        if low <= card <= self._legal_high or (card == EXCUSE and low < DECK_SIZE):
+            # Within the span of the legal cards just listed: legal if held.
+            assert suits is not None  # a span is only kept with the hand by suit
+            try:
+                suits[SUIT_OF[card]].remove(card)
+            except ValueError:
+                self._refuse(seat, card)
+        else:
+            if not self.legal_mask() >> card & 1:
+                self._refuse(seat, card)
+            if suits is not None:
+                suits[SUIT_OF[card]].remove(card)
+        self.hands[seat] ^= BITS[card]
         self._legal = -1
-        self._legal_cards = ()
+        self._legal_low = DECK_SIZE
         self.log.append(("play", seat, card))
         trick = self.trick
         trick.append(card)
-        if card != EXCUSE:
-            suit = SUIT_OF[card]
+        suit = SUIT_OF[card]
+        if suit != NO_SUIT:
             if self.led < 0:
                 self.led = suit
                 self.win_card = card
@@ -471,6 +493,24 @@ class Deal:
             self.turn = (seat + 1) % players
             return None
         return self._end_trick()
+
+    def _refuse(self, seat: int, card: int) -> NoReturn:
+        """Raise why ``seat`` may not play ``card`` (not held, or not legal)."""
+        if not self.hands[seat] >> card & 1:
+            raise RuleError(
+                "card_not_in_hand",
+                f"seat {seat} does not hold {CODES[card]}",
+                seat=seat,
+                card=CODES[card],
+                trick=len(self.tricks),
+            )
+        raise RuleError(
+            "illegal_card",
+            following.illegal_reason(seat, card, self.hands[seat], self.led, self.win_card),
+            seat=seat,
+            card=CODES[card],
+            trick=len(self.tricks),
+        )
 
     def _end_trick(self) -> int:
         trick = self.trick
@@ -490,8 +530,11 @@ class Deal:
             winner = leader
             excuse_led_wins = True
         win_camp = camps[winner]
-        half = sum(map(HALF_POINTS.__getitem__, trick))
-        has_excuse = EXCUSE in trick
+        half = 0
+        for card in trick:  # a loop: cheaper than sum(map(...)) for a few cards
+            half += HALF_POINTS[card]
+        bouts = not BOUTS.isdisjoint(trick)
+        has_excuse = bouts and EXCUSE in trick
         if has_excuse and not excuse_led_wins:
             half -= 9
             owner = camps[(leader + trick.index(EXCUSE)) % self.players]
@@ -511,10 +554,11 @@ class Deal:
         elif has_excuse:
             self.excuse_camp = win_camp
         self.camp_half[win_camp] += half
-        if PETIT in trick:
-            self.bout_camps[PETIT] = win_camp
-        if MONDE in trick:
-            self.bout_camps[MONDE] = win_camp
+        if bouts:
+            if PETIT in trick:
+                self.bout_camps[PETIT] = win_camp
+            if MONDE in trick:
+                self.bout_camps[MONDE] = win_camp
         if win_camp == 0:
             self.taker_tricks += 1
         self.tricks.append(trick)

@@ -1,39 +1,29 @@
 """Following: which cards a seat may play to a trick already led.
 
-Pure rules over card masks (``protocol.cards``), read by ``Deal``: follow the
-suit led (the Excuse may always be played); without it, trump, overtrumping
-when possible, even over a partner; without trumps, anything. Leading is
-free but for the called suit at five players (``calling.opening_lead``).
+Pure rules, read by ``Deal``: follow the suit led (the Excuse may always be
+played); without it, trump, overtrumping when possible, even over a partner;
+without trumps, anything. Leading is free but for the called suit at five
+players (``calling.opening_lead``). The rule twice: over card masks
+(``follow_mask``, for bots and refusals) and over the hand by suit
+(``follow_cards``, the list a seat is offered, asked for every card played).
 """
 
 from __future__ import annotations
 
-from typing import Final
+from bisect import bisect_right
 
 from protocol.cards import (
     CODES,
-    EXCUSE,
     EXCUSE_BIT,
     FIRST_TRUMP,
+    NO_SUIT,
     SUIT_MASKS,
     SUIT_NAMES,
     SUIT_OF,
     TRUMP,
     TRUMP_MASK,
-    cards_of,
 )
-from server.game.suitlists import (
-    CHUNK,
-    CHUNK_MASK,
-    SUIT_HIGH,
-    SUIT_LOW,
-    SUIT_SEGMENT,
-    SUIT_WIDTH,
-    TRUMP_CHUNKS,
-    TRUMP_SEGMENT,
-)
-
-SUIT_SHIFT: Final = tuple(SUIT_WIDTH * s for s in range(TRUMP))
+from server.game.suitlists import BySuit
 
 
 def follow_mask(hand: int, led: int, win_card: int) -> int:
@@ -53,33 +43,28 @@ def follow_mask(hand: int, led: int, win_card: int) -> int:
     return trumps | (hand & EXCUSE_BIT)
 
 
-def follow_cards(hand: int, led: int, win_card: int) -> list[int]:
-    """The cards of ``follow_mask``, lowest first. The same rule, but the
-    list is read off one suit of the hand shifted down to a small int
-    (``suitlists``) instead of the whole 78-bit mask: it is asked for every
-    card of every deal a bot plays out."""
+def follow_cards(suits: BySuit, led: int, win_card: int) -> list[int]:
+    """The cards of ``follow_mask``, lowest first, read off the hand by suit
+    (``suitlists.by_suit``) rather than its 78-bit mask: a list or two joined.
+    It is asked for every card of every deal a bot plays out."""
     if led != TRUMP:
-        segment = hand >> SUIT_SHIFT[led] & SUIT_SEGMENT
-        if segment:
-            cards = [*SUIT_LOW[led][segment & CHUNK_MASK], *SUIT_HIGH[led][segment >> CHUNK]]
-            if hand & EXCUSE_BIT:
-                cards.append(EXCUSE)
-            return cards
-    trumps = hand >> FIRST_TRUMP & TRUMP_SEGMENT
+        cards = suits[led]
+        if cards:
+            return cards + suits[NO_SUIT]
+    trumps = suits[TRUMP]
     if not trumps:
-        return cards_of(hand)
-    top = win_card - FIRST_TRUMP + 1  # the trumps above win_card's place
-    if top > 0 and trumps >> top:
-        trumps = trumps >> top << top
-    low, mid, high = TRUMP_CHUNKS
-    cards = [
-        *low[trumps & CHUNK_MASK],
-        *mid[trumps >> CHUNK & CHUNK_MASK],
-        *high[trumps >> 2 * CHUNK],
-    ]
-    if hand & EXCUSE_BIT:
-        cards.append(EXCUSE)
-    return cards
+        return lead_cards(suits)  # no trumps left either: anything
+    if trumps[-1] > win_card >= FIRST_TRUMP:
+        # Overtrump when possible, even over a partner.
+        trumps = trumps[bisect_right(trumps, win_card) :]
+    return trumps + suits[NO_SUIT]
+
+
+def lead_cards(suits: BySuit) -> list[int]:
+    """The whole hand, lowest first: what a seat may lead (but for the
+    deal's first lead at five players, ``calling.opening_lead``)."""
+    spades, hearts, diamonds, clubs, trumps, excuse = suits
+    return [*spades, *hearts, *diamonds, *clubs, *trumps, *excuse]
 
 
 def illegal_reason(seat: int, card: int, hand: int, led: int, win_card: int) -> str:

@@ -1,17 +1,22 @@
-"""The cards of one suit of a hand as a list, by table lookup.
+"""A hand as the lists of its cards by suit, built from its mask by table lookup.
 
-The legal cards of a seat that follows are one suit of its hand (and maybe
-the Excuse). Reading them off the whole 78-bit mask (``protocol.cards.cards_of``)
-walks all ten bytes; here the suit is shifted down to a small int and read in
-7-bit chunks from tables of 128 entries each: two lookups for a plain suit,
-three for the trumps. Small ints keep every operation on one machine digit.
+The legal cards of a seat are one suit of its hand (following), its trumps
+(overtrumping: the top of them) or the whole hand (leading), with the Excuse
+when held. A deal keeps each seat's hand as six sorted lists, spades, hearts,
+diamonds, clubs, trumps and the Excuse (``NO_SUIT``), alongside its mask:
+the legal cards are then a list or two joined, and a card played is removed
+from one short list, with no walk over a 78-bit mask.
+
+The lists are built from a mask in 7-bit chunks, from tables of 128 entries
+each (two lookups for a plain suit, three for the trumps); small ints keep
+every operation on one machine digit.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-from protocol.cards import FIRST_TRUMP, PLAIN_SUITS
+from protocol.cards import EXCUSE, FIRST_TRUMP, PLAIN_SUITS
 
 SUIT_WIDTH: Final = 14
 """Cards per plain suit; suit ``s`` starts at bit ``14 * s``."""
@@ -23,6 +28,10 @@ CHUNK: Final = 7
 CHUNK_MASK: Final = (1 << CHUNK) - 1
 
 Chunk = tuple[tuple[int, ...], ...]
+
+BySuit = list[list[int]]
+"""A hand by suit: ``[spades, hearts, diamonds, clubs, trumps, excuse]``, each
+sorted, lowest first; the last is ``[EXCUSE]`` or ``[]``."""
 
 
 def _chunk(base: int) -> Chunk:
@@ -50,3 +59,11 @@ def trump_cards(segment: int) -> list[int]:
         *mid[segment >> CHUNK & CHUNK_MASK],
         *high[segment >> 2 * CHUNK],
     ]
+
+
+def by_suit(hand: int) -> BySuit:
+    """The hand of mask ``hand`` as its cards by suit (``BySuit``)."""
+    suits = [suit_cards(s, hand >> SUIT_WIDTH * s & SUIT_SEGMENT) for s in PLAIN_SUITS]
+    suits.append(trump_cards(hand >> FIRST_TRUMP & TRUMP_SEGMENT))
+    suits.append([EXCUSE] if hand >> EXCUSE & 1 else [])
+    return suits
