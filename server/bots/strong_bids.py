@@ -29,6 +29,11 @@ from server.game.contracts import GARDE, GARDE_SANS, PASS, PRISE
 PRISE_BAR: Final[dict[int, float]] = {3: 0.0, 4: 0.0, 5: 0.0}
 """Per table size, the mean score (the taker's own, in its played-out deals)
 above which ``strong`` takes a prise."""
+LAST_PRISE_BAR: Final = -80.0
+"""The prise bar of the last to speak when all the others passed: the
+alternative is a new deal, and a person at a bot table wants to play, so
+it takes unless its deals say the prise is lost by more than a prise
+usually loses (as ``normal``'s ``evaluation.LAST_BAR``)."""
 GARDE_BAR: Final[dict[int, float]] = {3: 100.0, 4: 100.0, 5: 80.0}
 """Per table size, the mean score of a prise above which it bids a garde."""
 MIN_WORLDS: Final = 8
@@ -101,9 +106,11 @@ def simulated_bid(
         return rules_bid, scores
     mean = sum(scores) / len(scores)
     players = k.variant.players
+    last = sum(bid == PASS for _seat, bid in k.bids) == players - 1
+    prise_bar = LAST_PRISE_BAR if last else PRISE_BAR[players]
     if mean > GARDE_BAR[players] and GARDE in legal and k.hand & BOUTS_MASK:
         return GARDE, scores
-    if mean > PRISE_BAR[players]:
+    if mean > prise_bar:
         if PRISE in legal:
             return PRISE, scores
         if GARDE in legal and mean > GARDE_BAR[players] / 2:
