@@ -69,3 +69,16 @@ def test_strong_bids_within_its_budget() -> None:
     strong.decide(_view_of(deal, 0))
     assert time.thread_time() - t0 < 0.05 * 2
     assert strong.last_worlds > 0
+
+
+def test_strong_plays_a_marginal_last_hand_it_would_pass_first() -> None:
+    # Its played-out deals lose a little with this hand: the first to speak
+    # passes, the last after three passes takes rather than see a new deal
+    # (strong_bids.LAST_PRISE_BAR).
+    hand = "2S 3S 5S 1H 7H JH 3D 9D 10D 4C 5C CC T3 T11 T15 T19 T21 EX"
+    first = build({1: hand}, dealer=0)
+    assert StrongBot(1, budget_s=1e9, max_worlds=8).decide(_view_of(first, 1)) == Bid(bid="pass")
+    last = build({0: hand}, dealer=0)
+    for seat in (1, 2, 3):
+        last.bid(seat, 0)
+    assert StrongBot(1, budget_s=1e9, max_worlds=8).decide(_view_of(last, 0)) == Bid(bid="prise")
