@@ -197,32 +197,40 @@ class TimedBot:
     in the thread's CPU time: what the bot computes, whatever else the
     machine runs (the strong bot counts its budget on the same clock)."""
 
-    def __init__(self, bot: Bot, times: list[float]) -> None:
+    def __init__(self, bot: Bot, times: list[float], bids: list[float]) -> None:
         self.bot = bot
         self.times = times
+        self.bids = bids
 
     def decide(self, view: TableView) -> GameCommand:
         t0 = time.thread_time()
         command = self.bot.decide(view)
         if view.legal.cards and len(view.legal.cards) > 1:
             self.times.append(time.thread_time() - t0)
+        elif view.legal.bids:
+            self.bids.append(time.thread_time() - t0)
         return command
 
 
 def timing(deals: int, budget: float, players: int) -> dict[str, Any]:
-    """Strong at seat 0 against normal, timing its card decisions that had a choice."""
+    """Strong at seat 0 against normal, timing its card decisions that had a
+    choice, and its bids (searched too: ``strong_bids.py``)."""
     times: list[float] = []
+    bids: list[float] = []
     variant = variant_for(players)
     for i in range(deals):
         game = Game(deals=1, seed=f"timing/{i}", first_dealer=i % players, variant=variant)
         if game.deal.phase == "annulled":
             continue
         strong = StrongBot(i, budget_s=budget, clock=time.thread_time)
-        bots: list[Bot] = [TimedBot(strong, times)]
+        bots: list[Bot] = [TimedBot(strong, times, bids)]
         bots += [make_bot("normal", i * players + s) for s in variant.seats[1:]]
         play_deal(game, bots)
     times.sort()
+    bids.sort()
     return {
+        "bids": len(bids),
+        "bid_max_ms": 1000 * bids[-1] if bids else math.nan,
         "players": players,
         "budget_s": budget,
         "decisions": len(times),
@@ -405,9 +413,9 @@ def calibrate(boards: int, players: int, procs: int) -> str:
     lines.append("prise when every other hand counts under the bar: mean, made (hands)")
     for low in sorted(after):
         bases = [b for b, _ in after[low]]
-        made = sum(m for _, m in after[low]) / len(bases)
+        rate = sum(m for _, m in after[low]) / len(bases)
         mean = statistics.fmean(bases)
-        lines.append(f"{low:3d}-{low + 3:<3d}{mean:+8.1f} {made:6.0%}  ({len(bases)})")
+        lines.append(f"{low:3d}-{low + 3:<3d}{mean:+8.1f} {rate:6.0%}  ({len(bases)})")
     made_by = ", ".join(
         f"{n} bouts {sum(v) / len(v):.0%} of {len(v)}" for n, v in sorted(by_bouts.items())
     )
@@ -458,7 +466,8 @@ def main() -> None:
             print(
                 f"{players} players, strong at {t['budget_s'] * 1000:.0f} ms: "
                 f"{t['decisions']} card decisions, median {t['median_ms']:.1f} ms, "
-                f"p99 {t['p99_ms']:.1f} ms, max {t['max_ms']:.1f} ms",
+                f"p99 {t['p99_ms']:.1f} ms, max {t['max_ms']:.1f} ms; "
+                f"{t['bids']} bids, max {t['bid_max_ms']:.1f} ms",
                 flush=True,
             )
     elif args.pairings:

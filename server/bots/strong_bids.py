@@ -1,0 +1,118 @@
+"""``strong``'s bid: the contract worth most in deals played out from its seat.
+
+``normal`` bids on a point count. ``strong`` asks its own search instead:
+it deals the unseen cards many times consistently with the bids heard
+(``strong.StrongBot._sample``), and in each world takes a prise itself (the
+later seats pass), makes ``normal``'s call and écart and plays the deal out
+with the playout policy (``playout.py``). The mean score its seat gets is
+what taking is worth to it; passing is worth about nothing (a new deal when
+everybody passes, a defence otherwise). A garde plays like a prise with
+every score doubled, so it is worth more whenever the prise is worth
+something, but a bad estimate costs twice as much: ``strong`` bids a garde
+only when the mean is clearly above ``GARDE_BAR``. The gardes without the
+chien are left to ``normal``'s count (they play differently and are rare).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final
+
+from protocol.cards import BOUTS_MASK
+from server.bots.knowledge import Knowledge
+from server.bots.normal import choose_call, choose_ecart
+from server.bots.playout import play_out
+from server.bots.sampling import World, rebuild_deal
+from server.game import Deal, RuleError
+from server.game.contracts import GARDE, GARDE_SANS, PASS, PRISE
+
+PRISE_BAR: Final[dict[int, float]] = {3: 0.0, 4: 0.0, 5: 0.0}
+"""Per table size, the mean score (the taker's own, in its played-out deals)
+above which ``strong`` takes a prise."""
+LAST_PRISE_BAR: Final = -80.0
+"""The prise bar of the last to speak when all the others passed: the
+alternative is a new deal, and a person at a bot table wants to play, so
+it takes unless its deals say the prise is lost by more than a prise
+usually loses (as ``normal``'s ``evaluation.LAST_BAR``)."""
+GARDE_BAR: Final[dict[int, float]] = {3: 100.0, 4: 100.0, 5: 80.0}
+"""Per table size, the mean score of a prise above which it bids a garde."""
+MIN_WORLDS: Final = 8
+"""Fewer worlds than this and the estimate is noise: it bids as ``normal``."""
+
+
+def taking_value(deal: Deal, me: int) -> float | None:
+    """This seat's score when it takes in ``deal`` (at its turn to bid) with
+    the lowest contract that keeps the chien (a garde over a prise: then
+    half its score, the prise's scale) and the deal is played out; ``None``
+    if the world breaks a rule."""
+    contract = PRISE if PRISE in deal.legal_bids() else GARDE
+    try:
+        score = _play_taking(deal, me, contract)
+    except RuleError:
+        return None
+    return None if score is None else score / (contract - PRISE + 1)
+
+
+def _play_taking(deal: Deal, me: int, contract: int) -> int | None:
+    deal.bid(me, contract)
+    while deal.phase == "bidding":
+        seat = deal.turn
+        assert seat is not None
+        deal.bid(seat, PASS)
+    if deal.phase == "call":
+        calls = deal.legal_calls()
+        deal.call(me, choose_call(deal.hands[me], calls))
+    if deal.phase == "ecart":
+        cards = choose_ecart(
+            deal.hands[me],
+            deal.ecart_candidates(),
+            deal.ecart_trumps_needed(),
+            deal.variant.ecart_size,
+        )
+        deal.ecart(me, cards)
+    if deal.phase == "chelem":
+        deal.declare_chelem(me, False)
+    play_out(deal)
+    result = deal.result()
+    return None if result is None else result.scores[me]
+
+
+def simulated_bid(
+    k: Knowledge,
+    legal: list[int],
+    rules_bid: int,
+    sample: Callable[[], World | None],
+    more: Callable[[int], bool],
+) -> tuple[int, list[float]]:
+    """The bid and the scores it rests on. ``rules_bid`` is ``normal``'s;
+    ``sample`` draws a world; ``more(worlds)`` says whether time is left."""
+    if rules_bid >= GARDE_SANS or (PRISE not in legal and GARDE not in legal):
+        return rules_bid, []
+    scores: list[float] = []
+    failures = 0
+    while more(len(scores)):
+        world = sample()
+        deal = rebuild_deal(k, world) if world is not None else None
+        value = None
+        if deal is not None and deal.phase == "bidding" and deal.turn == k.me:
+            value = taking_value(deal, k.me)
+        if value is None:
+            failures += 1
+            if failures > 20 and failures > 4 * len(scores):
+                break
+            continue
+        scores.append(value)
+    if len(scores) < MIN_WORLDS:
+        return rules_bid, scores
+    mean = sum(scores) / len(scores)
+    players = k.variant.players
+    last = sum(bid == PASS for _seat, bid in k.bids) == players - 1
+    prise_bar = LAST_PRISE_BAR if last else PRISE_BAR[players]
+    if mean > GARDE_BAR[players] and GARDE in legal and k.hand & BOUTS_MASK:
+        return GARDE, scores
+    if mean > prise_bar:
+        if PRISE in legal:
+            return PRISE, scores
+        if GARDE in legal and mean > GARDE_BAR[players] / 2:
+            return GARDE, scores  # an overcall of a prise
+    return PASS, scores
