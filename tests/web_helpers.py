@@ -5,12 +5,16 @@ server's loop beside the page (tests/browser.py's ``ServerThread``)."""
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from clients.session import Session
+from protocol.messages import CreateTable, Seated, StartGame
 from tests.browser import ServerThread
+from tests.support.clients import autoplay, choose, finished
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -164,6 +168,42 @@ def in_background(server: ServerThread, coro: Any) -> Callable[[], Any]:
         return out.get("result")
 
     return join
+
+
+def hosted_game(
+    server: ServerThread,
+    rng_seed: int,
+    decide: Callable[[Any, random.Random], Any] = choose,
+    **create: Any,
+) -> tuple[str, Callable[[], Any]]:
+    """Hugo opens a private table (``CreateTable(private=True, **create)``)
+    from the terminal side; once Pia sits down he starts it and plays
+    ``decide``'s moves (random legal ones by default, from
+    ``random.Random(rng_seed)``) to the game's end, in the background.
+    Returns the invite code and a join() giving his last view."""
+    box: dict[str, Session] = {}
+
+    async def host_opens() -> str:
+        s = box["session"] = await Session.open(server.ws_url, "Hugo")
+        await s.send(CreateTable(private=True, **create))
+        await s.wait_for(Seated)
+        view = await s.wait_view(lambda v: v.invite_code is not None)
+        return str(view.invite_code)
+
+    code = server.call(host_opens())
+    session = box["session"]
+
+    async def host_plays() -> Any:
+        try:
+            await session.wait_view(lambda v: any(s.name == "Pia" for s in v.seats), 30)
+            await session.send(StartGame())
+            return await autoplay(
+                session, random.Random(rng_seed), finished, timeout=120, decide=decide
+            )
+        finally:
+            await session.close()
+
+    return code, in_background(server, host_plays())
 
 
 def play_until(page: Page, condition: Callable[[], bool], timeout: float = 60.0) -> list[str]:
