@@ -24,6 +24,23 @@ LAPTOP = {"width": 1280, "height": 800}
 GAME_OVER = "#result-title:text-is('Game over')"
 
 
+class Stall:
+    """A guard against a game that hangs, not a measure of its speed: it
+    fails only after ``quiet`` seconds in which nothing moved. A busy machine
+    (CI, both cores taken) plays a whole game as slowly as it must: a bound
+    on the whole game failed there with every move still coming."""
+
+    def __init__(self, quiet: float) -> None:
+        self.quiet = quiet
+        self.last = time.monotonic()
+
+    def moved(self) -> None:
+        self.last = time.monotonic()
+
+    def check(self, what: str) -> None:
+        assert time.monotonic() - self.last < self.quiet, f"{what}: nothing for {self.quiet:g} s"
+
+
 def second_page(browser: Browser, viewport: dict[str, int] = PHONE) -> tuple[Page, list[str]]:
     """Another person's page, in a browser context of its own, and the errors
     its console and scripts report (the first page's are the fixture's)."""
@@ -127,12 +144,13 @@ def play_to_the_end(
     timeout: float = 60.0,
     press: Press | None = None,
 ) -> list[str]:
-    """Click on every page until each shows the game over; what was done."""
+    """Click on every page until each shows the game over; what was done.
+    ``timeout``: the longest the game may stand still (``Stall``)."""
     done: list[str] = []
-    deadline = time.monotonic() + timeout
+    stall = Stall(timeout)
     finished: set[int] = set()
     while len(finished) < len(pages):
-        assert time.monotonic() < deadline, f"no game over in {timeout} s; did {done[-20:]}"
+        stall.check(f"no game over; did {done[-20:]}")
         idle = True
         for i, page in enumerate(pages):
             if i in finished:
@@ -143,6 +161,7 @@ def play_to_the_end(
             elif what:
                 done.append(what)
                 idle = False
+                stall.moved()
         if idle:
             pages[0].wait_for_timeout(50)
     return done
@@ -207,17 +226,19 @@ def hosted_game(
 
 
 def play_until(page: Page, condition: Callable[[], bool], timeout: float = 60.0) -> list[str]:
-    """Answer what the page asks (``step``) until ``condition()`` holds."""
+    """Answer what the page asks (``step``) until ``condition()`` holds.
+    ``timeout``: the longest the game may stand still (``Stall``)."""
     done: list[str] = []
-    deadline = time.monotonic() + timeout
+    stall = Stall(timeout)
     while not condition():
-        assert time.monotonic() < deadline, f"condition not met in {timeout} s; did {done[-20:]}"
+        stall.check(f"condition not met; did {done[-20:]}")
         what = step(page, unless=condition)
         assert what != "done", (
             f"the game ended first ({page.locator('.table-meta').inner_text()!r}); did {done[-20:]}"
         )
         if what:
             done.append(what)
+            stall.moved()
         else:
             page.wait_for_timeout(50)
     return done
