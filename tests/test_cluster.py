@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import cast
 
 import pytest
+from structlog.testing import capture_logs
 
 from clients.session import Session
 from protocol.codec import SUBPROTOCOL_JSON, SUBPROTOCOL_MSGPACK
@@ -59,6 +60,10 @@ from tests.support.members import (
 )
 from tests.support.processes import Proc, stop_all
 from tests.support.redis import RedisServer, kill_subscribers
+from tests.support.waits import eventually
+
+# What an owner that lost its table says, whichever told it first.
+STEPPED_DOWN = {"lease_lost", "stale_table_stepped_down", "claimed_elsewhere"}
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
 
@@ -116,8 +121,12 @@ async def test_a_lapsed_lease_nobody_claimed_is_renewed(store: RedisStore) -> No
     leases = Leases(store, "slow", lease_s=0.05, expire_s=60)
     epoch = await leases.claim("t2", new=True)
     await store.save("t2", 1, b"x", epoch=epoch)
-    await asyncio.sleep(0.1)
-    assert await leases.holder("t2") is None
+
+    async def lapsed() -> bool:
+        return await leases.holder("t2") is None
+
+    # On Redis's own clock (the lease's PEXPIRE): the test's lease is 50 ms.
+    await eventually(lapsed, what="the lease lapsing")
     assert await leases.renew({"t2": epoch}) == []
     assert await leases.holder("t2") == "slow"
     assert await table_epoch(store, "t2") == epoch
@@ -195,16 +204,19 @@ async def test_a_paused_owner_writes_nothing_and_steps_down(
                     break
                 await asyncio.sleep(0.05)
             assert first.health()["tables"] == 0  # stepped down
-            await asyncio.sleep(0.3)
+            # Whichever told it first: its renewal, its save, or the new
+            # owner's ``Claimed`` (with the higher epoch) waiting on its bus.
+            # Said as it steps down: from then on its table writes nothing
+            # (stale), and a write already sent meets the epoch's fence.
+            await eventually(
+                lambda: {e.get("event") for e in first.logs()} & STEPPED_DOWN,
+                what="the old owner saying it stepped down",
+            )
             assert await store.load(table_id) == taken  # wrote nothing
             assert await store.records(table_id) == records
             assert await table_epoch(store, table_id) == epoch + 1
             assert await leases.holder(table_id) == holder
             assert first.health()["tables"] == 0  # and took nothing back
-        events = {e.get("event") for e in first.logs()}
-        # Whichever told it first: its renewal, its save, or the new owner's
-        # ``Claimed`` (with the higher epoch) waiting on its bus.
-        assert events & {"lease_lost", "stale_table_stepped_down", "claimed_elsewhere"}
     finally:
         first.signal(signal.SIGCONT)
         second.signal(signal.SIGCONT)
@@ -450,7 +462,8 @@ async def test_a_table_waiting_for_a_player_of_a_killed_process_goes_on(
     while not (host.table and host.table.deal and host.table.deal.turn == seated.seat):
         assert loop.time() < deadline, "the guest's turn did not come"
         await asyncio.sleep(0.01)
-    await asyncio.sleep(0.3)  # what is in flight lands: the table waits now
+    # The view that shows the guest's turn: the table waits for the guest,
+    # who bids nothing (no autoplay on that session).
     bids = len(host.table.deal.bids)
     killed = loop.time()
     await asyncio.to_thread(doomed.kill9)
@@ -594,8 +607,16 @@ async def test_only_a_higher_epoch_takes_a_table_away(members: list[Member]) -> 
     bus = b.node.bus
     assert bus is not None
     # A stale owner's word, late on the lobby channel (no order between processes).
-    bus.publish(bus.keys.lobby, Claimed(table_id, "stale", table.epoch))
-    await asyncio.sleep(0.3)  # delivered to both in far less (one local Redis)
+    with capture_logs() as logs:
+        bus.publish(bus.keys.lobby, Claimed(table_id, "stale", table.epoch))
+        # Heard and set aside by both (each relay says so).
+        await eventually(
+            lambda: (
+                sum(e["event"] == "stale_owner_ignored" and e.get("owner") == "stale" for e in logs)
+                == 2
+            ),
+            what="both processes ignoring the stale owner's word",
+        )
     assert not table.stale and a.lobby.tables[table_id] is table
     assert remote.owner == a.node.proc
     # A real takeover (b claims: the epoch goes up) takes it away from a.
@@ -653,10 +674,14 @@ async def test_a_publish_that_reached_nobody_does_not_make_a_live_process_dead(
         table_id, guest = await guest_at_a_remote_table(a, b)
         # One publish to a met nobody (its subscriber was reconnecting, say).
         b.node.unreached(a.node.keys.bus(a.node.proc))
-        await asyncio.sleep(lease * 1.5)  # a's heartbeats came meanwhile
+        # b's verdict, a lease later (the test's lease): a's heartbeats came meanwhile.
+        await eventually(
+            lambda: a.node.proc not in b.node.membership.suspects, what="b's verdict on a"
+        )
         assert b.node.remotes[table_id].owner == a.node.proc  # still a's
         assert table_id in a.lobby.tables
-        # What it missed from b is lost: b's guest sat again (from its last seq).
+        # What it missed from b is lost: b's guest sits again (from its last seq).
+        await guest.wait_for(lambda e: isinstance(e, Seated) and e is not guest.events[0])
         assert len([e for e in guest.events if isinstance(e, Seated)]) == 2
         assert not guest.closed
 

@@ -13,13 +13,13 @@ import asyncio
 import socket
 import time
 from collections.abc import Awaitable, Callable
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 
 import msgspec
 import pytest
 from structlog.testing import capture_logs
 
-from protocol.messages import CreateTable, Error, JoinTable, Seated, StartGame
+from protocol.messages import CreateTable, Error, GetHistory, History, JoinTable, Seated, StartGame
 from server.cluster import node as node_module
 from server.cluster import ownership
 from server.cluster.bus import (
@@ -32,11 +32,12 @@ from server.cluster.bus import (
     unknown_kind,
 )
 from server.cluster.lease import RENEW_BATCH, Leases, RenewalFailed
+from server.link.conn import Conn
 from server.store.base import StaleWrite, StoreError
 from server.store.redis import RedisStore
 from server.store.redis_keys import Keys
 from server.table import Act
-from server.table.inbox import Peer
+from server.table.inbox import Peer, Reclaim
 from tests.support.clock import ManualClock
 from tests.support.members import (
     Member,
@@ -287,6 +288,22 @@ async def test_a_renewal_goes_in_batches_and_names_the_tables_lost(store: RedisS
 # --- F6: a draining process claims nothing new, and drains what it was taking --------------
 
 
+def _tables_stopped(monkeypatch: pytest.MonkeyPatch, member: Member) -> asyncio.Event:
+    """Set when ``member``'s drain has stopped its own tables: from there it
+    goes on in the same step to wait for the takeovers under way."""
+    stopped = asyncio.Event()
+    real_stop = member.tables.stop
+
+    async def stop(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return await real_stop(*args, **kwargs)
+        finally:
+            stopped.set()
+
+    monkeypatch.setattr(member.tables, "stop", stop)
+    return stopped
+
+
 def _hold_load(
     monkeypatch: pytest.MonkeyPatch, member: Member, table_id: str
 ) -> tuple[asyncio.Event, asyncio.Event]:
@@ -376,7 +393,18 @@ async def test_a_resume_whose_takeover_a_drain_catches_follows_the_table_to_its_
             asyncio.create_task(a.lobby.resume(second, token, -1, 6)),
         ]
         await asyncio.wait_for(loading.wait(), 5)
-        await asyncio.sleep(0.05)  # the second one waits on the first one's takeover
+
+        # Both wait at the table's remote, whose owner is being looked for
+        # (a's own takeover, on b's Released, is loading it).
+        def both_wait() -> bool:
+            remote = a.node.remotes.get(table_id)
+            return (
+                remote is not None
+                and remote.owner is None
+                and (sum(isinstance(m, Reclaim) for m in remote.pending.values()) == 2)
+            )
+
+        await eventually(both_wait, what="both resumes waiting for the table's next owner")
         draining = asyncio.create_task(a.node.drain())
         await asyncio.sleep(0)
         assert a.node.draining
@@ -530,9 +558,9 @@ async def test_a_live_process_is_not_judged_gone_while_our_own_subscriber_reconn
         b.node.heard(Beat(a.node.proc, 1))
         up[0] = False  # b's subscriber lost its connection
         b.node.unreached(a.node.keys.bus(a.node.proc))  # a's too: a send met nobody
-        await asyncio.sleep(0.01)  # its check is waiting a lease (of ``clock``)
+        # Its check waits a lease of ``clock`` (set at once), and is judged
+        # within ``advance``: no real time runs it.
         clock.advance(lease)  # a lease without a beat: b heard nothing
-        await asyncio.sleep(lease + 0.3)  # (time enough for code sleeping on the loop)
         assert b.node.remotes[table_id].owner == a.node.proc  # not judged gone
         assert a.node.proc in b.node.membership.suspects  # no verdict yet
         # b's subscriber is back (it sits its guest again); a's next beat is
@@ -541,7 +569,6 @@ async def test_a_live_process_is_not_judged_gone_while_our_own_subscriber_reconn
         up[0] = True
         b.node.resubscribed()
         clock.advance(lease)
-        await asyncio.sleep(0.05)
         assert a.node.proc in b.node.membership.suspects
         assert b.node.remotes[table_id].owner == a.node.proc
         clock.advance(0.1)
@@ -585,12 +612,15 @@ async def test_the_heartbeat_probe_waits_for_our_subscriber_and_an_unheard_probe
         # nothing was lost, so b's guest does not sit again (a fresh snapshot).
         seated = len([e for e in guest.events if isinstance(e, Seated)])
         b.node.unreached(a.node.keys.bus(a.node.proc), True)
-        await asyncio.sleep(0.01)  # its check is waiting a lease (of ``clock``)
-        clock.advance(0.1)
+        clock.advance(0.1)  # (its check waits a lease of ``clock``, set at once)
         b.node.heard(Beat(a.node.proc, 1))
-        clock.advance(lease)
-        await eventually(lambda: a.node.proc not in b.node.membership.suspects)
-        await asyncio.sleep(0.1)
+        clock.advance(lease)  # judged within: alive
+        assert a.node.proc not in b.node.membership.suspects
+        # A sitting again would have gone to a before this command, and its
+        # Seated come back before the answer (one channel each way, in order).
+        b.tables.at[cast(Conn, guest)].inbox.put_nowait(Act(cast(Peer, guest), GetHistory(rid=8)))
+        reply = await guest.wait_for(lambda e: isinstance(e, History | Error) and e.rid == 8)
+        assert isinstance(reply, History), reply
         assert len([e for e in guest.events if isinstance(e, Seated)]) == seated
         assert b.node.remotes[table_id].owner == a.node.proc and not guest.closed
 
@@ -612,11 +642,17 @@ async def test_a_drain_waits_for_a_takeover_under_way_which_hands_its_table_over
         loading, go_on = _hold_load(monkeypatch, a, table_id)
         a.node.heard(Released(table_id, "elsewhere"))  # a drained process's table
         await asyncio.wait_for(loading.wait(), 5)
+        takeover = a.node.ownership.taking[table_id]
+        stopped = _tables_stopped(monkeypatch, a)
         draining = asyncio.create_task(a.node.drain())
-        await asyncio.sleep(0.2)  # a has no table of its own: only the takeover is left
+        # a has no table of its own: once they are stopped, only the takeover is left.
+        await asyncio.wait_for(stopped.wait(), 5)
         assert not draining.done()
+        ended_after: list[bool] = []
+        draining.add_done_callback(lambda _: ended_after.append(takeover.done()))
         go_on.set()
         await asyncio.wait_for(draining, 5)
+        assert ended_after == [True]  # the drain waited for the takeover
         await eventually(lambda: table_id in b.lobby.tables, timeout=3)
         assert await b.node.leases.holder(table_id) == b.node.proc
 

@@ -46,6 +46,7 @@ from tests.support.members import table_epoch
 from tests.support.ports import free_port
 from tests.support.processes import QUICK_GAME_FLAGS, healthz
 from tests.support.redis import RedisServer
+from tests.support.waits import eventually
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
 
@@ -336,17 +337,18 @@ async def test_a_reaped_workers_players_are_gone_for_the_survivors_at_once(
             asyncio.create_task(autoplay(s, random.Random(i), _finished, timeout=60))
             for i, s in enumerate((host, visitor))
         ]
-        # Polled: the sessions' events are their autoplay's to read.
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + 30
-        while not (
-            host.table is not None
-            and host.table.deal is not None
-            and host.table.deal.turn == guest_seat
-        ):
-            assert loop.time() < deadline, "the guest's turn did not come"
-            await asyncio.sleep(0.01)
-        await asyncio.sleep(0.3)  # what is in flight lands: the tables wait now
+
+        def waits_for(s: Session, seat: int | None) -> bool:
+            return s.table is not None and s.table.deal is not None and s.table.deal.turn == seat
+
+        # Polled: the sessions' events are their autoplay's to read. Both
+        # tables wait now (for the guest, for the doomed worker's host): what
+        # either shows does not move until the kill.
+        await eventually(
+            lambda: waits_for(host, guest_seat) and waits_for(visitor, owner.seat),
+            timeout=30,
+            what="both tables waiting for a player of the doomed worker",
+        )
         at_kill = _progress(host.table), _progress(visitor.table)
         os.kill(doomed["pid"], signal.SIGKILL)
         # The supervisor's pause (0.5 s), the new worker's start, ``grace``

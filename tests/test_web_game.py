@@ -12,10 +12,8 @@ tests' random legal player; the Textual screens have their own tests.
 
 from __future__ import annotations
 
-import random
 import re
 import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -23,17 +21,18 @@ import pytest
 from clients.cli.history import past_deals
 from clients.session import Session
 from protocol.cards import CODES
-from protocol.messages import CreateTable, GetHistory, History, Seated, StartGame, Watch
+from protocol.messages import GetHistory, History, Watch
 from server.game.game import Game
 from tests.browser import ServerThread
-from tests.support.clients import autoplay, finished
 from tests.support.redis import RedisServer, RedisUnavailable
 from tests.web_helpers import (
     GAME_OVER,
     PHONE,
+    Stall,
     click,
     enter,
     hand_of,
+    hosted_game,
     in_background,
     mid_trick,
     new_table,
@@ -47,36 +46,6 @@ if TYPE_CHECKING:
     from playwright.sync_api import Page
 
 TRICK = "figure.trick[aria-label^='Trick']"
-
-
-def _hosted_game(
-    server: ServerThread, rng_seed: int, **create: Any
-) -> tuple[str, Callable[[], Any]]:
-    """Hugo opens a private table (``CreateTable(private=True, **create)``)
-    from the terminal side; once Pia sits down he starts it and plays random
-    legal moves (``random.Random(rng_seed)``) to the game's end, in the
-    background. Returns the invite code and a join() giving his last view."""
-    box: dict[str, Session] = {}
-
-    async def host_opens() -> str:
-        s = box["session"] = await Session.open(server.ws_url, "Hugo")
-        await s.send(CreateTable(private=True, **create))
-        await s.wait_for(Seated)
-        view = await s.wait_view(lambda v: v.invite_code is not None)
-        return str(view.invite_code)
-
-    code = server.call(host_opens())
-    session = box["session"]
-
-    async def host_plays() -> Any:
-        try:
-            await session.wait_view(lambda v: any(s.name == "Pia" for s in v.seats), 30)
-            await session.send(StartGame())
-            return await autoplay(session, random.Random(rng_seed), finished, timeout=120)
-        finally:
-            await session.close()
-
-    return code, in_background(server, host_plays())
 
 
 def _deal_number(page: Page) -> int:
@@ -94,7 +63,7 @@ def test_a_phone_and_the_terminal_client_play_a_whole_game_with_a_reload(
     # A grace longer than a reload: no bot may play the phone's seat meanwhile.
     web_server = start_web_server(grace=30.0)
     page.set_viewport_size(PHONE)
-    code, join = _hosted_game(web_server, 3, name="Friday", deals=2, seed="web-game")
+    code, join = hosted_game(web_server, 3, name="Friday", deals=2, seed="web-game")
     page.goto(f"{web_server.url}#join={code}")
     page.fill("input[name=name]", "Pia")
     page.get_by_role("button", name="Play").click()
@@ -242,9 +211,9 @@ def test_a_slow_then_dropping_network_loses_and_doubles_no_move(
         return selector != ".hand button.card" and click(page, selector)
 
     went_offline = False
-    deadline = time.monotonic() + 150
+    stall = Stall(60)
     while not page.locator(GAME_OVER).count():
-        assert time.monotonic() < deadline, f"no game over; clicked {clicked}"
+        stall.check(f"no game over; clicked {clicked}")
         card = page.locator(".hand button.card:enabled").first
         if card.count() and not page.get_by_role("group", name="Écart", exact=True).count():
             try:
@@ -252,6 +221,7 @@ def test_a_slow_then_dropping_network_loses_and_doubles_no_move(
             except Exception:
                 continue  # the view moved on under the click
             clicked = page.evaluate("() => window.clicks")
+            stall.moved()
             if len(clicked) >= 6 and not went_offline:
                 went_offline = True
                 # The device loses its network: the page says so at once, and
@@ -266,7 +236,9 @@ def test_a_slow_then_dropping_network_loses_and_doubles_no_move(
                 cdp.send("Network.emulateNetworkConditions", slow)
                 page.locator(".link-online").wait_for(state="attached")
             continue
-        if not step(page, bids=("prise", "garde"), press=but_cards):
+        if step(page, bids=("prise", "garde"), press=but_cards):
+            stall.moved()
+        else:
             page.wait_for_timeout(50)
     final = watched()
     assert went_offline
@@ -295,7 +267,7 @@ def _seed_giving_a_poignee(seat: int) -> str:
 
 def test_a_poignee_is_offered_picked_and_shown(page: Page, web_server: ServerThread) -> None:
     seed = _seed_giving_a_poignee(1)
-    code, join = _hosted_game(web_server, 5, deals=1, seed=seed)
+    code, join = hosted_game(web_server, 5, deals=1, seed=seed)
     page.set_viewport_size(PHONE)
     page.goto(f"{web_server.url}#join={code}")
     page.fill("input[name=name]", "Pia")

@@ -12,11 +12,10 @@ tests do not depend on the cards dealt.
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING
 
 from tests.browser import ServerThread, axe_violations, describe
-from tests.web_helpers import GAME_OVER, PHONE, enter, new_table, step
+from tests.web_helpers import GAME_OVER, PHONE, Stall, enter, new_table, step
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -45,9 +44,9 @@ def test_five_players_from_the_form_with_the_call_by_clicking(
     called_lines: set[str] = set()
     ecart_prompts: set[str] = set()
     scanned_call = False
-    deadline = time.monotonic() + 150
+    stall = Stall(60)
     while True:
-        assert time.monotonic() < deadline, f"no game over in time; did {done[-20:]}"
+        stall.check(f"no game over; did {done[-20:]}")
         if page.locator("[data-call]:enabled").count() and not scanned_call:
             # The taker's call: a button a card, and why these cards.
             group = page.get_by_role("group", name="Call a card", exact=True)
@@ -63,6 +62,7 @@ def test_five_players_from_the_form_with_the_call_by_clicking(
             break
         if what:
             done.append(what)
+            stall.moved()
         else:
             page.wait_for_timeout(50)
     assert not problems, problems
@@ -96,11 +96,12 @@ def test_three_players_from_the_form_by_clicking(page: Page, web_server: ServerT
     page.locator(".hand button.card").first.wait_for()
     assert page.locator(".hand button.card").count() == 24
     done: list[str] = []
-    deadline = time.monotonic() + 120
+    stall = Stall(60)
     while (what := step(page, bids=HIGH)) != "done":
-        assert time.monotonic() < deadline, f"no game over in time; did {done[-20:]}"
+        stall.check(f"no game over; did {done[-20:]}")
         if what:
             done.append(what)
+            stall.moved()
         else:
             page.wait_for_timeout(50)
     assert not any(d.startswith("call") for d in done)

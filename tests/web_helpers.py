@@ -5,12 +5,16 @@ server's loop beside the page (tests/browser.py's ``ServerThread``)."""
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from clients.session import Session
+from protocol.messages import CreateTable, Seated, StartGame
 from tests.browser import ServerThread
+from tests.support.clients import autoplay, choose, finished
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -18,6 +22,23 @@ if TYPE_CHECKING:
 PHONE = {"width": 390, "height": 844}
 LAPTOP = {"width": 1280, "height": 800}
 GAME_OVER = "#result-title:text-is('Game over')"
+
+
+class Stall:
+    """A guard against a game that hangs, not a measure of its speed: it
+    fails only after ``quiet`` seconds in which nothing moved. A busy machine
+    (CI, both cores taken) plays a whole game as slowly as it must: a bound
+    on the whole game failed there with every move still coming."""
+
+    def __init__(self, quiet: float) -> None:
+        self.quiet = quiet
+        self.last = time.monotonic()
+
+    def moved(self) -> None:
+        self.last = time.monotonic()
+
+    def check(self, what: str) -> None:
+        assert time.monotonic() - self.last < self.quiet, f"{what}: nothing for {self.quiet:g} s"
 
 
 def second_page(browser: Browser, viewport: dict[str, int] = PHONE) -> tuple[Page, list[str]]:
@@ -123,12 +144,13 @@ def play_to_the_end(
     timeout: float = 60.0,
     press: Press | None = None,
 ) -> list[str]:
-    """Click on every page until each shows the game over; what was done."""
+    """Click on every page until each shows the game over; what was done.
+    ``timeout``: the longest the game may stand still (``Stall``)."""
     done: list[str] = []
-    deadline = time.monotonic() + timeout
+    stall = Stall(timeout)
     finished: set[int] = set()
     while len(finished) < len(pages):
-        assert time.monotonic() < deadline, f"no game over in {timeout} s; did {done[-20:]}"
+        stall.check(f"no game over; did {done[-20:]}")
         idle = True
         for i, page in enumerate(pages):
             if i in finished:
@@ -139,6 +161,7 @@ def play_to_the_end(
             elif what:
                 done.append(what)
                 idle = False
+                stall.moved()
         if idle:
             pages[0].wait_for_timeout(50)
     return done
@@ -166,18 +189,56 @@ def in_background(server: ServerThread, coro: Any) -> Callable[[], Any]:
     return join
 
 
+def hosted_game(
+    server: ServerThread,
+    rng_seed: int,
+    decide: Callable[[Any, random.Random], Any] = choose,
+    **create: Any,
+) -> tuple[str, Callable[[], Any]]:
+    """Hugo opens a private table (``CreateTable(private=True, **create)``)
+    from the terminal side; once Pia sits down he starts it and plays
+    ``decide``'s moves (random legal ones by default, from
+    ``random.Random(rng_seed)``) to the game's end, in the background.
+    Returns the invite code and a join() giving his last view."""
+    box: dict[str, Session] = {}
+
+    async def host_opens() -> str:
+        s = box["session"] = await Session.open(server.ws_url, "Hugo")
+        await s.send(CreateTable(private=True, **create))
+        await s.wait_for(Seated)
+        view = await s.wait_view(lambda v: v.invite_code is not None)
+        return str(view.invite_code)
+
+    code = server.call(host_opens())
+    session = box["session"]
+
+    async def host_plays() -> Any:
+        try:
+            await session.wait_view(lambda v: any(s.name == "Pia" for s in v.seats), 30)
+            await session.send(StartGame())
+            return await autoplay(
+                session, random.Random(rng_seed), finished, timeout=120, decide=decide
+            )
+        finally:
+            await session.close()
+
+    return code, in_background(server, host_plays())
+
+
 def play_until(page: Page, condition: Callable[[], bool], timeout: float = 60.0) -> list[str]:
-    """Answer what the page asks (``step``) until ``condition()`` holds."""
+    """Answer what the page asks (``step``) until ``condition()`` holds.
+    ``timeout``: the longest the game may stand still (``Stall``)."""
     done: list[str] = []
-    deadline = time.monotonic() + timeout
+    stall = Stall(timeout)
     while not condition():
-        assert time.monotonic() < deadline, f"condition not met in {timeout} s; did {done[-20:]}"
+        stall.check(f"condition not met; did {done[-20:]}")
         what = step(page, unless=condition)
         assert what != "done", (
             f"the game ended first ({page.locator('.table-meta').inner_text()!r}); did {done[-20:]}"
         )
         if what:
             done.append(what)
+            stall.moved()
         else:
             page.wait_for_timeout(50)
     return done
