@@ -16,7 +16,6 @@ node tests run here too.
 from __future__ import annotations
 
 import json
-import random
 import re
 import shutil
 import subprocess
@@ -27,10 +26,9 @@ import pytest
 
 from clients.cli.catalogs import OWN_SCRIPT, french_terms
 from clients.session import Session
-from protocol.messages import CreateTable, Seated, StartGame
+from protocol.messages import CreateTable, Seated
 from tests.browser import ServerThread
-from tests.support.clients import autoplay, finished
-from tests.web_helpers import GAME_OVER, PHONE, in_background
+from tests.web_helpers import GAME_OVER, PHONE, hosted_game
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -126,32 +124,6 @@ async def _opens_a_public_table(server: ServerThread, lang: str) -> Session:
     return session
 
 
-def _host_plays_five(server: ServerThread, seed: str) -> tuple[str, Any]:
-    """Hugo opens a private table of five (two deals) from a protocol
-    client; once told to, he starts it with four bots and plays it out."""
-    box: dict[str, Session] = {}
-
-    async def opens() -> str:
-        s = box["s"] = await Session.open(server.ws_url, "Hugo")
-        await s.send(CreateTable(private=True, players=5, deals=2, seed=seed))
-        await s.wait_for(Seated)
-        view = await s.wait_view(lambda v: v.invite_code is not None)
-        return str(view.invite_code)
-
-    code = server.call(opens())
-    session = box["s"]
-
-    async def plays() -> Any:
-        try:
-            await session.wait_view(lambda v: v.spectators > 0, 30)
-            await session.send(StartGame())
-            return await autoplay(session, random.Random(seed), finished, timeout=120)
-        finally:
-            await session.close()
-
-    return code, plays
-
-
 @pytest.mark.parametrize("lang", list(LOCALES))
 def test_every_screen_in_each_language(browser: Any, web_server: ServerThread, lang: str) -> None:
     context = browser.new_context(locale=LOCALES[lang], viewport=PHONE)
@@ -184,8 +156,12 @@ def test_every_screen_in_each_language(browser: Any, web_server: ServerThread, l
         _check(page, lang, "new table", problems)
         page.get_by_role("button", name=_tr(lang, "Cancel"), exact=True).click()
 
-        code, plays = _host_plays_five(web_server, f"words-{lang}")
-        join = in_background(web_server, plays())
+        # Hugo opens a private table of five (two deals) from a protocol
+        # client; once we watch, he starts it with four bots and plays it out.
+        seed = f"words-{lang}"
+        code, join = hosted_game(
+            web_server, seed, ready=lambda v: v.spectators > 0, players=5, deals=2, seed=seed
+        )
         page.evaluate(f"() => {{ window.location.hash = 'watch={code}'; }}")
         page.locator(".table-screen").wait_for()
         seen = [_check(page, lang, "table, waiting", problems)]

@@ -189,17 +189,22 @@ def in_background(server: ServerThread, coro: Any) -> Callable[[], Any]:
     return join
 
 
+def pia_sat_down(view: Any) -> bool:
+    return any(s.name == "Pia" for s in view.seats)
+
+
 def hosted_game(
     server: ServerThread,
-    rng_seed: int,
+    rng_seed: int | str,
     decide: Callable[[Any, random.Random], Any] = choose,
+    ready: Callable[[Any], bool] = pia_sat_down,
     **create: Any,
 ) -> tuple[str, Callable[[], Any]]:
     """Hugo opens a private table (``CreateTable(private=True, **create)``)
-    from the terminal side; once Pia sits down he starts it and plays
-    ``decide``'s moves (random legal ones by default, from
-    ``random.Random(rng_seed)``) to the game's end, in the background.
-    Returns the invite code and a join() giving his last view."""
+    from the terminal side; once his view is ``ready`` (Pia sat down, by
+    default) he starts it and plays ``decide``'s moves (random legal ones by
+    default, from ``random.Random(rng_seed)``) to the game's end, in the
+    background. Returns the invite code and a join() giving his last view."""
     box: dict[str, Session] = {}
 
     async def host_opens() -> str:
@@ -214,7 +219,7 @@ def hosted_game(
 
     async def host_plays() -> Any:
         try:
-            await session.wait_view(lambda v: any(s.name == "Pia" for s in v.seats), 30)
+            await session.wait_view(ready, 30)
             await session.send(StartGame())
             return await autoplay(
                 session, random.Random(rng_seed), finished, timeout=120, decide=decide
