@@ -23,7 +23,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Static
 
 from clients.cli import table_facts as facts
 from clients.cli import table_news as news
@@ -35,7 +35,7 @@ from clients.cli.cards_widget import HandWidget
 from clients.cli.dialogs import Confirm
 from clients.cli.i18n import N_, Translated, _
 from clients.cli.link import LinkStatus
-from clients.cli.screen_keys import ButtonArrows, fit_footer, offer_key
+from clients.cli.screen_keys import ButtonArrows, KeysFooter, fit_footer, offer_key
 from clients.cli.status_line import StatusLine
 from clients.cli.table_hint import HintKey
 from clients.cli.table_host import TableHost
@@ -131,7 +131,7 @@ class TableScreen(Translated, HintKey, TableReadings, ButtonArrows, Screen[None]
         yield Static("", id="prompt")
         yield Horizontal(id="actions")
         yield Static("", id="message")
-        yield Footer()
+        yield KeysFooter()
 
     def on_unmount(self) -> None:
         self._ready = False
