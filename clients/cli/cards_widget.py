@@ -161,7 +161,9 @@ class HandWidget(Widget, can_focus=True):
             self.cursor = self._first_choosable()
         if (self.cards, self.choosable, self.mode) != before:
             self.typed = ""  # a half-typed code survives a chat line, not a new choice
-        self.refresh(layout=True)
+        # The height follows the cards alone (``get_content_height``): the
+        # screen is laid out again only when they change, not at every move.
+        self.refresh(layout=self.cards != before[0])
 
     def _first_choosable(self) -> str | None:
         return next((c for c in self.cards if c in self.choosable), None)

@@ -20,12 +20,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static, Tab, Tabs
+from textual.widgets import DataTable, Static, Tab, Tabs
 
 from clients.cli import daily_history
 from clients.cli import daily_words as words
 from clients.cli.daily_history import FileHistory
 from clients.cli.i18n import N_, Translated
+from clients.cli.screen_keys import KeysFooter
 from protocol.messages import GetLeaderboard
 from protocol.views import LeaderboardLine, LeaderboardPeriod, LeaderboardView
 
@@ -123,7 +124,7 @@ class LeaderboardScreen(Translated, Screen[None]):
         yield table
         yield Static("", id="own")
         yield Static(words.BOARD_KEYS, id="board-message")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         table = self.query_one("#board", DataTable)
@@ -227,7 +228,7 @@ class ProfileScreen(Translated, Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(Text(words.PROFILE_TITLE, style="bold"), id="profile-top")
         yield Static("", id="profile")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         if self.host.daily.player_id is not None:

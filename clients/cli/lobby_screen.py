@@ -18,14 +18,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Button, DataTable, Footer, Static
+from textual.widgets import Button, DataTable, Static
 
 from clients.cli import wording
 from clients.cli.dialogs import Help, JoinByCode, NewTable
 from clients.cli.i18n import N_, Translated, _, ngettext
 from clients.cli.leaderboard_screen import LeaderboardScreen, ProfileScreen
 from clients.cli.link import LinkStatus
-from clients.cli.screen_keys import ButtonArrows, fit_footer
+from clients.cli.screen_keys import ButtonArrows, KeysFooter, fit_footer
 from clients.cli.table_names import table_name
 from clients.cli.tournament_dialogs import (
     JoinAnswer,
@@ -177,7 +177,7 @@ class LobbyScreen(Translated, ButtonArrows, Screen[None]):
             yield Button(_("Watch"), classes="watch", name="watch", compact=True)
             yield Button(_("Tournament"), classes="tournament", name="tournament", compact=True)
         yield Static("", id="message")
-        yield Footer()
+        yield KeysFooter()
 
     def on_unmount(self) -> None:
         self._ready = False

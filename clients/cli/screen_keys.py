@@ -11,6 +11,9 @@ that has it (the hand, an input, a list).
 ``fit_footer`` keeps the footer on one line at the terminal's width: the
 screen names its bindings that may be left out, least needed first, and
 they come back when the terminal is wide enough (every key stays in Help).
+
+``KeysFooter`` is the footer every screen shows: Textual's, rebuilt only when
+the keys it would show change.
 """
 
 from __future__ import annotations
@@ -20,10 +23,11 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from rich.cells import cell_len
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Button
+from textual.widgets import Button, Footer
 
 
 def _row_of(button: Button) -> tuple[list[Button], bool]:
@@ -77,6 +81,40 @@ class ButtonArrows(Screen[Any]):
             after = [w for w in chain[max(positions) + 1 :] if w not in row]
             if after:
                 after[0].focus()
+
+
+class KeysFooter(Footer):
+    """Textual's footer, rebuilt only when what it shows changes.
+
+    Textual's rebuilds itself (removes and mounts every key, each then styled
+    three times) whenever the screen's bindings may have changed: every
+    focus move, every dialog, every ``refresh_bindings``. At a table that was
+    about a tenth of the client's CPU through a deal, for a footer that
+    showed the same keys; on a phone over SSH that is battery."""
+
+    _drawn: tuple[Any, ...] | None = None
+    """What the keys were built from (``_keys``), once built."""
+
+    def _keys(self) -> tuple[Any, ...]:
+        # All the footer's compose reads: each shown binding with its
+        # state and key display, and the footer's own settings.
+        app = self.app
+        shown = tuple(
+            (binding, enabled, tooltip, app.get_key_display(binding))
+            for (_, binding, enabled, tooltip) in self.screen.active_bindings.values()
+            if binding.show or binding.key == app.COMMAND_PALETTE_BINDING
+        )
+        settings = (self.compact, self.show_command_palette, app.ENABLE_COMMAND_PALETTE)
+        return shown, settings
+
+    def compose(self) -> ComposeResult:
+        self._drawn = self._keys() if self._bindings_ready else None
+        yield from super().compose()
+
+    async def recompose(self) -> None:
+        if self._drawn is not None and self.is_attached and self._keys() == self._drawn:
+            return
+        await super().recompose()
 
 
 def footer_width(screen: Screen[Any]) -> int:

@@ -23,7 +23,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Static
 
 from clients.cli import table_facts as facts
 from clients.cli import table_news as news
@@ -35,7 +35,8 @@ from clients.cli.cards_widget import HandWidget
 from clients.cli.dialogs import Confirm
 from clients.cli.i18n import N_, Translated, _
 from clients.cli.link import LinkStatus
-from clients.cli.screen_keys import ButtonArrows, fit_footer, offer_key
+from clients.cli.repaint import put
+from clients.cli.screen_keys import ButtonArrows, KeysFooter, fit_footer, offer_key
 from clients.cli.status_line import StatusLine
 from clients.cli.table_hint import HintKey
 from clients.cli.table_host import TableHost
@@ -131,7 +132,7 @@ class TableScreen(Translated, HintKey, TableReadings, ButtonArrows, Screen[None]
         yield Static("", id="prompt")
         yield Horizontal(id="actions")
         yield Static("", id="message")
-        yield Footer()
+        yield KeysFooter()
 
     def on_unmount(self) -> None:
         self._ready = False
@@ -249,7 +250,7 @@ class TableScreen(Translated, HintKey, TableReadings, ButtonArrows, Screen[None]
     def _show_line(self, changed: bool) -> None:
         if changed and self._ready:
             message = self.query_one("#message", Static)
-            message.update(Text(self.line.text))  # server text is never markup
+            put(message, Text(self.line.text))  # server text is never markup
             message.set_class(self.line.error, "error")
 
     def _prompt(self) -> str:
@@ -272,29 +273,26 @@ class TableScreen(Translated, HintKey, TableReadings, ButtonArrows, Screen[None]
         self._draw_header(view)
         seats = self.query_one("#seats", Static)
         region = seats.content_region
-        seats.update(panels.seats_panel(view, max(10, region.width or 24), region.height))
+        put(seats, panels.seats_panel(view, max(10, region.width or 24), region.height))
         trick = self.query_one("#trick", Static)
         width = trick.content_region.width or 24
-        trick.update(panels.trick_panel(view, width, show_last=self.show_last, url=self.host.url))
+        put(trick, panels.trick_panel(view, width, show_last=self.show_last, url=self.host.url))
         trick.border_title = (
             _("You: seat {n}").format(n=view.you + 1) if view.you is not None else _("Watching")
         )
         last = self.show_last and facts.last_trick(view.deal) is not None
         trick.border_subtitle = _("l or Esc: back") if last else ""
-        self.query_one("#tracker", Static).update(panels.tracker_panel(view))
+        put(self.query_one("#tracker", Static), panels.tracker_panel(view))
         chat = self.query_one("#chat", Static)
-        chat.update(
-            panels.chat_panel(
-                view, chat.content_region.height or 6, chat.content_region.width or 25
-            )
-        )
+        region = chat.content_region
+        put(chat, panels.chat_panel(view, region.height or 6, region.width or 25))
         self._draw_hand(view)
-        self.query_one("#prompt", Static).update(Text(self._prompt(), style="bold"))
+        put(self.query_one("#prompt", Static), Text(self._prompt(), style="bold"))
         self._draw_actions(view)
 
     def _draw_header(self, view: TableView) -> None:
         online = self.host.link_status.phase == "online"
-        self.query_one("#title", Static).update(panels.header(view, online=online))
+        put(self.query_one("#title", Static), panels.header(view, online=online))
 
     def _draw_hand(self, view: TableView) -> None:
         hand = self.query_one("#hand", HandWidget)
@@ -387,7 +385,7 @@ class TableScreen(Translated, HintKey, TableReadings, ButtonArrows, Screen[None]
             self._draw_header(view)
         if view is not None and view.status == "waiting" and view.gather_until is not None:
             # The quick-play table's countdown (PROTOCOL.md ``gather_until``).
-            self.query_one("#prompt", Static).update(Text(self._prompt(), style="bold"))
+            put(self.query_one("#prompt", Static), Text(self._prompt(), style="bold"))
         status = self.host.link_status
         if status.phase != "online":
             self.say(status.text(), error=True)

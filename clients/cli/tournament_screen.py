@@ -22,14 +22,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, DataTable, Footer, Static
+from textual.widgets import Button, DataTable, Static
 
 from clients import server_clock
 from clients.cli import tournament_words as words
 from clients.cli.dialogs import Confirm, Help
 from clients.cli.i18n import N_, Translated, _
 from clients.cli.link import LinkStatus
-from clients.cli.screen_keys import ButtonArrows, fit_footer
+from clients.cli.screen_keys import ButtonArrows, KeysFooter, fit_footer
 from clients.cli.tournament_dialogs import RemovePlayer
 from protocol.messages import (
     TournamentFinish,
@@ -160,7 +160,7 @@ class TournamentScreen(Translated, ButtonArrows, Screen[None]):
             )
             yield Button(words.LEAVE, name="leave", classes="leave", compact=True)
         yield Static("", id="t-message")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self._ready = True
