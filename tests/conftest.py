@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from hypothesis import settings
 
+from clients import server_clock
 from server.store.redis import RedisStore
 from tests.support.needs import LIVE, Needs, marks_of
 from tests.support.ports import taken_port  # noqa: F401 - a fixture for every test
@@ -58,6 +59,16 @@ def worker_redis() -> Iterator[RedisServer]:
         pytest.skip(str(exc))
     with server:
         yield server
+
+
+@pytest.fixture(autouse=True)
+def server_clock_unknown() -> None:
+    """Each test starts knowing nothing of a server's clock. The client keeps
+    the difference it saw at its welcome for the whole process (one
+    connection per process); a worker runs many tests, and a test that met a
+    server ten minutes ahead left a later one's countdowns ten minutes short
+    (CI: a tournament's "finish with bots" offered before its time)."""
+    server_clock.learn(0)
 
 
 @pytest.fixture
