@@ -37,7 +37,7 @@ from tests.support.pilot import (  # noqa: F401 - server: a fixture
     until,
     url_of,
 )
-from tests.support.ports import free_port
+from tests.support.ports import HeldPort
 from tests.support.servers import for_people
 
 # -- a whole deal -------------------------------------------------------------------------
@@ -545,7 +545,8 @@ async def test_two_players_on_one_machine_never_take_each_others_seat(
 async def test_an_unreachable_server_is_retried_with_a_countdown_and_a_hint(
     tmp_path: Path,
 ) -> None:
-    port = free_port()
+    held = HeldPort()
+    port = held.port
     app = AtoutApp(
         url=f"ws://127.0.0.1:{port}",
         name="Alice",
@@ -558,6 +559,7 @@ async def test_an_unreachable_server_is_retried_with_a_countdown_and_a_hint(
             await shown(pilot, app, "cannot reach", "trying again in", "Is atout-server running")
             assert app.link_status.unreachable
             # The server comes up on that address: the next attempt gets in by itself.
+            held.release()
             srv = Server(for_people(port=port))
             await srv.start()
             await until(pilot, lambda: app.link and app.link.lobby is not None, what="lobby")
@@ -565,6 +567,7 @@ async def test_an_unreachable_server_is_retried_with_a_countdown_and_a_hint(
             assert "Is atout-server running" not in screen_text(app)
             await app.aclose()
     finally:
+        held.release()
         if srv is not None:
             await srv.stop()
 

@@ -17,6 +17,23 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+class HeldPort:
+    """A port nothing listens on, held (bound, not listening: a connection to
+    it is refused) so that no other process takes it until ``release()`` —
+    for a test of an unreachable server that later comes up there. With
+    ``free_port`` a test beside it (CI runs several suites at once) once
+    took the port, and the client met that test's server restarting."""
+
+    def __init__(self) -> None:
+        self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._socket.bind(("127.0.0.1", 0))
+        self.port = int(self._socket.getsockname()[1])
+
+    def release(self) -> None:
+        self._socket.close()
+
+
 @pytest.fixture
 def taken_port() -> Iterator[int]:
     """A port something else already listens on."""
@@ -26,4 +43,4 @@ def taken_port() -> Iterator[int]:
         yield int(s.getsockname()[1])
 
 
-__all__ = ["free_port", "taken_port"]
+__all__ = ["HeldPort", "free_port", "taken_port"]
