@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from operator import itemgetter
 from typing import Any, Final, Literal, NoReturn
 
 from protocol.cards import (
@@ -73,7 +72,7 @@ from server.game.contracts import (
 from server.game.dealing import deal_cards, has_petit_sec
 from server.game.errors import RuleError
 from server.game.scoring import Camp, ChelemOutcome, DealResult
-from server.game.suitlists import BySuit, by_suit
+from server.game.suitlists import BITS, BySuit, by_suit, mask_of
 from server.game.variant import FOUR, Variant
 
 Phase = Literal["bidding", "call", "ecart", "chelem", "play", "done", "annulled"]
@@ -91,17 +90,6 @@ COMMANDS: Final[dict[Phase, frozenset[str]]] = {
     "annulled": frozenset(),
 }
 """Which commands each phase admits; anything else is ``wrong_phase``."""
-
-BITS: Final = tuple(1 << c for c in range(len(CODES)))
-"""``BITS[card]``: the card's bit in a hand's mask."""
-
-
-def mask_of(cards: list[int]) -> int:
-    """The mask of some different cards: their bits picked out in C and
-    summed (a loop of ``|=`` costs twice as much)."""
-    if len(cards) > 1:
-        return sum(itemgetter(*cards)(BITS))
-    return sum(BITS[c] for c in cards)
 
 
 class Deal:
