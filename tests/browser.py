@@ -45,6 +45,7 @@ import pytest
 
 from server.process.app import Server
 from tests.support.servers import running
+from tests.support.waits import patient
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -65,8 +66,9 @@ CHROMIUM_ARGS = [
 ]
 
 TIMEOUT_MS = 20_000
-"""Longest wait for a page or an element: a generous bound on a busy machine
-(each wait ends as soon as its condition holds)."""
+"""Longest wait for a page or an element: a generous bound (each wait ends as
+soon as its condition holds), stretched with the machine's load when the
+browser and each page open (``patient``)."""
 
 ERRORS = pytest.StashKey[list[str]]()
 
@@ -96,7 +98,7 @@ def browser() -> Iterator[Browser]:
         from playwright.sync_api import expect, sync_playwright
     except ImportError:
         pytest.skip("Playwright is not installed: pip install -e '.[test]'")
-    expect.set_options(timeout=TIMEOUT_MS)
+    expect.set_options(timeout=patient(TIMEOUT_MS))
     with sync_playwright() as playwright:
         # launch() gives the browser a fresh, temporary user-data-dir.
         launched = playwright.chromium.launch(
@@ -120,7 +122,7 @@ def page(
     browser: Browser, context_options: dict[str, Any], request: pytest.FixtureRequest
 ) -> Iterator[Page]:
     context = browser.new_context(**context_options)
-    context.set_default_timeout(TIMEOUT_MS)
+    context.set_default_timeout(patient(TIMEOUT_MS))
     opened = context.new_page()
     errors: list[str] = []
     request.node.stash[ERRORS] = errors
@@ -210,16 +212,18 @@ class ServerThread:
 
     def start(self, timeout: float = 30.0) -> ServerThread:
         self._thread.start()
-        if not self._ready.wait(timeout):
+        if not self._ready.wait(patient(timeout)):
             raise TimeoutError(f"the server did not start in {timeout} s")
         if self._failed is not None:
             raise RuntimeError("the server did not start") from self._failed
         return self
 
-    def call(self, coro: Coroutine[Any, Any, Any], timeout: float = 60.0) -> Any:
-        """Run ``coro`` in the server's loop and return its result."""
+    def call(self, coro: Coroutine[Any, Any, Any], timeout: float | None = None) -> Any:
+        """Run ``coro`` in the server's loop and return its result; ``timeout``
+        in real seconds, by default a minute of an unhurried machine."""
         assert self._loop is not None
-        return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout)
+        wait = patient(60.0) if timeout is None else timeout
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result(wait)
 
     def stop(self, timeout: float = 30.0) -> None:
         """Stop the server (its tables saved, as on a restart); again is a no-op."""

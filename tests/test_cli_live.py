@@ -39,6 +39,7 @@ from tests.support.pilot import (  # noqa: F401 - server: a fixture
 )
 from tests.support.ports import HeldPort
 from tests.support.servers import for_people
+from tests.support.waits import Deadline
 
 # -- a whole deal -------------------------------------------------------------------------
 
@@ -302,10 +303,11 @@ async def play_along(
     timeout: float = 30.0,
     bid: str = "pass",
 ) -> TableView:
-    """Make our moves (through the app's sender) until ``done(view)``."""
-    end = time.monotonic() + timeout
+    """Make our moves (through the app's sender) until ``done(view)``, within
+    ``timeout`` seconds of an unhurried machine (``Deadline``)."""
+    deadline = Deadline(timeout)
     sent: tuple[Any, ...] | None = None
-    while time.monotonic() < end:
+    while not deadline.passed():
         view = table(app)
         if done(view):
             return view

@@ -23,6 +23,7 @@ from websockets.asyncio.client import connect
 
 from protocol.codec import SUBPROTOCOL_JSON, SUBPROTOCOL_MSGPACK
 from tests.support.servers import running, url
+from tests.support.waits import patient
 
 pytestmark = pytest.mark.asyncio
 
@@ -51,7 +52,9 @@ def _keep_logging() -> Iterator[None]:
 
 
 async def test_ten_thousand_frames_are_all_answered_or_accepted() -> None:
-    tally = await fuzz.run_frames_random(10_000, seed=17, max_time=120, stop_on_failure=False)
+    tally = await fuzz.run_frames_random(
+        10_000, seed=17, max_time=patient(120), stop_on_failure=False
+    )
     report = tally.report()
     assert report["failures"] == 0, report["failure_examples"]
     assert tally.inputs == 10_000
@@ -63,7 +66,9 @@ async def test_ten_thousand_frames_are_all_answered_or_accepted() -> None:
 
 
 async def test_two_thousand_table_steps_keep_every_invariant() -> None:
-    tally = await fuzz.run_tables(2_000, seed=5, steps=250, max_time=120, stop_on_failure=False)
+    tally = await fuzz.run_tables(
+        2_000, seed=5, steps=250, max_time=patient(120), stop_on_failure=False
+    )
     report = tally.report()
     assert report["failures"] == 0, report["failure_examples"]
     assert tally.inputs == 2_000
@@ -75,7 +80,9 @@ async def test_two_thousand_table_steps_keep_every_invariant() -> None:
 
 async def test_a_thousand_core_steps_keep_every_invariant() -> None:
     # The same episodes and checks against TableCore alone (no server, no socket).
-    tally = await fuzz.run_core(1_000, seed=7, steps=250, max_time=60, stop_on_failure=False)
+    tally = await fuzz.run_core(
+        1_000, seed=7, steps=250, max_time=patient(60), stop_on_failure=False
+    )
     report = tally.report()
     assert report["failures"] == 0, report["failure_examples"]
     assert tally.inputs == 1_000

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import random
 import threading
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +14,7 @@ from clients.session import Session
 from protocol.messages import CreateTable, Seated, StartGame
 from tests.browser import ServerThread
 from tests.support.clients import autoplay, choose, finished
+from tests.support.waits import Deadline, patient
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -26,19 +26,20 @@ GAME_OVER = "#result-title:text-is('Game over')"
 
 class Stall:
     """A guard against a game that hangs, not a measure of its speed: it
-    fails only after ``quiet`` seconds in which nothing moved. A busy machine
-    (CI, both cores taken) plays a whole game as slowly as it must: a bound
-    on the whole game failed there with every move still coming."""
+    fails only after ``quiet`` seconds (of an unhurried machine: ``Deadline``)
+    in which nothing moved. A busy machine (CI, both cores taken) plays a
+    whole game as slowly as it must: a bound on the whole game failed there
+    with every move still coming."""
 
     def __init__(self, quiet: float) -> None:
         self.quiet = quiet
-        self.last = time.monotonic()
+        self.deadline = Deadline(quiet)
 
     def moved(self) -> None:
-        self.last = time.monotonic()
+        self.deadline.restart()
 
     def check(self, what: str) -> None:
-        assert time.monotonic() - self.last < self.quiet, f"{what}: nothing for {self.quiet:g} s"
+        assert not self.deadline.passed(), f"{what}: nothing for {self.quiet:g} s"
 
 
 def second_page(browser: Browser, viewport: dict[str, int] = PHONE) -> tuple[Page, list[str]]:
@@ -167,13 +168,18 @@ def play_to_the_end(
     return done
 
 
+JOIN_S = 300.0
+"""The longest a play in the background may take (a whole tournament's
+rounds), in seconds of an unhurried machine; its own waits end it sooner."""
+
+
 def in_background(server: ServerThread, coro: Any) -> Callable[[], Any]:
     """Run ``coro`` in the server's loop from a thread; returns a join()."""
     out: dict[str, Any] = {}
 
     def run() -> None:
         try:
-            out["result"] = server.call(coro, timeout=120)
+            out["result"] = server.call(coro, timeout=patient(JOIN_S))
         except BaseException as exc:
             out["error"] = exc
 
@@ -181,7 +187,8 @@ def in_background(server: ServerThread, coro: Any) -> Callable[[], Any]:
     thread.start()
 
     def join() -> Any:
-        thread.join(120)
+        thread.join(patient(JOIN_S))
+        assert not thread.is_alive(), "the play in the background did not end"
         if "error" in out:
             raise out["error"]
         return out.get("result")

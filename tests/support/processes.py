@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import IO, Any
 
 from tests.support.ports import free_port
-from tests.support.waits import wait_until
+from tests.support.waits import patient, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY_MD = (ROOT / "docs" / "DEPLOY.md").read_text(encoding="utf-8")
 """The operator's guide: every one-line startup mistake is explained there."""
 TIMEOUT_S = 20  # each run takes about a second; a hang fails the test instead of the suite
+# (seconds of an unhurried machine: ``patient``)
 
 
 def atout_server(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -31,7 +32,7 @@ def atout_server(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
         env={**clean, **env},
         capture_output=True,
         text=True,
-        timeout=TIMEOUT_S,
+        timeout=patient(TIMEOUT_S),
     )
 
 
