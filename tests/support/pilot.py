@@ -64,9 +64,11 @@ async def click(pilot: Any, selector: str, timeout: float = 30.0) -> None:
     out on a busy machine); the failure names what is in the way, instead of
     a later wait timing out with no clue that the click went elsewhere."""
     under: list[Any] = [None]
+    where: list[Any] = [None]
 
     def clear() -> bool:
         target = pilot.app.screen.query_one(selector)
+        where[0] = target.region
         under[0], _ = pilot.app.get_widget_at(*target.region.offset)
         # A Select is clicked on its label.
         return bool(under[0] is target or target in under[0].ancestors)
@@ -82,7 +84,7 @@ async def click(pilot: Any, selector: str, timeout: float = 30.0) -> None:
         f"{selector} clear to click",
         pause=hover_again,
         poll=0.2,
-        detail=lambda: f"clicks would land on {under[0]!r}",
+        detail=lambda: f"clicks at {where[0]} would land on {under[0]!r}" + repr([(w, w.region, w.display, w.parent, w.is_attached, w.screen) for w in pilot.app.screen.query(selector)]) + repr(pilot.app.screen) + repr(pilot.app.screen_stack),
     )
     await pilot.click(selector)
 
