@@ -20,8 +20,10 @@ from clients.cli.tokens import FileTokens, seat_key
 from protocol.messages import CreateTable, Ready
 from protocol.messages import JoinTable as JoinTableCmd
 from protocol.views import TableView
+from server.front.door import ABUSE_LIMIT
 from server.process.app import Server
 from server.store.memory import MemoryStore
+from tests.support.clock import ManualClock
 from tests.support.pilot import (  # noqa: F401 - server: a fixture
     SIZE,
     STRONG_SEED,
@@ -39,6 +41,7 @@ from tests.support.pilot import (  # noqa: F401 - server: a fixture
 )
 from tests.support.ports import HeldPort
 from tests.support.servers import for_people
+from tests.support.waits import eventually
 
 # -- a whole deal -------------------------------------------------------------------------
 
@@ -695,7 +698,11 @@ async def test_the_result_waits_for_continue_with_a_countdown_then_the_next_deal
 
 async def test_the_link_says_in_words_why_the_server_closed_or_refused_it() -> None:
     """Idle in the lobby (4006), flooding (4005): the link stops and says why;
-    refused at the upgrade (HTTP 429): it says why and tries again."""
+    refused at the upgrade (HTTP 429): it says why and tries again.
+
+    The server's idle sweep and rate limit run on a manual clock. The link's
+    own retry after a refusal runs on the real loop (the link takes no
+    clock): a few of its short waits (from 0.05 s), until the slot is free."""
     import asyncio
 
     from websockets.asyncio.client import connect
@@ -706,18 +713,20 @@ async def test_the_link_says_in_words_why_the_server_closed_or_refused_it() -> N
     from protocol.messages import Ping
 
     async def until(statuses: list[LinkStatus], ok: Callable[[LinkStatus], bool]) -> LinkStatus:
-        for _ in range(300):  # a flooding client's close takes a few seconds
-            found = [s for s in statuses if ok(s)]
-            if found:
-                return found[0]
-            await asyncio.sleep(0.05)
-        raise AssertionError(statuses)
+        await eventually(
+            lambda: any(ok(s) for s in statuses),
+            timeout=15,
+            what="the link's status",
+            detail=lambda: repr(statuses),
+        )
+        return next(s for s in statuses if ok(s))
 
     for settings, name, code in (
         (for_people(lobby_idle=0.4), "Idle", 4006),
         (for_people(rate=1.0, burst=1), "Flood", 4005),
     ):
-        srv = Server(settings)
+        clock = ManualClock()
+        srv = Server(settings, clock=clock)
         await srv.start()
         statuses: list[LinkStatus] = []
         link = Link(
@@ -726,8 +735,17 @@ async def test_the_link_says_in_words_why_the_server_closed_or_refused_it() -> N
         task = asyncio.get_running_loop().create_task(link.run())
         try:
             await until(statuses, lambda s: s.phase == "online")
-            if code == 4005:
-                for _ in range(60):
+            heard = lambda lobby=srv.lobby: lobby.players_online == 1  # noqa: E731
+            await eventually(heard, what="the hello heard")
+            if code == 4006:
+                clock.advance(1.0)  # silent past lobby_idle: the next sweep (every 0.1 s) sees it
+            else:
+                # No time passes, so the bucket (a burst of 1) never refills: the
+                # one past ABUSE_LIMIT refusals is hung up on. No more: the server
+                # reads nothing after it hangs up, and with more messages unread
+                # its reading stays paused, the link's answer to its close unread
+                # until websockets' close_timeout (10 s).
+                for _ in range(1 + ABUSE_LIMIT + 1):
                     await link.send(Ping())
             stopped = await until(statuses, lambda s: s.phase == "stopped")
             assert stopped.reason == wording.closed(code)[0]
