@@ -40,7 +40,7 @@ from tests.support.pilot import (  # noqa: F401 - server: a fixture
     url_of,
 )
 from tests.support.ports import HeldPort
-from tests.support.servers import for_people
+from tests.support.servers import for_people, running
 from tests.support.waits import eventually
 
 # -- a whole deal -------------------------------------------------------------------------
@@ -675,25 +675,32 @@ async def test_words_and_screens_through_a_whole_game(server: Server, tmp_path: 
 
 
 async def test_the_result_waits_for_continue_with_a_countdown_then_the_next_deal(
-    server: Server, tmp_path: Path
+    tmp_path: Path,
 ) -> None:
-    app = client(url_of(server), tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await sit_and_start(pilot, app, deals=2, seed="wait-pilot", result_wait=60.0)
-        view = await play_along(pilot, app, lambda v: v.status == "between_deals", bid="garde")
-        assert view.deal is not None and view.ready == [1, 2, 3]
-        number = view.deal.number
-        # The result stays: who is still reading, a countdown, the finished
-        # deal's number in the header, and Continue to press.
-        await shown(pilot, app, "Still reading: You", "next deal in", f"deal {number}/2")
-        assert "Continue" in screen_text(app)
-        await pilot.pause(1.2)  # nothing comes by itself meanwhile
-        assert table(app).status == "between_deals"
-        await pilot.press("enter")  # Continue is focused
-        await until(pilot, lambda: table(app).status == "playing", what="the next deal")
-        assert table(app).ready == [] and table(app).next_deal_at is None
-        assert "Still reading" not in screen_text(app) and app.errors == []
-        await app.aclose()
+    """The server on a manual clock (its bots think for no time): the
+    countdown is the whole minute, and all of it but a second goes by with
+    nothing coming by itself."""
+    clock = ManualClock()
+    async with running(for_people(), clock=clock) as server:
+        app = client(url_of(server), tmp_path)
+        async with app.run_test(size=SIZE) as pilot:
+            await sit_and_start(pilot, app, deals=2, seed="wait-pilot", result_wait=60.0)
+            view = await play_along(pilot, app, lambda v: v.status == "between_deals", bid="garde")
+            assert view.deal is not None and view.ready == [1, 2, 3]
+            assert view.next_deal_at == clock.time() + 60.0
+            number = view.deal.number
+            # The result stays: who is still reading, a countdown, the finished
+            # deal's number in the header, and Continue to press.
+            await shown(pilot, app, "Still reading: You", "next deal in", f"deal {number}/2")
+            assert "Continue" in screen_text(app)
+            clock.advance(59.0)  # nothing comes by itself meanwhile
+            await pilot.pause()
+            assert table(app).status == "between_deals"
+            await pilot.press("enter")  # Continue is focused
+            await until(pilot, lambda: table(app).status == "playing", what="the next deal")
+            assert table(app).ready == [] and table(app).next_deal_at is None
+            assert "Still reading" not in screen_text(app) and app.errors == []
+            await app.aclose()
 
 
 async def test_the_link_says_in_words_why_the_server_closed_or_refused_it() -> None:
