@@ -220,9 +220,14 @@ async def test_friends_join_by_invite_code_watch_and_the_creator_starts(
             await pb.press("i")
             await until(pb, lambda: isinstance(bob.screen, JoinByCode))
             await pb.press(*attempt.lower(), "enter")
-            await pb.pause(0.2)
+            await until(pb, lambda: not isinstance(bob.screen, JoinByCode), what="the form gone")
+            if attempt != code:
+                await until(
+                    pb,
+                    lambda: any("[no_such_table]" in e for e in bob.errors),
+                    what="the mistyped code refused",
+                )
         await until(pb, lambda: bob.link.table is not None, what="Bob seated")
-        assert any("[no_such_table]" in e for e in bob.errors)
         # Carol watches.
         await pc.press("i")
         await until(pc, lambda: isinstance(carol.screen, JoinByCode))
@@ -351,7 +356,13 @@ async def test_the_score_sheet_shows_every_player_at_80_and_140_columns(
         await until(pilot, lambda: isinstance(app.screen, ScoreSheet), what="the sheet")
         for size in (SIZE, (140, 40)):
             await pilot.resize_terminal(*size)
-            await pilot.pause(0.2)
+
+            def laid_out(size: tuple[int, int] = size) -> bool:
+                head = [line for line in screen_text(app).splitlines() if "Contract" in line]
+                full = bool(head) and LONG_NAME in head[0]
+                return tuple(app.size) == size and full == (size != SIZE)
+
+            await until(pilot, laid_out, what=f"the sheet laid out at {size}")
             text = screen_text(app)
             lines = text.splitlines()
             assert "2 of 2 deals played" in text
@@ -428,8 +439,8 @@ async def test_quitting_mid_trick_asks_and_atout_play_resumes_exactly_there(
         assert focused_id(first) == "no"
         assert "atout play again" in screen_text(first)
         await pilot.press("enter")
-        await pilot.pause(0.1)
-        assert not isinstance(first.screen, Confirm) and first.current_mode == "table"
+        await until(pilot, lambda: not isinstance(first.screen, Confirm), what="Stay taken")
+        assert first.current_mode == "table"
         assert table(first).you == 0  # still seated
         await pilot.press("ctrl+q")
         await until(pilot, lambda: isinstance(first.screen, Confirm), what="quit question")
@@ -509,15 +520,17 @@ async def test_two_players_on_one_machine_never_take_each_others_seat(
         code = table(alice).invite_code
         assert code is not None
         async with bob.run_test(size=SIZE) as pb:
-            # Bob starts beside Alice: he lands in the lobby, not in her seat.
+            # Bob starts beside Alice: he lands in the lobby, not in her seat
+            # (his link has no seat of hers to ask back: it sent no Resume).
             await until(pb, lambda: bob.link and bob.link.lobby is not None, what="Bob's lobby")
-            await pb.pause(0.3)
+            assert bob.link.resume_rid is None
             assert bob.link.table is None and bob.current_mode == "lobby"
-            assert alice.link_status.phase == "online"
             bob.send(JoinTableCmd(code=code))
             await until(pb, lambda: bob.link.table is not None, what="Bob seated")
             assert table(bob).you == 1 and table(alice).you == 0
-            await pa.pause(0.3)
+            # Alice hears of Bob at her table after anything his link did to
+            # her connection before (one connection, in order): still online.
+            await until(pa, lambda: table(alice).seats[1].name == "Bob", what="Bob at Alice's")
             assert alice.link_status.phase == "online" and bob.link_status.phase == "online"
             await bob.aclose()
         await alice.aclose()
@@ -528,13 +541,14 @@ async def test_two_players_on_one_machine_never_take_each_others_seat(
         await until(pb, lambda: bob.link and bob.link.table is not None, what="Bob back")
         assert table(alice).you == 0 and table(bob).you == 1
         assert [s.name for s in table(bob).seats[:2]] == ["Alice", "Bob"]
-        await pa.pause(0.3)
+        # Each link asked back its own seat only (one Resume each: you 0 and 1).
         assert alice.link_status.phase == "online" and bob.link_status.phase == "online"
-        # A second player with a profile of their own does not take Alice's seat either.
+        # A second player with a profile of their own does not take Alice's seat
+        # either: their link has none of hers to ask back (it sent no Resume).
         other = on_this_machine("Alice", profile="alice-laptop")
         async with other.run_test(size=SIZE) as po:
             await until(po, lambda: other.link and other.link.lobby is not None, what="lobby")
-            await po.pause(0.3)
+            assert other.link.resume_rid is None
             assert other.link.table is None
             assert alice.link_status.phase == "online"
             await other.aclose()
@@ -648,7 +662,9 @@ async def test_words_and_screens_through_a_whole_game(server: Server, tmp_path: 
         await shown(pilot, app, "no King, no bout", "shown face up")
         view = await play_along(pilot, app, lambda v: v.status == "finished", bid="garde")
         assert view.deal is not None and view.deal.taker == 0
-        await pilot.pause(0.2)
+        await until(
+            pilot, lambda: any("the last trick (18)" in s for s in said), what="the end said"
+        )
         assert "You take the contract: Garde." in said
         assert any(s.startswith("Deal 1: ") for s in said)
         assert not [s for s in said if BAD_GRAMMAR.search(s)]
