@@ -603,12 +603,14 @@ async def test_quick_play_gathers_friends_then_anyone_seated_starts_now(
         await pa.press("p")
         await until(pa, lambda: alice.link.table is not None, what="Alice seated")
         await shown(pa, alice, "Waiting for players · bots fill the seats in 1", "Start now")
-        await pa.pause(0.3)
-        assert table(alice).status == "waiting"  # not started at once: friends may come
         await pb.press("p")
         await until(pb, lambda: bob.link.table is not None, what="Bob seated")
         assert table(bob).table_id == table(alice).table_id
         await shown(pb, bob, "Waiting for players · bots fill the seats in", "Start now")
+        # Alice hears of Bob after any start (one connection, in order): not
+        # started at once, friends may come.
+        await until(pa, lambda: table(alice).seats[1].name == "Bob", what="Bob at Alice's")
+        assert table(alice).status == "waiting"
         await click(pb, ".start")
         for pilot, app in ((pa, alice), (pb, bob)):
             await until(pilot, lambda app=app: began(table(app)), what="the game started")
