@@ -125,7 +125,9 @@ async def test_redis_outage_holds_a_claimed_table_until_its_move_is_stored(
     refused retries of the write (each a chance to tell too soon), then a
     ``Ping``'s ``Pong`` shows nothing was on its way before it. Those retries
     run on the server's real clock (a manual one would also stop the lease
-    renewals and bots this test needs running): about 0.35 s."""
+    renewals and bots this test needs running): about 0.35 s; then
+    ``/healthz`` is asked until the server's own look at its store (once a
+    second, on that clock) has seen it down."""
     try:
         redis = RedisServer("--appendonly", "yes", "--appendfsync", "always")
     except RedisUnavailable as exc:
@@ -162,9 +164,15 @@ async def test_redis_outage_holds_a_claimed_table_until_its_move_is_stored(
             await s.wait_for(Pong)  # anything told before it has come by now
             assert s.table_seq == seq and _cards_played(s.table) == cards  # type: ignore[arg-type]
             assert table.held and table.core.state.version > stored  # played, in memory only
+
+            # The server looks at its store and bus once a second (its own timer).
+            async def both_down() -> bool:
+                health = await asyncio.to_thread(_health, server.port)
+                return health["store_reachable"] is False and health["bus_subscribed"] is False
+
+            await eventually(both_down, what="/healthz seeing the store and bus down", poll=0.05)
             health = await asyncio.to_thread(_health, server.port)
             assert health["status"] == "degraded" and health["unsaved_tables"] >= 1
-            assert health["store_reachable"] is False and health["bus_subscribed"] is False
 
             redis.start()  # with its data: the held write goes in, the game goes on
             await s.wait_view(lambda v: _cards_played(v) > cards, timeout=10)
