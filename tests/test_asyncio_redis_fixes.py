@@ -11,6 +11,7 @@ may be dropped). What each fix achieves is tested against a real Redis in
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 from collections import deque
 from importlib.metadata import version
@@ -28,6 +29,7 @@ from server.store.asyncio_redis_fixes import (
 )
 from tests.support.ports import free_port
 from tests.support.redis import RedisServer, RedisUnavailable, command, kill_subscribers
+from tests.support.waits import eventually
 
 
 def test_the_installed_library_is_the_pinned_one() -> None:
@@ -55,14 +57,31 @@ def test_the_internals_the_fixes_override_are_there() -> None:
     assert issubclass(_Pool, asyncio_redis.Pool)
 
 
-async def test_fix_1_the_library_retries_a_first_connect_forever() -> None:
-    """Bounded by two seconds of real time: what is shown is that the
-    library's ``create`` is still retrying then (it never gives up)."""
+async def test_fix_1_the_library_retries_a_first_connect_forever(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The library's ``create`` never gives up: after each refused connect
+    it waits and tries again. A spy on its wait counts the refusals (and
+    makes each wait a millisecond): still trying after the third."""
+    refused = 0
+
+    def interval(self: asyncio_redis.Connection) -> float:
+        nonlocal refused
+        refused += 1
+        return 0.001
+
+    monkeypatch.setattr(asyncio_redis.Connection, "_get_retry_interval", interval)
     port = free_port()  # nothing listens there
-    with pytest.raises(TimeoutError):
-        await asyncio.wait_for(
-            asyncio_redis.Connection.create(port=port, encoder=BytesEncoder()), 2.0
-        )
+    creating = asyncio.ensure_future(
+        asyncio_redis.Connection.create(port=port, encoder=BytesEncoder())
+    )
+    try:
+        await eventually(lambda: refused >= 3, what="three refused connects, each retried")
+        assert not creating.done()
+    finally:
+        creating.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await creating
     # Ours says so at once: a server that cannot reach Redis does not start.
     with pytest.raises(OSError):
         await _Connection.open("127.0.0.1", port, password=None, db=0)
@@ -165,9 +184,13 @@ async def test_fix_6_a_subscriber_subscribes_again_after_auth_and_select(
             assert kill_subscribers(server.port, password) == 1
             async with asyncio.timeout(5):
                 await resubscribed.wait()
-                # SUBSCRIBE is written, not yet confirmed: publish until it counts.
-                while await publisher.publish(b"ch", b"after") == 0:
-                    await asyncio.sleep(0.02)
+
+            # SUBSCRIBE is written, not yet confirmed: publish until it counts.
+            async def heard() -> bool:
+                return bool(await publisher.publish(b"ch", b"after"))
+
+            await eventually(heard, timeout=5, what="a publish reaching the subscriber again")
+            async with asyncio.timeout(5):
                 assert await subscription.next() == (b"ch", b"after")
             assert subscription.subscribed
         finally:

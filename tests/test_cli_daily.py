@@ -22,6 +22,7 @@ from clients.cli.dialogs import Confirm
 from clients.cli.keys import FileKeys
 from clients.cli.leaderboard_screen import OWN_STYLE, LeaderboardScreen, ProfileScreen
 from clients.cli.tokens import FileTokens, seat_key
+from protocol.messages import Daily
 from server.base.players import key_digest
 from server.process.app import Server
 from tests.support.clients import choose, wants_decision
@@ -171,8 +172,19 @@ async def test_after_the_daily_game_d_asks_before_a_practice_game_that_says_what
         await pilot.press("d")
         await until(pilot, lambda: isinstance(app.screen, Confirm), what="the question")
         await shown(pilot, app, "You have played today's daily game.", "It is not ranked.")
+        sent: list[Any] = []
+        real_send = app.send
+
+        def send(cmd: Any) -> None:
+            sent.append(cmd)
+            real_send(cmd)
+
+        app.send = send  # type: ignore[method-assign]
         await pilot.press("escape")
-        await pilot.pause(0.3)
+        # The answer is acted on as the question closes: nothing was sent.
+        await until(pilot, lambda: not isinstance(app.screen, Confirm), what="the question gone")
+        app.send = real_send  # type: ignore[method-assign]
+        assert not [cmd for cmd in sent if isinstance(cmd, Daily)]
         assert app.current_mode == "lobby"
         assert app.link.table is None or app.link.table.table_id == ranked_table
         await pilot.press("d")

@@ -20,8 +20,10 @@ from clients.cli.tokens import FileTokens, seat_key
 from protocol.messages import CreateTable, Ready
 from protocol.messages import JoinTable as JoinTableCmd
 from protocol.views import TableView
+from server.front.door import ABUSE_LIMIT
 from server.process.app import Server
 from server.store.memory import MemoryStore
+from tests.support.clock import ManualClock
 from tests.support.pilot import (  # noqa: F401 - server: a fixture
     SIZE,
     STRONG_SEED,
@@ -39,7 +41,7 @@ from tests.support.pilot import (  # noqa: F401 - server: a fixture
 )
 from tests.support.ports import HeldPort
 from tests.support.servers import for_people, running
-from tests.support.waits import Deadline
+from tests.support.waits import Deadline, eventually
 
 # -- a whole deal -------------------------------------------------------------------------
 
@@ -218,9 +220,14 @@ async def test_friends_join_by_invite_code_watch_and_the_creator_starts(
             await pb.press("i")
             await until(pb, lambda: isinstance(bob.screen, JoinByCode))
             await pb.press(*attempt.lower(), "enter")
-            await pb.pause(0.2)
+            await until(pb, lambda: not isinstance(bob.screen, JoinByCode), what="the form gone")
+            if attempt != code:
+                await until(
+                    pb,
+                    lambda: any("[no_such_table]" in e for e in bob.errors),
+                    what="the mistyped code refused",
+                )
         await until(pb, lambda: bob.link.table is not None, what="Bob seated")
-        assert any("[no_such_table]" in e for e in bob.errors)
         # Carol watches.
         await pc.press("i")
         await until(pc, lambda: isinstance(carol.screen, JoinByCode))
@@ -350,7 +357,13 @@ async def test_the_score_sheet_shows_every_player_at_80_and_140_columns(
         await until(pilot, lambda: isinstance(app.screen, ScoreSheet), what="the sheet")
         for size in (SIZE, (140, 40)):
             await pilot.resize_terminal(*size)
-            await pilot.pause(0.2)
+
+            def laid_out(size: tuple[int, int] = size) -> bool:
+                head = [line for line in screen_text(app).splitlines() if "Contract" in line]
+                full = bool(head) and LONG_NAME in head[0]
+                return tuple(app.size) == size and full == (size != SIZE)
+
+            await until(pilot, laid_out, what=f"the sheet laid out at {size}")
             text = screen_text(app)
             lines = text.splitlines()
             assert "2 of 2 deals played" in text
@@ -427,8 +440,8 @@ async def test_quitting_mid_trick_asks_and_atout_play_resumes_exactly_there(
         assert focused_id(first) == "no"
         assert "atout play again" in screen_text(first)
         await pilot.press("enter")
-        await pilot.pause(0.1)
-        assert not isinstance(first.screen, Confirm) and first.current_mode == "table"
+        await until(pilot, lambda: not isinstance(first.screen, Confirm), what="Stay taken")
+        assert first.current_mode == "table"
         assert table(first).you == 0  # still seated
         await pilot.press("ctrl+q")
         await until(pilot, lambda: isinstance(first.screen, Confirm), what="quit question")
@@ -508,15 +521,17 @@ async def test_two_players_on_one_machine_never_take_each_others_seat(
         code = table(alice).invite_code
         assert code is not None
         async with bob.run_test(size=SIZE) as pb:
-            # Bob starts beside Alice: he lands in the lobby, not in her seat.
+            # Bob starts beside Alice: he lands in the lobby, not in her seat
+            # (his link has no seat of hers to ask back: it sent no Resume).
             await until(pb, lambda: bob.link and bob.link.lobby is not None, what="Bob's lobby")
-            await pb.pause(0.3)
+            assert bob.link.resume_rid is None
             assert bob.link.table is None and bob.current_mode == "lobby"
-            assert alice.link_status.phase == "online"
             bob.send(JoinTableCmd(code=code))
             await until(pb, lambda: bob.link.table is not None, what="Bob seated")
             assert table(bob).you == 1 and table(alice).you == 0
-            await pa.pause(0.3)
+            # Alice hears of Bob at her table after anything his link did to
+            # her connection before (one connection, in order): still online.
+            await until(pa, lambda: table(alice).seats[1].name == "Bob", what="Bob at Alice's")
             assert alice.link_status.phase == "online" and bob.link_status.phase == "online"
             await bob.aclose()
         await alice.aclose()
@@ -527,13 +542,14 @@ async def test_two_players_on_one_machine_never_take_each_others_seat(
         await until(pb, lambda: bob.link and bob.link.table is not None, what="Bob back")
         assert table(alice).you == 0 and table(bob).you == 1
         assert [s.name for s in table(bob).seats[:2]] == ["Alice", "Bob"]
-        await pa.pause(0.3)
+        # Each link asked back its own seat only (one Resume each: you 0 and 1).
         assert alice.link_status.phase == "online" and bob.link_status.phase == "online"
-        # A second player with a profile of their own does not take Alice's seat either.
+        # A second player with a profile of their own does not take Alice's seat
+        # either: their link has none of hers to ask back (it sent no Resume).
         other = on_this_machine("Alice", profile="alice-laptop")
         async with other.run_test(size=SIZE) as po:
             await until(po, lambda: other.link and other.link.lobby is not None, what="lobby")
-            await po.pause(0.3)
+            assert other.link.resume_rid is None
             assert other.link.table is None
             assert alice.link_status.phase == "online"
             await other.aclose()
@@ -595,12 +611,14 @@ async def test_quick_play_gathers_friends_then_anyone_seated_starts_now(tmp_path
         await shown(pa, alice, "Waiting for players · bots fill the seats in", "Start now")
         left = re.search(r"bots fill the seats in (\d+) s", screen_text(alice))
         assert left and 0 < int(left[1]) <= 600  # the countdown to the gather's end
-        await pa.pause(0.3)
-        assert table(alice).status == "waiting"  # not started at once: friends may come
         await pb.press("p")
         await until(pb, lambda: bob.link.table is not None, what="Bob seated")
         assert table(bob).table_id == table(alice).table_id
         await shown(pb, bob, "Waiting for players · bots fill the seats in", "Start now")
+        # Alice hears of Bob after any start (one connection, in order): not
+        # started at once, friends may come.
+        await until(pa, lambda: table(alice).seats[1].name == "Bob", what="Bob at Alice's")
+        assert table(alice).status == "waiting"
         await click(pb, ".start")
         for pilot, app in ((pa, alice), (pb, bob)):
             await until(pilot, lambda app=app: began(table(app)), what="the game started")
@@ -654,7 +672,9 @@ async def test_words_and_screens_through_a_whole_game(server: Server, tmp_path: 
         await shown(pilot, app, "no King, no bout", "shown face up")
         view = await play_along(pilot, app, lambda v: v.status == "finished", bid="garde")
         assert view.deal is not None and view.deal.taker == 0
-        await pilot.pause(0.2)
+        await until(
+            pilot, lambda: any("the last trick (18)" in s for s in said), what="the end said"
+        )
         assert "You take the contract: Garde." in said
         assert any(s.startswith("Deal 1: ") for s in said)
         assert not [s for s in said if BAD_GRAMMAR.search(s)]
@@ -681,30 +701,41 @@ async def test_words_and_screens_through_a_whole_game(server: Server, tmp_path: 
 
 
 async def test_the_result_waits_for_continue_with_a_countdown_then_the_next_deal(
-    server: Server, tmp_path: Path
+    tmp_path: Path,
 ) -> None:
-    app = client(url_of(server), tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await sit_and_start(pilot, app, deals=2, seed="wait-pilot", result_wait=60.0)
-        view = await play_along(pilot, app, lambda v: v.status == "between_deals", bid="garde")
-        assert view.deal is not None and view.ready == [1, 2, 3]
-        number = view.deal.number
-        # The result stays: who is still reading, a countdown, the finished
-        # deal's number in the header, and Continue to press.
-        await shown(pilot, app, "Still reading: You", "next deal in", f"deal {number}/2")
-        assert "Continue" in screen_text(app)
-        await pilot.pause(1.2)  # nothing comes by itself meanwhile
-        assert table(app).status == "between_deals"
-        await pilot.press("enter")  # Continue is focused
-        await until(pilot, lambda: table(app).status == "playing", what="the next deal")
-        assert table(app).ready == [] and table(app).next_deal_at is None
-        assert "Still reading" not in screen_text(app) and app.errors == []
-        await app.aclose()
+    """The server on a manual clock (its bots think for no time): the
+    countdown is the whole minute, and all of it but a second goes by with
+    nothing coming by itself."""
+    clock = ManualClock()
+    async with running(for_people(), clock=clock) as server:
+        app = client(url_of(server), tmp_path)
+        async with app.run_test(size=SIZE) as pilot:
+            await sit_and_start(pilot, app, deals=2, seed="wait-pilot", result_wait=60.0)
+            view = await play_along(pilot, app, lambda v: v.status == "between_deals", bid="garde")
+            assert view.deal is not None and view.ready == [1, 2, 3]
+            assert view.next_deal_at == clock.time() + 60.0
+            number = view.deal.number
+            # The result stays: who is still reading, a countdown, the finished
+            # deal's number in the header, and Continue to press.
+            await shown(pilot, app, "Still reading: You", "next deal in", f"deal {number}/2")
+            assert "Continue" in screen_text(app)
+            clock.advance(59.0)  # nothing comes by itself meanwhile
+            await pilot.pause()
+            assert table(app).status == "between_deals"
+            await pilot.press("enter")  # Continue is focused
+            await until(pilot, lambda: table(app).status == "playing", what="the next deal")
+            assert table(app).ready == [] and table(app).next_deal_at is None
+            assert "Still reading" not in screen_text(app) and app.errors == []
+            await app.aclose()
 
 
 async def test_the_link_says_in_words_why_the_server_closed_or_refused_it() -> None:
     """Idle in the lobby (4006), flooding (4005): the link stops and says why;
-    refused at the upgrade (HTTP 429): it says why and tries again."""
+    refused at the upgrade (HTTP 429): it says why and tries again.
+
+    The server's idle sweep and rate limit run on a manual clock. The link's
+    own retry after a refusal runs on the real loop (the link takes no
+    clock): a few of its short waits (from 0.05 s), until the slot is free."""
     import asyncio
 
     from websockets.asyncio.client import connect
@@ -715,18 +746,20 @@ async def test_the_link_says_in_words_why_the_server_closed_or_refused_it() -> N
     from protocol.messages import Ping
 
     async def until(statuses: list[LinkStatus], ok: Callable[[LinkStatus], bool]) -> LinkStatus:
-        for _ in range(300):  # a flooding client's close takes a few seconds
-            found = [s for s in statuses if ok(s)]
-            if found:
-                return found[0]
-            await asyncio.sleep(0.05)
-        raise AssertionError(statuses)
+        await eventually(
+            lambda: any(ok(s) for s in statuses),
+            timeout=15,
+            what="the link's status",
+            detail=lambda: repr(statuses),
+        )
+        return next(s for s in statuses if ok(s))
 
     for settings, name, code in (
         (for_people(lobby_idle=0.4), "Idle", 4006),
         (for_people(rate=1.0, burst=1), "Flood", 4005),
     ):
-        srv = Server(settings)
+        clock = ManualClock()
+        srv = Server(settings, clock=clock)
         await srv.start()
         statuses: list[LinkStatus] = []
         link = Link(
@@ -735,8 +768,17 @@ async def test_the_link_says_in_words_why_the_server_closed_or_refused_it() -> N
         task = asyncio.get_running_loop().create_task(link.run())
         try:
             await until(statuses, lambda s: s.phase == "online")
-            if code == 4005:
-                for _ in range(60):
+            heard = lambda lobby=srv.lobby: lobby.players_online == 1  # noqa: E731
+            await eventually(heard, what="the hello heard")
+            if code == 4006:
+                clock.advance(1.0)  # silent past lobby_idle: the next sweep (every 0.1 s) sees it
+            else:
+                # No time passes, so the bucket (a burst of 1) never refills: the
+                # one past ABUSE_LIMIT refusals is hung up on. No more: the server
+                # reads nothing after it hangs up, and with more messages unread
+                # its reading stays paused, the link's answer to its close unread
+                # until websockets' close_timeout (10 s).
+                for _ in range(1 + ABUSE_LIMIT + 1):
                     await link.send(Ping())
             stopped = await until(statuses, lambda s: s.phase == "stopped")
             assert stopped.reason == wording.closed(code)[0]

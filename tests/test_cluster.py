@@ -86,11 +86,13 @@ async def test_a_stale_owners_save_and_record_are_refused(store: RedisStore) -> 
     await store.save("t1", 1, b"one", epoch=first)
     assert await new.claim("t1") == 0  # held
     assert await new.holder("t1") is None or await new.holder("t1") == "old"
-    # The old owner is paused past its lease: the lease lapses, the new one claims.
-    for _ in range(100):
-        if await new.holder("t1") is None:
-            break
-        await asyncio.sleep(0.02)
+    # The old owner is paused past its lease: the lease lapses (on Redis's own
+    # clock, its PEXPIRE of 200 ms), the new one claims.
+
+    async def lapsed() -> bool:
+        return await new.holder("t1") is None
+
+    await eventually(lapsed, what="the old owner's lease lapsing")
     second = await new.claim("t1")
     assert second == 2 and await new.holder("t1") == "new"
     # The old owner wakes up: its writes are refused, whatever its version.
@@ -182,12 +184,13 @@ async def test_a_paused_owner_writes_nothing_and_steps_down(
     first.signal(signal.SIGSTOP)
     try:
         # The lease lapses; the other process takes the table over.
-        for _ in range(200):
+        async def taken_over() -> str | None:
             holder = await leases.holder(table_id)
-            if holder is not None and holder != owner:
-                break
-            await asyncio.sleep(0.05)
-        assert holder is not None and holder != owner
+            return holder if holder is not None and holder != owner else None
+
+        await eventually(taken_over, timeout=20, what="the other process taking the table over")
+        holder = await taken_over()
+        assert holder is not None
         second.signal(signal.SIGSTOP)  # freeze the new owner: any write now is the old one's
         # ... but keep its lease, as its renewer would: a frozen owner's
         # table is an orphan once its lease lapses, and the old owner, awake
@@ -199,11 +202,11 @@ async def test_a_paused_owner_writes_nothing_and_steps_down(
             assert await table_epoch(store, table_id) == epoch + 1
             first.signal(signal.SIGCONT)
             # The old owner wakes with overdue timers (a bot's move, the renewal).
-            for _ in range(200):
-                if first.health()["tables"] == 0:
-                    break
-                await asyncio.sleep(0.05)
-            assert first.health()["tables"] == 0  # stepped down
+            await eventually(
+                lambda: first.health()["tables"] == 0,
+                timeout=20,
+                what="the old owner stepping down (no table left)",
+            )
             # Whichever told it first: its renewal, its save, or the new
             # owner's ``Claimed`` (with the higher epoch) waiting on its bus.
             # Said as it steps down: from then on its table writes nothing
@@ -221,12 +224,12 @@ async def test_a_paused_owner_writes_nothing_and_steps_down(
         first.signal(signal.SIGCONT)
         second.signal(signal.SIGCONT)
     # The new owner plays on.
-    for _ in range(100):
+
+    async def saved_later() -> bool:
         now = await store.load(table_id)
-        if now is not None and now[0] > taken[0]:
-            break
-        await asyncio.sleep(0.05)
-    assert now is not None and now[0] > taken[0]
+        return now is not None and now[0] > taken[0]
+
+    await eventually(saved_later, timeout=20, what="the new owner saving a later version")
 
 
 # --- one service ----------------------------------------------------------------------
@@ -307,11 +310,11 @@ async def test_one_lobby_and_quick_play_across_processes(
             break
         await watcher.wait_for(LobbyPatch, LobbySnapshot, timeout=5)
     assert listed(watcher) == {"on zero"}  # the private one is not listed
-    for _ in range(50):
-        if watcher.lobby is not None and watcher.lobby.players_online == 3:
-            break
-        await asyncio.sleep(0.1)
-    assert watcher.lobby is not None and watcher.lobby.players_online == 3
+    await eventually(
+        lambda: watcher.lobby is not None and watcher.lobby.players_online == 3,
+        what="the watcher's lobby counting the three players online",
+        detail=lambda: f"online: {watcher.lobby.players_online if watcher.lobby else None}",
+    )
     # Quick play from two other processes fills the waiting table on the first.
     quick: list[Session] = []
     for proc in (p[1], p[2]):
@@ -386,10 +389,11 @@ async def _owner_goes_away(
     games.append(asyncio.create_task(come_back()))
     # The survivors see the game go on (the first move after the signal).
     # Polled: the session's events are their autoplay's to read.
-    for _ in range(3000):
-        if survivors[0].table is not None and _cards_played(survivors[0].table) > seen:
-            break
-        await asyncio.sleep(0.01)
+    await eventually(
+        lambda: survivors[0].table is not None and _cards_played(survivors[0].table) > seen,
+        timeout=30,
+        what="the survivors seeing a move after the signal",
+    )
     took = asyncio.get_running_loop().time() - signalled
     assert survivors[0].table is not None
     assert _cards_played(survivors[0].table) > _cards_played(at_kill)
@@ -457,11 +461,13 @@ async def test_a_table_waiting_for_a_player_of_a_killed_process_goes_on(
     await host.send(StartGame())
     game = asyncio.create_task(autoplay(host, random.Random(1), _finished, timeout=60))
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + 30
     # Polled: the session's events are its autoplay's to read.
-    while not (host.table and host.table.deal and host.table.deal.turn == seated.seat):
-        assert loop.time() < deadline, "the guest's turn did not come"
-        await asyncio.sleep(0.01)
+    await eventually(
+        lambda: host.table and host.table.deal and host.table.deal.turn == seated.seat,
+        timeout=30,
+        what="the guest's turn",
+    )
+    assert host.table is not None and host.table.deal is not None
     # The view that shows the guest's turn: the table waits for the guest,
     # who bids nothing (no autoplay on that session).
     bids = len(host.table.deal.bids)
@@ -472,11 +478,11 @@ async def test_a_table_waiting_for_a_player_of_a_killed_process_goes_on(
         deal = host.table.deal if host.table else None
         return deal is None or len(deal.bids) > bids or deal.phase != "bidding"
 
-    while not went_on():
-        # No heartbeat for a lease (checked every lease / 3), nobody at its
-        # channel, then a lease more without one; ``grace``.
-        assert loop.time() - killed < 3 * lease + 2.0, "the table still waits for the dead"
-        await asyncio.sleep(0.01)
+    # No heartbeat for a lease (checked every lease / 3), nobody at its
+    # channel, then a lease more without one; ``grace``.
+    await eventually(
+        went_on, timeout=3 * lease + 2.0, what="the table going on without the dead player"
+    )
     print(f"\nkill -9 to the next bid: {loop.time() - killed:.2f} s (lease {lease:.0f} s)")
     assert (await game).status == "finished"
     assert not host.closed.is_set()
@@ -624,11 +630,9 @@ async def test_only_a_higher_epoch_takes_a_table_away(members: list[Member]) -> 
     await a.node.leases.release(table_id)
     taken = await b.node.take(table_id)
     assert taken is not None and taken.epoch == table.epoch + 1
-    for _ in range(100):
-        if table.stale:
-            break
-        await asyncio.sleep(0.02)
-    assert table.stale and table_id not in a.lobby.tables
+    # b's ``Claimed`` reaches a over pub/sub.
+    await eventually(lambda: table.stale, what="a hearing b's claim and stepping down")
+    assert table_id not in a.lobby.tables
     await guest.wait_for(lambda e: isinstance(e, Seated) and e is not guest.events[0])
 
 

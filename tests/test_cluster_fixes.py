@@ -2,15 +2,16 @@
 
 A real ``redis-server`` (tests/support/redis.py).
 
-Real time where a lease must lapse (Redis's own clock, PEXPIRE) or a Lua
-script must be running on Redis: no clock of the test moves those; the
-tests' own timers take ``clock`` (a manual one) where they can.
+Real time where a lease must lapse (Redis's own clock, PEXPIRE) or Redis
+must answer nobody for a while (``CLIENT PAUSE``, on its clock): no clock of
+the test moves those, so those tests wait for what Redis shows (``eventually``,
+with a deadline), never a fixed time; the tests' own timers take ``clock`` (a
+manual one) where they can.
 """
 
 from __future__ import annotations
 
 import asyncio
-import socket
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar, cast
@@ -47,7 +48,7 @@ from tests.support.members import (
     table_epoch,
     two_members,
 )
-from tests.support.redis import RedisServer
+from tests.support.redis import RedisServer, paused
 from tests.support.waits import eventually
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
@@ -55,31 +56,21 @@ pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
 T = TypeVar("T")
 
 
-# Keeps Redis busy (it runs one script at a time) for about a second.
-_BUSY = b"""
-local t = redis.call('TIME')
-local start = t[1] * 1000000 + t[2]
-while true do
-  local n = redis.call('TIME')
-  if n[1] * 1000000 + n[2] - start > 1000000 then return 0 end
-end
-"""
-
-
 async def test_a_renewal_gives_up_within_a_quarter_lease(redis_server: RedisServer) -> None:
-    """The store's deadline (5 s) can equal the lease: a renewal has its own."""
+    """The store's deadline (5 s) can equal the lease: a renewal has its own.
+
+    Redis is paused (``CLIENT PAUSE``, acknowledged before the renewal is
+    sent) for a second, on its own clock: the renewal must give up well
+    before."""
     store = await RedisStore.connect(redis_server.url)
     leases = Leases(store, "p", lease_s=0.4, expire_s=60)
     epoch = await leases.claim("t1", new=True)
     try:
-        with socket.create_connection(("127.0.0.1", redis_server.port)) as busy:
-            busy.sendall(b"*3\r\n$4\r\nEVAL\r\n$%d\r\n%s\r\n$1\r\n0\r\n" % (len(_BUSY), _BUSY))
-            await asyncio.sleep(0.05)  # the script is running
+        with paused(redis_server.port, 1000):  # until it answers again, at the block's end
             started = time.monotonic()
             with pytest.raises(StoreError):
                 await leases.renew({"t1": epoch})
             took = time.monotonic() - started
-            busy.recv(16)  # until the script ended
         # lease / 4 = 0.1 s, not the store's 5 s (a busy machine may add some)
         assert took < 2.5, took
         assert await leases.renew({"t1": epoch}) == []  # and renews again after it
@@ -114,10 +105,11 @@ async def test_a_redis_restarted_empty_leaves_a_live_owner_its_table(
         guest = Wire("Guest")
         await a.lobby.join(guest, JoinTable(table_id=table_id))
         assert isinstance(await guest.wait_for(lambda e: isinstance(e, Seated | Error)), Seated)
-        for _ in range(200):
-            if await b.store.load(table_id) is not None:
-                break
-            await asyncio.sleep(0.05)
+
+        async def saved_again() -> bool:
+            return await b.store.load(table_id) is not None
+
+        await eventually(saved_again, what="the owner's save after the restart")
         assert await b.store.open_tables() == [table_id]
         # Another process scans, fully and quickly: nothing to take.
         assert await b.node.restore(full=True) == 0
@@ -129,12 +121,12 @@ async def test_a_redis_restarted_empty_leaves_a_live_owner_its_table(
         saved = await b.store.load(table_id)
         assert saved is not None
         table.inbox.put_nowait(Act(cast(Peer, host), StartGame(rid=1)))
-        for _ in range(200):
+
+        async def saved_later() -> bool:
             now = await b.store.load(table_id)
-            if now is not None and now[0] > saved[0]:
-                break
-            await asyncio.sleep(0.05)
-        assert now is not None and now[0] > saved[0]
+            return now is not None and now[0] > saved[0]
+
+        await eventually(saved_later, what="the owner saving the game on")
         assert not table.stale and await table_epoch(b.store, table_id) == epoch
         assert await a.node.renew() == []
 
@@ -163,6 +155,17 @@ async def _score(store: RedisStore, table_id: str) -> float | None:
     return await store.pool.zscore(store.keys.leases, table_id.encode())
 
 
+async def _redis_clock_past(leases: Leases, expiry: float) -> None:
+    """Until Redis's clock (ms) is past the millisecond a lease of ``leases``
+    expiring at ``expiry`` was set in: a renewal now sets a later expiry.
+    (At most a millisecond of Redis's clock, which no clock of the test moves.)"""
+
+    async def past() -> bool:
+        return await leases.now_ms() + int(leases.lease_ms) > expiry
+
+    await eventually(past, what="Redis's clock moving on a millisecond")
+
+
 async def test_the_orphan_scan_reads_only_the_leases_that_lapsed(
     redis_server: RedisServer, store: RedisStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -184,10 +187,11 @@ async def test_the_orphan_scan_reads_only_the_leases_that_lapsed(
         await store.pool.pool.srem(store.keys.open, [closed.encode()])
         for table in list(a.lobby.tables.values()):
             table.step_down()  # a dies: no release, its leases lapse
-        for _ in range(100):
-            if all([await a.node.leases.holder(t) is None for t in ids]):
-                break
-            await asyncio.sleep(0.05)
+
+        async def all_lapsed() -> bool:  # on Redis's clock: a lease of 0.5 s
+            return all([await a.node.leases.holder(t) is None for t in ids])
+
+        await eventually(all_lapsed, what="a's leases lapsing")
         # The quick scan takes the lapsed ones, page after page, and drops the
         # closed one from the set; the table with no lease at all it does not see.
         assert await b.node.restore(full=False) == 3
@@ -203,7 +207,7 @@ async def test_the_orphan_scan_reads_only_the_leases_that_lapsed(
         # A renewal moves the expiries on; a release marks the lease lapsed
         # (score 0), so the next quick scan finds the table (a drain whose
         # Released message went astray, a takeover that could not load).
-        await asyncio.sleep(0.05)
+        await _redis_clock_past(b.node.leases, held)
         assert await b.node.renew() == []
         renewed = await _score(store, never)
         assert renewed is not None and renewed > held
@@ -211,10 +215,7 @@ async def test_the_orphan_scan_reads_only_the_leases_that_lapsed(
         await b.store.settled()
         await b.node.leases.release(never)
         assert await _score(store, never) == 0.0
-        for _ in range(100):
-            if never not in b.lobby.tables:
-                break
-            await asyncio.sleep(0.01)
+        await eventually(lambda: never not in b.lobby.tables, what="b's table stopping")
         assert await b.node.restore(full=False) == 1 and never in b.lobby.tables
         # A lease held by someone the set is behind on is put right, not taken.
         await store.pool.pool.zadd(store.keys.leases, {lapsed[0].encode(): 1.0})
@@ -277,7 +278,8 @@ async def test_a_renewal_goes_in_batches_and_names_the_tables_lost(store: RedisS
     await leases.release(taken)
     assert await Leases(store, "q", lease_s=5, expire_s=60).claim(taken) == 0  # not stored
     assert await Leases(store, "q", lease_s=5, expire_s=60).claim(taken, new=True) == 2
-    await asyncio.sleep(0.01)
+    assert last is not None
+    await _redis_clock_past(leases, last)
     assert await leases.renew(owned) == [taken]
     renewed_first, renewed_last = await _score(store, ids[0]), await _score(store, ids[-1])
     assert first is not None and renewed_first is not None and renewed_first > first
@@ -360,11 +362,11 @@ async def test_a_draining_process_claims_nothing_new_and_hands_over_what_it_was_
         for table_id in (mine, theirs, late):
             assert await a.node.leases.holder(table_id) in (None, b.node.proc), table_id
         await b.node.restore(full=False)
-        for _ in range(100):
-            if {mine, theirs, late} <= set(b.lobby.tables):
-                break
-            await asyncio.sleep(0.02)
-        assert {mine, theirs, late} <= set(b.lobby.tables)
+        await eventually(
+            lambda: {mine, theirs, late} <= set(b.lobby.tables),
+            what="b serving all three tables",
+            detail=lambda: f"b serves {sorted(b.lobby.tables)}",
+        )
         for table_id in (mine, theirs, late):
             assert await a.node.leases.holder(table_id) == b.node.proc, table_id
 
@@ -503,10 +505,11 @@ async def test_the_full_pass_enters_tables_the_leases_set_lacks_so_quick_scans_s
     instead of the next full pass (ten scans later)."""
     async with two_members(redis_server.url, 2.0, lease_b=5.0) as (a, b):  # no renewer: it lapses
         table_id, _ = await _create(a, "older")
-        for _ in range(100):  # saved: in the open set
-            if table_id in await store.open_tables():
-                break
-            await asyncio.sleep(0.02)
+
+        async def opened() -> bool:
+            return table_id in await store.open_tables()
+
+        await eventually(opened, what="the new table saved in the open set")
         await a.store.settled()
         await store.pool.pool.zrem(store.keys.leases, [table_id.encode()])  # as an older version's
         assert await b.node.restore(full=True) == 0  # held
@@ -514,11 +517,11 @@ async def test_the_full_pass_enters_tables_the_leases_set_lacks_so_quick_scans_s
         assert entered is not None and entered > await b.node.leases.now_ms()
         a.lobby.tables[table_id].step_down()  # a dies: no release
         await a.store.settled()
-        for _ in range(100):
-            if await b.node.leases.holder(table_id) is None:
-                break
-            await asyncio.sleep(0.05)
-        assert await b.node.leases.holder(table_id) is None
+
+        async def lapsed() -> bool:  # on Redis's clock: a's lease of 2 s
+            return await b.node.leases.holder(table_id) is None
+
+        await eventually(lapsed, what="a's lease lapsing")
         assert await b.node.restore(full=False) == 1
         assert table_id in b.lobby.tables
 

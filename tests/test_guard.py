@@ -445,7 +445,8 @@ async def test_lobby_patches_go_out_a_slice_at_a_time_in_order(
     from server.lobby import lobby
 
     monkeypatch.setattr(lobby, "PUBLISH_SLICE", 2)
-    async with running(FAST) as server:
+    clock = ManualClock()  # a patch goes out when the test moves time on
+    async with running(FAST, clock=clock) as server:
         watchers = []
         for i in range(5):
             ws = await _open(server.port)
@@ -453,7 +454,10 @@ async def test_lobby_patches_go_out_a_slice_at_a_time_in_order(
             watchers.append(ws)
         for i in range(3):
             await _hello(await _open(server.port), f"Late{i}")
-            await asyncio.sleep(0.15)  # one patch per arrival (LOBBY_DEBOUNCE)
+            # One patch per arrival: past LOBBY_DEBOUNCE, then each slice after
+            # the one before (a timer sees the time ``advance`` went to).
+            for _ in range(100):
+                clock.advance(lobby.PUBLISH_GAP)
         for ws in watchers[:2]:  # the first two heard of everyone since they came
             online = None
             seqs = []

@@ -35,7 +35,9 @@ from protocol.messages import (
 )
 from protocol.views import TableView
 from server.base.players import new_key
+from server.cluster.bus import PROBE, Message
 from server.cluster.lease import Leases
+from server.cluster.node import Node
 from server.daily.redis_board import RedisBoard
 from server.process.app import Server
 from server.store.players import NameTaken
@@ -45,6 +47,7 @@ from server.store.redis_players import RedisPlayers
 from tests.support.clients import autoplay
 from tests.support.redis import RedisServer
 from tests.support.servers import running, url
+from tests.support.waits import eventually
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
 
@@ -96,6 +99,52 @@ async def _lobby_until(s: Session, test: Callable[[Session], bool]) -> None:
         pytest.fail(f"{s.name}'s lobby: tables {_listed(s)}, {online} online")
 
 
+def _heartbeats(monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], list[str]]:
+    """The nodes' heartbeats from now on, by the process that sent them, and
+    the processes that heard a ``PROBE`` (``_hear_back``) on their channel."""
+    beats: list[str] = []
+    probed: list[str] = []
+    real_beat, real_heard = Node._beat, Node.heard
+
+    def beat(self: Node) -> None:
+        beats.append(self.proc)
+        real_beat(self)
+
+    def heard(self: Node, msg: Message) -> None:
+        if msg == PROBE:
+            probed.append(self.proc)
+        real_heard(self, msg)
+
+    monkeypatch.setattr(Node, "_beat", beat)
+    monkeypatch.setattr(Node, "heard", heard)
+    return beats, probed
+
+
+async def _two_beats_then_hear_back(
+    beats: list[str], probed: list[str], servers: list[Server]
+) -> None:
+    """Until every process has sent two more heartbeats, then heard a
+    ``PROBE`` it sent itself after that (what a process asks of another it
+    has not heard from: nothing happens on it). Redis's pub/sub keeps the
+    order of what it is sent: whatever any process sent before reached its
+    subscribers before the probes."""
+    nodes = [s.node for s in servers]
+    assert all(n is not None for n in nodes)
+    since = len(beats)
+    await eventually(
+        lambda: all(beats[since:].count(n.proc) >= 2 for n in nodes if n is not None),
+        what="two more heartbeats of every process",
+    )
+    heard = len(probed)
+    for n in nodes:
+        if n is not None:
+            n.publish(n.proc, PROBE)
+    await eventually(
+        lambda: {n.proc for n in nodes if n is not None} <= set(probed[heard:]),
+        what="every process hearing its own probe",
+    )
+
+
 async def _refused(s: Session, cmd: JoinTable) -> str:
     await s.send(cmd)
     got = await s.wait_for(Seated, Error)
@@ -111,12 +160,18 @@ def _finished(v: TableView) -> bool:
     "db, namespace", [(1, ""), (0, "blue")], ids=["database 1", "namespace on database 0"]
 )
 async def test_two_services_on_one_redis_see_nothing_of_each_other(
-    redis_server: RedisServer, db: int, namespace: str
+    redis_server: RedisServer, db: int, namespace: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Service A (database 0, one process) and service B (two processes,
     database ``db`` and ``namespace``): B's processes form one service among
     themselves, and neither service sees the other's tables, players
-    online, invite codes, leases, players or daily board."""
+    online, invite codes, leases, players or daily board.
+
+    "Sees nothing" is a check that nothing comes: it waits (on the real
+    clock, the cluster's heartbeats cross Redis) until every process has
+    beaten twice more and then heard a probe of its own sent after that, so
+    anything the other service sent before had come by then."""
+    beats = _heartbeats(monkeypatch)
     async with contextlib.AsyncExitStack() as stack:
         (a,) = await _service(stack, redis_server.url, "", 1)
         b1, b2 = await _service(stack, on_db(redis_server.url, db), namespace, 2)
@@ -144,9 +199,9 @@ async def test_two_services_on_one_redis_see_nothing_of_each_other(
 
         await _lobby_until(watch_b, whole_b)
         await _lobby_until(watch_a, whole_a)
-        # Two heartbeats more: whatever the other service sent meanwhile had
-        # time to arrive, and changed nothing.
-        await asyncio.sleep(2 * LEASE / 3 + 0.2)
+        # Two heartbeats more: whatever the other service sent meanwhile has
+        # arrived, and changed nothing.
+        await _two_beats_then_hear_back(*beats, [a, b1, b2])
         assert whole_a(watch_a) and whole_b(watch_b)
 
         # An invite code, or a table id, of one service is unknown to the other.

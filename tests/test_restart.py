@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from clients.session import Session
-from protocol.messages import Bye, CreateTable, Seated, StartGame
+from protocol.messages import Bye, CreateTable, Ping, Pong, Seated, StartGame
 from protocol.views import TableView
 from server.store.redis import RedisStore
 from tests.support.clients import autoplay, choose
@@ -29,6 +29,7 @@ from tests.support.ports import free_port
 from tests.support.processes import Proc
 from tests.support.redis import RedisServer, RedisUnavailable
 from tests.support.servers import running, url
+from tests.support.waits import eventually
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
 
@@ -113,10 +114,20 @@ async def test_kill_9_mid_trick_then_restart_finishes_with_the_same_scores(
     assert sum(interrupted) == 0 and any(interrupted)
 
 
-async def test_redis_outage_holds_a_claimed_table_until_its_move_is_stored() -> None:
+async def test_redis_outage_holds_a_claimed_table_until_its_move_is_stored(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """A table with an owner epoch (every table on Redis) tells nobody of a
     move before it is stored: another process could take it over from Redis.
-    Redis keeps its data here (append-only file), like a real outage."""
+    Redis keeps its data here (append-only file), like a real outage.
+
+    "Nobody hears" is a check that nothing comes: it holds through three
+    refused retries of the write (each a chance to tell too soon), then a
+    ``Ping``'s ``Pong`` shows nothing was on its way before it. Those retries
+    run on the server's real clock (a manual one would also stop the lease
+    renewals and bots this test needs running): about 0.35 s; then
+    ``/healthz`` is asked until the server's own look at its store (once a
+    second, on that clock) has seen it down."""
     try:
         redis = RedisServer("--appendonly", "yes", "--appendfsync", "always")
     except RedisUnavailable as exc:
@@ -131,36 +142,50 @@ async def test_redis_outage_holds_a_claimed_table_until_its_move_is_stored() -> 
             view = await _play(s, lambda v: _cards_played(v) >= 8 and bool(v.legal.cards))
             table = server.lobby.tables[seated.table_id]
             assert table.epoch > 0
-            async with asyncio.timeout(5):  # the group commit's last save
-                while (await store.load(table.id) or (0,))[0] != table.core.state.version:
-                    await asyncio.sleep(0.02)
+
+            async def all_stored() -> bool:
+                return (await store.load(table.id) or (0,))[0] == table.core.state.version
+
+            await eventually(all_stored, what="the group commit's last save")
             seq, cards, stored = s.table_seq, _cards_played(view), table.core.state.version
+            writes = _count_saves(monkeypatch, store)
 
             redis.stop()
             await s.send(choose(view, _policy_rng(view)))
-            async with asyncio.timeout(5):
-                while not table.unsaved:  # its save failed
-                    await asyncio.sleep(0.02)
-            # Held: the move is not stored, so nobody hears of it, however long.
-            await asyncio.sleep(1.0)
+            await eventually(lambda: table.unsaved, what="the table's save failing")
+            # Held: the move is not stored, so nobody hears of it, however
+            # often the table tries again.
+            tried = len(writes)
+            await eventually(
+                lambda: len(writes) >= tried + 3, what="three more refused writes of the move"
+            )
+            assert table.held and not table.stale
+            await s.send(Ping())
+            await s.wait_for(Pong)  # anything told before it has come by now
             assert s.table_seq == seq and _cards_played(s.table) == cards  # type: ignore[arg-type]
             assert table.held and table.core.state.version > stored  # played, in memory only
+
+            # The server looks at its store and bus once a second (its own timer).
+            async def both_down() -> bool:
+                health = await asyncio.to_thread(_health, server.port)
+                return health["store_reachable"] is False and health["bus_subscribed"] is False
+
+            await eventually(both_down, what="/healthz seeing the store and bus down", poll=0.05)
             health = await asyncio.to_thread(_health, server.port)
             assert health["status"] == "degraded" and health["unsaved_tables"] >= 1
-            assert health["store_reachable"] is False and health["bus_subscribed"] is False
 
             redis.start()  # with its data: the held write goes in, the game goes on
             await s.wait_view(lambda v: _cards_played(v) > cards, timeout=10)
             assert not table.held and not table.stale
-            async with asyncio.timeout(5):  # the bus subscriber is back too
-                while not (await asyncio.to_thread(_health, server.port))["bus_subscribed"]:
-                    await asyncio.sleep(0.05)
+
+            async def subscribed() -> bool:
+                return bool((await asyncio.to_thread(_health, server.port))["bus_subscribed"])
+
+            await eventually(subscribed, what="the bus subscriber back", poll=0.05)
             final = await _play(s, lambda v: v.status == "finished")
             assert final.ranking is not None
             # Nothing lost: the newest state and the deal's record are stored.
-            async with asyncio.timeout(5):
-                while (await store.load(table.id) or (0,))[0] != table.core.state.version:
-                    await asyncio.sleep(0.02)
+            await eventually(all_stored, what="the newest state stored")
             # The last record is the deal the client saw played through the outage.
             assert final.deal is not None
             last = json.loads((await store.records(table.id))[-1])
@@ -201,6 +226,19 @@ async def test_restart_serves_tables_again_with_timers_and_bots(
             assert view.deadline == deadline  # the timer re-armed from its deadline
         final = await _play(s, lambda v: v.status == "finished")
         assert final.ranking is not None
+
+
+def _count_saves(monkeypatch: pytest.MonkeyPatch, store: RedisStore) -> list[str]:
+    """The ids of the tables ``store`` is asked to save from now on, each time."""
+    saves: list[str] = []
+    real_save = store.save
+
+    async def save(table_id: str, *args: Any, **kwargs: Any) -> None:
+        saves.append(table_id)
+        await real_save(table_id, *args, **kwargs)
+
+    monkeypatch.setattr(store, "save", save)
+    return saves
 
 
 def _health(port: int) -> dict[str, Any]:
@@ -270,11 +308,8 @@ async def test_a_deal_that_ends_while_redis_is_down_keeps_its_record(
         expected, key = table.records_due[0]
         assert key.startswith("0/")  # the first game's deal
         redis_server.start()  # comes back empty (no persistence in the test server)
-        for _ in range(200):
-            if table.dirty is None:
-                break
-            await asyncio.sleep(0.05)
-        assert table.dirty is None and table.records_due == []
+        await eventually(lambda: table.dirty is None, what="the unsaved state written")
+        assert table.records_due == []
         first = await store.records(seated.table_id)
         assert first == [expected]
         final = await _play(s, lambda v: v.status == "finished")

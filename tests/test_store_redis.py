@@ -22,11 +22,12 @@ import pytest
 from asyncio_redis.encoders import BytesEncoder
 from structlog.testing import capture_logs
 
+from server.store.asyncio_redis_fixes import _Connection
 from server.store.base import StaleWrite, StoreError, TableStore
 from server.store.memory import MemoryStore
 from server.store.redis import PRUNE_STEP, RedisStore, parse_url
 from server.store.sqlite import SqliteStore
-from tests.support.redis import RedisServer, RedisUnavailable
+from tests.support.redis import RedisServer, RedisUnavailable, paused
 from tests.support.waits import eventually
 
 pytestmark = pytest.mark.redis
@@ -285,22 +286,23 @@ async def test_saves_made_within_the_save_interval_go_in_one_request(
 
 
 async def test_idle_tables_expire_and_leave_the_lobby(redis_server: RedisServer) -> None:
-    store = await RedisStore.connect(redis_server.url, expire_s=2)
+    """The expiry runs on Redis's clock, which no clock of the test moves:
+    the idle tables' is short (0.3 s), and the test waits for it to happen.
+    The busy table is saved as the idle ones are, by a server that keeps
+    tables a day: the checks after the expiry have that day to spare."""
+    store = await RedisStore.connect(redis_server.url, expire_s=0.3)
+    busy = await RedisStore.connect(redis_server.url)
     try:
         await store.save("idle", 1, b"x")
         await store.append_record("idle", b"{}", "0/0")
         await store.save("closed", 1, b"x", open_=False)
-        await asyncio.sleep(1.0)
-        await store.save("busy", 1, b"x")
-        # "idle" goes 2 s after its save, "busy" a second later: the checks
-        # right after have that second to spare on a busy machine.
-        for _ in range(200):
-            if await store.load("idle") is None:
-                break
-            await asyncio.sleep(0.02)
-        assert await store.load("idle") is None
+        await busy.save("busy", 1, b"x")
+
+        async def expired() -> bool:  # each 0.3 s after its own save
+            return await store.load("idle") is None and await store.load("closed") is None
+
+        await eventually(expired, what="the idle and the closed table expiring")
         assert await store.records("idle") == []
-        assert await store.load("closed") is None
         assert await store.load("busy") == (1, b"x")
         assert await store.open_tables() == ["busy"]
         # ... and the index entry is really gone, not just filtered out.
@@ -309,6 +311,7 @@ async def test_idle_tables_expire_and_leave_the_lobby(redis_server: RedisServer)
         raw.close()
     finally:
         await store.close()
+        await busy.close()
 
 
 async def test_the_open_index_is_pruned_a_step_at_a_time_and_wholly(
@@ -403,7 +406,23 @@ async def test_password_and_db_survive_a_restart() -> None:
             await store.close()
 
 
-async def test_a_changed_password_is_retried_with_backoff() -> None:
+async def test_a_changed_password_is_retried_with_backoff(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each refused handshake lengthens the wait before the next (a spy on
+    the connection's backoff notes when and by how much). The waits run on
+    the real loop (the library's reconnection takes no clock), but the test
+    only waits for the third refusal of each connection: its checks hold
+    however slow the machine (a sleep never ends early)."""
+    tries: dict[int, list[tuple[float, float]]] = {}
+    real_increase = _Connection._increase_retry_interval
+
+    def increase(self: _Connection) -> None:
+        real_increase(self)
+        now = asyncio.get_running_loop().time()
+        tries.setdefault(id(self), []).append((now, self._retry_interval))
+
+    monkeypatch.setattr(_Connection, "_increase_retry_interval", increase)
     try:
         server = RedisServer("--requirepass", "old")
     except RedisUnavailable as exc:
@@ -415,11 +434,19 @@ async def test_a_changed_password_is_retried_with_backoff() -> None:
             server.extra_args = ("--requirepass", "new")
             server.start()
             with capture_logs() as logs:
-                await asyncio.sleep(0.8)
-            failures = [e for e in logs if e["event"] == "redis.handshake_failed"]
-            # Two connections, retrying after 0.15 s, 0.225 s, 0.34 s...: a
-            # handful each. Without backoff it would be hundreds.
-            assert 2 <= len(failures) <= 12
+                await eventually(
+                    lambda: len(tries) == 2 and all(len(t) >= 3 for t in tries.values()),
+                    what="both connections refused three times",
+                    detail=lambda: repr(tries),
+                )
+            assert len([e for e in logs if e["event"] == "redis.handshake_failed"]) >= 6
+            # Two connections, retrying after 0.15 s, 0.225 s, 0.34 s...
+            # Without backoff each would retry at once, hundreds of times.
+            for each in tries.values():
+                (first, after_first), (second, after_second), (third, _) = each[:3]
+                assert after_first == pytest.approx(0.15)
+                assert after_second == pytest.approx(0.225)
+                assert second - first >= after_first and third - second >= after_second
             assert await store.healthy() is False
         finally:
             await store.close()
@@ -429,23 +456,16 @@ async def test_a_late_error_reply_does_not_wedge_the_connection(
     redis_server: RedisServer,
 ) -> None:
     # One connection, a short deadline, and a save that will fail (the key
-    # holds a string) but only after its caller gave up, because another
-    # client keeps Redis busy. Unfixed asyncio-redis stops reading replies.
+    # holds a string) but only after its caller gave up, because Redis is
+    # paused (CLIENT PAUSE, acknowledged before the save is sent). Unfixed
+    # asyncio-redis stops reading replies.
     store = await RedisStore.connect(redis_server.url, poolsize=1, timeout_s=0.2)
     raw = await raw_connection(redis_server)
     try:
         await raw.set(b"atout:table:bad", b"not a hash")
-        busy = await raw.register_script(
-            "local t0 = redis.call('TIME') "
-            "repeat local t = redis.call('TIME') "
-            "until (t[1] - t0[1]) * 1000000 + (t[2] - t0[2]) > 400000 "
-            "return 0"
-        )
-        busy_run = asyncio.ensure_future(busy.run())
-        await asyncio.sleep(0.05)  # the script is running: Redis answers no one
-        with pytest.raises(StoreError):
+        # Redis answers no one; leaving the block waits until it does again.
+        with paused(redis_server.port, 400), pytest.raises(StoreError):
             await store.save("bad", 1, b"x")
-        await busy_run
         with pytest.raises(StoreError, match="WRONGTYPE"):
             await store.load("bad")  # an answer, even an error, means replies are read again
         await store.save("good", 1, b"x")

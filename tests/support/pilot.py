@@ -84,7 +84,7 @@ async def click(pilot: Any, selector: str, timeout: float = 30.0) -> None:
         f"{selector} clear to click",
         pause=hover_again,
         poll=0.2,
-        detail=lambda: f"clicks at {where[0]} would land on {under[0]!r}" + repr([(w, w.region, w.display, w.parent, w.is_attached, w.screen) for w in pilot.app.screen.query(selector)]) + repr(pilot.app.screen) + repr(pilot.app.screen_stack),
+        detail=lambda: f"clicks at {where[0]} would land on {under[0]!r}",
     )
     await pilot.click(selector)
 

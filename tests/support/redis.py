@@ -11,6 +11,7 @@ both use it, and neither should need an event loop just to manage a process.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import shutil
@@ -18,6 +19,7 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from tests.support.ports import free_port
@@ -173,6 +175,23 @@ def command(port: int, password: str | None, *args: bytes) -> bytes:
     return last
 
 
+@contextlib.contextmanager
+def paused(port: int, ms: int) -> Iterator[None]:
+    """Redis answers no client for ``ms`` milliseconds (``CLIENT PAUSE``): a
+    stuck or slow Redis, staged without a sleep. Inside the block it is
+    paused for sure (its ``+OK`` came back: the pause began before any
+    command sent from the block); leaving the block waits (blocking) until it
+    answers again (a ``PING`` of the pausing connection, held until then)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5 + ms / 1000) as s:
+        s.sendall(b"*3\r\n$6\r\nCLIENT\r\n$5\r\nPAUSE\r\n$%d\r\n%d\r\n" % (len(str(ms)), ms))
+        if not (reply := s.recv(64)).startswith(b"+OK"):
+            raise RuntimeError(f"redis CLIENT PAUSE: {reply!r}")
+        yield
+        s.sendall(b"*1\r\n$4\r\nPING\r\n")
+        if not (reply := s.recv(64)).startswith(b"+PONG"):
+            raise RuntimeError(f"redis PING after a pause: {reply!r}")
+
+
 def kill_subscribers(port: int, password: str | None) -> int:
     """``CLIENT KILL TYPE pubsub`` from a plain socket; how many were killed."""
     return int(command(port, password, b"CLIENT", b"KILL", b"TYPE", b"pubsub").lstrip(b":"))
@@ -184,4 +203,5 @@ __all__ = [
     "command",
     "find_redis_server",
     "kill_subscribers",
+    "paused",
 ]
