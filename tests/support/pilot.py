@@ -84,9 +84,21 @@ async def click(pilot: Any, selector: str, timeout: float = 30.0) -> None:
         f"{selector} clear to click",
         pause=hover_again,
         poll=0.2,
-        detail=lambda: f"clicks at {where[0]} would land on {under[0]!r}",
+        detail=lambda: f"clicks at {where[0]} land on {under[0]!r}; " + _beside(pilot, selector),
     )
     await pilot.click(selector)
+
+
+def _beside(pilot: Any, selector: str) -> str:
+    """Where the widget is in the DOM, for a click that cannot land: a widget
+    with no region (0×0, mounted but never placed) was seen once with the
+    cores busy and is not explained yet."""
+    target = pilot.app.screen.query_one(selector)
+    parent = target.parent
+    return (
+        f"{target!r} mounted={target.is_mounted} size={target.size}, in {parent!r} at "
+        f"{getattr(parent, 'region', None)} beside {list(getattr(parent, 'children', []))}"
+    )
 
 
 def table(app: AtoutApp) -> TableView:
