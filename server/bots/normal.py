@@ -19,7 +19,9 @@
   (charger), the Petit first. Anyone takes a trick with the lowest card
   that will hold, else plays the cheapest card, and uses the Excuse instead
   of a Knight or better, never keeping it for the last trick (unless a
-  declared chelem is on: then it leads it there, where it wins).
+  declared chelem is on: then it leads it there, where it wins); the taker
+  gives it to a trick it loses instead of a trump late in the deal, or of
+  any card in its last five (``EXCUSE_FOR_TRUMP``, ``EXCUSE_FOR_ANY``).
 
 The odds of what others hold come from ``holdings.Holdings``.
 """
