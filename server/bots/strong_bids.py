@@ -15,14 +15,12 @@ chien are left to ``normal``'s count (they play differently and are rare).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Final
 
 from protocol.cards import BOUTS_MASK
 from server.bots.knowledge import Knowledge
 from server.bots.normal import choose_call, choose_ecart
 from server.bots.playout import play_out
-from server.bots.sampling import World, rebuild_deal
 from server.game import Deal, RuleError
 from server.game.contracts import GARDE, GARDE_SANS, PASS, PRISE
 
@@ -46,6 +44,8 @@ def taking_value(deal: Deal, me: int) -> float | None:
     half its score, the prise's scale) and the deal is played out; ``None``
     if the world breaks a rule."""
     contract = PRISE if PRISE in deal.legal_bids() else GARDE
+    if deal.phase != "bidding":
+        return None
     try:
         score = _play_taking(deal, me, contract)
     except RuleError:
@@ -77,42 +77,26 @@ def _play_taking(deal: Deal, me: int, contract: int) -> int | None:
     return None if result is None else result.scores[me]
 
 
-def simulated_bid(
-    k: Knowledge,
-    legal: list[int],
-    rules_bid: int,
-    sample: Callable[[], World | None],
-    more: Callable[[int], bool],
-) -> tuple[int, list[float]]:
-    """The bid and the scores it rests on. ``rules_bid`` is ``normal``'s;
-    ``sample`` draws a world; ``more(worlds)`` says whether time is left."""
-    if rules_bid >= GARDE_SANS or (PRISE not in legal and GARDE not in legal):
-        return rules_bid, []
-    scores: list[float] = []
-    failures = 0
-    while more(len(scores)):
-        world = sample()
-        deal = rebuild_deal(k, world) if world is not None else None
-        value = None
-        if deal is not None and deal.phase == "bidding" and deal.turn == k.me:
-            value = taking_value(deal, k.me)
-        if value is None:
-            failures += 1
-            if failures > 20 and failures > 4 * len(scores):
-                break
-            continue
-        scores.append(value)
+def searches_bid(legal: list[int], rules_bid: int) -> bool:
+    """Whether the search has a say: a prise or a garde may be bid and
+    ``normal``'s count (``rules_bid``) does not ask for more."""
+    return rules_bid < GARDE_SANS and (PRISE in legal or GARDE in legal)
+
+
+def bid_from_values(k: Knowledge, legal: list[int], rules_bid: int, scores: list[float]) -> int:
+    """The bid that the values of taking in the worlds played (``taking_value``)
+    ask for; ``rules_bid`` (``normal``'s) when they are too few to tell."""
     if len(scores) < MIN_WORLDS:
-        return rules_bid, scores
+        return rules_bid
     mean = sum(scores) / len(scores)
     players = k.variant.players
     last = sum(bid == PASS for _seat, bid in k.bids) == players - 1
     prise_bar = LAST_PRISE_BAR if last else PRISE_BAR[players]
     if mean > GARDE_BAR[players] and GARDE in legal and k.hand & BOUTS_MASK:
-        return GARDE, scores
+        return GARDE
     if mean > prise_bar:
         if PRISE in legal:
-            return PRISE, scores
+            return PRISE
         if GARDE in legal and mean > GARDE_BAR[players] / 2:
-            return GARDE, scores  # an overcall of a prise
-    return PASS, scores
+            return GARDE  # an overcall of a prise
+    return PASS
