@@ -36,7 +36,7 @@ from protocol.views import TableView
 from server.bots.evaluation import hand_strength, thresholds
 from server.bots.knowledge import Knowledge, mask_of_codes
 from server.bots.normal import NormalBot, choose_bid, choose_card, choose_poignee
-from server.bots.playout import play_out
+from server.bots.playout import SOLVE_CARDS, score_out
 from server.bots.sampling import Sampler, World, dealt_hands, rebuild_deal, worlds_within
 from server.bots.strong_bids import bid_from_values, searches_bid, taking_value
 from server.bots.tactics import iter_cards
@@ -62,6 +62,13 @@ by ``normal``'s count. At three players the search's bids took too few
 contracts (30 against normal's 139 on 60 boards) and did worse in
 duplicate: +3.5 ± 10.5 against +9.2 ± 6.6 with the count."""
 T = TypeVar("T")
+
+ROOT_SOLVE_FROM = 6
+ROOT_SOLVE_CARDS = 4
+"""Holding ``ROOT_SOLVE_FROM`` cards or fewer, strong's playouts solve the
+last ``ROOT_SOLVE_CARDS`` tricks exactly rather than the playouts' usual
+``playout.SOLVE_CARDS``: few tricks are left to search, so each world may
+cost more (``playout.SOLVE_NODES`` still bounds a solve)."""
 
 SAFETY = 0.85
 """Share of the budget the search plans to use: the rest absorbs the last
@@ -146,16 +153,14 @@ class StrongBot:
         if len(choices) == 1:
             return fallback if same_class(k, fallback, choices[0]) else choices[0]
         me = k.me
+        solve = ROOT_SOLVE_CARDS if k.hand.bit_count() <= ROOT_SOLVE_FROM else SOLVE_CARDS
 
         def play(deal: Deal) -> list[int]:
             out = []
             for card in choices:
                 trial = deal.clone()
                 trial.play(me, card)
-                play_out(trial)
-                result = trial.result()
-                assert result is not None
-                out.append(result.scores[me])
+                out.append(score_out(trial, me, solve))
             return out
 
         rows = list(self.worlds(k, start, self.max_worlds, play))

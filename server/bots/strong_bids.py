@@ -20,7 +20,7 @@ from typing import Final
 from protocol.cards import BOUTS_MASK
 from server.bots.knowledge import Knowledge
 from server.bots.normal import choose_call, choose_ecart
-from server.bots.playout import play_out
+from server.bots.playout import score_out
 from server.game import Deal, RuleError
 from server.game.contracts import GARDE, GARDE_SANS, PASS, PRISE
 
@@ -53,7 +53,7 @@ def taking_value(deal: Deal, me: int) -> float | None:
     return None if score is None else score / (contract - PRISE + 1)
 
 
-def _play_taking(deal: Deal, me: int, contract: int) -> int | None:
+def _play_taking(deal: Deal, me: int, contract: int) -> int:
     deal.bid(me, contract)
     while deal.phase == "bidding":
         seat = deal.turn
@@ -72,9 +72,7 @@ def _play_taking(deal: Deal, me: int, contract: int) -> int | None:
         deal.ecart(me, cards)
     if deal.phase == "chelem":
         deal.declare_chelem(me, False)
-    play_out(deal)
-    result = deal.result()
-    return None if result is None else result.scores[me]
+    return score_out(deal, me)
 
 
 def searches_bid(legal: list[int], rules_bid: int) -> bool:
