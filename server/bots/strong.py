@@ -63,7 +63,7 @@ contracts (30 against normal's 139 on 60 boards) and did worse in
 duplicate: +3.5 ± 10.5 against +9.2 ± 6.6 with the count."""
 T = TypeVar("T")
 
-ROOT_SOLVE_FROM = 6
+ROOT_SOLVE_FROM = 5
 ROOT_SOLVE_CARDS = 4
 """Holding ``ROOT_SOLVE_FROM`` cards or fewer, strong's playouts solve the
 last ``ROOT_SOLVE_CARDS`` tricks exactly rather than the playouts' usual
