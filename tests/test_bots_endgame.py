@@ -8,7 +8,7 @@ import random
 import pytest
 
 from server.bots.endgame import Endgame
-from server.bots.playout import greedy_card
+from server.bots.playout import greedy_card, play_out, score_out
 from server.game import Deal, Game
 from server.game.variant import variant_for
 from tests.support.engine import build, to_play
@@ -74,3 +74,32 @@ def test_the_endgame_value_is_the_engines_score_under_perfect_play(players: int)
             assert value == _brute(trial), (seed, card)
         checked += 1
     assert checked >= 30
+
+
+def test_solved_playouts_find_what_greedy_ones_miss() -> None:
+    # In some endings (one world, every hand known, four cards a hand) the
+    # card the greedy playouts rate best is worth less under perfect play
+    # than the best card (``score_out`` with the last four cards solved,
+    # which is perfect play: the test above): there the old search chose
+    # wrong.
+    better = 0
+    for seed in range(160):
+        contract = ("prise", "garde", "garde_sans", "garde_contre")[seed % 4]
+        deal = _ending(4, seed, 4, contract)
+        if deal.phase != "play":
+            continue
+        me = deal.turn
+        assert me is not None
+        greedy: dict[int, int] = {}
+        exact: dict[int, int] = {}
+        for card in deal.legal_cards():
+            trial = deal.clone()
+            trial.play(me, card)
+            exact[card] = score_out(trial.clone(), me, solve_cards=4)
+            play_out(trial)
+            result = trial.result()
+            assert result is not None
+            greedy[card] = result.scores[me]
+        picked = max(greedy, key=lambda c: greedy[c])
+        better += exact[picked] < max(exact.values())
+    assert better >= 3
