@@ -82,3 +82,16 @@ def test_strong_plays_a_marginal_last_hand_it_would_pass_first() -> None:
     for seat in (1, 2, 3):
         last.bid(seat, 0)
     assert StrongBot(1, budget_s=1e9, max_worlds=8).decide(_view_of(last, 0)) == Bid(bid="prise")
+
+
+def test_strong_bids_a_garde_where_its_prise_is_won() -> None:
+    # Four players, first to speak: the count says prise; strong's played-out
+    # prise wins on average, and a garde doubles that (strong_bids.GARDE_BAR
+    # is 0 at four players: the playouts judge the taker harshly already).
+    hand = "T21 T1 T3 T6 T9 T12 T14 KS CS 3S 6H 7H 8H 2D 3D 4D 6C 7C"
+    deal = build({1: hand}, dealer=0)
+    view = _view_of(deal, 1)
+    assert make_bot("normal").decide(view) == Bid(bid="prise")
+    strong = StrongBot(1, budget_s=1e9, max_worlds=8)
+    assert strong.decide(view) == Bid(bid="garde")
+    assert strong.last_worlds >= 8

@@ -17,6 +17,10 @@ decision:
 * else take the trick with the lowest card no later opponent can beat;
 * else play the cheapest card, the Excuse instead of a Knight or better;
 * never keep the Excuse for the last trick (it would change camp).
+
+Once the seat to play holds ``SOLVE_CARDS`` cards or fewer the rest is
+played perfectly instead (``endgame.py``: the tree is small by then), which
+is what ``score_out`` gives the search.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from protocol.cards import (
     SUIT_MASKS,
     TRUMP_MASK,
 )
+from server.bots.endgame import Endgame, TooLong
 from server.bots.tactics import (
     KNIGHT_HALF,
     above,
@@ -42,6 +47,34 @@ from server.bots.tactics import (
     richest,
 )
 from server.game import Deal
+
+SOLVE_CARDS = 3
+"""Cards in the hand of the seat to play from which a playout solves the
+rest exactly: at three cards a hand the solver tries a few hundred cards
+at most, about what the greedy policy costs for those tricks."""
+SOLVE_NODES = 3000
+"""The most cards the solver tries in one playout; past it the playout goes
+on greedily and tries again a card later (a rare wide ending)."""
+
+
+def score_out(deal: Deal, seat: int, solve_cards: int = SOLVE_CARDS) -> int:
+    """``seat``'s score once the deal is played out: greedily, then the last
+    ``solve_cards`` cards of each hand exactly (both camps playing perfectly)."""
+    while deal.phase == "play":
+        turn = deal.turn
+        assert turn is not None
+        cards = deal.hands[turn].bit_count()
+        if cards <= solve_cards:
+            try:
+                value = Endgame(deal, SOLVE_NODES).value()
+            except TooLong:
+                solve_cards = cards - 1
+            else:
+                return value * deal.variant.shares(deal.taker, deal.partner)[seat]
+        deal.play(turn, greedy_card(deal))
+    result = deal.result()
+    assert result is not None
+    return result.scores[seat]
 
 
 def play_out(deal: Deal) -> None:

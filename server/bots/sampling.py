@@ -9,12 +9,16 @@ the places each card may be in (voids, trump ceilings, poignées, shown
 by dealing the cards each seat must have started with and replaying the
 public actions, so the engine itself checks the guess (a world that breaks
 a rule is thrown away) and the search then plays on with ``Deal.clone``.
+``worlds_within`` is the search's loop: it plays worlds one after another
+while the budget allows.
 """
 
 from __future__ import annotations
 
 import random
 from collections import deque
+from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 from protocol.cards import cards_of
 from server.bots.knowledge import Knowledge
@@ -22,6 +26,13 @@ from server.game import Action, Deal, RuleError
 
 World = tuple[list[int], int]
 """``(hands, pile)``: the seats' current hands and the hidden pile, as masks."""
+
+T = TypeVar("T")
+
+GIVE_UP_FAILURES = 20
+"""Worlds that may fail (the sampler found none, or the engine rejected it)
+before the search gives up, once they also outnumber the played ones 4 to 1:
+the facts are then too tight for the sampler, and the rules' answer is trusted."""
 
 
 def _places(mask: int) -> list[int]:
@@ -181,3 +192,30 @@ def rebuild_deal(k: Knowledge, world: World) -> Deal | None:
     except RuleError:
         return None
     return deal
+
+
+def worlds_within(
+    play: Callable[[], T | None],
+    deadline: float,
+    cap: int | None,
+    clock: Callable[[], float],
+) -> Iterator[T]:
+    """What ``play`` makes of one world after another (``None``: the world
+    failed), while time is left before ``deadline`` on ``clock`` and fewer
+    than ``cap`` worlds were played. A world is not started when the mean
+    time of those before says it would end past the deadline."""
+    start = clock()
+    worlds = failures = 0
+    per_world = 0.0
+    while cap is None or worlds < cap:
+        if clock() + per_world > deadline:
+            return
+        out = play()
+        if out is None:
+            failures += 1
+            if failures > GIVE_UP_FAILURES and failures > 4 * worlds:
+                return
+            continue
+        yield out
+        worlds += 1
+        per_world = (clock() - start) / worlds

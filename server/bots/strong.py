@@ -27,7 +27,8 @@ import math
 import random
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 from protocol.cards import CODES, EXCUSE, HALF_POINTS, SUIT_OF, TRUMP
 from protocol.messages import Bid, GameCommand, Play, Poignee
@@ -35,10 +36,11 @@ from protocol.views import TableView
 from server.bots.evaluation import hand_strength, thresholds
 from server.bots.knowledge import Knowledge, mask_of_codes
 from server.bots.normal import NormalBot, choose_bid, choose_card, choose_poignee
-from server.bots.playout import play_out
-from server.bots.sampling import Sampler, World, dealt_hands, rebuild_deal
-from server.bots.strong_bids import simulated_bid
+from server.bots.playout import SOLVE_CARDS, score_out
+from server.bots.sampling import Sampler, World, dealt_hands, rebuild_deal, worlds_within
+from server.bots.strong_bids import bid_from_values, searches_bid, taking_value
 from server.bots.tactics import iter_cards
+from server.game import Deal
 from server.game.contracts import BID_NAMES, BID_OF, GARDE_CONTRE, PASS
 
 BID_SLACK = 8
@@ -59,6 +61,15 @@ SIMULATED_BIDS = {3: False, 4: True, 5: True}
 by ``normal``'s count. At three players the search's bids took too few
 contracts (30 against normal's 139 on 60 boards) and did worse in
 duplicate: +3.5 ± 10.5 against +9.2 ± 6.6 with the count."""
+T = TypeVar("T")
+
+ROOT_SOLVE_FROM = 5
+ROOT_SOLVE_CARDS = 4
+"""Holding ``ROOT_SOLVE_FROM`` cards or fewer, strong's playouts solve the
+last ``ROOT_SOLVE_CARDS`` tricks exactly rather than the playouts' usual
+``playout.SOLVE_CARDS``: few tricks are left to search, so each world may
+cost more (``playout.SOLVE_NODES`` still bounds a solve)."""
+
 SAFETY = 0.85
 """Share of the budget the search plans to use: the rest absorbs the last
 world's overrun and the clock's jitter, so the budget holds at the p99."""
@@ -108,23 +119,31 @@ class StrongBot:
     def choose_bid(self, k: Knowledge, legal: list[int], start: float) -> int:
         """The bid worth most in played-out deals (``strong_bids.py``)."""
         rules = choose_bid(k, legal, BOLDER[k.variant.players])
-        if not SIMULATED_BIDS[k.variant.players]:
+        if not SIMULATED_BIDS[k.variant.players] or not searches_bid(legal, rules):
             return rules
-        deadline = start + self.budget_s * SAFETY
         cap = None if self.max_worlds is None else self.max_worlds * BID_WORLDS
-        clock = self.clock
-        sampler = Sampler(k)
-        began = clock()
-
-        def more(worlds: int) -> bool:
-            if cap is not None and worlds >= cap:
-                return False
-            per_world = (clock() - began) / worlds if worlds else 0.0
-            return clock() + per_world <= deadline
-
-        bid, scores = simulated_bid(k, legal, rules, lambda: self._sample(k, sampler), more)
+        scores = list(self.worlds(k, start, cap, lambda deal: taking_value(deal, k.me)))
         self.last_worlds = len(scores)
-        return bid
+        return bid_from_values(k, legal, rules, scores)
+
+    def worlds(
+        self, k: Knowledge, start: float, cap: int | None, play: Callable[[Deal], T | None]
+    ) -> Iterator[T]:
+        """What ``play`` makes of each sampled world, rebuilt as an engine
+        ``Deal`` at this seat's turn, while the budget from ``start`` (or
+        ``cap`` worlds) allows (``sampling.worlds_within``)."""
+        sampler = Sampler(k)
+        me = k.me
+
+        def one() -> T | None:
+            world = self._sample(k, sampler)
+            deal = rebuild_deal(k, world) if world is not None else None
+            if deal is None or deal.turn != me:
+                return None
+            return play(deal)
+
+        deadline = start + self.budget_s * SAFETY
+        return worlds_within(one, deadline, cap, self.clock)
 
     def choose_card(self, k: Knowledge, legal: int, start: float) -> int:
         """The searched card; ``start`` is when the decision began (the budget's origin)."""
@@ -133,36 +152,20 @@ class StrongBot:
         choices = distinct_choices(k, legal)
         if len(choices) == 1:
             return fallback if same_class(k, fallback, choices[0]) else choices[0]
-        deadline = start + self.budget_s * SAFETY
-        scores: list[list[int]] = [[] for _ in choices]
-        worlds = failures = 0
-        clock = self.clock
-        search_start = clock()
-        per_world = 0.0
         me = k.me
-        sampler = Sampler(k)
-        while self.max_worlds is None or worlds < self.max_worlds:
-            now = clock()
-            if now + per_world > deadline:
-                break
-            deal = None
-            world = self._sample(k, sampler)
-            if world is not None:
-                deal = rebuild_deal(k, world)
-            if deal is None or deal.turn != me:
-                failures += 1
-                if failures > 20 and failures > 4 * worlds:
-                    break  # the facts are too tight for the sampler: trust the rules
-                continue
-            for i, card in enumerate(choices):
+        solve = ROOT_SOLVE_CARDS if k.hand.bit_count() <= ROOT_SOLVE_FROM else SOLVE_CARDS
+
+        def play(deal: Deal) -> list[int]:
+            out = []
+            for card in choices:
                 trial = deal.clone()
                 trial.play(me, card)
-                play_out(trial)
-                result = trial.result()
-                assert result is not None
-                scores[i].append(result.scores[me])
-            worlds += 1
-            per_world = (clock() - search_start) / worlds
+                out.append(score_out(trial, me, solve))
+            return out
+
+        rows = list(self.worlds(k, start, self.max_worlds, play))
+        worlds = len(rows)
+        scores = [list(column) for column in zip(*rows, strict=True)] if rows else []
         self.last_worlds = worlds
         if not worlds:
             return fallback
