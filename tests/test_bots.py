@@ -22,7 +22,7 @@ from server.bots.strong import StrongBot
 from server.game import Action, Deal, Game, ScoredDeal
 from server.game.commands import apply_command
 from server.game.variant import FIVE, THREE, Variant, variant_for
-from tests.support.bots import play_deal, table_view
+from tests.support.bots import play_deal, table_view, view_at
 from tests.support.engine import bid_all, build, play_codes, to_play
 
 # -- legality -------------------------------------------------------------------
@@ -309,9 +309,7 @@ def test_hidden_cards_do_not_change_a_bots_decisions(level: str, players: int) -
 
 
 def _view_of(deal: Deal, seat: int) -> TableView:
-    game = Game(deals=1, seed="behaviour")
-    game.deal = deal
-    return table_view(game, seat)
+    return view_at(deal, seat, "behaviour")
 
 
 def test_normal_passes_a_weak_hand_and_bids_a_strong_one() -> None:

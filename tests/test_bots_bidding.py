@@ -9,9 +9,9 @@ from protocol.views import TableView
 from server.bots import make_bot
 from server.bots.evaluation import hand_strength
 from server.bots.strong import StrongBot
-from server.game import Deal, Game
+from server.game import Deal
 from server.game.contracts import PRISE
-from tests.support.bots import table_view
+from tests.support.bots import view_at
 from tests.support.engine import build
 
 WEAK_WITH_A_BOUT = "T1 T2 T3 T4 KS 2S 3S 4S 6H 7H 8H 9H 2D 3D 4D 5D 6C 7C"
@@ -20,9 +20,7 @@ seat's when all passed (``evaluation.LAST_BAR``)."""
 
 
 def _view_of(deal: Deal, seat: int) -> TableView:
-    game = Game(deals=1, seed="bidding")
-    game.deal = deal
-    return table_view(game, seat)
+    return view_at(deal, seat, "bidding")
 
 
 def test_normal_overcalls_a_prise_with_a_garde_when_it_holds_two_bouts() -> None:

@@ -6,15 +6,13 @@ from __future__ import annotations
 from protocol.messages import Play
 from protocol.views import TableView
 from server.bots import make_bot
-from server.game import Deal, Game
-from tests.support.bots import table_view
+from server.game import Deal
+from tests.support.bots import view_at
 from tests.support.engine import build, play_codes, to_play
 
 
 def _view_of(deal: Deal, seat: int) -> TableView:
-    game = Game(deals=1, seed="taker")
-    game.deal = deal
-    return table_view(game, seat)
+    return view_at(deal, seat, "taker")
 
 
 def test_the_taker_gives_the_excuse_rather_than_a_trump_that_loses() -> None:

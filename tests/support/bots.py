@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from protocol.messages import GameCommand
 from protocol.views import SeatView, TableView
 from server.bots import Bot
-from server.game import DealResult, Game
+from server.game import Deal, DealResult, Game
 from server.game.commands import apply_command
 from server.table.seat_view import deal_view, ecart_view, hand_view, legal_view
 
@@ -47,6 +47,14 @@ def table_view(game: Game, seat: int) -> TableView:
 
 
 Observer = Callable[[int, TableView, GameCommand], None]
+
+
+def view_at(deal: Deal, seat: int, seed: str) -> TableView:
+    """What ``seat`` sees of a constructed position: ``deal`` as the only
+    deal of a game seeded ``seed``."""
+    game = Game(deals=1, seed=seed)
+    game.deal = deal
+    return table_view(game, seat)
 
 
 def play_deal(game: Game, bots: Sequence[Bot], observe: Observer | None = None) -> DealResult:
