@@ -90,13 +90,15 @@ async def click(pilot: Any, selector: str, timeout: float = 30.0) -> None:
 
 
 def _beside(pilot: Any, selector: str) -> str:
-    """Where the widget is in the DOM, for a click that cannot land: a widget
-    with no region (0×0, mounted but never placed) was seen once with the
-    cores busy and is not explained yet."""
+    """Where the widget is in the DOM, for a click that cannot land: a Start
+    button with no region (0×0: the compositor leaves out a widget whose own
+    task has not finished its Mount) was seen with the cores busy and is not
+    explained yet."""
     target = pilot.app.screen.query_one(selector)
     parent = target.parent
     return (
-        f"{target!r} mounted={target.is_mounted} size={target.size}, in {parent!r} at "
+        f"{target!r} mounted={target.is_mounted} running={target.is_running} "
+        f"size={target.size}, in {parent!r} at "
         f"{getattr(parent, 'region', None)} beside {list(getattr(parent, 'children', []))}"
     )
 
