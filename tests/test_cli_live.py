@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from clients.cli import table_facts as facts
 from clients.cli.app import AtoutApp
 from clients.cli.cards_widget import HandWidget
@@ -193,6 +195,11 @@ async def test_the_token_outlives_the_client_and_a_second_window_takes_the_seat(
 # -- friends -----------------------------------------------------------------------------------
 
 
+@pytest.mark.xfail(
+    strict=False,
+    reason="issue 37, open: on a busy machine the creator's Start button can stay "
+    "mounted with no place on the screen (0x0); the failure says where it sits",
+)
 async def test_friends_join_by_invite_code_watch_and_the_creator_starts(
     server: Server, tmp_path: Path
 ) -> None:
