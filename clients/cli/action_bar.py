@@ -1,13 +1,11 @@
 """The table's action bar: the buttons for the decision at hand (start,
 bid, call, chelem, écart, poignée, continue, play again, leave), each with the
-class and name ``TableScreen`` acts on, and the one to focus (``action_bar``:
-pure, a view and the screen's state in, fresh widgets out); and the bar laid
-out once its buttons are mounted (``laid_out``).
+class and name ``TableScreen`` acts on, and the one to focus. Pure: a view
+and the screen's state in, fresh widgets out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
 from typing import Any
 
 from textual.widgets import Button, Static
@@ -124,16 +122,3 @@ def action_bar(
     if kind == "play":
         return ("play",), [], None
     return ("none",), [], None
-
-
-async def laid_out(buttons: list[Any], mounted: Awaitable[None]) -> None:
-    """Lay the bar out again once its ``buttons`` are ``mounted``.
-
-    Textual places a widget only once its own Mount is over, and keeps a
-    container's arrangement until a child asks for a new one: a bar mounted
-    while the screen was being laid out kept its buttons with no place on
-    the screen (no Start button for a table's creator; CI, the cores busy).
-    Each button asks, so the bar's arrangement is made again with them."""
-    await mounted
-    for button in buttons:
-        button.refresh(layout=True)

@@ -29,7 +29,7 @@ from clients.cli import table_facts as facts
 from clients.cli import table_news as news
 from clients.cli import table_panels as panels
 from clients.cli import wording
-from clients.cli.action_bar import action_bar, laid_out
+from clients.cli.action_bar import action_bar
 from clients.cli.call_dialog import CallDialog
 from clients.cli.cards_widget import HandWidget
 from clients.cli.dialogs import Confirm
@@ -340,7 +340,7 @@ class TableScreen(Translated, HintKey, TableReadings, ButtonArrows, Screen[None]
         actions = self.query_one("#actions", Horizontal)
         actions.remove_children()
         if buttons:
-            self.run_worker(laid_out(buttons, actions.mount_all(buttons)), group="action-bar")
+            actions.mount_all(buttons)
         if self.pick_kind:
             self.call_after_refresh(self._refresh_pick_buttons)
         if focus is not None:
