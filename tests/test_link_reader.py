@@ -10,6 +10,7 @@ import asyncio
 import json
 import os
 import random
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -162,18 +163,18 @@ async def test_frames_in_one_write_or_byte_by_byte_are_answered_in_order() -> No
         await ws.close()
 
 
-@pytest.mark.parametrize(
-    ("sent", "close_code"),
-    [
-        (_frame(b"\xff\xfe not UTF-8"), 1007),  # a text frame must be UTF-8
-        (_unmasked(_play(1)), 1002),  # a client's frame must be masked
-        (bytes([0xC1]) + _frame(_play(1))[1:], 1002),  # a reserved bit with no extension
-        (_frame(os.urandom(300), Opcode.BINARY), 1009),  # over max_frame
-    ],
-)
-async def test_frames_websockets_must_refuse_still_close_the_connection(
-    sent: bytes, close_code: int
-) -> None:
+_REFUSED: dict[str, tuple[Callable[[], bytes], int]] = {
+    "invalid UTF-8": (lambda: _frame(b"\xff\xfe not UTF-8"), 1007),  # a text frame must be UTF-8
+    "unmasked": (lambda: _unmasked(_play(1)), 1002),  # a client's frame must be masked
+    "reserved bit": (lambda: bytes([0xC1]) + _frame(_play(1))[1:], 1002),  # and no extension
+    "over max_frame": (lambda: _frame(os.urandom(300), Opcode.BINARY), 1009),
+}
+
+
+@pytest.mark.parametrize("case", list(_REFUSED))
+async def test_frames_websockets_must_refuse_still_close_the_connection(case: str) -> None:
+    make, close_code = _REFUSED[case]
+    sent = make()
     async with running(max_frame=256) as server:
         ws = await _open(server, "Bad")
         ws.transport.write(_frame(_play(1)) + sent + _frame(_play(2)))
