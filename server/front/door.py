@@ -361,21 +361,22 @@ class Front:
         ``_serve_rest`` would; anything else (False: nothing done) goes on to
         ``_serve_rest`` through websockets, so a bad frame, a refusal or
         another command gets its answer there, in order."""
-        if conn.closed or not conn.bucket.ready(conn.clock.time()):
-            return False  # closing, or to be refused for rate: all as _serve_rest has it
         try:
-            msg = conn.codec.decode(data)
-        except DecodeError:
-            return False
-        if type(msg) in COMMANDS:
-            return False
-        try:
+            if conn.closed or not conn.bucket.ready(conn.clock.time()):
+                return False  # closing, or to be refused for rate: all as _serve_rest has it
+            try:
+                msg = conn.codec.decode(data)
+            except DecodeError:
+                return False
+            if type(msg) in COMMANDS:
+                return False
             metrics.MESSAGES_IN.count += 1
             conn.heard()  # let in: the bucket had a token a moment ago
             conn.refused = 0
             _to_table(self, conn, msg)
         except Exception:
-            # Our bug, as in handler(): logged, and the client sees a 1011 close.
+            # Our bug, as in handler(): logged, and the client sees a 1011
+            # close (raised in data_received, it would drop the connection).
             log.exception("connection_error", conn=conn.id)
             conn.close(1011, "internal error")
         return True
