@@ -71,6 +71,7 @@ from server.link.conn import (
     Conn,
 )
 from server.link.guard import Guard
+from server.link.reader import LeanConnection
 from server.table import Act
 from server.tournament.http import TOURNAMENTS_PATH, tournament_response
 from server.web import origin
@@ -312,6 +313,19 @@ class Front:
         return True
 
     async def _serve(self, conn: Conn) -> None:
+        ws = conn.ws
+        if isinstance(ws, LeanConnection):
+            # A table's command in a small frame is read and carried out in
+            # the connection's data_received (server/link/reader.py); the
+            # rest comes here, in order.
+            ws.sink = lambda data: self._take(conn, data)
+        try:
+            await self._serve_rest(conn)
+        finally:
+            if isinstance(ws, LeanConnection):
+                ws.sink = None
+
+    async def _serve_rest(self, conn: Conn) -> None:
         async for data in conn.ws:
             metrics.MESSAGES_IN.count += 1
             if not conn.heard():
@@ -340,6 +354,32 @@ class Front:
                 _to_table(self, conn, msg)
             else:
                 await handler(self, conn, msg)
+
+    def _take(self, conn: Conn, data: bytes | str) -> bool:
+        """A message the lean reader read: a table's command that the rate
+        limit lets in is counted and handed to the table here, as
+        ``_serve_rest`` would; anything else (False: nothing done) goes on to
+        ``_serve_rest`` through websockets, so a bad frame, a refusal or
+        another command gets its answer there, in order."""
+        try:
+            if conn.closed or not conn.bucket.ready(conn.clock.time()):
+                return False  # closing, or to be refused for rate: all as _serve_rest has it
+            try:
+                msg = conn.codec.decode(data)
+            except DecodeError:
+                return False
+            if type(msg) in COMMANDS:
+                return False
+            metrics.MESSAGES_IN.count += 1
+            conn.heard()  # let in: the bucket had a token a moment ago
+            conn.refused = 0
+            _to_table(self, conn, msg)
+        except Exception:
+            # Our bug, as in handler(): logged, and the client sees a 1011
+            # close (raised in data_received, it would drop the connection).
+            log.exception("connection_error", conn=conn.id)
+            conn.close(1011, "internal error")
+        return True
 
     def _may_guess(self, conn: Conn, address: str, rid: int) -> bool:
         if self.guard.may_guess(address):

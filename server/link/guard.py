@@ -96,6 +96,10 @@ class Bucket:
             return True
         return False
 
+    def ready(self, now: float) -> bool:
+        """Whether ``take`` would let a message in now (and takes nothing)."""
+        return self.rate <= 0 or self.refill(now) >= 1
+
     def full(self, now: float) -> bool:
         return self.rate <= 0 or self.refill(now) >= self.burst
 

@@ -182,6 +182,7 @@ def tricks_won(deal: Deal, partner: int | None) -> list[int]:
 
 BOUTS = (PETIT, MONDE, EXCUSE)
 """The three bouts, in the order a view lists them."""
+_BOUT_SET = frozenset(BOUTS)
 
 
 def taker_bouts(deal: Deal, partner: int | None) -> list[str]:
@@ -209,6 +210,8 @@ def taker_bouts(deal: Deal, partner: int | None) -> list[str]:
     # Only tricks before the last are complete while the deal is played: the
     # Excuse in them stays with the camp of the seat that played it.
     for trick, leader, winner in zip(deal.tricks, deal.leaders, deal.winners, strict=True):
+        if _BOUT_SET.isdisjoint(trick):
+            continue  # most tricks (18 at four, mid-deal: once a trick, in C)
         for i, card in enumerate(trick):
             if card == EXCUSE:
                 if (leader + i) % players in attack:

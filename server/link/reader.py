@@ -1,0 +1,121 @@
+"""A lean reader for the small frames a player sends (a card, a bid).
+
+websockets reads every frame through its generator-based parser (a feed
+into a bytearray, three nested generators resumed per frame, a ``Frame``
+object and its checks), puts it in its ``Assembler``'s queue, resolves a
+future that wakes the connection's handler task, and the handler's ``recv``
+takes it out again: per frame a card played costs far more than the card's
+own work (receiving was ~20% of the server's busy samples at 1,000 tables,
+docs/LOAD.md). ``LeanConnection`` reads, in ``data_received`` itself, the
+frames that make up nearly all of what comes in once a player sits: whole
+(FIN), masked, text or binary, shorter than 126 bytes, with no extension,
+and hands each to the connection's ``sink`` at once, with no task switch.
+
+Everything else stays websockets' work, because it is rare and it is where
+the protocol is subtle: the handshake, pings and pongs, the closing
+handshake, fragmented or long messages, bad frames (an unmasked frame,
+reserved bits, invalid UTF-8: websockets fails the connection with the right
+close code), and any frame the sink declines. The lean path only runs when
+websockets' own reader is at rest: the connection open, its parser waiting
+for the first byte of a frame with nothing buffered, no fragmented message
+under way, and the handler waiting in ``recv`` with no frame queued, so a
+frame taken here can never overtake one websockets still holds. From the
+first frame it does not take, the rest of the bytes go to websockets as
+they came.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from websockets.asyncio.server import ServerConnection
+from websockets.protocol import OPEN
+from websockets.streams import StreamReader
+
+try:  # websockets' C speed-up, as websockets itself uses it
+    from websockets.speedups import apply_mask
+except ImportError:  # pragma: no cover - websockets built without it
+    from websockets.utils import apply_mask
+
+Sink = Callable[[bytes | str], bool]
+"""Takes a message read here (True), or declines it (False: untouched, it
+goes to websockets and then to the handler's ``recv`` like any other)."""
+
+_AT_EOF = StreamReader.at_eof.__code__
+"""websockets' parser sits in this generator between two frames."""
+
+_TEXT = 0x81  # FIN, text
+_BINARY = 0x82  # FIN, binary
+_MASKED = 0x80
+_SHORT = 126  # payload lengths from 126 up take an extended length
+
+
+class LeanConnection(ServerConnection):
+    """websockets' server connection, with small frames read in place."""
+
+    sink: Sink | None = None
+    """Set once the connection may send commands (after its hello); None: websockets reads all."""
+
+    lean_frames = 0
+    """Frames read here (a test checks that the lean path is taken)."""
+
+    def data_received(self, data: bytes) -> None:
+        sink = self.sink
+        if sink is not None and self._at_rest():
+            taken = self._take(data, sink)
+            if taken == len(data):
+                return
+            data = data[taken:]
+        super().data_received(data)
+
+    def _at_rest(self) -> bool:
+        """Whether websockets holds nothing of this connection's input."""
+        protocol = self.protocol
+        if (
+            protocol.state is not OPEN
+            or protocol.current_size is not None  # a fragmented message under way
+            or protocol.parser_exc is not None
+            or protocol.extensions
+            or protocol.debug  # websockets logs every frame then
+            or protocol.reader.buffer
+        ):
+            return False
+        # The generator the parser waits in, innermost: the server's parse
+        # delegates to the protocol's after the handshake, which waits in
+        # at_eof between frames (in read_exact mid-frame).
+        waiting: Any = protocol.parser  # a generator: gi_yieldfrom, gi_code
+        while (inner := waiting.gi_yieldfrom) is not None:
+            waiting = inner
+        if waiting.gi_code is not _AT_EOF:
+            return False  # mid-frame (or a websockets whose parser is not known here)
+        messages = self.recv_messages
+        return messages.get_in_progress and not messages.frames.queue and not messages.closed
+
+    def _take(self, data: bytes, sink: Sink) -> int:
+        """Hand ``sink`` the whole short frames that ``data`` begins with; the bytes they took."""
+        limit = self.protocol.max_message_size
+        at = 0
+        end = len(data)
+        while end - at >= 6:
+            first = data[at]
+            if first != _BINARY and first != _TEXT:
+                break  # a control frame, a fragment, reserved bits: websockets'
+            size = data[at + 1] - _MASKED
+            if not 0 <= size < _SHORT or (limit is not None and size > limit):
+                break  # unmasked (a protocol error) or long
+            stop = at + 6 + size
+            if stop > end:
+                break  # not all here yet
+            payload = apply_mask(data[at + 6 : stop], data[at + 2 : at + 6])
+            message: bytes | str = payload
+            if first == _TEXT:
+                try:
+                    message = payload.decode()
+                except UnicodeDecodeError:
+                    break  # websockets closes with 1007
+            if not sink(message):
+                break
+            self.lean_frames += 1
+            at = stop
+        return at

@@ -1,0 +1,213 @@
+"""The lean reader of small client frames (server/link/reader.py) on a real
+server: a whole game's moves are read in place, every subprotocol; frames
+written byte by byte, several in one write, fragmented, refused for rate or
+bad in any way get the same answers, in the same order, as through
+websockets' own reader, and what websockets must close for, it closes for."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+from websockets.frames import Frame, Opcode
+
+from clients.session import Session
+from protocol.codec import (
+    SUBPROTOCOL_JSON,
+    SUBPROTOCOL_MSGPACK,
+    SUBPROTOCOL_V2_JSON,
+    SUBPROTOCOL_V2_MSGPACK,
+)
+from protocol.messages import CreateTable, Error, GetHistory, History, JoinTable, Seated, StartGame
+from protocol.views import TableView
+from server.link.reader import LeanConnection
+from server.process.app import Server
+from tests.support.clients import autoplay, check_no_leaks
+from tests.support.clock import ManualClock
+from tests.support.servers import running, url
+
+pytestmark = pytest.mark.asyncio
+
+
+def _lean_frames(server: Server) -> dict[str, int]:
+    """Frames read in place so far, by the connection's player name."""
+    return {
+        conn.name: conn.ws.lean_frames
+        for conn in server.front.conns
+        if isinstance(conn.ws, LeanConnection)
+    }
+
+
+async def test_a_whole_deal_of_moves_is_read_in_place_on_every_subprotocol() -> None:
+    async with running() as server:
+        protos = [
+            SUBPROTOCOL_MSGPACK,
+            SUBPROTOCOL_JSON,
+            SUBPROTOCOL_V2_MSGPACK,
+            SUBPROTOCOL_V2_JSON,
+        ]
+        players = [
+            await Session.open(url(server), f"P{i}", subprotocol=p, keep=True)
+            for i, p in enumerate(protos)
+        ]
+        await players[0].send(CreateTable(deals=1, private=True, seed="lean"))
+        assert isinstance(await players[0].wait_for(Seated, Error), Seated)
+        code = (await players[0].wait_view(lambda v: v.invite_code is not None)).invite_code
+        for p in players[1:]:
+            await p.send(JoinTable(code=code))
+            assert isinstance(await p.wait_for(Seated, Error), Seated)
+        await players[0].wait_view(lambda v: all(s.kind == "human" for s in v.seats))
+        await players[0].send(StartGame())
+
+        def finished(v: TableView) -> bool:
+            return v.status == "finished"
+
+        views = await asyncio.gather(
+            *(autoplay(p, random.Random(i), finished) for i, p in enumerate(players))
+        )
+        assert len({tuple(v.scores) for v in views}) == 1
+        # Each seat played its 18 cards (and bid): nearly all of those frames
+        # were read in place (a frame that came while websockets still held
+        # one, or mid-way through a write, goes its way).
+        lean = _lean_frames(server)
+        assert all(lean[f"P{i}"] >= 9 for i in range(4)), lean
+        await players[0].send(GetHistory())
+        records = (await players[0].wait_for(History)).records
+        for p in players:
+            check_no_leaks(p, p.seat, records)
+            await p.close()
+
+
+# -- frames written by hand ---------------------------------------------------------
+
+
+async def _open(server: Server, name: str) -> ClientConnection:
+    ws = await connect(url(server), subprotocols=[SUBPROTOCOL_JSON])  # type: ignore[list-item]
+    await ws.send(json.dumps({"t": "hello", "version": 1, "name": name}))
+    assert json.loads(await ws.recv())["t"] == "welcome"
+    return ws
+
+
+def _frame(
+    message: dict[str, Any] | bytes, opcode: Opcode = Opcode.TEXT, fin: bool = True
+) -> bytes:
+    """A client's frame, masked as a client must."""
+    data = message if isinstance(message, bytes) else json.dumps(message).encode()
+    return Frame(opcode, data, fin=fin).serialize(mask=True, extensions=[])
+
+
+def _unmasked(message: dict[str, Any]) -> bytes:
+    return Frame(Opcode.TEXT, json.dumps(message).encode()).serialize(mask=False, extensions=[])
+
+
+async def _answers(ws: ClientConnection, count: int) -> list[tuple[str, Any, Any]]:
+    """The next ``count`` answers (type, code, rid), lobby updates aside."""
+    got: list[tuple[str, Any, Any]] = []
+    while len(got) < count:
+        msg = json.loads(await asyncio.wait_for(ws.recv(), 5))
+        if msg["t"] in ("error", "pong"):
+            got.append((msg["t"], msg.get("code"), msg.get("rid")))
+    return got
+
+
+def _play(rid: int) -> dict[str, Any]:
+    return {"t": "play", "card": "KS", "rid": rid}
+
+
+async def test_frames_in_one_write_or_byte_by_byte_are_answered_in_order() -> None:
+    async with running() as server:
+        ws = await _open(server, "Raw")
+        # Three frames in one write: a move (read in place), a ping (not a
+        # table's: websockets' way), a move (after the ping, websockets' way).
+        ws.transport.write(_frame(_play(1)) + _frame({"t": "ping", "rid": 2}) + _frame(_play(3)))
+        assert await _answers(ws, 3) == [
+            ("error", "not_at_table", 1),
+            ("pong", None, 2),
+            ("error", "not_at_table", 3),
+        ]
+        # One move a byte at a time: whole frames only are read in place.
+        for byte in _frame(_play(4)):
+            ws.transport.write(bytes([byte]))
+            await asyncio.sleep(0)
+        assert await _answers(ws, 1) == [("error", "not_at_table", 4)]
+        # A move in two fragments, then one whole: websockets joins the
+        # fragments; the whole one comes after them.
+        text = json.dumps(_play(5)).encode()
+        ws.transport.write(
+            _frame(text[:7], fin=False) + _frame(text[7:], Opcode.CONT) + _frame(_play(6))
+        )
+        assert await _answers(ws, 2) == [("error", "not_at_table", 5), ("error", "not_at_table", 6)]
+        # Bad messages in small frames: their stable codes, the connection stays.
+        ws.transport.write(
+            _frame(b"{not json")
+            + _frame({"t": "teleport", "rid": 7})
+            + _frame(b"\xc1", Opcode.BINARY)
+        )
+        assert [code for _, code, _ in await _answers(ws, 3)] == [
+            "malformed",
+            "unknown_message",
+            "malformed",
+        ]
+        ws.transport.write(_frame(_play(8)))
+        assert await _answers(ws, 1) == [("error", "not_at_table", 8)]
+        # 1 and 8 at least (4 came in pieces; 6 while websockets held the
+        # fragments before it; the rest were declined or bad).
+        assert _lean_frames(server)["Raw"] >= 2
+        await ws.close()
+
+
+_REFUSED: dict[str, tuple[Callable[[], bytes], int]] = {
+    "invalid UTF-8": (lambda: _frame(b"\xff\xfe not UTF-8"), 1007),  # a text frame must be UTF-8
+    "unmasked": (lambda: _unmasked(_play(1)), 1002),  # a client's frame must be masked
+    "reserved bit": (lambda: bytes([0xC1]) + _frame(_play(1))[1:], 1002),  # and no extension
+    "over max_frame": (lambda: _frame(os.urandom(300), Opcode.BINARY), 1009),
+}
+
+
+@pytest.mark.parametrize("case", list(_REFUSED))
+async def test_frames_websockets_must_refuse_still_close_the_connection(case: str) -> None:
+    make, close_code = _REFUSED[case]
+    sent = make()
+    async with running(max_frame=256) as server:
+        ws = await _open(server, "Bad")
+        ws.transport.write(_frame(_play(1)) + sent + _frame(_play(2)))
+        assert await _answers(ws, 1) == [("error", "not_at_table", 1)]
+        with pytest.raises(ConnectionClosed):
+            await _answers(ws, 1)
+        assert ws.close_code == close_code
+
+
+async def test_moves_read_in_place_meet_the_rate_limit_then_the_flood_close() -> None:
+    clock = ManualClock()
+    async with running(rate=1.0, burst=3, clock=clock) as server:
+        ws = await _open(server, "Flood")
+        ws.transport.write(b"".join(_frame(_play(rid)) for rid in (1, 2, 3, 4)))
+        assert await _answers(ws, 4) == [
+            ("error", "not_at_table", 1),
+            ("error", "not_at_table", 2),
+            ("error", "not_at_table", 3),
+            ("error", "rate_limited", None),
+        ]
+        clock.advance(1.0)  # one message a second
+        ws.transport.write(_frame(_play(5)))
+        assert await _answers(ws, 1) == [("error", "not_at_table", 5)]
+        assert _lean_frames(server)["Flood"] == 4  # 1, 2, 3 and 5; 4 was refused by _serve
+        # A sustained flood: refused, then the bye and the close for abuse
+        # (51 refusals in a row: no more, as reading stays paused while
+        # websockets holds frames that nobody takes any more).
+        ws.transport.write(b"".join(_frame(_play(rid)) for rid in range(6, 57)))
+        codes: list[str] = []
+        with pytest.raises(ConnectionClosed):
+            while True:
+                msg = json.loads(await asyncio.wait_for(ws.recv(), 5))
+                if msg["t"] in ("error", "bye"):
+                    codes.append(msg["code"])
+        assert codes == ["rate_limited"] * 50 + ["flooding"]
+        assert ws.close_code == 4005
