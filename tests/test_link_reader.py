@@ -32,6 +32,7 @@ from server.process.app import Server
 from tests.support.clients import autoplay, check_no_leaks
 from tests.support.clock import ManualClock
 from tests.support.servers import running, url
+from tests.support.waits import patient
 
 pytestmark = pytest.mark.asyncio
 
@@ -111,7 +112,7 @@ async def _answers(ws: ClientConnection, count: int) -> list[tuple[str, Any, Any
     """The next ``count`` answers (type, code, rid), lobby updates aside."""
     got: list[tuple[str, Any, Any]] = []
     while len(got) < count:
-        msg = json.loads(await asyncio.wait_for(ws.recv(), 5))
+        msg = json.loads(await asyncio.wait_for(ws.recv(), patient(5)))
         if msg["t"] in ("error", "pong"):
             got.append((msg["t"], msg.get("code"), msg.get("rid")))
     return got
@@ -163,6 +164,29 @@ async def test_frames_in_one_write_or_byte_by_byte_are_answered_in_order() -> No
         await ws.close()
 
 
+async def test_a_websockets_whose_insides_differ_reads_every_frame_itself(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The reader looks at websockets' insides, which are not its API: when
+    one is missing (a newer websockets), the connection goes on, through
+    websockets' own reader, and the shortcut stays off."""
+
+    def renamed(self: LeanConnection) -> bool:
+        raise AttributeError("'Assembler' object has no attribute 'get_in_progress'")
+
+    monkeypatch.setattr(LeanConnection, "_holds_nothing", renamed)
+    monkeypatch.setattr(LeanConnection, "insides_known", True)
+    async with running() as server:
+        ws = await _open(server, "Newer")
+        ws.transport.write(_frame(_play(1)) + _frame({"t": "ping", "rid": 2}))
+        assert await _answers(ws, 2) == [("error", "not_at_table", 1), ("pong", None, 2)]
+        assert LeanConnection.insides_known is False
+        ws.transport.write(_frame(_play(3)))
+        assert await _answers(ws, 1) == [("error", "not_at_table", 3)]
+        assert _lean_frames(server)["Newer"] == 0
+        await ws.close()
+
+
 _REFUSED: dict[str, tuple[Callable[[], bytes], int]] = {
     "invalid UTF-8": (lambda: _frame(b"\xff\xfe not UTF-8"), 1007),  # a text frame must be UTF-8
     "unmasked": (lambda: _unmasked(_play(1)), 1002),  # a client's frame must be masked
@@ -206,7 +230,7 @@ async def test_moves_read_in_place_meet_the_rate_limit_then_the_flood_close() ->
         codes: list[str] = []
         with pytest.raises(ConnectionClosed):
             while True:
-                msg = json.loads(await asyncio.wait_for(ws.recv(), 5))
+                msg = json.loads(await asyncio.wait_for(ws.recv(), patient(5)))
                 if msg["t"] in ("error", "bye"):
                     codes.append(msg["code"])
         assert codes == ["rate_limited"] * 50 + ["flooding"]
