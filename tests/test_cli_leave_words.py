@@ -12,6 +12,7 @@ from server.process.app import Server
 from tests.support.pilot import (  # noqa: F401 - server: a fixture
     SIZE,
     client,
+    drive,
     pilot_server,
     screen_text,
     sit_and_start,
@@ -44,7 +45,7 @@ async def test_the_last_person_leaving_is_told_the_table_closes(
 
 async def test_leaving_friends_is_told_a_bot_takes_the_seat(server: Server, tmp_path: Path) -> None:
     alice, bob = client(url_of(server), tmp_path), client(url_of(server), tmp_path, "Bob")
-    async with alice.run_test(size=SIZE) as pa, bob.run_test(size=SIZE) as pb:
+    async with drive(alice) as pa, drive(bob) as pb:
         await until(pb, lambda: bob.link and bob.link.lobby is not None, what="Bob's lobby")
         await until(pa, lambda: alice.link and alice.link.lobby is not None, what="lobby")
 

@@ -12,8 +12,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from clients.cli import table_facts as facts
 from clients.cli.app import AtoutApp
 from clients.cli.cards_widget import HandWidget
@@ -32,6 +30,7 @@ from tests.support.pilot import (  # noqa: F401 - server: a fixture
     began,
     click,
     client,
+    drive,
     pilot_server,
     screen_text,
     shown,
@@ -177,14 +176,14 @@ async def test_the_token_outlives_the_client_and_a_second_window_takes_the_seat(
     assert saved is not None and saved.table_id == before.table_id and saved.seat == 0
 
     again = client(url, tmp_path)
-    async with again.run_test(size=SIZE) as pilot:
+    async with drive(again) as pilot:
         # No key pressed: the saved token brings us back to our seat.
         await until(pilot, lambda: again.link and again.link.table is not None, what="resume")
         assert table(again).table_id == before.table_id and table(again).you == 0
         # The link has the table; the screen follows on the app's next message.
         await until(pilot, lambda: again.current_mode == "table", what="the table screen")
         third = client(url, tmp_path)
-        async with third.run_test(size=SIZE) as pilot3:
+        async with drive(third) as pilot3:
             await until(pilot3, lambda: third.link and third.link.table is not None)
             await until(pilot, lambda: again.link_status.phase == "stopped", what="replaced")
             assert "taken back" in again.link_status.reason
@@ -195,20 +194,15 @@ async def test_the_token_outlives_the_client_and_a_second_window_takes_the_seat(
 # -- friends -----------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="issue 37, open: on a busy machine the creator's Start button can stay "
-    "mounted with no place on the screen (0x0); the failure says where it sits",
-)
 async def test_friends_join_by_invite_code_watch_and_the_creator_starts(
     server: Server, tmp_path: Path
 ) -> None:
     url = url_of(server)
     alice, bob, carol = (client(url, tmp_path, n) for n in ("Alice", "Bob", "Carol"))
     async with (
-        alice.run_test(size=SIZE) as pa,
-        bob.run_test(size=SIZE) as pb,
-        carol.run_test(size=SIZE) as pc,
+        drive(alice) as pa,
+        drive(bob) as pb,
+        drive(carol) as pc,
     ):
         for pilot, app in ((pa, alice), (pb, bob), (pc, carol)):
             await until(pilot, lambda app=app: app.link and app.link.lobby is not None)
@@ -521,13 +515,13 @@ async def test_two_players_on_one_machine_never_take_each_others_seat(
         )
 
     alice, bob = on_this_machine("Alice"), on_this_machine("Bob")
-    async with alice.run_test(size=SIZE) as pa:
+    async with drive(alice) as pa:
         await until(pa, lambda: alice.link and alice.link.lobby is not None, what="lobby")
         alice.send(CreateTable(name="t", private=True, deals=1, bot_level="random", seed="two"))
         await until(pa, lambda: alice.link.table is not None, what="Alice seated")
         code = table(alice).invite_code
         assert code is not None
-        async with bob.run_test(size=SIZE) as pb:
+        async with drive(bob) as pb:
             # Bob starts beside Alice: he lands in the lobby, not in her seat
             # (his link has no seat of hers to ask back: it sent no Resume).
             await until(pb, lambda: bob.link and bob.link.lobby is not None, what="Bob's lobby")
@@ -544,7 +538,7 @@ async def test_two_players_on_one_machine_never_take_each_others_seat(
         await alice.aclose()
     # Both come back, side by side, each to their own seat under their own name.
     alice, bob = on_this_machine("Alice"), on_this_machine("Bob")
-    async with alice.run_test(size=SIZE) as pa, bob.run_test(size=SIZE) as pb:
+    async with drive(alice) as pa, drive(bob) as pb:
         await until(pa, lambda: alice.link and alice.link.table is not None, what="Alice back")
         await until(pb, lambda: bob.link and bob.link.table is not None, what="Bob back")
         assert table(alice).you == 0 and table(bob).you == 1
@@ -554,7 +548,7 @@ async def test_two_players_on_one_machine_never_take_each_others_seat(
         # A second player with a profile of their own does not take Alice's seat
         # either: their link has none of hers to ask back (it sent no Resume).
         other = on_this_machine("Alice", profile="alice-laptop")
-        async with other.run_test(size=SIZE) as po:
+        async with drive(other) as po:
             await until(po, lambda: other.link and other.link.lobby is not None, what="lobby")
             assert other.link.resume_rid is None
             assert other.link.table is None
@@ -606,8 +600,8 @@ async def test_quick_play_gathers_friends_then_anyone_seated_starts_now(tmp_path
     seats and started the game before Bob could press Start now."""
     async with (
         running(for_people(quick_gather=600.0)) as server,
-        (alice := client(url_of(server), tmp_path)).run_test(size=SIZE) as pa,
-        (bob := client(url_of(server), tmp_path, "Bob")).run_test(size=SIZE) as pb,
+        drive(alice := client(url_of(server), tmp_path)) as pa,
+        drive(bob := client(url_of(server), tmp_path, "Bob")) as pb,
     ):
         for pilot, app in ((pa, alice), (pb, bob)):
             await until(

@@ -15,6 +15,7 @@ from tests.support.clients import autoplay, finished
 from tests.support.pilot import (  # noqa: F401 - server: a fixture
     SIZE,
     client,
+    drive,
     pilot_server,
     screen_text,
     until,
@@ -30,7 +31,7 @@ async def test_a_table_left_before_it_starts_leaves_the_terminal_lobby(
     server: Server, tmp_path: Path
 ) -> None:
     alice, bob = client(url_of(server), tmp_path), client(url_of(server), tmp_path, "Bob")
-    async with alice.run_test(size=SIZE) as pa, bob.run_test(size=SIZE) as pb:
+    async with drive(alice) as pa, drive(bob) as pb:
         await until(pb, lambda: bob.link and bob.link.lobby is not None, what="Bob's lobby")
         await until(pa, lambda: alice.link and alice.link.lobby is not None, what="lobby")
         # By Leave: Esc, then Leave in the question.

@@ -21,6 +21,7 @@ from tests.support.pilot import (  # noqa: F401 - server: a fixture
     SIZE,
     click,
     client,
+    drive,
     pilot_server,
     screen_text,
     shown,
@@ -75,13 +76,13 @@ async def test_two_friends_and_three_bots_play_five_with_a_called_king_to_the_en
 ) -> None:
     url = f"ws://127.0.0.1:{server.port}"
     alice, bob = client(url, tmp_path, "Alice"), client(url, tmp_path, "Bob")
-    async with alice.run_test(size=SIZE) as pa:
+    async with drive(alice) as pa:
         await until(pa, lambda: alice.link and alice.link.lobby is not None, what="lobby")
         alice.send(CreateTable(name="À cinq", players=5, deals=1, seed=FIVE_SEED))
         await until(pa, lambda: alice.link.table is not None, what="Alice seated")
         assert len(table(alice).seats) == 5
         await shown(pa, alice, "Start the game")
-        async with bob.run_test(size=SIZE) as pb:
+        async with drive(bob) as pb:
             await _five_to_the_end(pa, alice, pb, bob)
 
 

@@ -1,15 +1,21 @@
 """The terminal client driven with Textual's Pilot: a fast in-process server
-for it, the screen as text, waits between pauses, clicks as a player makes them."""
+for it, the screen as text, waits between pauses, clicks as a player makes them,
+and several clients at once in one test (``drive``)."""
 
 from __future__ import annotations
 
+import functools
+import inspect
 import io
 from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from rich.console import Console
+from textual.app import App
+from textual.pilot import Pilot
 
 from clients.cli.app import AtoutApp
 from clients.cli.cards_widget import HandWidget
@@ -42,14 +48,60 @@ def client(url: str, folder: Path, name: str = "Alice") -> AtoutApp:
     return AtoutApp(url=url, name=name, tokens=FileTokens(folder / name), base_delay=0.05)
 
 
+@asynccontextmanager
+async def drive(app: App[Any], size: tuple[int, int] = SIZE) -> AsyncIterator[Pilot[Any]]:
+    """``app.run_test`` for a test that runs several clients at once: every
+    call of the pilot it gives runs with its own app as Textual's active app.
+
+    Why: ``run_test`` makes its app the active one (a context variable) in
+    the test's own task, so with several open, the last one entered is
+    active there for all of them, and whatever Textual does from the test's
+    task for another client resolves ``self.app`` to the wrong one. A
+    pilot's pause calls its screen's update hook, which starts that
+    screen's update timer on first use: a screen just shown (the table,
+    once the creator's form is sent) whose timer starts from the test's
+    task ticks for ever with the other app as active, never finds itself
+    current, and never lays out again. Its Start button, mounted after
+    its last layout, stayed 0×0 (issue 37: in 6 to 8 of 10 runs with the
+    cores busy, where the screen's own task comes later). One client per
+    process, as a player runs it, never meets this."""
+    async with app.run_test(size=size) as pilot:
+        yield cast(Pilot[Any], _OwnApp(pilot))
+
+
+class _OwnApp:
+    """A pilot whose calls (a press, a click, a pause) run with its app as
+    Textual's active app (``drive``); anything else is the pilot's own."""
+
+    def __init__(self, pilot: Pilot[Any]) -> None:
+        self._pilot = pilot
+
+    def __getattr__(self, name: str) -> Any:
+        found = getattr(self._pilot, name)
+        if not inspect.iscoroutinefunction(found):
+            return found
+
+        @functools.wraps(found)
+        async def as_own_app(*args: Any, **kwargs: Any) -> Any:
+            with self._pilot.app._context():
+                return await found(*args, **kwargs)
+
+        return as_own_app
+
+
 async def until(pilot: Any, pred: Callable[[], Any], timeout: float = 30.0, what: str = "") -> None:
     """``eventually`` between the pilot's pauses; the failure shows that
     client's last errors and its link. Generous: a passing wait returns at
     once, and a 2-core machine running other suites beside this one has
     taken over 10 s to show a first deal."""
     app = pilot.app
+
+    def holds() -> Any:
+        with app._context():  # read as that client, as ``drive`` calls it
+            return pred()
+
     await eventually(
-        pred,
+        holds,
         timeout,
         what,
         pause=pilot.pause,
@@ -67,7 +119,10 @@ async def click(pilot: Any, selector: str, timeout: float = 30.0) -> None:
     where: list[Any] = [None]
 
     def clear() -> bool:
-        target = pilot.app.screen.query_one(selector)
+        with pilot.app._context():  # as that client (``drive``)
+            return over(pilot.app.screen.query_one(selector))
+
+    def over(target: Any) -> bool:
         where[0] = target.region
         under[0], _ = pilot.app.get_widget_at(*target.region.offset)
         # A Select is clicked on its label.
@@ -90,16 +145,18 @@ async def click(pilot: Any, selector: str, timeout: float = 30.0) -> None:
 
 
 def _beside(pilot: Any, selector: str) -> str:
-    """Where the widget is in the DOM, for a click that cannot land: a Start
-    button with no region (0×0: the compositor leaves out a widget whose own
-    task has not finished its Mount) was seen with the cores busy and is not
-    explained yet."""
-    target = pilot.app.screen.query_one(selector)
+    """Where the widget is in the DOM, for a click that cannot land. A widget
+    with no region (0×0) was left out of its screen's last layout (its Mount
+    was not over yet) and no layout came since: a screen whose layout waits
+    for ever was one driven from another client's context (``drive``)."""
+    screen = pilot.app.screen
+    target = screen.query_one(selector)
     parent = target.parent
     return (
         f"{target!r} mounted={target.is_mounted} running={target.is_running} "
         f"size={target.size}, in {parent!r} at "
-        f"{getattr(parent, 'region', None)} beside {list(getattr(parent, 'children', []))}"
+        f"{getattr(parent, 'region', None)} beside {list(getattr(parent, 'children', []))}; "
+        f"its screen's layout pending={screen._layout_required}"
     )
 
 
@@ -160,9 +217,10 @@ def screen_text(app: Any) -> str:
         legacy_windows=False,
         safe_box=False,
     )
-    console.print(
-        app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
-    )
+    with app._context():  # drawn as that client (``drive``)
+        console.print(
+            app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+        )
     return console.export_text()
 
 
@@ -172,6 +230,7 @@ __all__ = [
     "began",
     "click",
     "client",
+    "drive",
     "pilot_server",
     "screen_text",
     "shown",
