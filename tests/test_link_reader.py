@@ -17,6 +17,7 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame, Opcode
+from websockets.protocol import CLOSED
 
 from clients.session import Session
 from protocol.codec import (
@@ -32,7 +33,7 @@ from server.process.app import Server
 from tests.support.clients import autoplay, check_no_leaks
 from tests.support.clock import ManualClock
 from tests.support.servers import running, url
-from tests.support.waits import patient
+from tests.support.waits import eventually, patient
 
 pytestmark = pytest.mark.asyncio
 
@@ -224,8 +225,7 @@ async def test_moves_read_in_place_meet_the_rate_limit_then_the_flood_close() ->
         assert await _answers(ws, 1) == [("error", "not_at_table", 5)]
         assert _lean_frames(server)["Flood"] == 4  # 1, 2, 3 and 5; 4 was refused by _serve
         # A sustained flood: refused, then the bye and the close for abuse
-        # (51 refusals in a row: no more, as reading stays paused while
-        # websockets holds frames that nobody takes any more).
+        # after 51 refusals in a row (a longer flood: the next test).
         ws.transport.write(b"".join(_frame(_play(rid)) for rid in range(6, 57)))
         codes: list[str] = []
         with pytest.raises(ConnectionClosed):
@@ -235,3 +235,26 @@ async def test_moves_read_in_place_meet_the_rate_limit_then_the_flood_close() ->
                     codes.append(msg["code"])
         assert codes == ["rate_limited"] * 50 + ["flooding"]
         assert ws.close_code == 4005
+
+
+async def test_a_flooder_hung_up_on_has_its_answer_to_the_close_read() -> None:
+    """A flood far past the queue websockets keeps: after the bye the server
+    reads and drops the rest, so the client's answer to the close is read and
+    the socket is let go then (unread, both ends waited websockets' 10 s
+    close timeout)."""
+    clock = ManualClock()
+    async with running(rate=1.0, burst=3, clock=clock) as server:
+        ws = await _open(server, "Flood")
+        (theirs,) = [c.ws for c in server.front.conns if c.name == "Flood"]
+        ws.transport.write(b"".join(_frame(_play(rid)) for rid in range(1, 400)))
+        codes: list[str] = []
+        with pytest.raises(ConnectionClosed):
+            while True:
+                msg = json.loads(await asyncio.wait_for(ws.recv(), patient(5)))
+                if msg["t"] in ("error", "bye"):
+                    codes.append(msg["code"])
+        assert codes[-1] == "flooding" and ws.close_code == 4005
+        await eventually(lambda: theirs.state is CLOSED, what="the server's side closed")
+        answer = theirs.protocol.close_rcvd
+        assert answer is not None, "the client's answer to the close was never read"
+        assert answer.code == 4005

@@ -334,6 +334,7 @@ class Front:
                 if conn.refused > ABUSE_LIMIT:
                     conn.send(bye("flooding", "too many messages"))
                     conn.close(CLOSE_ABUSE, "too many messages")
+                    await conn.drop_the_rest()
                     return
                 conn.send(
                     Error(code="rate_limited", message="slow down: too many messages per second")

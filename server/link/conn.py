@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 from websockets.asyncio.connection import broadcast
+from websockets.exceptions import ConnectionClosed
 from websockets.protocol import OPEN
 
 from protocol.codec import Codec
@@ -60,6 +61,10 @@ _ids = itertools.count(1)
 
 CLOSE_WAIT_S = 2.0
 """How long a finished handler waits for its requested close to go out."""
+
+DROP_AFTER_CLOSE = 1_000
+"""Messages read and dropped after a close for abuse, at most, before the
+connection is cut without waiting for the client's answer."""
 
 
 class Conn:
@@ -148,6 +153,20 @@ class Conn:
     async def _close(self, code: int, reason: str) -> None:
         with contextlib.suppress(Exception):
             await self.ws.close(code, reason)
+
+    async def drop_the_rest(self) -> None:
+        """After a close asked for abuse (a flood), read and drop what the
+        client still sends, up to its answer to the close.
+
+        Why: websockets stops reading a connection while messages nobody took
+        wait in its queue, and a flooder's do; left so, the client's answer to
+        the close is never read and both ends wait websockets' close timeout
+        (10 s), a socket held per flooder. A client that goes on sending past
+        ``DROP_AFTER_CLOSE`` messages is cut off at once."""
+        with contextlib.suppress(ConnectionClosed):
+            for _ in range(DROP_AFTER_CLOSE):
+                await self.ws.recv()
+            self.ws.transport.abort()
 
     @property
     def closing(self) -> asyncio.Task[None] | None:
