@@ -1,5 +1,6 @@
 """The lean reader of small client frames (server/link/reader.py) on a real
-server: a whole game's moves are read in place, every subprotocol; frames
+server (that a whole game's moves are read in place, on every subprotocol:
+tests/test_server.py's four humans on four subprotocols); frames
 written byte by byte, several in one write, fragmented, refused for rate or
 bad in any way get the same answers, in the same order, as through
 websockets' own reader, and what websockets must close for, it closes for."""
@@ -9,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import random
 from collections.abc import Callable
 from typing import Any
 
@@ -19,72 +19,16 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame, Opcode
 from websockets.protocol import CLOSED
 
-from clients.session import Session
 from protocol.codec import (
     SUBPROTOCOL_JSON,
-    SUBPROTOCOL_MSGPACK,
-    SUBPROTOCOL_V2_JSON,
-    SUBPROTOCOL_V2_MSGPACK,
 )
-from protocol.messages import CreateTable, Error, GetHistory, History, JoinTable, Seated, StartGame
-from protocol.views import TableView
 from server.link.reader import LeanConnection
 from server.process.app import Server
-from tests.support.clients import autoplay, check_no_leaks
 from tests.support.clock import ManualClock
-from tests.support.servers import running, url
+from tests.support.servers import lean_frames, running, url
 from tests.support.waits import eventually, patient
 
 pytestmark = pytest.mark.asyncio
-
-
-def _lean_frames(server: Server) -> dict[str, int]:
-    """Frames read in place so far, by the connection's player name."""
-    return {
-        conn.name: conn.ws.lean_frames
-        for conn in server.front.conns
-        if isinstance(conn.ws, LeanConnection)
-    }
-
-
-async def test_a_whole_deal_of_moves_is_read_in_place_on_every_subprotocol() -> None:
-    async with running() as server:
-        protos = [
-            SUBPROTOCOL_MSGPACK,
-            SUBPROTOCOL_JSON,
-            SUBPROTOCOL_V2_MSGPACK,
-            SUBPROTOCOL_V2_JSON,
-        ]
-        players = [
-            await Session.open(url(server), f"P{i}", subprotocol=p, keep=True)
-            for i, p in enumerate(protos)
-        ]
-        await players[0].send(CreateTable(deals=1, private=True, seed="lean"))
-        assert isinstance(await players[0].wait_for(Seated, Error), Seated)
-        code = (await players[0].wait_view(lambda v: v.invite_code is not None)).invite_code
-        for p in players[1:]:
-            await p.send(JoinTable(code=code))
-            assert isinstance(await p.wait_for(Seated, Error), Seated)
-        await players[0].wait_view(lambda v: all(s.kind == "human" for s in v.seats))
-        await players[0].send(StartGame())
-
-        def finished(v: TableView) -> bool:
-            return v.status == "finished"
-
-        views = await asyncio.gather(
-            *(autoplay(p, random.Random(i), finished) for i, p in enumerate(players))
-        )
-        assert len({tuple(v.scores) for v in views}) == 1
-        # Each seat played its 18 cards (and bid): nearly all of those frames
-        # were read in place (a frame that came while websockets still held
-        # one, or mid-way through a write, goes its way).
-        lean = _lean_frames(server)
-        assert all(lean[f"P{i}"] >= 9 for i in range(4)), lean
-        await players[0].send(GetHistory())
-        records = (await players[0].wait_for(History)).records
-        for p in players:
-            check_no_leaks(p, p.seat, records)
-            await p.close()
 
 
 # -- frames written by hand ---------------------------------------------------------
@@ -117,6 +61,17 @@ async def _answers(ws: ClientConnection, count: int) -> list[tuple[str, Any, Any
         if msg["t"] in ("error", "pong"):
             got.append((msg["t"], msg.get("code"), msg.get("rid")))
     return got
+
+
+async def _codes_until_closed(ws: ClientConnection) -> list[str]:
+    """The codes of the errors and the bye that come before the server closes."""
+    codes: list[str] = []
+    with pytest.raises(ConnectionClosed):
+        while True:
+            msg = json.loads(await asyncio.wait_for(ws.recv(), patient(5)))
+            if msg["t"] in ("error", "bye"):
+                codes.append(msg["code"])
+    return codes
 
 
 def _play(rid: int) -> dict[str, Any]:
@@ -161,7 +116,7 @@ async def test_frames_in_one_write_or_byte_by_byte_are_answered_in_order() -> No
         assert await _answers(ws, 1) == [("error", "not_at_table", 8)]
         # 1 and 8 at least (4 came in pieces; 6 while websockets held the
         # fragments before it; the rest were declined or bad).
-        assert _lean_frames(server)["Raw"] >= 2
+        assert lean_frames(server)["Raw"] >= 2
         await ws.close()
 
 
@@ -184,7 +139,7 @@ async def test_a_websockets_whose_insides_differ_reads_every_frame_itself(
         assert LeanConnection.insides_known is False
         ws.transport.write(_frame(_play(3)))
         assert await _answers(ws, 1) == [("error", "not_at_table", 3)]
-        assert _lean_frames(server)["Newer"] == 0
+        assert lean_frames(server)["Newer"] == 0
         await ws.close()
 
 
@@ -223,16 +178,11 @@ async def test_moves_read_in_place_meet_the_rate_limit_then_the_flood_close() ->
         clock.advance(1.0)  # one message a second
         ws.transport.write(_frame(_play(5)))
         assert await _answers(ws, 1) == [("error", "not_at_table", 5)]
-        assert _lean_frames(server)["Flood"] == 4  # 1, 2, 3 and 5; 4 was refused by _serve
+        assert lean_frames(server)["Flood"] == 4  # 1, 2, 3 and 5; 4 was refused by _serve
         # A sustained flood: refused, then the bye and the close for abuse
         # after 51 refusals in a row (a longer flood: the next test).
         ws.transport.write(b"".join(_frame(_play(rid)) for rid in range(6, 57)))
-        codes: list[str] = []
-        with pytest.raises(ConnectionClosed):
-            while True:
-                msg = json.loads(await asyncio.wait_for(ws.recv(), patient(5)))
-                if msg["t"] in ("error", "bye"):
-                    codes.append(msg["code"])
+        codes = await _codes_until_closed(ws)
         assert codes == ["rate_limited"] * 50 + ["flooding"]
         assert ws.close_code == 4005
 
@@ -247,12 +197,7 @@ async def test_a_flooder_hung_up_on_has_its_answer_to_the_close_read() -> None:
         ws = await _open(server, "Flood")
         (theirs,) = [c.ws for c in server.front.conns if c.name == "Flood"]
         ws.transport.write(b"".join(_frame(_play(rid)) for rid in range(1, 400)))
-        codes: list[str] = []
-        with pytest.raises(ConnectionClosed):
-            while True:
-                msg = json.loads(await asyncio.wait_for(ws.recv(), patient(5)))
-                if msg["t"] in ("error", "bye"):
-                    codes.append(msg["code"])
+        codes = await _codes_until_closed(ws)
         assert codes[-1] == "flooding" and ws.close_code == 4005
         await eventually(lambda: theirs.state is CLOSED, what="the server's side closed")
         answer = theirs.protocol.close_rcvd

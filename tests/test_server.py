@@ -51,7 +51,7 @@ from server.game import replay_record
 from server.lobby.lobby import SWEEP_EVERY
 from tests.support.clients import autoplay, check_no_leaks, wants_decision
 from tests.support.clock import ManualClock
-from tests.support.servers import running, url
+from tests.support.servers import lean_frames, running, url
 from tests.support.waits import eventually
 
 pytestmark = pytest.mark.asyncio
@@ -128,6 +128,11 @@ async def test_four_humans_play_a_deal_each_on_another_subprotocol() -> None:
         )
         assert all(v.seats[i].kind == "human" for v in views for i in range(4))
         assert len({tuple(v.scores) for v in views}) == 1
+        # Each seat played its 18 cards (and bid): nearly all of those frames
+        # were read in place (server/link/reader.py; a frame that came while
+        # websockets still held one, or mid-way through a write, goes its way).
+        lean = lean_frames(server)
+        assert all(lean[f"P{i}"] >= 9 for i in range(4)), lean
         await players[0].send(GetHistory())
         records = (await players[0].wait_for(History)).records
         for p in players:

@@ -16,6 +16,7 @@ from typing import Any
 
 from server.base.clock import WALL, Clock
 from server.base.config import Settings
+from server.link.reader import LeanConnection
 from server.process.app import Server
 from server.store.base import TableStore
 
@@ -57,6 +58,15 @@ async def running(
         yield server
     finally:
         await server.stop()
+
+
+def lean_frames(server: Server) -> dict[str, int]:
+    """Frames read in place so far (server/link/reader.py), by the connection's player name."""
+    return {
+        conn.name: conn.ws.lean_frames
+        for conn in server.front.conns
+        if isinstance(conn.ws, LeanConnection)
+    }
 
 
 def url(server: Server) -> str:
