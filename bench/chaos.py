@@ -2,7 +2,7 @@
 at random moments and restarted, and while Redis itself is killed and restarted.
 
 A real ``redis-server`` (tests/support/redis.py) with the persistence of
-deploy/redis.conf (append-only file, ``appendfsync everysec``), the real
+deploy/redis.conf (append-only file, ``appendfsync always``), the real
 server as a child process (``python -m server serve --redis ...``), scripted
 clients over real WebSockets. Each table: two humans (seats 0 and 1, random
 legal moves, a few ms apart) and two bots (``random`` level), a game of
