@@ -89,6 +89,16 @@ MEASURE = """() => {
 }"""
 
 
+# The corner plates as tall as a taker's on a phone (a name on two lines, a
+# bid, a called card): the trick's middle rises with them, and the cards of
+# the side seats must still lie towards their own plates, not the corners'
+# (CI once drew one, when the deal happened to put the taker in a corner).
+TALL_CORNERS = """() => document.querySelectorAll('.seat.at-tl, .seat.at-tr')
+  .forEach((p) => { p.style.minHeight = '6rem'; })"""
+TALL_CORNERS_UNDONE = """() => document.querySelectorAll('.seat.at-tl, .seat.at-tr')
+  .forEach((p) => { p.style.minHeight = ''; })"""
+
+
 def _ccw(middle: list[float], point: list[float]) -> float:
     """The angle of ``point`` round ``middle``, counter-clockwise on the
     screen from straight down (our seat), in degrees 0..360."""
@@ -199,6 +209,9 @@ def test_the_table_is_one_screen_on_every_size(
             where = f"{players} players, {name}, {scheme}"
             measured = _at_rest(page)
             problems += _check(measured, players, you, where)
+            page.evaluate(TALL_CORNERS)
+            problems += _check(_at_rest(page), players, you, where + ", tall corner plates")
+            page.evaluate(TALL_CORNERS_UNDONE)
             sizes.append(f"{where}: page {measured['scrollW']}×{measured['scrollH']}")
             bad = [v for v in axe_violations(page) if v.get("impact") in ("serious", "critical")]
             if bad:
