@@ -179,6 +179,7 @@ def test_card_letters_never_mean_another_english_rank(lang: str) -> None:
 # -- the table screen in each language (80×24) -------------------------------------------
 
 
+@pytest.mark.languages  # words and fit: CI runs them on one Python
 @pytest.mark.parametrize("lang", TRANSLATED)
 @pytest.mark.parametrize("moment", ["bidding", "play"])
 def test_table_in_each_language(snap_compare: Any, lang: str, moment: str) -> None:
@@ -323,6 +324,7 @@ async def _fits(pilot: Any, *texts: str) -> None:
         assert text in shown_text, (i18n.current, text)
 
 
+@pytest.mark.languages  # words and fit: CI runs them on one Python
 @pytest.mark.parametrize("lang", TRANSLATED)
 def test_leaderboard_in_each_language(snap_compare: Any, lang: str) -> None:
     from clients.cli.leaderboard_screen import LeaderboardScreen
@@ -344,6 +346,7 @@ def test_leaderboard_in_each_language(snap_compare: Any, lang: str) -> None:
     assert snap_compare(_preview(), terminal_size=(80, 24), run_before=board)
 
 
+@pytest.mark.languages  # words and fit: CI runs them on one Python
 @pytest.mark.parametrize("lang", TRANSLATED)
 def test_daily_result_in_each_language(snap_compare: Any, lang: str) -> None:
     from clients.cli.daily_screen import DailyResultScreen

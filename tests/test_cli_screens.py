@@ -360,6 +360,7 @@ async def test_the_first_lobby_stays_on_screen_whatever_the_first_resize(first: 
         assert screen.query_one("#tables").row_count == 5  # type: ignore[attr-defined]
 
 
+@pytest.mark.languages  # words and fit: CI runs them on one Python
 @pytest.mark.parametrize("lang", ["en", "fr", "zh", "ko"])
 async def test_the_lobby_footer_lists_what_the_lobby_offers(lang: str) -> None:
     """d (daily), l (leaderboard), u (profile) have no button: the footer

@@ -181,6 +181,7 @@ def help_lines(app: Any) -> list[str]:
     return out
 
 
+@pytest.mark.languages  # words and fit: CI runs them on one Python
 @pytest.mark.parametrize("lang", LANGS)
 async def test_help_wraps_cleanly_at_80_columns(lang: str) -> None:
     i18n.use(lang)

@@ -598,6 +598,7 @@ def english_after() -> Any:
     i18n.use("en")
 
 
+@pytest.mark.languages  # words and fit: CI runs them on one Python
 @pytest.mark.parametrize("size", SIZES, ids=list(SIZES))
 @pytest.mark.parametrize("lang", LANGS)
 async def test_the_tournament_screens_and_dialogs_fit(
