@@ -54,11 +54,15 @@ def version(peer: Peer) -> int:
 class Stream:
     """A recipient's view stream: sequence number, last view sent, recent patches."""
 
-    __slots__ = ("own", "parts", "patches", "peer", "removes", "seq", "view")
+    __slots__ = ("_view", "base", "own", "parts", "patches", "peer", "removes", "seq")
 
     def __init__(self) -> None:
         self.seq = 0
-        self.view: TableView | None = None
+        self._view: TableView | None = None
+        self.base: TableView | None = None
+        """The public view the last view is ``own`` over, until ``view`` is
+        read: most broadcasts never read it (their ops made from the move),
+        so it is made only when asked for."""
         self.parts: dict[str, Any] | None = None
         """The public parts ``view`` was built from, when a broadcast built it."""
         self.own: dict[str, Any] | None = None
@@ -70,6 +74,33 @@ class Stream:
         self.removes = False
         """Some kept patch has a ``remove`` op, which only version 2 reads."""
         self.peer: Peer | None = None
+
+    @property
+    def view(self) -> TableView | None:
+        """The last view sent (``None``: none yet)."""
+        view = self._view
+        if view is None and self.base is not None:
+            assert self.own is not None
+            view = self._view = replace(self.base, **self.own)
+        return view
+
+    @view.setter
+    def view(self, view: TableView | None) -> None:
+        self._view, self.base = view, None
+
+    def last(self) -> TableView:
+        """The last view sent (there is one: not ``empty``)."""
+        view = self.view
+        assert view is not None
+        return view
+
+    def empty(self) -> bool:
+        """No view sent yet (or none since a restart)."""
+        return self._view is None and self.base is None
+
+    def made(self, base: TableView, own: dict[str, Any]) -> None:
+        """The last view sent is ``base`` with ``own``'s fields (made when read)."""
+        self._view, self.base, self.own = None, base, own
 
 
 class _Last:
@@ -458,12 +489,11 @@ class Fanout:
                     if more is None:
                         more = diff(was["legal"], legal, removes=removes, at=("legal",))
                     own_ops += more
-                view = replace(base, **own)
-                self._send_view(stream, parts, own, view, public_ops, to, out, own_ops)
+                self._send_view(stream, parts, own, base, public_ops, to, out, own_ops)
                 continue
             elif seat in moved:
                 own = self.own_parts(st, game, seat)
-            self._send_view(stream, parts, own, replace(base, **own), public_ops, to, out)
+            self._send_view(stream, parts, own, base, public_ops, to, out)
         if self.spectators:
             stream = self.spectator_stream
             if last_parts is not None and stream.parts is last_parts and stream.own is not None:
@@ -474,7 +504,7 @@ class Fanout:
                 stream,
                 parts,
                 own,
-                replace(base, **own),
+                base,
                 public_ops,
                 tuple(self.spectators),
                 out,
@@ -486,34 +516,38 @@ class Fanout:
         stream: Stream,
         parts: dict[str, Any],
         own: dict[str, Any],
-        view: TableView,
+        base: TableView,
         public_ops: dict[int, tuple[Patch, bytes]],
         to: tuple[Peer, ...],
         out: list[Effect],
         own_ops: Patch | None = None,
     ) -> None:
-        """``own_ops``: the ops of the recipient's own fields, when the caller
-        knows them (else they are diffed)."""
-        old = stream.view
-        if old is None:
+        """The recipient's new view is ``base`` (the public view) with ``own``'s
+        fields. ``own_ops``: the ops of the recipient's own fields, when the
+        caller knows them (else they are diffed)."""
+        if stream.empty():
+            snapshot = replace(base, **own)
             stream.seq += 1
-            stream.view = view
+            stream.view = snapshot
             stream.parts, stream.own = parts, own
             stream.patches.clear()
             stream.removes = False
             if to:
-                out.append(Send(to, TableSnapshot(seq=stream.seq, view=view)))
+                out.append(Send(to, TableSnapshot(seq=stream.seq, view=snapshot)))
             return
         encoded: bytes | None = None
+        view: TableView | None = None
+        # The last view (made now if it was not: only a diff reads it).
         if stream.parts is None:
-            patch = diff(old, view)
+            view = replace(base, **own)
+            patch = diff(stream.last(), view)
         else:
             # Every stream whose last view came from the same public parts
             # gets the same public ops: diff those once per broadcast.
             key = id(stream.parts)  # kept alive by stream.parts meanwhile
             shared = public_ops.get(key)
             if shared is None:
-                public = diff(old, view, only=PUBLIC_FIELDS)
+                public = diff(stream.last(), base, only=PUBLIC_FIELDS)  # base's are the view's
                 shared = public_ops[key] = (public, encode_patch(public))
             # Most moves leave a seat's own parts as they were (often the
             # very same objects): one dict compare, then no diff at all.
@@ -525,11 +559,15 @@ class Fanout:
                 # than its whole new hand (public ops never use it).
                 removes = len(to) == 1 and version(to[0]) >= 2
                 if own_ops is None:
-                    own_ops = diff(old, view, only=OWN_FIELDS, removes=removes)
+                    view = replace(base, **own)
+                    own_ops = diff(stream.last(), view, only=OWN_FIELDS, removes=removes)
                 patch = public + own_ops
                 stream.removes |= removes
                 encoded = None
-        stream.view = view
+        if view is None:
+            stream.made(base, own)
+        else:
+            stream.view = view
         stream.parts, stream.own = parts, own
         if not patch:
             return
@@ -552,14 +590,14 @@ class Fanout:
         stream = self.streams[seat]
         assert stream is not None  # bound before
         readable = not stream.removes or version(peer) >= 2
-        if stream.view is not None and last_seq >= 0 and readable:
+        if not stream.empty() and last_seq >= 0 and readable:
             missing = [(s, p) for s, p in stream.patches if s > last_seq]
             if last_seq == stream.seq or (missing and missing[0][0] == last_seq + 1):
                 # Only what the client missed, then carry on with patches.
                 for s, p in missing:
                     out.append(Send((peer,), TablePatch(seq=s, patch=decode_patch(p))))
                 return len(missing)
-        if stream.view is None and last_seq > stream.seq:
+        if stream.empty() and last_seq > stream.seq:
             # A table served anew (a restart, a takeover by another process)
             # goes on from the client's sequence number.
             stream.seq = last_seq
@@ -577,9 +615,9 @@ class Fanout:
         """A fresh snapshot for one recipient (joins, gaps, resumes)."""
         stream = self.spectator_stream if seat is None else self.streams[seat]
         assert stream is not None
-        if stream.view is not None and seat is None:
+        if not stream.empty() and seat is None:
             # Spectators share one stream: send its current view and seq.
-            out.append(Send((peer,), TableSnapshot(seq=stream.seq, view=stream.view)))
+            out.append(Send((peer,), TableSnapshot(seq=stream.seq, view=stream.last())))
             return
         view = self.view_for(st, game, seat)
         stream.seq += 1
