@@ -342,15 +342,20 @@ class TableWire:
         """The version 2 table patch message ``[seq, op, ...]``."""
         _, count, body = self._body(patch, binary)
         if binary:
-            return _array_header(count + 1) + _MP_ENCODE(seq) + body
+            count += 1  # the seq
+            head = _SMALL_HEADERS[count] if count < 16 else _array_header(count)
+            return head + _MP_ENCODE(seq) + body
         if not body:
             return b"[%d]" % seq
         return b"[%d,%s]" % (seq, body)
 
 
+_SMALL_HEADERS: Final = tuple(bytes((0x90 | n,)) for n in range(16))
+
+
 def _array_header(count: int) -> bytes:
     if count < 16:
-        return bytes((0x90 | count,))
+        return _SMALL_HEADERS[count]
     if count < 0x10000:
         return b"\xdc" + count.to_bytes(2, "big")
     return b"\xdd" + count.to_bytes(4, "big")

@@ -184,6 +184,27 @@ def _hand_ops(old: list[str], new: list[str], removes: bool) -> Patch | None:
     return [Op(("hand",), "remove", i)] if old[i + 1 :] == new[i:] else None
 
 
+def _header_size(count: int) -> int:
+    """The bytes of a msgpack array's header of ``count`` items."""
+    return 1 if count < 16 else 3 if count < 0x10000 else 5
+
+
+def _joined(first: bytes, firsts: int, second: bytes, seconds: int) -> bytes:
+    """Two msgpack arrays (of ``firsts`` and ``seconds`` items) as one."""
+    if not firsts:
+        return second
+    count = firsts + seconds
+    if count < 16:
+        head = bytes((0x90 | count,))
+    else:
+        head = (
+            (b"\xdc" + count.to_bytes(2, "big"))
+            if count < 0x10000
+            else b"\xdd" + count.to_bytes(4, "big")
+        )
+    return head + first[_header_size(firsts) :] + second[_header_size(seconds) :]
+
+
 _PLAYING = ("cards", "poignee_sizes", "poignee_cards")
 """The fields of ``Legal`` a seat's turn to play a card fills (in field order)."""
 
@@ -257,17 +278,20 @@ class Fanout:
     # -- building views -------------------------------------------------------------
 
     def seat_views(self, st: TableState, game: Game | None) -> list[SeatView]:
-        away = self.away_seats(st)
+        hands = game.deal.hands if game is not None else None
+        level = st.bot_level
         key = tuple(
-            (
-                s.kind,
-                s.name,
-                s.kind == "bot" or bool(self.streams[i] and self.streams[i].peer),  # type: ignore[union-attr]
-                i in away,
-                st.bot_level if s.kind == "bot" else None,
-                game.deal.hands[i].bit_count() if game else 0,
-            )
-            for i, s in enumerate(st.seats)
+            [
+                (
+                    s.kind,
+                    s.name,
+                    s.kind == "bot" or bool(stream and stream.peer),
+                    s.kind == "human" and (stream is None or stream.peer is None),  # away
+                    level if s.kind == "bot" else None,
+                    hands[i].bit_count() if hands is not None else 0,
+                )
+                for i, (s, stream) in enumerate(zip(st.seats, self.streams, strict=True))
+            ]
         )
         if key == self._seats[0]:
             # Most moves change one seat's count of cards, some nothing:
@@ -563,7 +587,9 @@ class Fanout:
                     own_ops = diff(stream.last(), view, only=OWN_FIELDS, removes=removes)
                 patch = public + own_ops
                 stream.removes |= removes
-                encoded = None
+                # Kept encoded as encode_patch(patch) would, from the public
+                # ops' encoding and the own ops' alone.
+                encoded = _joined(encoded, len(public), encode_patch(own_ops), len(own_ops))
         if view is None:
             stream.made(base, own)
         else:
