@@ -163,8 +163,9 @@ TABLE_FIELDS = (
     "chat",
 )
 """The public fields read off the table's state alone (``Fanout.table_parts``)."""
-_MOVED = ("seats", "deal", "deadline")
-"""The public fields a card played may change (``Fanout._card_played``)."""
+_TRICK_WON = ("turn", "tricks", "trick", "tricks_won", "taker_bouts")
+"""The fields of the deal's view a card that wins a trick may change
+(``Fanout._card_played``: with the seats' and the deadline, nothing else)."""
 GAME_FIELDS = ("seats", "scores", "sheet", "deal", "ranking")
 """The public fields read off the game (with ``TABLE_FIELDS``: ``PUBLIC_FIELDS``)."""
 
@@ -293,15 +294,19 @@ class Fanout:
                 for i, (s, stream) in enumerate(zip(st.seats, self.streams, strict=True))
             ]
         )
-        if key == self._seats[0]:
+        old_key, old_seats = self._seats
+        if key == old_key:
             # Most moves change one seat's count of cards, some nothing:
             # the same list when nothing changed (the diff skips it on "is").
-            return self._seats[1]
+            return old_seats
+        # The seats that did not change keep their very views (the same).
         seats = [
-            SeatView(
-                seat=i, kind=kind, name=name, connected=on, away=gone, bot_level=level, cards=n
+            old_seats[i]
+            if len(old_key) == len(key) and old_key[i] == k
+            else SeatView(
+                seat=i, kind=k[0], name=k[1], connected=k[2], away=k[3], bot_level=k[4], cards=k[5]
             )
-            for i, (kind, name, on, gone, level, n) in enumerate(key)
+            for i, k in enumerate(key)
         ]
         self._seats = (key, seats)
         return seats
@@ -424,8 +429,13 @@ class Fanout:
                 taker_bouts=taker_bouts(deal, partner),
             )
             base = replace(last.base, seats=seats, deal=new_deal, deadline=deadline)
-            # Rarer (one card a trick), more fields: the diff of those only.
-            return parts, base, diff(last.base, base, only=_MOVED), table_key
+            # Rarer (one card a trick), more fields: the diff of those only,
+            # in the order diff() gives them (as below).
+            ops = self._seat_op(old["seats"], seats, played, new_key)
+            ops += diff(old_deal, new_deal, only=_TRICK_WON, at=("deal",))
+            if deadline != old["deadline"]:
+                ops.append(Op(("deadline",), "set", deadline))
+            return parts, base, ops, table_key
         card = CODES[deal.trick[-1]]
         new_deal = parts["deal"] = replace(
             old_deal,
@@ -433,9 +443,7 @@ class Fanout:
             trick=TrickView(leader=deal.leader, cards=[*old_deal.trick.cards, card]),
         )
         # In the order diff() gives them: by field, seats before deal before deadline.
-        ops: Patch = []
-        if seats is not old["seats"]:
-            ops.append(Op(("seats", played, "cards"), "set", new_key[played][5]))
+        ops = self._seat_op(old["seats"], seats, played, new_key)
         if deal.turn != old_deal.turn:
             ops.append(Op(("deal", "turn"), "set", deal.turn))
         ops.append(Op(("deal", "trick", "cards"), "append", [card]))
@@ -443,6 +451,13 @@ class Fanout:
             ops.append(Op(("deadline",), "set", deadline))
         base = replace(last.base, seats=seats, deal=new_deal, deadline=deadline)
         return parts, base, ops, table_key
+
+    @staticmethod
+    def _seat_op(
+        old: list[SeatView], new: list[SeatView], played: int, key: tuple[Any, ...]
+    ) -> Patch:
+        """The op of the seat that played a card (its count), if its view changed."""
+        return [] if new is old else [Op(("seats", played, "cards"), "set", key[played][5])]
 
     def own_parts(self, st: TableState, game: Game | None, seat: int | None) -> dict[str, Any]:
         """The fields of ``seat``'s view that are its own (``OWN_FIELDS``)."""
