@@ -321,14 +321,15 @@ class TableWire:
         them), and how many elements they are."""
         lists = self._lists[binary]
         hit = lists.get(id(patch))
-        if hit is not None and hit[0] is patch:
+        if hit is not None:  # (an entry holds its list: the id is that list's)
             return hit
         get = self._ops[binary].get
         count = 0
         parts: list[bytes] = []
         for op in patch:
+            # (An entry holds its op, so an op found by its id is that op.)
             known = get(id(op))
-            if known is None or known[0] is not op:
+            if known is None:
                 known = self._op(op, binary)
             count += known[1]
             parts.append(known[2])

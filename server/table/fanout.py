@@ -98,10 +98,6 @@ class Stream:
         """No view sent yet (or none since a restart)."""
         return self._view is None and self.base is None
 
-    def made(self, base: TableView, own: dict[str, Any]) -> None:
-        """The last view sent is ``base`` with ``own``'s fields (made when read)."""
-        self._view, self.base, self.own = None, base, own
-
 
 class _Last:
     """What the last broadcast was built from, for the next one to start from."""
@@ -206,10 +202,6 @@ def _joined(first: bytes, firsts: int, second: bytes, seconds: int) -> bytes:
     return head + first[_header_size(firsts) :] + second[_header_size(seconds) :]
 
 
-_PLAYING = ("cards", "poignee_sizes", "poignee_cards")
-"""The fields of ``Legal`` a seat's turn to play a card fills (in field order)."""
-
-
 def _legal_ops(old: Legal, new: Legal, removes: bool) -> Patch | None:
     """The ops of a turn to play a card begun or ended (to or from nothing
     to do), as ``diff`` gives them; None: some other change, for ``diff``."""
@@ -222,8 +214,11 @@ def _legal_ops(old: Legal, new: Legal, removes: bool) -> Patch | None:
     ):  # fmt: skip
         return None
     ops: Patch = []
-    for name in _PLAYING:
-        was, now = getattr(old, name), getattr(new, name)
+    for name, was, now in (  # what a turn to play a card fills, in field order
+        ("cards", old.cards, new.cards),
+        ("poignee_sizes", old.poignee_sizes, new.poignee_sizes),
+        ("poignee_cards", old.poignee_cards, new.poignee_cards),
+    ):
         if was == now:
             continue
         if not was:  # an empty list grew: appended
@@ -564,7 +559,7 @@ class Fanout:
         """The recipient's new view is ``base`` (the public view) with ``own``'s
         fields. ``own_ops``: the ops of the recipient's own fields, when the
         caller knows them (else they are diffed)."""
-        if stream.empty():
+        if stream._view is None and stream.base is None:  # (Stream.empty, inline)
             snapshot = replace(base, **own)
             stream.seq += 1
             stream.view = snapshot
@@ -605,10 +600,8 @@ class Fanout:
                 # Kept encoded as encode_patch(patch) would, from the public
                 # ops' encoding and the own ops' alone.
                 encoded = _joined(encoded, len(public), encode_patch(own_ops), len(own_ops))
-        if view is None:
-            stream.made(base, own)
-        else:
-            stream.view = view
+        # (Stream.made and the view's setter, inline: once per stream and move.)
+        stream._view, stream.base = view, None if view is not None else base
         stream.parts, stream.own = parts, own
         if not patch:
             return
