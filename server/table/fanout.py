@@ -115,14 +115,20 @@ class _Last:
     )
 
     def __init__(
-        self, parts: dict[str, Any], base: TableView, deal: Deal | None, table_key: tuple[Any, ...]
+        self,
+        parts: dict[str, Any],
+        base: TableView,
+        deal: Deal | None,
+        table_key: tuple[Any, ...],
+        deal_key: tuple[Any, ...] | None = None,
     ) -> None:
         self.parts = parts
         self.table_key = table_key
         self.base = base
         """The public view (own fields at their defaults)."""
         self.deal = deal
-        self.deal_key = _deal_key(deal) if deal is not None else None
+        # (A card patched from the move left the deal's key as it was: given.)
+        self.deal_key = deal_key or (_deal_key(deal) if deal is not None else None)
         self.trick = len(deal.trick) if deal is not None else 0
         self.tricks = len(deal.tricks) if deal is not None else 0
         self.leader = deal.leader if deal is not None else None
@@ -276,28 +282,31 @@ class Fanout:
     def seat_views(self, st: TableState, game: Game | None) -> list[SeatView]:
         hands = game.deal.hands if game is not None else None
         level = st.bot_level
-        key = tuple(
-            [
+        seats_key = []
+        for i, (s, stream) in enumerate(zip(st.seats, self.streams, strict=True)):
+            kind = s.kind
+            on = stream is not None and stream.peer is not None
+            seats_key.append(
                 (
-                    s.kind,
+                    kind,
                     s.name,
-                    s.kind == "bot" or bool(stream and stream.peer),
-                    s.kind == "human" and (stream is None or stream.peer is None),  # away
-                    level if s.kind == "bot" else None,
+                    on or kind == "bot",  # connected
+                    not on and kind == "human",  # away
+                    level if kind == "bot" else None,
                     hands[i].bit_count() if hands is not None else 0,
                 )
-                for i, (s, stream) in enumerate(zip(st.seats, self.streams, strict=True))
-            ]
-        )
+            )
+        key = tuple(seats_key)
         old_key, old_seats = self._seats
         if key == old_key:
             # Most moves change one seat's count of cards, some nothing:
             # the same list when nothing changed (the diff skips it on "is").
             return old_seats
         # The seats that did not change keep their very views (the same).
+        same = len(old_key) == len(key)
         seats = [
             old_seats[i]
-            if len(old_key) == len(key) and old_key[i] == k
+            if same and old_key[i] == k
             else SeatView(
                 seat=i, kind=k[0], name=k[1], connected=k[2], away=k[3], bot_level=k[4], cards=k[5]
             )
@@ -543,7 +552,10 @@ class Fanout:
                 tuple(self.spectators),
                 out,
             )
-        self._last = _Last(parts, base, game.deal if game is not None else None, table_key)
+        deal_key = self._last.deal_key if made is not None and self._last is not None else None
+        self._last = _Last(
+            parts, base, game.deal if game is not None else None, table_key, deal_key
+        )
 
     def _send_view(
         self,
