@@ -488,6 +488,8 @@ class Fanout:
         made = self._card_played(st, game)
         last_parts: dict[str, Any] | None = None
         moved: tuple[int | None, ...] = ()
+        ops: Patch = []
+        encoded = b""
         if made is not None:
             parts, base, ops, table_key = made
             self.quick += 1
@@ -495,7 +497,8 @@ class Fanout:
             last_parts = self._last.parts
             # Every stream whose last view came from the last broadcast's
             # parts gets these ops (others diff their own last view).
-            public_ops[id(last_parts)] = (ops, encode_patch(ops))
+            encoded = encode_patch(ops)
+            public_ops[id(last_parts)] = (ops, encoded)
             # Only the seat that played (its hand, its legal moves) and the
             # seat to play next (its legal moves) see their own fields change.
             moved = (self._last.turn, game.deal.turn)
@@ -512,7 +515,17 @@ class Fanout:
             own = stream.own
             if last_parts is None or stream.parts is not last_parts or own is None:
                 own = self.own_parts(st, game, seat)
-            elif seat in moved and "legal" in own:
+            elif seat not in moved:
+                # Its own fields as they were: the public ops alone, as
+                # _send_view would send them (inline: the commonest case).
+                stream._view, stream.base, stream.parts = None, base, parts
+                if ops:
+                    stream.seq += 1
+                    stream.patches.append((stream.seq, encoded))
+                    if to:
+                        out.append(Send(to, TablePatch(seq=stream.seq, patch=ops)))
+                continue
+            elif "legal" in own:
                 # A card played changes its seat's hand and the legal moves
                 # of that seat and the next, nothing else of theirs: their
                 # ops from those two alone.
@@ -534,7 +547,7 @@ class Fanout:
                     own_ops += more
                 self._send_view(stream, parts, own, base, public_ops, to, out, own_ops)
                 continue
-            elif seat in moved:
+            else:
                 own = self.own_parts(st, game, seat)
             self._send_view(stream, parts, own, base, public_ops, to, out)
         if self.spectators:
