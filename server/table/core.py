@@ -516,7 +516,7 @@ class TableCore:
         fires (``_bot_move``), so when a move goes out tells nobody how long
         the bot took over it, nor so anything of its hand (the hidden partner).
         """
-        armed = schedule(self.state, self.game, self.settings, self.fan.away_seats, now)
+        armed = schedule(self.state, self.game, self.settings, self.fan.is_away, now)
         out.append(armed)
         seat = armed.wake.seat if armed.wake is not None else None
         if seat is not None and self.state.seats[seat].kind == "bot":

@@ -274,6 +274,11 @@ class Fanout:
                 away.add(i)
         return away
 
+    def is_away(self, st: TableState, seat: int) -> bool:
+        """``seat`` is a human's with no connection (one of ``away_seats``)."""
+        stream = self.streams[seat]
+        return st.seats[seat].kind == "human" and (stream is None or stream.peer is None)
+
     def humans_connected(self) -> int:
         return sum(1 for st in self.streams if st is not None and st.peer is not None)
 
