@@ -179,11 +179,11 @@ class Codec:
         """Encode ``msg``: ``bytes`` for msgpack (a binary frame), ``str`` for JSON (text)."""
         wire = self._wire
         if wire is not None:
-            kind = type(msg)
-            if kind is TablePatch:
-                assert isinstance(msg, TablePatch)
+            # (type() is: an isinstance of a Struct goes through its metaclass)
+            if type(msg) is TablePatch:
                 data = wire.patch(msg.seq, msg.patch, self.binary)
                 return data if self.binary else data.decode()
+            kind = type(msg)
             if kind is TableSnapshot:
                 assert isinstance(msg, TableSnapshot)
                 doc = msgspec.to_builtins(msg)

@@ -191,6 +191,10 @@ _MP_ENCODE: Final = msgspec.msgpack.Encoder().encode
 _JSON_ENCODE: Final = msgspec.json.Encoder().encode
 _CACHE_SIZE: Final = 4096
 
+_Head: TypeAlias = tuple[bytes, int, bool, Any]
+"""An op's encoding but its value, its count of elements, whether a value
+follows, and the node the value is converted as (``_to_v2``)."""
+
 
 def _to_v2(value: Any, node: Any) -> Any:
     """A version 1 document value of type ``node`` as version 2 writes it."""
@@ -225,6 +229,7 @@ class TableWire:
         # object, so that the id is not reused while it is here.
         self._ops: tuple[dict[int, tuple[Op, int, bytes]], ...] = ({}, {})
         self._lists: tuple[dict[int, tuple[Patch, int, bytes]], ...] = ({}, {})
+        self._heads: tuple[dict[tuple[Any, str], _Head], ...] = ({}, {})
 
     def view(self, doc: Any) -> Any:
         """A view's version 1 document as version 2 writes it."""
@@ -261,47 +266,70 @@ class TableWire:
             self._paths[path] = known
         return known
 
-    def _elements(self, op: Op) -> list[Any]:
-        known = self._paths.get(op.path)
-        base, follows, node = known if known is not None else self._path(op.path)
-        kind = op.op
+    def _head(self, path: tuple[str | int, ...], kind: str, binary: bool) -> _Head:
+        """What of an op's encoding its path and kind decide (kept: a move's
+        ops go to the same few paths every time)."""
+        base, follows, node = self._path(path)
         elements: list[Any] = [base + _KIND_NUMBER[kind], *follows]
-        if kind == "set":
-            elements.append(_to_v2(op.value, node))
-        elif kind == "append":
-            elements.append(_to_v2(op.value, node if type(node) is _List else None))
-        elif kind == "remove":
-            elements.append(op.value)
-        return elements
+        if binary:
+            head = b"".join(_MP_ENCODE(e) for e in elements)
+        else:
+            head = b",".join(_JSON_ENCODE(e) for e in elements)
+        if kind == "del":
+            known: _Head = (head, len(elements), False, None)
+        else:
+            # The value follows: "set" writes it as the node at the path
+            # wants it, "append" as the list's items, "remove" an index as it is.
+            if kind == "set":
+                convert = node
+            elif kind == "append":
+                convert = node if type(node) is _List else None
+            else:
+                convert = None
+            known = (head if binary else head + b",", len(elements) + 1, True, convert)
+        heads = self._heads[binary]
+        if len(heads) < _CACHE_SIZE:
+            heads[path, kind] = known
+        return known
 
     def _op(self, op: Op, binary: bool) -> tuple[Op, int, bytes]:
         """An op's encoding (kept: the public ops of a move are the same
-        objects in every seat's patch), with how many elements it is."""
-        elements = self._elements(op)
-        if binary:
-            data = _MP_ENCODE(elements)[1 if len(elements) < 16 else 3 :]
+        objects in every seat's patch), with how many elements it is: the
+        elements of ``[code, index..., value]`` one after the other, with no
+        array around them (the head, all but the value, encoded once a path)."""
+        path, kind = op.path, op.op
+        known = self._heads[binary].get((path, kind))
+        if known is None:
+            known = self._head(path, kind, binary)
+        head, count, valued, convert = known
+        if valued:
+            value = op.value
+            if convert is not None and value is not None:
+                value = _to_v2(value, convert)
+            data = head + (_MP_ENCODE(value) if binary else _JSON_ENCODE(value))
         else:
-            data = _JSON_ENCODE(elements)[1:-1]
-        known = (op, len(elements), data)
+            data = head
+        done = (op, count, data)
         ops = self._ops[binary]
         if len(ops) >= _CACHE_SIZE:
             ops.clear()
-        ops[id(op)] = known
-        return known
+        ops[id(op)] = done
+        return done
 
     def _body(self, patch: Patch, binary: bool) -> tuple[Patch, int, bytes]:
         """The ops of ``patch`` encoded one after the other (no array around
         them), and how many elements they are."""
         lists = self._lists[binary]
         hit = lists.get(id(patch))
-        if hit is not None and hit[0] is patch:
+        if hit is not None:  # (an entry holds its list: the id is that list's)
             return hit
         get = self._ops[binary].get
         count = 0
         parts: list[bytes] = []
         for op in patch:
+            # (An entry holds its op, so an op found by its id is that op.)
             known = get(id(op))
-            if known is None or known[0] is not op:
+            if known is None:
                 known = self._op(op, binary)
             count += known[1]
             parts.append(known[2])
@@ -315,15 +343,20 @@ class TableWire:
         """The version 2 table patch message ``[seq, op, ...]``."""
         _, count, body = self._body(patch, binary)
         if binary:
-            return _array_header(count + 1) + _MP_ENCODE(seq) + body
+            count += 1  # the seq
+            head = _SMALL_HEADERS[count] if count < 16 else _array_header(count)
+            return head + _MP_ENCODE(seq) + body
         if not body:
             return b"[%d]" % seq
         return b"[%d,%s]" % (seq, body)
 
 
+_SMALL_HEADERS: Final = tuple(bytes((0x90 | n,)) for n in range(16))
+
+
 def _array_header(count: int) -> bytes:
     if count < 16:
-        return bytes((0x90 | count,))
+        return _SMALL_HEADERS[count]
     if count < 0x10000:
         return b"\xdc" + count.to_bytes(2, "big")
     return b"\xdd" + count.to_bytes(4, "big")

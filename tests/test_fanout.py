@@ -2,7 +2,8 @@
 the very patch the full build would give: every message of whole random
 games at 3, 4 and 5 seats, version 1 and version 2 seats and a spectator,
 with and without a turn timer, chat and a seat leaving and coming back
-mid-trick, is checked against the diff of views built anew."""
+mid-trick, is checked against the diff of views built anew; and every
+save's blob against the state's encoding (``StateWriter``)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from server.game.variant import VARIANTS
 from server.table import Act, Gone, Join, Reclaim, TableCore, Wake, new_state
 from server.table.effects import Arm, Effect, Send
 from server.table.fanout import GAME_FIELDS, OWN_FIELDS, PUBLIC_FIELDS, TABLE_FIELDS
+from server.table.state import StateWriter, TableState, encode_state
 from tests.support.clients import choose
 
 SETTINGS = Settings(bot_think=0.5, grace=10.0, deal_pause=4.0, idle_close=900.0, chat_rate=100.0)
@@ -49,6 +51,21 @@ def test_every_view_field_is_public_table_public_game_or_own() -> None:
     )  # fmt: skip
 
 
+class _CheckedWriter(StateWriter):
+    """The save's blob, from the results and log kept encoded, is the
+    state's encoding byte for byte, at every save."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.saves = 0
+
+    def encode(self, st: TableState) -> bytes:
+        blob = super().encode(st)
+        assert blob == encode_state(st)
+        self.saves += 1
+        return blob
+
+
 def _expected(old: TableView, new: TableView, removes: bool) -> list[Any]:
     return diff(old, new, only=PUBLIC_FIELDS) + diff(old, new, only=OWN_FIELDS, removes=removes)
 
@@ -70,6 +87,7 @@ def _play(
     shown: dict[int | None, TableView] = {}
     recipients: dict[Any, int | None] = {p: i for i, p in enumerate(peers)}
     recipients[watcher] = None
+    core.writer = writer = _CheckedWriter()
 
     def take(effects: list[Effect]) -> None:
         got: dict[int | None, list[object]] = {}
@@ -131,6 +149,7 @@ def _play(
             take(core.handle(wake, now))
         else:
             break
+    assert writer.saves > cards
     return core.fan.quick, cards
 
 

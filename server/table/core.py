@@ -92,7 +92,7 @@ from server.table.seats import (
     to_bots,
     vacate,
 )
-from server.table.state import TableState, digest, encode_state
+from server.table.state import StateWriter, TableState, digest
 from server.table.timers import bot_seed, schedule
 
 _MOVES = frozenset((Bid, Call, Ecart, Chelem, Poignee, Play))  # GameCommand's classes
@@ -129,6 +129,8 @@ class TableCore:
         """A bot's decision that came before its timer: it waits for the ``Wake``."""
         self.due: tuple[int, int] | None = None
         """The (seat, version) whose timer fired: its decision applies on arrival."""
+        self.writer = StateWriter()
+        """The state's encoder for the save after each move (``StateWriter``)."""
 
     @property
     def id(self) -> str:
@@ -180,7 +182,7 @@ class TableCore:
         pace.pace(st, now, self.settings.deal_pause)
         st.version += 1
         st.game = self.game.state() if self.game else None
-        out.append(Save(st.version, encode_state(st), open_=st.status != "closed"))
+        out.append(Save(st.version, self.writer.encode(st), open_=st.status != "closed"))
         self._schedule(now, out)
         quick = self.fan.quick
         self.fan.broadcast(st, self.game, out)
@@ -514,7 +516,7 @@ class TableCore:
         fires (``_bot_move``), so when a move goes out tells nobody how long
         the bot took over it, nor so anything of its hand (the hidden partner).
         """
-        armed = schedule(self.state, self.game, self.settings, self.fan.away_seats, now)
+        armed = schedule(self.state, self.game, self.settings, self.fan.is_away, now)
         out.append(armed)
         seat = armed.wake.seat if armed.wake is not None else None
         if seat is not None and self.state.seats[seat].kind == "bot":

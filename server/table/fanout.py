@@ -54,11 +54,15 @@ def version(peer: Peer) -> int:
 class Stream:
     """A recipient's view stream: sequence number, last view sent, recent patches."""
 
-    __slots__ = ("own", "parts", "patches", "peer", "removes", "seq", "view")
+    __slots__ = ("_view", "base", "own", "parts", "patches", "peer", "removes", "seq")
 
     def __init__(self) -> None:
         self.seq = 0
-        self.view: TableView | None = None
+        self._view: TableView | None = None
+        self.base: TableView | None = None
+        """The public view the last view is ``own`` over, until ``view`` is
+        read: most broadcasts never read it (their ops made from the move),
+        so it is made only when asked for."""
         self.parts: dict[str, Any] | None = None
         """The public parts ``view`` was built from, when a broadcast built it."""
         self.own: dict[str, Any] | None = None
@@ -70,6 +74,29 @@ class Stream:
         self.removes = False
         """Some kept patch has a ``remove`` op, which only version 2 reads."""
         self.peer: Peer | None = None
+
+    @property
+    def view(self) -> TableView | None:
+        """The last view sent (``None``: none yet)."""
+        view = self._view
+        if view is None and self.base is not None:
+            assert self.own is not None
+            view = self._view = replace(self.base, **self.own)
+        return view
+
+    @view.setter
+    def view(self, view: TableView | None) -> None:
+        self._view, self.base = view, None
+
+    def last(self) -> TableView:
+        """The last view sent (there is one: not ``empty``)."""
+        view = self.view
+        assert view is not None
+        return view
+
+    def empty(self) -> bool:
+        """No view sent yet (or none since a restart)."""
+        return self._view is None and self.base is None
 
 
 class _Last:
@@ -88,14 +115,20 @@ class _Last:
     )
 
     def __init__(
-        self, parts: dict[str, Any], base: TableView, deal: Deal | None, table_key: tuple[Any, ...]
+        self,
+        parts: dict[str, Any],
+        base: TableView,
+        deal: Deal | None,
+        table_key: tuple[Any, ...],
+        deal_key: tuple[Any, ...] | None = None,
     ) -> None:
         self.parts = parts
         self.table_key = table_key
         self.base = base
         """The public view (own fields at their defaults)."""
         self.deal = deal
-        self.deal_key = _deal_key(deal) if deal is not None else None
+        # (A card patched from the move left the deal's key as it was: given.)
+        self.deal_key = deal_key or (_deal_key(deal) if deal is not None else None)
         self.trick = len(deal.trick) if deal is not None else 0
         self.tricks = len(deal.tricks) if deal is not None else 0
         self.leader = deal.leader if deal is not None else None
@@ -132,8 +165,9 @@ TABLE_FIELDS = (
     "chat",
 )
 """The public fields read off the table's state alone (``Fanout.table_parts``)."""
-_MOVED = ("seats", "deal", "deadline")
-"""The public fields a card played may change (``Fanout._card_played``)."""
+_TRICK_WON = ("turn", "tricks", "trick", "tricks_won", "taker_bouts")
+"""The fields of the deal's view a card that wins a trick may change
+(``Fanout._card_played``: with the seats' and the deadline, nothing else)."""
 GAME_FIELDS = ("seats", "scores", "sheet", "deal", "ranking")
 """The public fields read off the game (with ``TABLE_FIELDS``: ``PUBLIC_FIELDS``)."""
 
@@ -153,8 +187,25 @@ def _hand_ops(old: list[str], new: list[str], removes: bool) -> Patch | None:
     return [Op(("hand",), "remove", i)] if old[i + 1 :] == new[i:] else None
 
 
-_PLAYING = ("cards", "poignee_sizes", "poignee_cards")
-"""The fields of ``Legal`` a seat's turn to play a card fills (in field order)."""
+def _header_size(count: int) -> int:
+    """The bytes of a msgpack array's header of ``count`` items."""
+    return 1 if count < 16 else 3 if count < 0x10000 else 5
+
+
+def _joined(first: bytes, firsts: int, second: bytes, seconds: int) -> bytes:
+    """Two msgpack arrays (of ``firsts`` and ``seconds`` items) as one."""
+    if not firsts:
+        return second
+    count = firsts + seconds
+    if count < 16:
+        head = bytes((0x90 | count,))
+    else:
+        head = (
+            (b"\xdc" + count.to_bytes(2, "big"))
+            if count < 0x10000
+            else b"\xdd" + count.to_bytes(4, "big")
+        )
+    return head + first[_header_size(firsts) :] + second[_header_size(seconds) :]
 
 
 def _legal_ops(old: Legal, new: Legal, removes: bool) -> Patch | None:
@@ -169,8 +220,11 @@ def _legal_ops(old: Legal, new: Legal, removes: bool) -> Patch | None:
     ):  # fmt: skip
         return None
     ops: Patch = []
-    for name in _PLAYING:
-        was, now = getattr(old, name), getattr(new, name)
+    for name, was, now in (  # what a turn to play a card fills, in field order
+        ("cards", old.cards, new.cards),
+        ("poignee_sizes", old.poignee_sizes, new.poignee_sizes),
+        ("poignee_cards", old.poignee_cards, new.poignee_cards),
+    ):
         if was == now:
             continue
         if not was:  # an empty list grew: appended
@@ -220,33 +274,48 @@ class Fanout:
                 away.add(i)
         return away
 
+    def is_away(self, st: TableState, seat: int) -> bool:
+        """``seat`` is a human's with no connection (one of ``away_seats``)."""
+        stream = self.streams[seat]
+        return st.seats[seat].kind == "human" and (stream is None or stream.peer is None)
+
     def humans_connected(self) -> int:
         return sum(1 for st in self.streams if st is not None and st.peer is not None)
 
     # -- building views -------------------------------------------------------------
 
     def seat_views(self, st: TableState, game: Game | None) -> list[SeatView]:
-        away = self.away_seats(st)
-        key = tuple(
-            (
-                s.kind,
-                s.name,
-                s.kind == "bot" or bool(self.streams[i] and self.streams[i].peer),  # type: ignore[union-attr]
-                i in away,
-                st.bot_level if s.kind == "bot" else None,
-                game.deal.hands[i].bit_count() if game else 0,
+        hands = game.deal.hands if game is not None else None
+        level = st.bot_level
+        seats_key = []
+        for i, (s, stream) in enumerate(zip(st.seats, self.streams, strict=True)):
+            kind = s.kind
+            on = stream is not None and stream.peer is not None
+            seats_key.append(
+                (
+                    kind,
+                    s.name,
+                    on or kind == "bot",  # connected
+                    not on and kind == "human",  # away
+                    level if kind == "bot" else None,
+                    hands[i].bit_count() if hands is not None else 0,
+                )
             )
-            for i, s in enumerate(st.seats)
-        )
-        if key == self._seats[0]:
+        key = tuple(seats_key)
+        old_key, old_seats = self._seats
+        if key == old_key:
             # Most moves change one seat's count of cards, some nothing:
             # the same list when nothing changed (the diff skips it on "is").
-            return self._seats[1]
+            return old_seats
+        # The seats that did not change keep their very views (the same).
+        same = len(old_key) == len(key)
         seats = [
-            SeatView(
-                seat=i, kind=kind, name=name, connected=on, away=gone, bot_level=level, cards=n
+            old_seats[i]
+            if same and old_key[i] == k
+            else SeatView(
+                seat=i, kind=k[0], name=k[1], connected=k[2], away=k[3], bot_level=k[4], cards=k[5]
             )
-            for i, (kind, name, on, gone, level, n) in enumerate(key)
+            for i, k in enumerate(key)
         ]
         self._seats = (key, seats)
         return seats
@@ -369,8 +438,13 @@ class Fanout:
                 taker_bouts=taker_bouts(deal, partner),
             )
             base = replace(last.base, seats=seats, deal=new_deal, deadline=deadline)
-            # Rarer (one card a trick), more fields: the diff of those only.
-            return parts, base, diff(last.base, base, only=_MOVED), table_key
+            # Rarer (one card a trick), more fields: the diff of those only,
+            # in the order diff() gives them (as below).
+            ops = self._seat_op(old["seats"], seats, played, new_key)
+            ops += diff(old_deal, new_deal, only=_TRICK_WON, at=("deal",))
+            if deadline != old["deadline"]:
+                ops.append(Op(("deadline",), "set", deadline))
+            return parts, base, ops, table_key
         card = CODES[deal.trick[-1]]
         new_deal = parts["deal"] = replace(
             old_deal,
@@ -378,9 +452,7 @@ class Fanout:
             trick=TrickView(leader=deal.leader, cards=[*old_deal.trick.cards, card]),
         )
         # In the order diff() gives them: by field, seats before deal before deadline.
-        ops: Patch = []
-        if seats is not old["seats"]:
-            ops.append(Op(("seats", played, "cards"), "set", new_key[played][5]))
+        ops = self._seat_op(old["seats"], seats, played, new_key)
         if deal.turn != old_deal.turn:
             ops.append(Op(("deal", "turn"), "set", deal.turn))
         ops.append(Op(("deal", "trick", "cards"), "append", [card]))
@@ -388,6 +460,13 @@ class Fanout:
             ops.append(Op(("deadline",), "set", deadline))
         base = replace(last.base, seats=seats, deal=new_deal, deadline=deadline)
         return parts, base, ops, table_key
+
+    @staticmethod
+    def _seat_op(
+        old: list[SeatView], new: list[SeatView], played: int, key: tuple[Any, ...]
+    ) -> Patch:
+        """The op of the seat that played a card (its count), if its view changed."""
+        return [] if new is old else [Op(("seats", played, "cards"), "set", key[played][5])]
 
     def own_parts(self, st: TableState, game: Game | None, seat: int | None) -> dict[str, Any]:
         """The fields of ``seat``'s view that are its own (``OWN_FIELDS``)."""
@@ -414,6 +493,8 @@ class Fanout:
         made = self._card_played(st, game)
         last_parts: dict[str, Any] | None = None
         moved: tuple[int | None, ...] = ()
+        ops: Patch = []
+        encoded = b""
         if made is not None:
             parts, base, ops, table_key = made
             self.quick += 1
@@ -421,7 +502,8 @@ class Fanout:
             last_parts = self._last.parts
             # Every stream whose last view came from the last broadcast's
             # parts gets these ops (others diff their own last view).
-            public_ops[id(last_parts)] = (ops, encode_patch(ops))
+            encoded = encode_patch(ops)
+            public_ops[id(last_parts)] = (ops, encoded)
             # Only the seat that played (its hand, its legal moves) and the
             # seat to play next (its legal moves) see their own fields change.
             moved = (self._last.turn, game.deal.turn)
@@ -438,7 +520,17 @@ class Fanout:
             own = stream.own
             if last_parts is None or stream.parts is not last_parts or own is None:
                 own = self.own_parts(st, game, seat)
-            elif seat in moved and "legal" in own:
+            elif seat not in moved:
+                # Its own fields as they were: the public ops alone, as
+                # _send_view would send them (inline: the commonest case).
+                stream._view, stream.base, stream.parts = None, base, parts
+                if ops:
+                    stream.seq += 1
+                    stream.patches.append((stream.seq, encoded))
+                    if to:
+                        out.append(Send(to, TablePatch(seq=stream.seq, patch=ops)))
+                continue
+            elif "legal" in own:
                 # A card played changes its seat's hand and the legal moves
                 # of that seat and the next, nothing else of theirs: their
                 # ops from those two alone.
@@ -458,12 +550,11 @@ class Fanout:
                     if more is None:
                         more = diff(was["legal"], legal, removes=removes, at=("legal",))
                     own_ops += more
-                view = replace(base, **own)
-                self._send_view(stream, parts, own, view, public_ops, to, out, own_ops)
+                self._send_view(stream, parts, own, base, public_ops, to, out, own_ops)
                 continue
-            elif seat in moved:
+            else:
                 own = self.own_parts(st, game, seat)
-            self._send_view(stream, parts, own, replace(base, **own), public_ops, to, out)
+            self._send_view(stream, parts, own, base, public_ops, to, out)
         if self.spectators:
             stream = self.spectator_stream
             if last_parts is not None and stream.parts is last_parts and stream.own is not None:
@@ -474,46 +565,53 @@ class Fanout:
                 stream,
                 parts,
                 own,
-                replace(base, **own),
+                base,
                 public_ops,
                 tuple(self.spectators),
                 out,
             )
-        self._last = _Last(parts, base, game.deal if game is not None else None, table_key)
+        deal_key = self._last.deal_key if made is not None and self._last is not None else None
+        self._last = _Last(
+            parts, base, game.deal if game is not None else None, table_key, deal_key
+        )
 
     def _send_view(
         self,
         stream: Stream,
         parts: dict[str, Any],
         own: dict[str, Any],
-        view: TableView,
+        base: TableView,
         public_ops: dict[int, tuple[Patch, bytes]],
         to: tuple[Peer, ...],
         out: list[Effect],
         own_ops: Patch | None = None,
     ) -> None:
-        """``own_ops``: the ops of the recipient's own fields, when the caller
-        knows them (else they are diffed)."""
-        old = stream.view
-        if old is None:
+        """The recipient's new view is ``base`` (the public view) with ``own``'s
+        fields. ``own_ops``: the ops of the recipient's own fields, when the
+        caller knows them (else they are diffed)."""
+        if stream._view is None and stream.base is None:  # (Stream.empty, inline)
+            snapshot = replace(base, **own)
             stream.seq += 1
-            stream.view = view
+            stream.view = snapshot
             stream.parts, stream.own = parts, own
             stream.patches.clear()
             stream.removes = False
             if to:
-                out.append(Send(to, TableSnapshot(seq=stream.seq, view=view)))
+                out.append(Send(to, TableSnapshot(seq=stream.seq, view=snapshot)))
             return
         encoded: bytes | None = None
+        view: TableView | None = None
+        # The last view (made now if it was not: only a diff reads it).
         if stream.parts is None:
-            patch = diff(old, view)
+            view = replace(base, **own)
+            patch = diff(stream.last(), view)
         else:
             # Every stream whose last view came from the same public parts
             # gets the same public ops: diff those once per broadcast.
             key = id(stream.parts)  # kept alive by stream.parts meanwhile
             shared = public_ops.get(key)
             if shared is None:
-                public = diff(old, view, only=PUBLIC_FIELDS)
+                public = diff(stream.last(), base, only=PUBLIC_FIELDS)  # base's are the view's
                 shared = public_ops[key] = (public, encode_patch(public))
             # Most moves leave a seat's own parts as they were (often the
             # very same objects): one dict compare, then no diff at all.
@@ -525,11 +623,15 @@ class Fanout:
                 # than its whole new hand (public ops never use it).
                 removes = len(to) == 1 and version(to[0]) >= 2
                 if own_ops is None:
-                    own_ops = diff(old, view, only=OWN_FIELDS, removes=removes)
+                    view = replace(base, **own)
+                    own_ops = diff(stream.last(), view, only=OWN_FIELDS, removes=removes)
                 patch = public + own_ops
                 stream.removes |= removes
-                encoded = None
-        stream.view = view
+                # Kept encoded as encode_patch(patch) would, from the public
+                # ops' encoding and the own ops' alone.
+                encoded = _joined(encoded, len(public), encode_patch(own_ops), len(own_ops))
+        # (Stream.made and the view's setter, inline: once per stream and move.)
+        stream._view, stream.base = view, None if view is not None else base
         stream.parts, stream.own = parts, own
         if not patch:
             return
@@ -552,14 +654,14 @@ class Fanout:
         stream = self.streams[seat]
         assert stream is not None  # bound before
         readable = not stream.removes or version(peer) >= 2
-        if stream.view is not None and last_seq >= 0 and readable:
+        if not stream.empty() and last_seq >= 0 and readable:
             missing = [(s, p) for s, p in stream.patches if s > last_seq]
             if last_seq == stream.seq or (missing and missing[0][0] == last_seq + 1):
                 # Only what the client missed, then carry on with patches.
                 for s, p in missing:
                     out.append(Send((peer,), TablePatch(seq=s, patch=decode_patch(p))))
                 return len(missing)
-        if stream.view is None and last_seq > stream.seq:
+        if stream.empty() and last_seq > stream.seq:
             # A table served anew (a restart, a takeover by another process)
             # goes on from the client's sequence number.
             stream.seq = last_seq
@@ -577,9 +679,9 @@ class Fanout:
         """A fresh snapshot for one recipient (joins, gaps, resumes)."""
         stream = self.spectator_stream if seat is None else self.streams[seat]
         assert stream is not None
-        if stream.view is not None and seat is None:
+        if not stream.empty() and seat is None:
             # Spectators share one stream: send its current view and seq.
-            out.append(Send((peer,), TableSnapshot(seq=stream.seq, view=stream.view)))
+            out.append(Send((peer,), TableSnapshot(seq=stream.seq, view=stream.last())))
             return
         view = self.view_for(st, game, seat)
         stream.seq += 1

@@ -24,11 +24,11 @@ def schedule(
     st: TableState,
     game: Game | None,
     settings: Settings,
-    away: Callable[[TableState], set[int]],
+    away: Callable[[TableState, int], bool],
     now: float,
 ) -> Arm:
-    """The one timer the table needs now (``away``: the human seats with no
-    connection, asked only when a human's turn needs it)."""
+    """The one timer the table needs now (``away``: whether a seat is a
+    human's with no connection, asked only when a human's turn needs it)."""
     if gathering(st):
         st.deadline = None
         return Arm(st.gather_until, Wake("gather", st.version))
@@ -40,7 +40,7 @@ def schedule(
         if seat is None:
             return Arm(None)
         if st.seats[seat].kind != "bot":
-            return _human_turn(st, game, settings, seat in away(st), seat, now)
+            return _human_turn(st, game, settings, away(st, seat), seat, now)
         st.deadline = None
         # A bot waits as a person would over this decision (``think``): a
         # function of the decision's kind and shape only, never of its camp,
