@@ -43,7 +43,7 @@ def test_every_view_field_is_public_table_public_game_or_own() -> None:
     fields = set(TableView.__struct_fields__)
     assert set(TABLE_FIELDS) | set(GAME_FIELDS) | set(OWN_FIELDS) == fields
     assert set(TABLE_FIELDS) | set(GAME_FIELDS) == set(PUBLIC_FIELDS)
-    # The legal moves' ops after a card (fanout._legal_ops) name these: a
+    # The legal moves' ops after a card (own_ops.legal_ops) name these: a
     # field added to Legal must be looked at there too.
     assert Legal.__struct_fields__ == (
         "bids", "cards", "ecart", "ecart_size", "ecart_trumps", "chelem", "calls",

@@ -75,7 +75,7 @@ from server.table.effects import (
     Think,
 )
 from server.table.ending import GameOver
-from server.table.fanout import Fanout, Stream
+from server.table.fanout import Fanout
 from server.table.gather import gathered, gathering, may_start, rehost
 from server.table.hints import hint
 from server.table.inbox import Act, BotMove, Gone, Hurry, Join, Message, Peer, Reclaim, Sweep, Wake
@@ -93,6 +93,7 @@ from server.table.seats import (
     vacate,
 )
 from server.table.state import StateWriter, TableState, digest
+from server.table.stream import Stream
 from server.table.timers import bot_seed, schedule
 
 _MOVES = frozenset((Bid, Call, Ecart, Chelem, Poignee, Play))  # GameCommand's classes

@@ -11,7 +11,6 @@ diffed and encoded once per broadcast. Pure: it returns ``Send`` effects.
 
 from __future__ import annotations
 
-from collections import deque
 from typing import Any
 
 import msgspec
@@ -20,11 +19,12 @@ from msgspec.structs import replace
 from protocol.cards import CODES
 from protocol.diff import Op, Patch, diff
 from protocol.messages import TablePatch, TableSnapshot
-from protocol.views import DealView, Legal, SeatView, TableView, TrickView
+from protocol.views import DealView, SeatView, TableView, TrickView
 from server.game import Deal, Game
 from server.table import pace
 from server.table.effects import Effect, Send
 from server.table.inbox import Peer
+from server.table.own_ops import hand_ops, joined_arrays, legal_ops
 from server.table.seat_view import (
     Reuse,
     deal_view,
@@ -35,8 +35,7 @@ from server.table.seat_view import (
     tricks_won,
 )
 from server.table.state import TableState
-
-PATCHES_KEPT = 128
+from server.table.stream import Stream, version
 
 OWN_FIELDS = ("you", "invite_code", "hand", "ecart", "legal")
 """The fields of a ``TableView`` that differ between recipients (``Fanout.view_for``)."""
@@ -44,59 +43,6 @@ PUBLIC_FIELDS = tuple(f for f in TableView.__struct_fields__ if f not in OWN_FIE
 
 encode_patch = msgspec.msgpack.Encoder().encode
 decode_patch = msgspec.msgpack.Decoder(Patch).decode
-
-
-def version(peer: Peer) -> int:
-    """The protocol version ``peer`` reads (its connection's codec's; 1 if it has none)."""
-    return int(getattr(getattr(peer, "codec", None), "version", 1))
-
-
-class Stream:
-    """A recipient's view stream: sequence number, last view sent, recent patches."""
-
-    __slots__ = ("_view", "base", "own", "parts", "patches", "peer", "removes", "seq")
-
-    def __init__(self) -> None:
-        self.seq = 0
-        self._view: TableView | None = None
-        self.base: TableView | None = None
-        """The public view the last view is ``own`` over, until ``view`` is
-        read: most broadcasts never read it (their ops made from the move),
-        so it is made only when asked for."""
-        self.parts: dict[str, Any] | None = None
-        """The public parts ``view`` was built from, when a broadcast built it."""
-        self.own: dict[str, Any] | None = None
-        """The recipient's own parts ``view`` was built from (with ``parts``)."""
-        self.patches: deque[tuple[int, bytes]] = deque(maxlen=PATCHES_KEPT)
-        """The last patches with their seq, kept for resumes, msgpack-encoded: a
-        playing table keeps hundreds, and as ``Op`` lists of document values
-        they were most of its memory (docs/LOAD.md)."""
-        self.removes = False
-        """Some kept patch has a ``remove`` op, which only version 2 reads."""
-        self.peer: Peer | None = None
-
-    @property
-    def view(self) -> TableView | None:
-        """The last view sent (``None``: none yet)."""
-        view = self._view
-        if view is None and self.base is not None:
-            assert self.own is not None
-            view = self._view = replace(self.base, **self.own)
-        return view
-
-    @view.setter
-    def view(self, view: TableView | None) -> None:
-        self._view, self.base = view, None
-
-    def last(self) -> TableView:
-        """The last view sent (there is one: not ``empty``)."""
-        view = self.view
-        assert view is not None
-        return view
-
-    def empty(self) -> bool:
-        """No view sent yet (or none since a restart)."""
-        return self._view is None and self.base is None
 
 
 class _Last:
@@ -170,72 +116,6 @@ _TRICK_WON = ("turn", "tricks", "trick", "tricks_won", "taker_bouts")
 (``Fanout._card_played``: with the seats' and the deadline, nothing else)."""
 GAME_FIELDS = ("seats", "scores", "sheet", "deal", "ranking")
 """The public fields read off the game (with ``TABLE_FIELDS``: ``PUBLIC_FIELDS``)."""
-
-
-def _hand_ops(old: list[str], new: list[str], removes: bool) -> Patch | None:
-    """The ops of a hand that lost one card, as ``diff`` gives them (None:
-    some other change, for ``diff`` itself)."""
-    if old is new:
-        return []
-    if len(new) != len(old) - 1:
-        return None
-    if not removes:
-        return [Op(("hand",), "set", list(new))]
-    i = 0
-    while i < len(new) and old[i] == new[i]:
-        i += 1
-    return [Op(("hand",), "remove", i)] if old[i + 1 :] == new[i:] else None
-
-
-def _header_size(count: int) -> int:
-    """The bytes of a msgpack array's header of ``count`` items."""
-    return 1 if count < 16 else 3 if count < 0x10000 else 5
-
-
-def _joined(first: bytes, firsts: int, second: bytes, seconds: int) -> bytes:
-    """Two msgpack arrays (of ``firsts`` and ``seconds`` items) as one."""
-    if not firsts:
-        return second
-    count = firsts + seconds
-    if count < 16:
-        head = bytes((0x90 | count,))
-    else:
-        head = (
-            (b"\xdc" + count.to_bytes(2, "big"))
-            if count < 0x10000
-            else b"\xdd" + count.to_bytes(4, "big")
-        )
-    return head + first[_header_size(firsts) :] + second[_header_size(seconds) :]
-
-
-def _legal_ops(old: Legal, new: Legal, removes: bool) -> Patch | None:
-    """The ops of a turn to play a card begun or ended (to or from nothing
-    to do), as ``diff`` gives them; None: some other change, for ``diff``."""
-    if old is new:
-        return []
-    if (
-        old.bids or new.bids or old.ecart or new.ecart or old.calls or new.calls
-        or old.ecart_size != new.ecart_size or old.ecart_trumps != new.ecart_trumps
-        or old.chelem != new.chelem
-    ):  # fmt: skip
-        return None
-    ops: Patch = []
-    for name, was, now in (  # what a turn to play a card fills, in field order
-        ("cards", old.cards, new.cards),
-        ("poignee_sizes", old.poignee_sizes, new.poignee_sizes),
-        ("poignee_cards", old.poignee_cards, new.poignee_cards),
-    ):
-        if was == now:
-            continue
-        if not was:  # an empty list grew: appended
-            ops.append(Op(("legal", name), "append", list(now)))
-        elif now:
-            return None  # one list for another
-        elif removes and len(was) == 1:
-            ops.append(Op(("legal", name), "remove", 0))
-        else:
-            ops.append(Op(("legal", name), "set", []))
-    return ops
 
 
 class Fanout:
@@ -543,10 +423,10 @@ class Fanout:
                     deal = game.deal
                     card = CODES[deal.trick[-1] if deal.trick else deal.tricks[-1][-1]]
                     own["hand"] = self.reuse.hand_after(deal, seat, was["hand"], card)
-                    own_ops = _hand_ops(was["hand"], own["hand"], removes)
+                    own_ops = hand_ops(was["hand"], own["hand"], removes)
                 legal = own["legal"] = legal_view(game.deal, seat)
                 if own_ops is not None:
-                    more = _legal_ops(was["legal"], legal, removes)
+                    more = legal_ops(was["legal"], legal, removes)
                     if more is None:
                         more = diff(was["legal"], legal, removes=removes, at=("legal",))
                     own_ops += more
@@ -629,7 +509,7 @@ class Fanout:
                 stream.removes |= removes
                 # Kept encoded as encode_patch(patch) would, from the public
                 # ops' encoding and the own ops' alone.
-                encoded = _joined(encoded, len(public), encode_patch(own_ops), len(own_ops))
+                encoded = joined_arrays(encoded, len(public), encode_patch(own_ops), len(own_ops))
         # (Stream.made and the view's setter, inline: once per stream and move.)
         stream._view, stream.base = view, None if view is not None else base
         stream.parts, stream.own = parts, own

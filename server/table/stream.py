@@ -1,0 +1,68 @@
+"""A recipient's view stream (``Stream``): its sequence number, the last view
+it was sent and its recent patches, kept encoded for resumes. ``Fanout``
+keeps one per seat and one for all spectators."""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from msgspec.structs import replace
+
+from protocol.views import TableView
+from server.table.inbox import Peer
+
+PATCHES_KEPT = 128
+
+
+def version(peer: Peer) -> int:
+    """The protocol version ``peer`` reads (its connection's codec's; 1 if it has none)."""
+    return int(getattr(getattr(peer, "codec", None), "version", 1))
+
+
+class Stream:
+    """A recipient's view stream: sequence number, last view sent, recent patches."""
+
+    __slots__ = ("_view", "base", "own", "parts", "patches", "peer", "removes", "seq")
+
+    def __init__(self) -> None:
+        self.seq = 0
+        self._view: TableView | None = None
+        self.base: TableView | None = None
+        """The public view the last view is ``own`` over, until ``view`` is
+        read: most broadcasts never read it (their ops made from the move),
+        so it is made only when asked for."""
+        self.parts: dict[str, Any] | None = None
+        """The public parts ``view`` was built from, when a broadcast built it."""
+        self.own: dict[str, Any] | None = None
+        """The recipient's own parts ``view`` was built from (with ``parts``)."""
+        self.patches: deque[tuple[int, bytes]] = deque(maxlen=PATCHES_KEPT)
+        """The last patches with their seq, kept for resumes, msgpack-encoded: a
+        playing table keeps hundreds, and as ``Op`` lists of document values
+        they were most of its memory (docs/LOAD.md)."""
+        self.removes = False
+        """Some kept patch has a ``remove`` op, which only version 2 reads."""
+        self.peer: Peer | None = None
+
+    @property
+    def view(self) -> TableView | None:
+        """The last view sent (``None``: none yet)."""
+        view = self._view
+        if view is None and self.base is not None:
+            assert self.own is not None
+            view = self._view = replace(self.base, **self.own)
+        return view
+
+    @view.setter
+    def view(self, view: TableView | None) -> None:
+        self._view, self.base = view, None
+
+    def last(self) -> TableView:
+        """The last view sent (there is one: not ``empty``)."""
+        view = self.view
+        assert view is not None
+        return view
+
+    def empty(self) -> bool:
+        """No view sent yet (or none since a restart)."""
+        return self._view is None and self.base is None
