@@ -48,7 +48,7 @@ from tests.support.servers import running
 from tests.support.waits import patient
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Page
+    from playwright.sync_api import Browser, BrowserContext, Page
 
 ROOT = Path(__file__).resolve().parents[1]
 AXE = ROOT / "tests" / "js" / "node_modules" / "axe-core" / "axe.min.js"
@@ -117,12 +117,22 @@ def context_options() -> dict[str, Any]:
     return {}
 
 
+def patient_context(browser: Browser, **options: Any) -> BrowserContext:
+    """A new browser context (Playwright's ``new_context(**options)``) whose
+    waits last ``TIMEOUT_MS`` stretched with the machine's load (``patient``),
+    as every page of the tests does: with Playwright's own default, 30 s of
+    real time whatever the load, a page that watched a whole game on a
+    saturated machine failed a soak run though nothing was wrong."""
+    context = browser.new_context(**options)
+    context.set_default_timeout(patient(TIMEOUT_MS))
+    return context
+
+
 @pytest.fixture
 def page(
     browser: Browser, context_options: dict[str, Any], request: pytest.FixtureRequest
 ) -> Iterator[Page]:
-    context = browser.new_context(**context_options)
-    context.set_default_timeout(patient(TIMEOUT_MS))
+    context = patient_context(browser, **context_options)
     opened = context.new_page()
     errors: list[str] = []
     request.node.stash[ERRORS] = errors

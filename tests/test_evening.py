@@ -26,7 +26,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from clients.cli.app import AtoutApp
 from protocol.views import TableView
-from tests.browser import ServerThread
+from tests.browser import ServerThread, patient_context
 from tests.support.pilot import SIZE, click, client, screen_text, table, until
 from tests.support.redis import RedisServer, RedisUnavailable
 from tests.support.waits import eventually
@@ -223,7 +223,7 @@ def test_one_evening_two_terminals_and_two_browsers(
         clock = LeapingClock()  # leaps over the turn timers at the table of five
         server = start_web_server(redis_url=redis.url, grace=60.0, quick_gather=120.0, clock=clock)
         page.set_viewport_size(LAPTOP)
-        dan = browser.new_context(viewport=PHONE).new_page()
+        dan = patient_context(browser, viewport=PHONE).new_page()
         people: list[Terminal] = []
         try:
             # -- they connect: the lobby, with the count of people online ------------

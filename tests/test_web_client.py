@@ -21,7 +21,7 @@ import pytest
 from clients.session import Session
 from protocol.codec import SUBPROTOCOL_JSON
 from protocol.messages import JoinTable, Seated
-from tests.browser import ServerThread, axe_violations, describe
+from tests.browser import ServerThread, axe_violations, describe, patient_context
 from tests.support.clients import autoplay
 from tests.web_helpers import (
     GAME_OVER,
@@ -148,7 +148,7 @@ def test_the_invite_link_seats_a_newcomer(
     new_table(page, private=True)
     link = page.get_by_label("Invite link").input_value()
     assert re.fullmatch(re.escape(web_server.url) + r"#join=[A-Z0-9]{6}", link), link
-    friend = browser.new_context(viewport=PHONE).new_page()
+    friend = patient_context(browser, viewport=PHONE).new_page()
     try:
         friend.goto(link)
         friend.fill("input[name=name]", "Dana")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tests.browser import ServerThread
+from tests.browser import ServerThread, patient_context
 from tests.web_helpers import enter, new_table
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ def test_the_hint_button_shows_the_strong_bots_bid_and_why(
 
 
 def test_the_hint_reads_in_french(browser: Browser, web_server: ServerThread) -> None:
-    context = browser.new_context(locale="fr-FR")
+    context = patient_context(browser, locale="fr-FR")
     try:
         page = context.new_page()
         page.goto(web_server.url)

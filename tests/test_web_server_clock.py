@@ -13,7 +13,7 @@ from contextlib import contextmanager
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser import ServerThread
+from tests.browser import ServerThread, patient_context
 from tests.support.clock import ManualClock
 from tests.web_helpers import PHONE, enter
 
@@ -38,7 +38,7 @@ SKEW_SCRIPT = """
 @contextmanager
 def skewed_page(browser: Browser, skew: int) -> Iterator[Page]:
     """A page of its own whose clock is ``skew`` milliseconds off."""
-    context = browser.new_context(viewport=PHONE)
+    context = patient_context(browser, viewport=PHONE)
     context.add_init_script(SKEW_SCRIPT % skew)
     try:
         yield context.new_page()

@@ -27,7 +27,7 @@ from server.web.answer import accepts_gzip, not_modified
 from server.web.files import bundled_folder, resolve
 from server.web.origin import parse_allowed, refusal
 from server.web.policy import importmap_hashes
-from tests.browser import ERRORS, ServerThread, axe_violations, describe
+from tests.browser import ERRORS, ServerThread, axe_violations, describe, patient_context
 from tests.support.servers import running
 
 if TYPE_CHECKING:
@@ -419,7 +419,7 @@ def test_a_page_from_another_origin_cannot_open_a_game(
     friendly = start_web_server(web_root=str(client_dir), allowed_origins=other.url.rstrip("/"))
     # The page's own CSP would stop it before the server is asked: set it
     # aside here, to see what the server says to a page of another site.
-    context = browser.new_context(bypass_csp=True)
+    context = patient_context(browser, bypass_csp=True)
     try:
         page = context.new_page()
         page.goto(other.url)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tests.browser import ServerThread, axe_violations, describe
+from tests.browser import ServerThread, axe_violations, describe, patient_context
 from tests.web_helpers import GAME_OVER, PHONE, Stall, enter, new_table, step
 
 if TYPE_CHECKING:
@@ -115,7 +115,7 @@ def test_the_lobby_lists_each_tables_size(
 ) -> None:
     enter(page, web_server.url, "Alice")
     new_table(page, deals=1, players=5)
-    other = browser.new_context(viewport=PHONE).new_page()
+    other = patient_context(browser, viewport=PHONE).new_page()
     errors: list[str] = []
     other.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     other.on("pageerror", lambda e: errors.append(str(e)))

@@ -24,7 +24,7 @@ import pytest
 
 from protocol.messages import Tournament, TournamentJoin
 from protocol.tournaments import TournamentView
-from tests.browser import ServerThread, axe_violations, describe
+from tests.browser import ServerThread, axe_violations, describe, patient_context
 from tests.support.clock import ManualClock
 from tests.support.tournaments import Entrant, fetch
 from tests.web_helpers import LAPTOP, PHONE, enter, in_background, play_to_the_end
@@ -192,7 +192,7 @@ def test_the_host_gathers_teams_and_removes_a_player(
     # A friend follows the invite link: the tournament shows, with its team field.
     link = page.get_by_label("Invite link").input_value()
     assert link == f"{web_server.url}#tournament={code}"
-    zoe = browser.new_context(viewport=PHONE).new_page()
+    zoe = patient_context(browser, viewport=PHONE).new_page()
     try:
         zoe.goto(link)
         zoe.fill("input[name=name]", "Zoe")

@@ -27,7 +27,7 @@ import pytest
 from clients.cli.catalogs import OWN_SCRIPT, french_terms
 from clients.session import Session
 from protocol.messages import CreateTable, Seated
-from tests.browser import ServerThread
+from tests.browser import ServerThread, patient_context
 from tests.web_helpers import GAME_OVER, PHONE, hosted_game
 
 if TYPE_CHECKING:
@@ -126,7 +126,7 @@ async def _opens_a_public_table(server: ServerThread, lang: str) -> Session:
 
 @pytest.mark.parametrize("lang", list(LOCALES))
 def test_every_screen_in_each_language(browser: Any, web_server: ServerThread, lang: str) -> None:
-    context = browser.new_context(locale=LOCALES[lang], viewport=PHONE)
+    context = patient_context(browser, locale=LOCALES[lang], viewport=PHONE)
     page = context.new_page()
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)

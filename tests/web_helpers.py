@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from clients.session import Session
 from protocol.messages import CreateTable, Seated, StartGame
-from tests.browser import ServerThread
+from tests.browser import ServerThread, patient_context
 from tests.support.clients import autoplay, choose, finished
 from tests.support.waits import Deadline, patient
 
@@ -45,7 +45,7 @@ class Stall:
 def second_page(browser: Browser, viewport: dict[str, int] = PHONE) -> tuple[Page, list[str]]:
     """Another person's page, in a browser context of its own, and the errors
     its console and scripts report (the first page's are the fixture's)."""
-    other = browser.new_context(viewport=viewport).new_page()
+    other = patient_context(browser, viewport=viewport).new_page()
     errors: list[str] = []
     other.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     other.on("pageerror", lambda e: errors.append(str(e)))
