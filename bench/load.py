@@ -1898,6 +1898,24 @@ async def coordinate(args: argparse.Namespace, results: list[dict[str, Any]]) ->
                 f"best {min(values):.2f}",
                 flush=True,
             )
+    # --redis-aof: each mode against the Redis without a file, same round and step.
+    for r in results:
+        if "redis_aof" not in r:
+            continue
+        twin = [
+            o for o in results if o.get("target") == "ours/redis" and "moves" in o
+            and o["tables"] == r["tables"] and o["round"] == r["round"]
+        ]  # fmt: skip
+        if twin and twin[0]["server_us_per_move"]:
+            o = twin[0]
+            print(
+                f"# {r['target']} at {r['tables']} tables (round {r['round'] + 1}): "
+                f"{r['server_us_per_move']:.0f} us/move, p99 {r['p99_ms']:.0f} ms, redis"
+                f" {r['redis_cpu_pct']}% vs no AOF {o['server_us_per_move']:.0f} us/move,"
+                f" p99 {o['p99_ms']:.0f} ms, redis {o['redis_cpu_pct']}% -> CPU ratio"
+                f" {r['server_us_per_move'] / o['server_us_per_move']:.2f}",
+                flush=True,
+            )
     for label in sorted({r["target"] for r in results if "moves" in r}):
         knee = next(
             (r["tables"] for r in results if r.get("target") == label and "moves" in r
