@@ -1501,7 +1501,7 @@ async def ramp(args: argparse.Namespace, run: Run, results: list[dict[str, Any]]
         r["server_cpu_wait_pct"] = round(100 * (wait1 - wait0) / (t1 - t0), 1)
         if aof is not None:
             r["redis_aof"] = aof
-            if r["moves"]:
+            if r["moves"] and aof["bytes"] is not None:
                 aof["bytes_per_move"] = round(aof["bytes"] / r["moves"])
         if instructions is not None and r["moves"]:
             r["server_instructions_per_move"] = round(instructions / r["moves"])
@@ -1527,8 +1527,9 @@ async def ramp(args: argparse.Namespace, run: Run, results: list[dict[str, Any]]
             print(f"#   redis-server CPU: {r['redis_cpu_pct']}% of a core", flush=True)
         if (aof := r.get("redis_aof")) is not None:
             print(
-                f"#   redis AOF appendfsync {aof['appendfsync']}: {aof['fsyncs_per_s']} fsyncs/s"
-                f" (perf), {aof.get('bytes_per_move', '-')} AOF bytes per move, delayed fsyncs"
+                f"#   redis AOF appendfsync {aof['appendfsync']}: "
+                + (f"{n} fsyncs/s (perf)," if (n := aof["fsyncs_per_s"]) is not None else "")
+                + f" {aof.get('bytes_per_move', '-')} AOF bytes per move, delayed fsyncs"
                 f" {aof['delayed_fsyncs']}, AOF rewrites {aof['rewrites']}, RDB saves"
                 f" {aof['rdb_saves']}",
                 flush=True,
@@ -1600,7 +1601,7 @@ async def aof_window_stop(
         "appendfsync": run.aof,
         "fsyncs": fsyncs,
         "fsyncs_per_s": round(fsyncs / wall_s) if fsyncs is not None else None,
-        "bytes": grew if delta("aof_rewrites") == 0 else math.nan,
+        "bytes": grew if delta("aof_rewrites") == 0 else None,
         "delayed_fsyncs": delta("aof_delayed_fsync"),
         "rewrites": delta("aof_rewrites"),
         "rdb_saves": delta("rdb_saves"),
