@@ -65,7 +65,10 @@ class RedisServer:
     Started by the constructor; call ``close()`` (or use it as a context
     manager) to kill it and remove its directory. ``stop()``/``start()`` take
     it down and bring it back on the same port, with an empty dataset since
-    persistence is off — like a Redis restart without a volume.
+    persistence is off — like a Redis restart without a volume. ``extra_args``
+    come last and so override those defaults: ``RedisServer("--appendonly",
+    "yes")`` keeps an append-only file in its directory, and a restart then
+    keeps the data (``bench/load.py --redis-aof``).
     """
 
     def __init__(self, *extra_args: str, start_timeout_s: float = 5.0) -> None:
