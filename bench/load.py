@@ -1262,6 +1262,12 @@ class Run:
                 self.server.kill()
                 await self.server.wait()
         if self.redis is not None:
+            # Its log (AOF rewrites, slow fsyncs, with times) outlives its directory.
+            with contextlib.suppress(OSError):
+                log = Path(self.redis._dir.name) / "redis.log"
+                (self.tmp / f"redis-{self.label.replace('/', '-')}.log").write_bytes(
+                    log.read_bytes()
+                )
             self.redis.close()
         self.files.close()
 
@@ -1499,6 +1505,7 @@ async def ramp(args: argparse.Namespace, run: Run, results: list[dict[str, Any]]
         replies = await run.ask_all({"cmd": "measure_stop", "grace": args.grace}, 60)
         r = summarize(run, tables, replies, cpu1 - cpu0, rcpu1 - rcpu0, t1 - t0)
         r["server_cpu_wait_pct"] = round(100 * (wait1 - wait0) / (t1 - t0), 1)
+        r["window_start"] = time.strftime("%H:%M:%S", time.gmtime(time.time() - (PERF() - t0)))
         if aof is not None:
             r["redis_aof"] = aof
             if r["moves"] and aof["bytes"] is not None:
@@ -1520,7 +1527,7 @@ async def ramp(args: argparse.Namespace, run: Run, results: list[dict[str, Any]]
         print_window_notes(r, 12)
         print(
             f"#   server waited for its core {r['server_cpu_wait_pct']}% of the window"
-            " (other processes on it)",
+            f" (other processes on it); the window began at {r['window_start']} UTC",
             flush=True,
         )
         if r.get("redis_cpu_pct") is not None:
