@@ -1087,9 +1087,12 @@ class Run:
         """--abuse: the first this many workers drive tables, the others hold the
         idle connections and the non-readers (0: every worker drives tables)."""
         self.redis: Any = None
+        # "redis+aof-always": the Redis keeps an append-only file (--redis-aof).
+        self.store, _, self.aof = store.partition("+aof-")
         self.callgrind_out: Path | None = None
         self.port = free_port()
         self.label = "bare" if target == "bare" else f"ours/{store}"
+        self.fsyncs: Any = None  # perf counting the Redis's fsyncs in a window
         self.gc_log: Path | None = None
         self.files = contextlib.ExitStack()  # log files handed to the children
 
@@ -1125,7 +1128,10 @@ class Run:
             if self.store == "redis":
                 from tests.support.redis import RedisServer
 
-                self.redis = RedisServer()
+                # As deploy/redis.conf has it: an append-only file (in the
+                # server's temp directory), synced as the mode says.
+                aof = ("--appendonly", "yes", "--appendfsync", self.aof) if self.aof else ()
+                self.redis = RedisServer(*aof)
                 # Redis stands for a separate machine: keep it off the server's core.
                 os.sched_setaffinity(self.redis._proc.pid, args.redis_cores or args.client_cores)
                 if args.nice:
@@ -1256,6 +1262,12 @@ class Run:
                 self.server.kill()
                 await self.server.wait()
         if self.redis is not None:
+            # Its log (AOF rewrites, slow fsyncs, with times) outlives its directory.
+            with contextlib.suppress(OSError):
+                log = Path(self.redis._dir.name) / "redis.log"
+                (self.tmp / f"redis-{self.label.replace('/', '-')}.log").write_bytes(
+                    log.read_bytes()
+                )
             self.redis.close()
         self.files.close()
 
@@ -1479,18 +1491,25 @@ async def ramp(args: argparse.Namespace, run: Run, results: list[dict[str, Any]]
             profiler = await profile_window(run, args.measure, args.profile)
         if run.callgrind_out is not None:
             await callgrind_control(run.pid, "--instr=on")
+        aof0 = await aof_window_start(run)
         cpu0, rcpu0, t0 = run.cpu(), run.redis_cpu(), PERF()
         wait0 = proc_wait(run.pid)
         await run.ask_all({"cmd": "measure_start"}, 30)
         await asyncio.sleep(args.measure)
         cpu1, rcpu1, t1 = run.cpu(), run.redis_cpu(), PERF()
         wait1 = proc_wait(run.pid)
+        aof = await aof_window_stop(run, aof0, t1 - t0)
         instructions = None
         if run.callgrind_out is not None:
             instructions = await callgrind_window(run.pid, run.callgrind_out)
         replies = await run.ask_all({"cmd": "measure_stop", "grace": args.grace}, 60)
         r = summarize(run, tables, replies, cpu1 - cpu0, rcpu1 - rcpu0, t1 - t0)
         r["server_cpu_wait_pct"] = round(100 * (wait1 - wait0) / (t1 - t0), 1)
+        r["window_start"] = time.strftime("%H:%M:%S", time.gmtime(time.time() - (PERF() - t0)))
+        if aof is not None:
+            r["redis_aof"] = aof
+            if r["moves"] and aof["bytes"] is not None:
+                aof["bytes_per_move"] = round(aof["bytes"] / r["moves"])
         if instructions is not None and r["moves"]:
             r["server_instructions_per_move"] = round(instructions / r["moves"])
         pauses: list[list[float]] = []
@@ -1508,11 +1527,20 @@ async def ramp(args: argparse.Namespace, run: Run, results: list[dict[str, Any]]
         print_window_notes(r, 12)
         print(
             f"#   server waited for its core {r['server_cpu_wait_pct']}% of the window"
-            " (other processes on it)",
+            f" (other processes on it); the window began at {r['window_start']} UTC",
             flush=True,
         )
         if r.get("redis_cpu_pct") is not None:
             print(f"#   redis-server CPU: {r['redis_cpu_pct']}% of a core", flush=True)
+        if (aof := r.get("redis_aof")) is not None:
+            print(
+                f"#   redis AOF appendfsync {aof['appendfsync']}: "
+                + (f"{n} fsyncs/s (perf)," if (n := aof["fsyncs_per_s"]) is not None else "")
+                + f" {aof.get('bytes_per_move', '-')} AOF bytes per move, delayed fsyncs"
+                f" {aof['delayed_fsyncs']}, AOF rewrites {aof['rewrites']}, RDB saves"
+                f" {aof['rdb_saves']}",
+                flush=True,
+            )
         if r.get("server_instructions_per_move") is not None:
             print(
                 f"#   server instructions per move (callgrind, the window):"
@@ -1534,6 +1562,57 @@ async def ramp(args: argparse.Namespace, run: Run, results: list[dict[str, Any]]
                 flush=True,
             )
             break
+
+
+async def aof_window_start(run: Run) -> dict[str, str] | None:
+    """With --redis-aof: the Redis's persistence figures, and ``perf stat``
+    counting its fsync calls (every thread: ``everysec`` syncs from a
+    background one) until ``aof_window_stop``."""
+    if run.redis is None or not run.aof:
+        return None
+    from tests.support.redis import info
+
+    with contextlib.suppress(OSError):
+        run.fsyncs = await asyncio.create_subprocess_exec(
+            "perf", "stat", "-x", ",", "-p", str(run.redis._proc.pid),
+            "-e", "syscalls:sys_enter_fsync,syscalls:sys_enter_fdatasync",
+            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+    return info(run.redis.port, "persistence")
+
+
+async def aof_window_stop(
+    run: Run, before: dict[str, str] | None, wall_s: float
+) -> dict[str, Any] | None:
+    if before is None:
+        return None
+    from tests.support.redis import info
+
+    after = info(run.redis.port, "persistence")
+    fsyncs: int | None = None
+    if (perf := run.fsyncs) is not None:
+        run.fsyncs = None
+        perf.send_signal(signal.SIGINT)
+        _, err = await asyncio.wait_for(perf.communicate(), 10)
+        # "-x ,": count,unit,event,...; "<not supported>" if tracepoints are shut.
+        counts = [line.split(",") for line in err.decode(errors="replace").splitlines()]
+        found = [int(c[0]) for c in counts if len(c) > 2 and c[0].isdigit()]
+        fsyncs = sum(found) if found else None
+
+    def delta(field: str) -> int:
+        return int(after.get(field, 0)) - int(before.get(field, 0))
+
+    # A rewrite starts the file afresh: its growth is then unknown.
+    grew = delta("aof_current_size")
+    return {
+        "appendfsync": run.aof,
+        "fsyncs": fsyncs,
+        "fsyncs_per_s": round(fsyncs / wall_s) if fsyncs is not None else None,
+        "bytes": grew if delta("aof_rewrites") == 0 else None,
+        "delayed_fsyncs": delta("aof_delayed_fsync"),
+        "rewrites": delta("aof_rewrites"),
+        "rdb_saves": delta("rdb_saves"),
+    }
 
 
 async def idle_memory(args: argparse.Namespace, run: Run, results: list[dict[str, Any]]) -> None:
@@ -1755,6 +1834,11 @@ async def coordinate(args: argparse.Namespace, results: list[dict[str, Any]]) ->
         }
     )
     stores = ["memory", "redis"] if args.store == "both" else [args.store]
+    if "redis" in stores:  # one Redis per --redis-aof mode, each a ramp of its own
+        modes = [m for m in args.redis_aof.split(",") if m]
+        stores = [s for s in stores if s != "redis"] + [
+            "redis" if m == "off" else f"redis+aof-{m}" for m in modes
+        ]
     plan: list[tuple[str, str, str]] = []
     if args.abuse:
         run = Run(args, "ours", stores[0], tmp)
@@ -1822,6 +1906,24 @@ async def coordinate(args: argparse.Namespace, results: list[dict[str, Any]]) ->
                 f"best {min(values):.2f}",
                 flush=True,
             )
+    # --redis-aof: each mode against the Redis without a file, same round and step.
+    for r in results:
+        if "redis_aof" not in r:
+            continue
+        twin = [
+            o for o in results if o.get("target") == "ours/redis" and "moves" in o
+            and o["tables"] == r["tables"] and o["round"] == r["round"]
+        ]  # fmt: skip
+        if twin and twin[0]["server_us_per_move"]:
+            o = twin[0]
+            print(
+                f"# {r['target']} at {r['tables']} tables (round {r['round'] + 1}): "
+                f"{r['server_us_per_move']:.0f} us/move, p99 {r['p99_ms']:.0f} ms, redis"
+                f" {r['redis_cpu_pct']}% vs no AOF {o['server_us_per_move']:.0f} us/move,"
+                f" p99 {o['p99_ms']:.0f} ms, redis {o['redis_cpu_pct']}% -> CPU ratio"
+                f" {r['server_us_per_move'] / o['server_us_per_move']:.2f}",
+                flush=True,
+            )
     for label in sorted({r["target"] for r in results if "moves" in r}):
         knee = next(
             (r["tables"] for r in results if r.get("target") == label and "moves" in r
@@ -1887,6 +1989,13 @@ def main() -> None:
         " machine, keeps other work from taking the measured cores)",
     )
     parser.add_argument("--redis-cores", default="", help="default: the client cores")
+    parser.add_argument(
+        "--redis-aof",
+        default="off",
+        help="the Redis's append-only file, as comma-separated modes each run as a ramp of its"
+        " own (interleaved in --rounds): off (no file, the default), or an appendfsync value"
+        " (always, as deploy/redis.conf ships; everysec; no), the file in its temp directory",
+    )
     parser.add_argument("--connect-concurrency", type=int, default=32)
     parser.add_argument(
         "--server-root",
@@ -1945,6 +2054,8 @@ def main() -> None:
         args.target = "bare"
     args.server_cores = parse_cores(args.server_cores)
     args.redis_cores = parse_cores(args.redis_cores)
+    if bad := set(args.redis_aof.split(",")) - {"off", "always", "everysec", "no"}:
+        parser.error(f"--redis-aof: unknown mode {', '.join(sorted(bad))}")
     available = os.sched_getaffinity(0)
     args.client_cores = parse_cores(args.client_cores) or (available - args.server_cores)
     if not args.client_cores:

@@ -65,7 +65,10 @@ class RedisServer:
     Started by the constructor; call ``close()`` (or use it as a context
     manager) to kill it and remove its directory. ``stop()``/``start()`` take
     it down and bring it back on the same port, with an empty dataset since
-    persistence is off — like a Redis restart without a volume.
+    persistence is off — like a Redis restart without a volume. ``extra_args``
+    come last and so override those defaults: ``RedisServer("--appendonly",
+    "yes")`` keeps an append-only file in its directory, and a restart then
+    keeps the data (``bench/load.py --redis-aof``).
     """
 
     def __init__(self, *extra_args: str, start_timeout_s: float = 5.0) -> None:
@@ -192,6 +195,25 @@ def paused(port: int, ms: int) -> Iterator[None]:
             raise RuntimeError(f"redis PING after a pause: {reply!r}")
 
 
+def info(port: int, section: str) -> dict[str, str]:
+    """``INFO section`` from a plain socket, as ``{field: value}`` (the bulk
+    reply read whole: ``command`` keeps one line only)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        s.sendall(b"*2\r\n$4\r\nINFO\r\n$%d\r\n%s\r\n" % (len(section), section.encode()))
+        reply = b""
+        while b"\r\n" not in reply:
+            reply += s.recv(4096) or b"\r\n"
+        head, _, body = reply.partition(b"\r\n")
+        if not head.startswith(b"$"):
+            raise RuntimeError(f"redis INFO {section}: {reply[:200]!r}")
+        while len(body) < int(head[1:]):
+            if not (chunk := s.recv(65536)):
+                break
+            body += chunk
+    lines = body.decode(errors="replace").splitlines()
+    return dict(line.split(":", 1) for line in lines if ":" in line and not line.startswith("#"))
+
+
 def kill_subscribers(port: int, password: str | None) -> int:
     """``CLIENT KILL TYPE pubsub`` from a plain socket; how many were killed."""
     return int(command(port, password, b"CLIENT", b"KILL", b"TYPE", b"pubsub").lstrip(b":"))
@@ -202,6 +224,7 @@ __all__ = [
     "RedisUnavailable",
     "command",
     "find_redis_server",
+    "info",
     "kill_subscribers",
     "paused",
 ]
