@@ -26,7 +26,8 @@ pairings (``--pairings`` with no pairing skips them).
 
 ``--worlds N`` budgets strong by count (N worlds per card, reproducible on
 a busy machine) instead of by time (``--budget``). Prints one block per size
-and pairing (and the running margin every 100 boards on stderr); ``--json
+and pairing (and the running margin every 100 boards on stderr, or every
+``--progress N``, with the taker counts so far); ``--json
 FILE`` also writes the figures.
 """
 
@@ -129,6 +130,7 @@ def run_pairing(
     budget: float,
     worlds: int,
     procs: int,
+    progress: int = 100,
 ) -> dict[str, Any]:
     tasks = [(level_a, level_b, seed, b, budget, worlds, players) for b in range(boards)]
     per_board: list[float] = []
@@ -147,12 +149,13 @@ def run_pairing(
                 takes[level][0] += 1
                 takes[level][1] += made
                 contracts[contract] = contracts.get(contract, 0) + 1
-            if (i + 1) % 100 == 0:
+            if (i + 1) % progress == 0:
                 mean, half = _ci(per_board)
+                made = ", ".join(f"{lvl} took {t} made {m}" for lvl, (t, m) in takes.items())
                 print(
                     f"  {players}p {level_a} vs {level_b}: {i + 1}/{boards} boards, "
                     f"margin {mean:+.1f} ± {half:.1f} over {len(per_board)}, "
-                    f"{time.time() - start:.0f} s",
+                    f"{made}, all passed {passes}, {time.time() - start:.0f} s",
                     file=sys.stderr,
                     flush=True,
                 )
@@ -443,6 +446,9 @@ def main() -> None:
         help="levels to seat with a person who always passes (all-pass and made rates)",
     )
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--progress", type=int, default=100, help="boards between running margins on stderr"
+    )
     args = parser.parse_args()
     results: dict[str, Any] = {"pairings": []}
     if args.calibrate:
@@ -475,7 +481,15 @@ def main() -> None:
             for pairing in args.pairings:
                 a, b = pairing.split(":")
                 r = run_pairing(
-                    a, b, players, args.boards, args.seed, args.budget, args.worlds, args.procs
+                    a,
+                    b,
+                    players,
+                    args.boards,
+                    args.seed,
+                    args.budget,
+                    args.worlds,
+                    args.procs,
+                    args.progress,
                 )
                 results["pairings"].append(r)
                 print(report(r), flush=True)
