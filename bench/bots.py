@@ -106,7 +106,12 @@ def play_board(task: Task) -> dict[str, Any] | None:
             passes += 1
     a_plays = len(PATTERNS[players]) * len(plays)
     b_plays = players * len(plays) - a_plays
-    return {"margin": a_total * (1 / a_plays + 1 / b_plays), "takes": takes, "passes": passes}
+    return {
+        "board": board,
+        "margin": a_total * (1 / a_plays + 1 / b_plays),
+        "takes": takes,
+        "passes": passes,
+    }
 
 
 def _nice() -> None:
@@ -134,6 +139,7 @@ def run_pairing(
 ) -> dict[str, Any]:
     tasks = [(level_a, level_b, seed, b, budget, worlds, players) for b in range(boards)]
     per_board: list[float] = []
+    margins: dict[int, float] = {}
     takes: dict[str, list[int]] = {level_a: [0, 0], level_b: [0, 0]}
     contracts: dict[str, int] = {}
     passes = skipped = 0
@@ -144,6 +150,7 @@ def run_pairing(
                 skipped += 1
                 continue
             per_board.append(out["margin"])
+            margins[out["board"]] = out["margin"]
             passes += out["passes"]
             for level, made, contract in out["takes"]:
                 takes[level][0] += 1
@@ -175,6 +182,8 @@ def run_pairing(
         "budget_s": budget if "strong" in (level_a, level_b) and not worlds else None,
         "worlds": worlds if "strong" in (level_a, level_b) and worlds else None,
         "seconds": round(time.time() - start),
+        "margins": [margins[b] for b in sorted(margins)],
+        "margin_boards": sorted(margins),
     }
 
 
