@@ -9,9 +9,10 @@ from protocol.views import TableView
 from server.bots import make_bot
 from server.bots.evaluation import hand_strength
 from server.bots.strong import StrongBot
-from server.game import Deal
+from server.game import Deal, Game
 from server.game.contracts import PRISE
-from tests.support.bots import view_at
+from server.game.variant import FIVE
+from tests.support.bots import table_view, view_at
 from tests.support.engine import build
 
 WEAK_WITH_A_BOUT = "T1 T2 T3 T4 KS 2S 3S 4S 6H 7H 8H 9H 2D 3D 4D 5D 6C 7C"
@@ -89,6 +90,21 @@ def test_strong_bids_a_garde_where_its_prise_is_won() -> None:
     hand = "T21 T1 T3 T6 T9 T12 T14 KS CS 3S 6H 7H 8H 2D 3D 4D 6C 7C"
     deal = build({1: hand}, dealer=0)
     view = _view_of(deal, 1)
+    assert make_bot("normal").decide(view) == Bid(bid="prise")
+    strong = StrongBot(1, budget_s=1e9, max_worlds=8)
+    assert strong.decide(view) == Bid(bid="garde")
+    assert strong.last_worlds >= 8
+
+
+def test_strong_bids_a_garde_where_its_prise_is_won_at_five_players() -> None:
+    # Five players, first to speak: the count says prise; strong's played-out
+    # prise wins (by less than the old bar of 80), and a garde doubles that
+    # (strong_bids.GARDE_BAR is 0 at five players too).
+    hand = "T21 T2 T5 T8 T11 T14 T16 T18 KS 3S 6H 7H 2D 3D 6C"
+    deal = build({1: hand}, dealer=0, variant=FIVE)
+    game = Game(deals=1, seed="bidding", variant=FIVE)
+    game.deal = deal
+    view = table_view(game, 1)
     assert make_bot("normal").decide(view) == Bid(bid="prise")
     strong = StrongBot(1, budget_s=1e9, max_worlds=8)
     assert strong.decide(view) == Bid(bid="garde")

@@ -33,16 +33,20 @@ LAST_PRISE_BAR: Final = -80.0
 alternative is a new deal, and a person at a bot table wants to play, so
 it takes unless its deals say the prise is lost by more than a prise
 usually loses (as ``normal``'s ``evaluation.LAST_BAR``)."""
-GARDE_BAR: Final[dict[int, float]] = {3: 100.0, 4: 0.0, 5: 80.0}
+GARDE_BAR: Final[dict[int, float]] = {3: 100.0, 4: 0.0, 5: 0.0}
 """Per table size, the mean score of a prise above which it bids a garde
 (holding a bout). A garde doubles what a prise wins, so it pays whenever
 the prise does; the playouts judge the taker harshly (both camps see every
 card, and the defence plays together), so at four players a garde as soon
 as the prise looks won did best in duplicate against normal: +7.7 ± 4.0
 points per seat per deal over the bar of 100, +4.9 ± 2.4 with a bar of 30
-(200 boards of seed ``tune``, 8 worlds per card, fourth session). Five
-players keep the third session's bar (a bar of 0 there was not measured
-to the end)."""
+(200 boards of seed ``tune``, 8 worlds per card, fourth session). At five
+players the same: with the old bar of 80 strong bid a prise where
+``normal``'s count bids the garde that pays there, and its bids lost to
+the count's (−4.2 ± 3.0 with both playing ``normal``'s cards, 298 boards
+of seed ``tune``); a bar of 0 gained +5.0 ± 3.8 over 80 on the same boards
+(+0.8 ± 3.7 against the count; docs/BOTS.md, sixth session). Three players bid by the count
+(``strong.SIMULATED_BIDS``)."""
 MIN_WORLDS: Final = 8
 """Fewer worlds than this and the estimate is noise: it bids as ``normal``."""
 
