@@ -360,11 +360,15 @@ async def test_the_score_sheet_shows_every_player_at_80_and_140_columns(
             await pilot.resize_terminal(*size)
 
             def laid_out(size: tuple[int, int] = size) -> bool:
-                head = [line for line in screen_text(app).splitlines() if "Contract" in line]
-                full = bool(head) and LONG_NAME in head[0]
-                return tuple(app.size) == size and full == (size != SIZE)
+                # The sheet itself on screen (not yet composed, no head is
+                # not "names cropped"), at that size.
+                found = sheet_head(app)
+                full = bool(found) and LONG_NAME in found[0]
+                return tuple(app.size) == size and bool(found) and full == (size != SIZE)
 
-            await until(pilot, laid_out, what=f"the sheet laid out at {size}")
+            await until(
+                pilot, laid_out, what=f"the sheet laid out at {size}", detail=lambda: drawn(app)
+            )
             text = screen_text(app)
             lines = text.splitlines()
             assert "2 of 2 deals played" in text
@@ -373,7 +377,8 @@ async def test_the_score_sheet_shows_every_player_at_80_and_140_columns(
             for seat in (1, 2, 3):
                 name = view.seats[seat].name
                 assert name is not None
-                assert name in head if size != SIZE else name[:7] in head
+                shown = name if size != SIZE else name[:7]
+                assert shown in head, (size, view.scores, head)
             if size == SIZE:
                 assert LONG_NAME[:7] in head
             else:
@@ -389,6 +394,16 @@ async def test_the_score_sheet_shows_every_player_at_80_and_140_columns(
                 assert facts.signed(score) in total
             assert all(len(r) <= size[0] for r in lines)
         await app.aclose()
+
+
+def sheet_head(app: AtoutApp) -> list[str]:
+    """The score sheet's head on screen (its line of column names)."""
+    return [line for line in screen_text(app).splitlines() if "Contract" in line]
+
+
+def drawn(app: AtoutApp) -> str:
+    sheet = app.screen.query_one("#sheet-table")
+    return f"the sheet's table {tuple(sheet.size)} asked {sheet.styles.width}: {sheet_head(app)}"
 
 
 # -- nothing lost by accident -------------------------------------------------------------------

@@ -23,6 +23,7 @@ from protocol.messages import (
     CreateTable,
     Ecart,
     Error,
+    GetHistory,
     JoinTable,
     Play,
     Poignee,
@@ -310,6 +311,28 @@ async def test_a_typed_code_waits_for_enter_and_enter_has_no_second_effect() -> 
         await pilot.press("enter")
         await pilot.pause()
         assert app.sent == [Play(card=view.legal.cards[0], rid=0)]
+
+
+async def test_h_asks_for_the_past_deals_while_the_hand_has_the_focus() -> None:
+    """h is a suit letter too, but no card code starts with one: with nothing
+    typed, the hand lets it through to the table's key (issue 37: h at the
+    end of a game, before the focus left the hand, said "no card H" and
+    opened nothing; in play it never worked). After a rank it is the suit."""
+    view = scripted_view("play")
+    app = PreviewApp(view)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        hand = hand_of(app)
+        assert app.focused is hand
+        await pilot.press("h")
+        await pilot.pause()
+        assert app.sent == [GetHistory()] and hand.typed == ""
+        assert "no card" not in screen_text(app)
+        # A suit letter after a rank (S, H or D: a letter that starts no code).
+        suited = [c for c in view.hand if c[-1] in "SHD" and not c.startswith("T")]
+        await pilot.press(*suited[0])
+        await pilot.pause()
+        assert hand.typed == suited[0] and app.sent == [GetHistory()]
 
 
 async def test_the_message_bar_drops_news_of_an_earlier_phase() -> None:

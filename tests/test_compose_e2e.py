@@ -17,6 +17,7 @@ import contextlib
 import json
 import os
 import random
+import secrets
 import shutil
 import subprocess
 import time
@@ -51,7 +52,10 @@ from tests.support.waits import wait_until
 pytestmark = [pytest.mark.container, pytest.mark.asyncio, pytest.mark.xdist_group("compose")]
 
 ROOT = Path(__file__).resolve().parents[1]
-PROJECT = "atout-e2e"
+PROJECT = f"atout-e2e-{secrets.token_hex(4)}"
+"""This run's docker-compose project: its own containers, network, volume and
+server image, so that two suites on one container engine (a soak run beside
+CI, two checkouts) never bring down or reuse each other's stack."""
 BUILD_TIMEOUT_S = 900.0  # the first build downloads the dependencies
 HEALTHY_TIMEOUT_S = 90.0
 WORKERS = 2
@@ -109,7 +113,7 @@ class Stack:
     def wait_healthy(self, *services: str) -> None:
         """Until the engine reports every service's health check as passing."""
         for service in services:
-            # One row, e.g. "atout-e2e_redis_1  ...  Up (healthy)  6379/tcp".
+            # One row, e.g. "atout-e2e-1f2e3d4c_redis_1  ...  Up (healthy)  6379/tcp".
             def healthy(service: str = service) -> bool:
                 return "(healthy)" in self.compose("ps", service)
 
@@ -194,7 +198,6 @@ def stack() -> Iterator[Stack]:
         "ATOUT_WORKERS": str(WORKERS),
     }
     s = Stack(env, port)
-    s.compose("down", "-v", "--remove-orphans")  # what a previous run left
     try:
         s.compose("up", "-d", "--build", timeout=BUILD_TIMEOUT_S)
         s.wait_healthy("redis", "server")

@@ -31,6 +31,9 @@ from clients.cli.i18n import _
 Mode = Literal["view", "play", "pick"]
 
 CODE_CHARS = set("0123456789KQCJTEXSHD")
+CODE_STARTS = set("123456789KQCJTE")
+"""What a card code starts with (a rank, T of a trump, E of EX), in English
+letters: a suit letter (S, H, D) or X comes only after one."""
 
 
 @dataclass(frozen=True)
@@ -277,6 +280,10 @@ class HandWidget(Widget, can_focus=True):
             return
         char = (event.character or "").upper()
         if len(char) != 1 or char not in CODE_CHARS | set(i18n.rank_letters()):
+            return
+        if not self.typed and i18n.code_rank(char) not in CODE_STARTS:
+            # No code starts with a suit letter: with nothing typed, it is the
+            # table's key (h: past deals), not a card refused (issue 37).
             return
         # A card code: keep it from reaching the screen's key bindings.
         event.stop()

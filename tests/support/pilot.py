@@ -89,11 +89,18 @@ class _OwnApp:
         return as_own_app
 
 
-async def until(pilot: Any, pred: Callable[[], Any], timeout: float = 30.0, what: str = "") -> None:
+async def until(
+    pilot: Any,
+    pred: Callable[[], Any],
+    timeout: float = 30.0,
+    what: str = "",
+    detail: Callable[[], str] | None = None,
+) -> None:
     """``eventually`` between the pilot's pauses; the failure shows that
-    client's last errors and its link. Generous: a passing wait returns at
-    once, and a 2-core machine running other suites beside this one has
-    taken over 10 s to show a first deal."""
+    client's last errors, its link, its screens (``screen_state``) and what
+    ``detail`` adds. Generous: a passing wait returns at once, and a 2-core
+    machine running other suites beside this one has taken over 10 s to show
+    a first deal."""
     app = pilot.app
 
     def holds() -> Any:
@@ -106,7 +113,41 @@ async def until(pilot: Any, pred: Callable[[], Any], timeout: float = 30.0, what
         what,
         pause=pilot.pause,
         poll=0.02,
-        detail=lambda: f"that client's last errors {app.errors[-3:]}, its link {app.link_status}",
+        detail=lambda: (
+            f"that client's last errors {app.errors[-3:]}, its link {app.link_status}; "
+            + screen_state(app)
+            + (f"; {detail()}" if detail is not None else "")
+        ),
+    )
+
+
+def screen_state(app: Any) -> str:
+    """What a wait that timed out needs to tell a fault of the screen (a
+    layout pending that nothing carries out) from one of the game: the
+    screens, their sizes, and the top screen's update timer (the only thing
+    that lays it out again), read without starting one."""
+    try:
+        with app._context():
+            return _screen_state(app)
+    except Exception as e:  # never hide the wait's own failure behind this one
+        return f"(its screens unreadable: {e!r})"
+
+
+def _screen_state(app: Any) -> str:
+    screen = app.screen
+    timer = getattr(screen, "_Screen__update_timer", None)
+    task = getattr(timer, "_task", None)
+    if timer is None:
+        ticking = "none yet"
+    elif task is None or task.done():
+        failed = task.exception() if task is not None and not task.cancelled() else None
+        ticking = f"stopped ({failed!r})"
+    else:
+        ticking = "running" if timer._active.is_set() else "paused"
+    return (
+        f"screens {app.screen_stack} at app size {tuple(app.size)}, the top one "
+        f"{tuple(screen.size)}, focused {app.focused!r}, its layout pending="
+        f"{screen._layout_required}, its update timer {ticking}"
     )
 
 
@@ -232,6 +273,7 @@ __all__ = [
     "client",
     "drive",
     "pilot_server",
+    "screen_state",
     "screen_text",
     "shown",
     "sit_and_start",
