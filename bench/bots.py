@@ -457,6 +457,13 @@ def main() -> None:
         default=[],
         help="levels to seat with a person who always passes (all-pass and made rates)",
     )
+    parser.add_argument(
+        "--table-boards",
+        type=int,
+        default=0,
+        help="boards for --table (default: --boards): it plays no strong bot, so cheap"
+        " enough for the larger sample a rate wants",
+    )
     parser.add_argument("--json", type=Path)
     parser.add_argument(
         "--progress", type=int, default=100, help="boards between running margins on stderr"
@@ -471,9 +478,8 @@ def main() -> None:
         results["table"] = []
         for players in args.players:
             for level in args.table:
-                t = table(
-                    level, players, args.boards, args.seed, args.procs, args.budget, args.worlds
-                )
+                boards = args.table_boards or args.boards
+                t = table(level, players, boards, args.seed, args.procs, args.budget, args.worlds)
                 results["table"].append(t)
                 print(table_report(t), flush=True)
     if args.timing:
