@@ -36,6 +36,7 @@ import msgspec
 
 from protocol.cards import CARD_OF, CODES
 from protocol.diff import Op, OpKind, Patch, PatchError
+from protocol.msgpack_arrays import SMALL_HEADERS, array_header
 from protocol.views import TableView
 
 __all__ = ["HOT", "KINDS", "Schema", "TableReader", "TableWire", "schema_of"]
@@ -344,22 +345,11 @@ class TableWire:
         _, count, body = self._body(patch, binary)
         if binary:
             count += 1  # the seq
-            head = _SMALL_HEADERS[count] if count < 16 else _array_header(count)
+            head = SMALL_HEADERS[count] if count < 16 else array_header(count)
             return head + _MP_ENCODE(seq) + body
         if not body:
             return b"[%d]" % seq
         return b"[%d,%s]" % (seq, body)
-
-
-_SMALL_HEADERS: Final = tuple(bytes((0x90 | n,)) for n in range(16))
-
-
-def _array_header(count: int) -> bytes:
-    if count < 16:
-        return _SMALL_HEADERS[count]
-    if count < 0x10000:
-        return b"\xdc" + count.to_bytes(2, "big")
-    return b"\xdd" + count.to_bytes(4, "big")
 
 
 # -- the client: the server's schema, version 2 in ---------------------------------------

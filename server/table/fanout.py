@@ -19,12 +19,13 @@ from msgspec.structs import replace
 from protocol.cards import CODES
 from protocol.diff import Op, Patch, diff
 from protocol.messages import TablePatch, TableSnapshot
+from protocol.msgpack_arrays import joined_arrays
 from protocol.views import DealView, SeatView, TableView, TrickView
 from server.game import Deal, Game
 from server.table import pace
 from server.table.effects import Effect, Send
 from server.table.inbox import Peer
-from server.table.own_ops import hand_ops, joined_arrays, legal_ops
+from server.table.own_ops import hand_ops, legal_ops
 from server.table.seat_view import (
     Reuse,
     deal_view,

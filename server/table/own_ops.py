@@ -1,7 +1,7 @@
 """The ops of a seat's own parts that a card played changes, made straight
 from the move rather than by ``protocol.diff`` (the hand lost one card, a
-turn to play began or ended), and two encoded patch lists joined as one.
-Each gives exactly what ``diff`` would, or ``None`` for ``diff`` to do it."""
+turn to play began or ended). Each gives exactly what ``diff`` would, or
+``None`` for ``diff`` to do it."""
 
 from __future__ import annotations
 
@@ -22,27 +22,6 @@ def hand_ops(old: list[str], new: list[str], removes: bool) -> Patch | None:
     while i < len(new) and old[i] == new[i]:
         i += 1
     return [Op(("hand",), "remove", i)] if old[i + 1 :] == new[i:] else None
-
-
-def header_size(count: int) -> int:
-    """The bytes of a msgpack array's header of ``count`` items."""
-    return 1 if count < 16 else 3 if count < 0x10000 else 5
-
-
-def joined_arrays(first: bytes, firsts: int, second: bytes, seconds: int) -> bytes:
-    """Two msgpack arrays (of ``firsts`` and ``seconds`` items) as one."""
-    if not firsts:
-        return second
-    count = firsts + seconds
-    if count < 16:
-        head = bytes((0x90 | count,))
-    else:
-        head = (
-            (b"\xdc" + count.to_bytes(2, "big"))
-            if count < 0x10000
-            else b"\xdd" + count.to_bytes(4, "big")
-        )
-    return head + first[header_size(firsts) :] + second[header_size(seconds) :]
 
 
 def legal_ops(old: Legal, new: Legal, removes: bool) -> Patch | None:

@@ -13,6 +13,7 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
+from protocol.msgpack_arrays import array_header
 from protocol.views import BotLevel, ChatLine, SeatKind, TableStatus
 from server.game import GameState
 from server.game.variant import FOUR, Variant, variant_for
@@ -125,15 +126,7 @@ class StateWriter:
         if len(log) > n:
             self._log_body += b"".join([encode_state(entry) for entry in log[n:]])
         self._log = log
-        size = len(log)
-        if size < 16:
-            head = bytes((0x90 | size,))
-        else:
-            head = (
-                b"\xdc" + size.to_bytes(2, "big")
-                if size < 0x10000
-                else b"\xdd" + size.to_bytes(4, "big")
-            )
+        head = array_header(len(log))
         blob = replace(game, results=self._results_raw, log=msgspec.Raw(head + self._log_body))
         return encode_state(replace(st, game=blob))
 
