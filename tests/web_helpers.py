@@ -94,21 +94,29 @@ def step(
     press: Press | None = None,
     play: bool = True,
     unless: Callable[[], bool] | None = None,
+    asked: Callable[[str], None] | None = None,
 ) -> str:
     """Do what the page asks now, as a person would, once: "done" when the
     game is over, what was done, or "" when nothing is asked. ``unless``: a
     condition looked at again just before a card is played (the page may have
-    reached it since the caller last looked: then no card goes)."""
+    reached it since the caller last looked: then no card goes). ``asked``:
+    told "bidding", "call" or "ecart" just before we answer it — the page
+    waits for us then, so a look at it sees that phase for sure (bots play at
+    once: a phase the caller looked for a moment before may have come since)."""
     if page.locator(GAME_OVER).count():
         return "done"
     _click = press or click
     if _click(page, "button:text-is('Continue')"):
         return "continue"
     if page.locator("[data-bid]:enabled").count():
+        if asked is not None:
+            asked("bidding")
         for bid in (*bids, "pass"):
             if _click(page, f"[data-bid={bid}]"):
                 return f"bid {bid}"
     if page.locator("[data-call]:enabled").count():
+        if asked is not None:
+            asked("call")
         # A card another seat holds (a primary button) if there is one.
         for which in ("[data-call]:not(.secondary)", "[data-call]"):
             card = page.locator(f"{which}:enabled").first
@@ -118,6 +126,8 @@ def step(
     if _click(page, "button:text-is('No chelem')"):
         return "chelem"
     if page.get_by_role("group", name="Écart", exact=True).count():
+        if asked is not None:
+            asked("ecart")
         if _click(page, "button:text-is('Discard')"):
             return "ecart"  # enabled: as many cards as the chien held are picked
         enabled = page.locator(".hand button.card:enabled")
