@@ -59,6 +59,15 @@ def _answers(port: int, timeout_s: float) -> bool:
     return reply.startswith((b"+PONG", b"-NOAUTH"))
 
 
+def _ready_since(log_path: Path, offset: int) -> bool:
+    """Whether the server's log, past ``offset`` (this start's part), says
+    it accepts connections (Redis 6 and 7 both log "Ready to accept
+    connections" once listening)."""
+    with open(log_path, "rb") as log:
+        log.seek(offset)
+        return b"Ready to accept connections" in log.read()
+
+
 class RedisServer:
     """One ``redis-server`` child process, bound to 127.0.0.1.
 
@@ -111,12 +120,17 @@ class RedisServer:
             *self.extra_args,
         ]  # fmt: skip
         with open(log_path, "ab") as log:
+            since = log.tell()
             self._proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + self.start_timeout_s
         while time.monotonic() < deadline:
             if self._proc.poll() is not None:
                 break  # exited: port taken or bad arguments; the log says which
-            if _answers(self.port, timeout_s=0.2):
+            # Ours must say it is ready, not only something answer on the port:
+            # another suite's server that took the port between free_port()
+            # and our bind answered the PING while ours failed to bind (CI: a
+            # test with a password met a Redis without one).
+            if _ready_since(log_path, since) and _answers(self.port, timeout_s=0.2):
                 return
             time.sleep(0.01)
         self.stop()
