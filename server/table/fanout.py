@@ -148,12 +148,7 @@ class Fanout:
 
     def away_seats(self, st: TableState) -> set[int]:
         """Human seats with no connection (a bot plays their turns after ``grace``)."""
-        away = set()
-        for i, s in enumerate(st.seats):
-            stream = self.streams[i]
-            if s.kind == "human" and (stream is None or stream.peer is None):
-                away.add(i)
-        return away
+        return {i for i in range(len(st.seats)) if self.is_away(st, i)}
 
     def is_away(self, st: TableState, seat: int) -> bool:
         """``seat`` is a human's with no connection (one of ``away_seats``)."""
