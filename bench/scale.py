@@ -63,8 +63,16 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import load
-from bench.load import PERF
+from bench.common.host import code_version, load_average
+from bench.common.pinning import child_setup, parse_cores, raise_nofile
+from bench.common.procfs import CLK_TCK, proc_cpu, proc_rss
+from bench.load_bench.profiling import COMPONENTS, IDLE_LEAVES, profile_window
+from bench.load_bench.report import HEADER, row_text
+from bench.load_bench.server_run import Run
+from bench.load_bench.stats import summarize
+from bench.load_bench.table_clients import PERF, Client, TableRun
+from bench.load_bench.worker import Worker, worker_main
+from tests.support.ports import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -87,10 +95,10 @@ class NoCluster(Exception):
 RESUME_RID = 4
 
 
-class ResumingClient(load.Client):
+class ResumingClient(Client):
     """A client that takes its seat back on another server when its own dies."""
 
-    def __init__(self, run: load.TableRun, idx: int) -> None:
+    def __init__(self, run: TableRun, idx: int) -> None:
         super().__init__(run, idx)
         self.token: str | None = None
         self.moved = 0  # reconnections: each goes to the next server
@@ -151,10 +159,10 @@ class ResumingClient(load.Client):
         w.count("resume_failed")
 
 
-class TimedTable(load.TableRun):
+class TimedTable(TableRun):
     """Keeps when its clients' views moved on, and whether one went back."""
 
-    def __init__(self, worker: load.Worker, number: int) -> None:
+    def __init__(self, worker: Worker, number: int) -> None:
         super().__init__(worker, number)
         self.progress_times: list[float] = []
         self.best: Any = None  # the furthest progress any client saw
@@ -162,8 +170,8 @@ class TimedTable(load.TableRun):
         self.back: list[list[Any]] = []
         """Each view that went back: when, which client, from where to where."""
 
-    async def on_update(self, client: load.Client) -> None:
-        # load.Client counts a view that goes back as a new game; a game of
+    async def on_update(self, client: Client) -> None:
+        # Client counts a view that goes back as a new game; a game of
         # 40 deals never ends in a run, so here it is a lost move.
         progress = client.progress
         if client.game > 0:
@@ -179,7 +187,7 @@ class TimedTable(load.TableRun):
         await super().on_update(client)
 
 
-class FailoverWorker(load.Worker):
+class FailoverWorker(Worker):
     client_class = ResumingClient
     table_class = TimedTable
 
@@ -211,7 +219,7 @@ class FailoverWorker(load.Worker):
 # =============================================================================
 
 
-class ScaleRun(load.Run):
+class ScaleRun(Run):
     """``processes`` servers on one fresh Redis, and load.py's client processes."""
 
     def __init__(self, args: argparse.Namespace, tmp: Path, processes: int, placement: str) -> None:
@@ -219,7 +227,7 @@ class ScaleRun(load.Run):
         self.processes = processes
         self.placement = placement
         self.label = f"{processes}proc/{placement}"
-        self.ports = [load.free_port() for _ in range(processes)]
+        self.ports = [free_port() for _ in range(processes)]
         self.port = self.ports[0]
         self.servers: list[asyncio.subprocess.Process | None] = [None] * processes
 
@@ -242,7 +250,7 @@ class ScaleRun(load.Run):
             env={**os.environ, **no_limits},
             stdout=log,
             stderr=log,
-            preexec_fn=load.child_setup(self.args.server_cores, signal.SIGTERM),
+            preexec_fn=child_setup(self.args.server_cores, signal.SIGTERM),
         )
         self.servers[i] = proc
         deadline = time.monotonic() + 30
@@ -283,12 +291,12 @@ class ScaleRun(load.Run):
                     stdout=asyncio.subprocess.PIPE,
                     stderr=self.log_file(f"client-{self.label.replace('/', '-')}-{i}.log"),
                     limit=2**28,
-                    preexec_fn=load.child_setup(args.client_cores, signal.SIGKILL),
+                    preexec_fn=child_setup(args.client_cores, signal.SIGKILL),
                 )
             )  # fmt: skip
 
     @property
-    def pid(self) -> int:  # load.summarize's RSS and load.proc_wait: the first server
+    def pid(self) -> int:  # summarize's RSS and proc_wait: the first server
         server = self.servers[0]
         assert server is not None
         return server.pid
@@ -297,7 +305,7 @@ class ScaleRun(load.Run):
         return [s.pid for s in self.servers if s is not None and s.returncode is None]
 
     def cpu(self) -> float:
-        return sum(load.proc_cpu(pid) for pid in self.pids())
+        return sum(proc_cpu(pid) for pid in self.pids())
 
     async def stop(self) -> None:
         with contextlib.suppress(Exception):
@@ -371,8 +379,8 @@ def proc_counts(pid: int) -> tuple[float, float, int, int]:
                 name, _, value = line.partition(":")
                 switches[name] = int(value)
     return (
-        int(fields[11]) / load.CLK_TCK,
-        int(fields[12]) / load.CLK_TCK,
+        int(fields[11]) / CLK_TCK,
+        int(fields[12]) / CLK_TCK,
         switches.get("voluntary_ctxt_switches", 0),
         switches.get("nonvoluntary_ctxt_switches", 0),
     )
@@ -399,8 +407,8 @@ def served_by_first(run: ScaleRun, replies: list[dict[str, Any]]) -> int:
 
 
 def profile_sums(path: str) -> tuple[int, dict[str, dict[str, int]]]:
-    """A raw py-spy file (load.profile_window's): busy samples, and busy samples
-    per component (load.COMPONENTS), per task or callback the loop ran (the
+    """A raw py-spy file (profile_window's): busy samples, and busy samples
+    per component (COMPONENTS), per task or callback the loop ran (the
     first Python frame under it) and per function (inclusive)."""
     busy = 0
     sums: dict[str, dict[str, int]] = {"component": {}, "entry": {}, "function": {}}
@@ -408,12 +416,12 @@ def profile_sums(path: str) -> tuple[int, dict[str, dict[str, int]]]:
         for line in f:
             stack, _, count = line.rstrip("\n").rpartition(" ")
             frames = stack.split(";")
-            if not stack or frames[-1].split(" ", 1)[0] in load.IDLE_LEAVES:
+            if not stack or frames[-1].split(" ", 1)[0] in IDLE_LEAVES:
                 continue
             n = int(count)
             busy += n
             part = next(
-                (name for name, keys in load.COMPONENTS if any(k in stack for k in keys)),
+                (name for name, keys in COMPONENTS if any(k in stack for k in keys)),
                 "other (event loop, tasks, timers)",
             )
             below = next((i for i, fr in enumerate(frames) if fr.startswith("Runner.run")), 0)
@@ -477,10 +485,10 @@ async def measure(args: argparse.Namespace, run: ScaleRun) -> dict[str, Any]:
     await asyncio.sleep(args.warmup)
     profiler = None
     if getattr(args, "profile", "") and args.mode != "failover":
-        profiler = await load.profile_window(
+        profiler = await profile_window(
             run, args.measure, profile_path(args.profile, run.processes)
         )
-    each0 = [load.proc_cpu(pid) for pid in run.pids()]
+    each0 = [proc_cpu(pid) for pid in run.pids()]
     counts0 = [proc_counts(pid) for pid in run.pids()]
     assert run.redis is not None
     calls0 = redis_calls(run.redis.url)
@@ -488,17 +496,17 @@ async def measure(args: argparse.Namespace, run: ScaleRun) -> dict[str, Any]:
     await run.ask_all({"cmd": "measure_start"}, 30)
     await asyncio.sleep(args.measure)
     cpu1, rcpu1, t1 = run.cpu(), run.redis_cpu(), PERF()
-    each1 = [load.proc_cpu(pid) for pid in run.pids()]
+    each1 = [proc_cpu(pid) for pid in run.pids()]
     counts1 = [proc_counts(pid) for pid in run.pids()]
     calls1 = redis_calls(run.redis.url)
     replies = await run.ask_all({"cmd": "measure_stop", "grace": args.grace}, 60)
-    r = load.summarize(run, args.tables, replies, cpu1 - cpu0, rcpu1 - rcpu0, t1 - t0)
+    r = summarize(run, args.tables, replies, cpu1 - cpu0, rcpu1 - rcpu0, t1 - t0)
     r["processes"] = run.processes
     r["placement"] = run.placement
-    r["server_rss_mb"] = round(sum(load.proc_rss(pid) for pid in run.pids()) / 2**20, 1)
+    r["server_rss_mb"] = round(sum(proc_rss(pid) for pid in run.pids()) / 2**20, 1)
     r["server_cpu_s_each"] = [round(b - a, 2) for a, b in zip(each0, each1, strict=False)]
     r["moves_first_server"] = served_by_first(run, replies)
-    print(load.row_text(r), flush=True)
+    print(row_text(r), flush=True)
     print(f"#   server CPU s per process: {r['server_cpu_s_each']}", flush=True)
     if r["moves"]:
         per_move = [
@@ -534,7 +542,7 @@ async def measure(args: argparse.Namespace, run: ScaleRun) -> dict[str, Any]:
 
 async def compare(args: argparse.Namespace, tmp: Path, results: list[dict[str, Any]]) -> None:
     placement = args.mode
-    print(load.HEADER, flush=True)
+    print(HEADER, flush=True)
     figures: dict[int, dict[str, Any]] = {}
     for processes in (args.processes, 1):  # N first: spread's probe fails at once
         run = ScaleRun(args, tmp, processes, placement)
@@ -656,12 +664,12 @@ async def failover(args: argparse.Namespace, tmp: Path, results: list[dict[str, 
 
 async def coordinate(args: argparse.Namespace, results: list[dict[str, Any]]) -> None:
     tmp = Path(tempfile.mkdtemp(prefix="atout-scale-"))
-    version = load.code_version(args.server_root)
+    version = code_version(args.server_root)
     print(
         f"# mode {args.mode}, {args.processes} processes, {args.tables} tables at "
         f"{args.pace}/s, {args.workers} client processes, server cores "
         f"{sorted(args.server_cores)}, client cores {sorted(args.client_cores)}, "
-        f"code {version}, load {load.load_average()}, logs in {tmp}",
+        f"code {version}, load {load_average()}, logs in {tmp}",
         flush=True,
     )
     results.append({"meta": True, "code": version, "args": {
@@ -701,16 +709,16 @@ def main() -> None:
     parser.add_argument("--wid", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--connect-concurrency", type=int, default=32, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    load.raise_nofile()
+    raise_nofile()
     if args.client:
         args.kind = "ours"
-        load.worker_main(args, FailoverWorker)
+        worker_main(args, FailoverWorker)
         return
     if args.processes < 2 and args.mode != "failover":
         parser.error("--processes: 2 or more (one process is the comparison)")
     available = os.sched_getaffinity(0)
-    args.server_cores = load.parse_cores(args.server_cores) or available
-    args.client_cores = load.parse_cores(args.client_cores) or available
+    args.server_cores = parse_cores(args.server_cores) or available
+    args.client_cores = parse_cores(args.client_cores) or available
     # A multiple of N client processes: in (a) each server gets the same load.
     args.workers = args.workers or args.processes
     results: list[dict[str, Any]] = []

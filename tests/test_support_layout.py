@@ -11,7 +11,7 @@ import pytest
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
 KEPT: set[str] = set()  # no module outside support/ may define a support helper
-SOURCES = sorted([*TESTS.rglob("*.py"), *(ROOT / "bench").glob("*.py")])
+SOURCES = sorted([*TESTS.rglob("*.py"), *(ROOT / "bench").rglob("*.py")])
 
 
 def _imports(path: Path) -> list[tuple[str, list[str]]]:
