@@ -1,30 +1,19 @@
-"""A short run of bench/chaos.py: real Redis with the shipped append-only
-setting, the real server killed with SIGKILL and restarted, Redis killed and
-restarted, scripted clients playing on through it all."""
+"""A short run of bench/chaos.py's campaign (bench/chaos_bench/): real Redis
+with the shipped append-only setting, the real server killed with SIGKILL and
+restarted, Redis killed and restarted, scripted clients playing on through it
+all."""
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import sys
-from pathlib import Path
 
 import pytest
 
+from bench.chaos_bench.campaign import Chaos
+from bench.chaos_bench.figures import summary
 from tests.support.redis import RedisUnavailable, find_redis_server
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _load_chaos() -> object:
-    spec = importlib.util.spec_from_file_location("bench_chaos", ROOT / "bench" / "chaos.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_chaos"] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 async def test_kills_lose_no_acknowledged_move_and_every_game_adds_up() -> None:
@@ -32,13 +21,12 @@ async def test_kills_lose_no_acknowledged_move_and_every_game_adds_up() -> None:
         find_redis_server()
     except RedisUnavailable as e:
         pytest.skip(str(e))
-    chaos = _load_chaos()
     args = argparse.Namespace(
         tables=3, deals=1, kills=2, redis_kills=1, bot_think=0.02, seed=3, json=None
     )
-    run = chaos.Chaos(args)  # type: ignore[attr-defined]
+    run = Chaos(args)
     figures = await run.run()
-    report = chaos.summary(figures, 0.0)  # type: ignore[attr-defined]
+    report = summary(figures, 0.0)
     assert report["server_kills"] == 3  # two, and one after Redis came back
     assert report["moves_seen"] > 100, report
     assert report["acknowledged_moves_lost"] == 0, report
