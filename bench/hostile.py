@@ -34,6 +34,7 @@ import structlog  # noqa: E402
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from websockets.exceptions import ConnectionClosed, InvalidStatus  # noqa: E402
 
+from bench.common.json_report import print_json  # noqa: E402
 from server.base.config import Settings  # noqa: E402
 from server.process.app import Server  # noqa: E402
 
@@ -148,7 +149,4 @@ if __name__ == "__main__":
     parser.add_argument("--json")
     args = parser.parse_args()
     report = asyncio.run(main(args.seconds))
-    text = json.dumps(report, indent=1)
-    print(text)
-    if args.json:
-        Path(args.json).write_text(text)
+    print_json(report, args.json)

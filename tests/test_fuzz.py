@@ -1,4 +1,5 @@
-"""Short runs of the fuzz campaigns of bench/fuzz.py (the long ones are benches).
+"""Short runs of the fuzz campaigns of bench/fuzz.py (bench/fuzz_bench/; the long
+runs are benches).
 
 Each runs a real server in this process and talks to it over real
 WebSockets: ~10^4 frames (raw bytes and mutated commands, both codecs) and
@@ -10,36 +11,28 @@ for each crash a campaign found.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
-import sys
 from collections.abc import Iterator
-from pathlib import Path
-from types import ModuleType
 
 import msgspec
 import pytest
 import structlog
 from websockets.asyncio.client import connect
 
+from bench.fuzz_bench.core import CoreEpisode, run_core
+from bench.fuzz_bench.frames import run_frames_random
+from bench.fuzz_bench.inputs import Pools, make_frame
+from bench.fuzz_bench.settings import table_settings
+from bench.fuzz_bench.table_checks import fresh_doc, seqs_of, state_of
+from bench.fuzz_bench.tables import Episode, run_tables
+from bench.fuzz_bench.tally import Tally, quiet_logs
+from protocol.cards import CODES, cards_of
 from protocol.codec import SUBPROTOCOL_JSON, SUBPROTOCOL_MSGPACK
+from server.process.app import Server
 from tests.support.servers import running, url
 from tests.support.waits import patient
 
 pytestmark = pytest.mark.asyncio
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _load_fuzz() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_fuzz", ROOT / "bench" / "fuzz.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_fuzz"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-fuzz = _load_fuzz()
 ATHERIS_CRASH = "ffffffff504ef894d84ab6fe0000000000000046464646464646d646773639366262e7e3f8"
 
 
@@ -52,9 +45,7 @@ def _keep_logging() -> Iterator[None]:
 
 
 async def test_ten_thousand_frames_are_all_answered_or_accepted() -> None:
-    tally = await fuzz.run_frames_random(
-        10_000, seed=17, max_time=patient(120), stop_on_failure=False
-    )
+    tally = await run_frames_random(10_000, seed=17, max_time=patient(120), stop_on_failure=False)
     report = tally.report()
     assert report["failures"] == 0, report["failure_examples"]
     assert tally.inputs == 10_000
@@ -66,9 +57,7 @@ async def test_ten_thousand_frames_are_all_answered_or_accepted() -> None:
 
 
 async def test_two_thousand_table_steps_keep_every_invariant() -> None:
-    tally = await fuzz.run_tables(
-        2_000, seed=5, steps=250, max_time=patient(120), stop_on_failure=False
-    )
+    tally = await run_tables(2_000, seed=5, steps=250, max_time=patient(120), stop_on_failure=False)
     report = tally.report()
     assert report["failures"] == 0, report["failure_examples"]
     assert tally.inputs == 2_000
@@ -80,9 +69,7 @@ async def test_two_thousand_table_steps_keep_every_invariant() -> None:
 
 async def test_a_thousand_core_steps_keep_every_invariant() -> None:
     # The same episodes and checks against TableCore alone (no server, no socket).
-    tally = await fuzz.run_core(
-        1_000, seed=7, steps=250, max_time=patient(60), stop_on_failure=False
-    )
+    tally = await run_core(1_000, seed=7, steps=250, max_time=patient(60), stop_on_failure=False)
     report = tally.report()
     assert report["failures"] == 0, report["failure_examples"]
     assert tally.inputs == 1_000
@@ -95,55 +82,53 @@ async def test_a_thousand_core_steps_keep_every_invariant() -> None:
 async def test_the_core_campaign_sees_what_the_core_sends_and_its_checks_bite() -> None:
     import random
 
-    tally = fuzz.Tally()
-    ep = fuzz.CoreEpisode(random.Random(11), tally, "core-self-test")
+    tally = Tally()
+    ep = CoreEpisode(random.Random(11), tally, "core-self-test")
     await ep.setup()
     core = ep.core
     assert core.game is not None and core.state.status == "playing"
     # Every client's document came from the core's own Sends, through the codec.
     for p in ep.everyone:
-        assert p.doc == fuzz.fresh_doc(core, p.seat, p.kind)
-    ep.check("history", ep.players[0], None, fuzz.state_of(core), fuzz.seqs_of(core))
+        assert p.doc == fresh_doc(core, p.seat, p.kind)
+    ep.check("history", ep.players[0], None, state_of(core), seqs_of(core))
     assert tally.outcomes["FAILURE"] == 0
     p2 = ep.players[2]
-    p2.doc["hand"] = [fuzz.CODES[fuzz.cards_of(core.game.deal.hands[3])[0]]]
-    ep.check("history", p2, None, fuzz.state_of(core), fuzz.seqs_of(core))
+    p2.doc["hand"] = [CODES[cards_of(core.game.deal.hands[3])[0]]]
+    ep.check("history", p2, None, state_of(core), seqs_of(core))
     assert {"view holds hidden cards", "patched view differs from a fresh one"} <= {
         f["what"] for f in tally.failures
     }
 
 
 async def test_the_table_checks_catch_a_leak_a_stale_view_and_a_change() -> None:
-    fuzz.quiet_logs()
-    from server.process.app import Server
-
-    server = Server(fuzz.table_settings())
+    quiet_logs()
+    server = Server(table_settings())
     await server.start()
-    tally = fuzz.Tally()
+    tally = Tally()
     import random
 
-    ep = fuzz.Episode(server, random.Random(3), tally, "self-test")
+    ep = Episode(server, random.Random(3), tally, "self-test")
     try:
         await ep.setup()
         assert ep.table is not None
         table = ep.table.core  # the pure core: state, game, streams (server/table/core.py)
         assert table.game is not None
-        ep.check("history", ep.players[0], None, fuzz.state_of(table), fuzz.seqs_of(table))
+        ep.check("history", ep.players[0], None, state_of(table), seqs_of(table))
         assert tally.outcomes["FAILURE"] == 0
         # Seat 1 "sees" a card of seat 2: a leak.
-        other = fuzz.cards_of(table.game.deal.hands[2])[0]
+        other = cards_of(table.game.deal.hands[2])[0]
         p1 = ep.players[1]
-        p1.doc = fuzz.fresh_doc(table, 1, p1.kind)
-        p1.doc["chat"] = [{"seat": 2, "name": "x", "text": fuzz.CODES[other], "at": 0.0}]
-        ep.check("history", p1, None, fuzz.state_of(table), fuzz.seqs_of(table))
+        p1.doc = fresh_doc(table, 1, p1.kind)
+        p1.doc["chat"] = [{"seat": 2, "name": "x", "text": CODES[other], "at": 0.0}]
+        ep.check("history", p1, None, state_of(table), seqs_of(table))
         whats = [f["what"] for f in tally.failures]
         assert "view holds hidden cards" in whats
         assert "patched view differs from a fresh one" in whats
         # A "refused" command after which the state differs.
-        before = fuzz.state_of(table)
+        before = state_of(table)
         table.state.chat.append(table.state.chat[0] if table.state.chat else _line())
         answer = {"t": "error", "code": "not_your_turn", "message": "", "rid": 1}
-        ep.check("random", p1, answer, before, fuzz.seqs_of(table))
+        ep.check("random", p1, answer, before, seqs_of(table))
         assert "a refused command changed the table" in [f["what"] for f in tally.failures]
     finally:
         await ep.close()
@@ -164,7 +149,7 @@ def _line() -> object:
         (SUBPROTOCOL_JSON, '{"t":"chat","text":' + "[" * 1500 + "]" * 1500 + "}"),
         # Found by atheris at input 826,767: only ~770 levels, past the limit
         # from where the server decodes (a mutated chat frame, binary JSON).
-        (SUBPROTOCOL_JSON, fuzz.make_frame(bytes.fromhex(ATHERIS_CRASH), fuzz.Pools()).data),
+        (SUBPROTOCOL_JSON, make_frame(bytes.fromhex(ATHERIS_CRASH), Pools()).data),
     ],
     ids=["json-array", "msgpack-array", "json-chat-text", "atheris-826767"],
 )

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import time
-from pathlib import Path
 
 from bench.chaos_bench.campaign import Chaos
 from bench.chaos_bench.figures import summary
+from bench.common.json_report import print_json
 
 
 def main(doc: str) -> None:
@@ -28,7 +27,4 @@ def main(doc: str) -> None:
     started = time.monotonic()
     figures = asyncio.run(chaos.run())
     report = summary(figures, time.monotonic() - started) | {"notes": chaos.notes[:20]}
-    text = json.dumps(report, indent=1)
-    print(text)
-    if args.json:
-        Path(args.json).write_text(text)
+    print_json(report, args.json)
