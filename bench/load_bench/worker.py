@@ -93,12 +93,7 @@ class Worker:
         self.tables.extend(new)
         t0 = PERF()
         results = await asyncio.gather(*(t.connect() for t in new), return_exceptions=True)
-        failed = 0
-        for t, r in zip(new, results, strict=True):
-            if isinstance(r, BaseException):
-                t.broken = True
-                failed += 1
-                self.count(f"connect:{type(r).__name__}")
+        failed = self.mark_broken(new, results, "connect")
         return {"connected": len(new) - failed, "failed": failed, "seconds": PERF() - t0}
 
     async def join(self, tables: int) -> dict[str, Any]:
@@ -116,12 +111,7 @@ class Worker:
 
         t0 = PERF()
         results = await asyncio.gather(*(one(t) for t in new), return_exceptions=True)
-        failed = 0
-        for t, r in zip(new, results, strict=True):
-            if isinstance(r, BaseException):
-                t.broken = True
-                failed += 1
-                self.count(f"join:{type(r).__name__}")
+        failed = self.mark_broken(new, results, "join")
         gc.collect()
         return {"joined": len(new) - failed, "failed": failed, "seconds": PERF() - t0}
 
@@ -135,14 +125,20 @@ class Worker:
 
         t0 = PERF()
         results = await asyncio.gather(*(one(t) for t in todo), return_exceptions=True)
+        failed = self.mark_broken(todo, results, "seat")
+        gc.collect()
+        return {"seated": len(todo) - failed, "failed": failed, "seconds": PERF() - t0}
+
+    def mark_broken(self, tables: list[TableRun], results: list[Any], what: str) -> int:
+        """Mark the tables whose ``results`` are exceptions broken, count each
+        under ``what``, and return how many failed."""
         failed = 0
-        for t, r in zip(todo, results, strict=True):
+        for t, r in zip(tables, results, strict=True):
             if isinstance(r, BaseException):
                 t.broken = True
                 failed += 1
-                self.count(f"seat:{type(r).__name__}")
-        gc.collect()
-        return {"seated": len(todo) - failed, "failed": failed, "seconds": PERF() - t0}
+                self.count(f"{what}:{type(r).__name__}")
+        return failed
 
     def play(self) -> dict[str, Any]:
         started = 0
