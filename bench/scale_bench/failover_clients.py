@@ -26,7 +26,8 @@ class ResumingClient(Client):
         return urls[(self.run.number + self.idx + self.moved) % len(urls)]
 
     async def take(self, msg: Any) -> None:
-        t = msg.get("t")
+        # Version 2 sends table patches as arrays: only maps carry a "t".
+        t = msg.get("t") if type(msg) is dict else None
         if t == "seated":
             self.token = msg.get("token") or self.token
             if self.resuming:
