@@ -36,7 +36,7 @@ class Groups:
 
     async def handler(self, ws: ServerConnection) -> None:
         try:
-            first = await asyncio.wait_for(ws.recv(), 10.0)
+            first = await asyncio.wait_for(ws.recv(decode=False), 10.0)
             gid = _decode(first)["g"]
         except Exception:
             await ws.close(4004, "first message: {g: group}")

@@ -38,7 +38,7 @@ import redis
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from server.cluster.lease import Leases
-from server.cluster.node import FULL_SCAN_EVERY, SCAN_PAGE
+from server.cluster.ownership import FULL_SCAN_EVERY, SCAN_PAGE
 from server.store.redis import RedisStore
 from tests.support.redis import RedisServer
 

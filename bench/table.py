@@ -17,6 +17,7 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -24,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from clients.session import Session
 from protocol.codec import SUBPROTOCOL_JSON, SUBPROTOCOL_MSGPACK
 from protocol.messages import CreateTable, Seated, StartGame, TablePatch, TableSnapshot
+from protocol.views import TableView
 from server.base import metrics
 from tests.support.clients import choose, wants_decision
 from tests.support.servers import FAST, running, url
@@ -47,6 +49,14 @@ async def play_games(games: int, subprotocol: str) -> None:
                 snapshot_bytes.append(len(codec.encode(snapshot)))
 
         s.on_change = on_change
+
+        # A decision (or the end) after the patch numbered ``seq``.
+        def decision_after(seq: int) -> Callable[[TableView], bool]:
+            return lambda v: v.status == "finished" or (s.table_seq > seq and wants_decision(v))
+
+        def moved_past(seq: int) -> Callable[[TableView], bool]:
+            return lambda v: s.table_seq > seq
+
         rng = random.Random(1)
         for g in range(games):
             await s.send(CreateTable(name=f"bench {g}", seed=f"bench-{g}"))
@@ -55,18 +65,13 @@ async def play_games(games: int, subprotocol: str) -> None:
             await s.send(StartGame())
             acted = -1
             while True:
-                view = await s.wait_view(
-                    lambda v, a=acted: (
-                        v.status == "finished" or (s.table_seq > a and wants_decision(v))
-                    ),
-                    timeout=60,
-                )
+                view = await s.wait_view(decision_after(acted), timeout=60)
                 if view.status == "finished":
                     break
                 acted = s.table_seq
                 t0 = time.perf_counter()
                 await s.send(choose(view, rng))
-                await s.wait_view(lambda v, a=acted: s.table_seq > a, timeout=10)
+                await s.wait_view(moved_past(acted), timeout=10)
                 latencies.append(time.perf_counter() - t0)
             from protocol.messages import Leave
 

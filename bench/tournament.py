@@ -38,7 +38,7 @@ from typing import Any
 # Runnable as a plain script: the project and its tests folder from the root.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.load import proc_cpu, proc_wait
+from bench.common.procfs import proc_cpu, proc_wait
 from protocol.messages import Tournament, TournamentCreate, TournamentJoin, TournamentStart
 from protocol.tournaments import TournamentSettings
 from tests.support.clients import autoplay, finished

@@ -238,7 +238,9 @@ async def sit_and_start(pilot: Any, app: AtoutApp, **create: Any) -> TableView:
         pilot, lambda: app.link and app.link.online and app.link.lobby is not None, what="lobby"
     )
     app.send(CreateTable(name="t", **create))
-    await until(pilot, lambda: app.link.table is not None, what="table view")
+    await until(
+        pilot, lambda: app.link is not None and app.link.table is not None, what="table view"
+    )
     await pilot.pause()
     await click(pilot, ".start")
     await until(pilot, lambda: table(app).status == "playing" and table(app).hand, what="a deal")

@@ -102,7 +102,7 @@ async def tls_front(port: int, cert: Path, key: Path) -> AsyncIterator[int]:
     plain server on ``port``, as nginx does; yields its port."""
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)
-    tasks: set[asyncio.Task[Any]] = set()
+    tasks: set[asyncio.Future[Any]] = set()
 
     async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
