@@ -335,6 +335,36 @@ async def test_h_asks_for_the_past_deals_while_the_hand_has_the_focus() -> None:
         assert hand.typed == suited[0] and app.sent == [GetHistory()]
 
 
+async def test_r_reconnects_while_the_hand_has_the_focus_even_in_french() -> None:
+    """In French R is a rank (Roi), so the hand took r as the start of a card
+    code and the table's r (Reconnect) never ran while the link was down
+    (issue 37). Offline r now reconnects; online it is still the hand's R."""
+    from clients.cli import i18n
+    from clients.cli.link import LinkStatus
+
+    i18n.use("fr")
+    try:
+        view = scripted_view("play")
+        view.hand = ["KS", *view.hand]
+        app = PreviewApp(view)
+        retried: list[bool] = []
+        app.retry_now = lambda: retried.append(True)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            hand = hand_of(app)
+            assert app.focused is hand
+            app.link_status = LinkStatus("reconnecting")
+            await pilot.press("r")
+            await pilot.pause()
+            assert retried == [True] and hand.typed == ""
+            app.link_status = LinkStatus("online")
+            await pilot.press("r")
+            await pilot.pause()
+            assert retried == [True] and hand.typed == "K"  # R, Roi: a King's code
+    finally:
+        i18n.use("en")
+
+
 async def test_the_message_bar_drops_news_of_an_earlier_phase() -> None:
     app = PreviewApp(scripted_view("ecart"))
     async with app.run_test(size=SIZE) as pilot:

@@ -2,11 +2,10 @@
 player acts on it (bid, écart, chelem, poignée, play, chat, leave).
 
 It draws from the ``TableView`` the connection keeps in sync
-(``update_view``) and offers exactly what ``view.legal`` allows: bid buttons
-for the legal bids only, the écart picker among the legal candidates, the
-chelem question, the poignée sizes, and the legal cards (``HandWidget``). A
-decision answered once is not offered again until the view moves on, so a
-double keystroke never sends two commands.
+(``update_view``) and offers exactly what ``view.legal`` allows: the legal
+bids, the écart's candidates, the chelem question, the poignée sizes, the
+legal cards (``HandWidget``). A decision answered once is not offered again
+until the view moves on, so a double keystroke never sends two commands.
 
 Fits 80×24: header, three panels (seats and contract, the trick, trumps and
 chat), the hand, a prompt with its buttons, a message line and the keys.
@@ -19,6 +18,7 @@ from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -85,7 +85,7 @@ class TableScreen(Translated, HintKey, TableReadings, ButtonArrows, Screen[None]
         Binding("h", "history", N_("Past deals")),
         Binding("m", "chat", N_("Chat")),
         Binding("p", "poignee", N_("Poignée"), show=False),
-        Binding("r", "retry", N_("Reconnect"), show=False),
+        Binding("r", "retry", N_("Reconnect"), show=False, priority=True),
         Binding("o", "tournament", N_("Tournament"), show=False),  # tournament_flow.py
         Binding("question_mark", "help", N_("Help")),
         Binding("space", "continue", show=False),
@@ -558,6 +558,8 @@ class TableScreen(Translated, HintKey, TableReadings, ButtonArrows, Screen[None]
             self.host.send(Ready())
 
     def action_retry(self) -> None:
+        if self.host.link_status.phase == "online":  # a priority key, before the hand's
+            raise SkipAction()  # codes: online it is the hand's (French R, Roi)
         self.host.retry_now()
 
     def action_tournament(self) -> None:
