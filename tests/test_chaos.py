@@ -1,7 +1,14 @@
 """A short run of bench/chaos.py's campaign (bench/chaos_bench/): real Redis
 with the shipped append-only setting, the real server killed with SIGKILL and
 restarted, Redis killed and restarted, scripted clients playing on through it
-all."""
+all.
+
+Not deterministic by nature: when a SIGKILL lands is real time (a random
+pause of the campaign's seed, after every table has been seen playing), so
+which move each kill interrupts varies from run to run. What is asserted
+holds at any moment: nothing acknowledged is lost, every resume is taken,
+the games add up; the counts asked are what three kills of a full house
+give at least."""
 
 from __future__ import annotations
 

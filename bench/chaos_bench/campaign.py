@@ -64,7 +64,6 @@ class Chaos:
         await asyncio.to_thread(server.wait_listening)
         keeper = asyncio.get_running_loop().create_task(self.keep_tables(redis))
         try:
-            await asyncio.sleep(2.0)  # tables get going
             storm = False
             for _ in range(args.kills):
                 await asyncio.sleep(rng.uniform(0.05, 0.5) if storm else rng.uniform(0.2, 3.0))
@@ -87,7 +86,22 @@ class Chaos:
             redis.close()
         return self.figures
 
+    async def tables_playing(self, timeout: float = 120.0) -> None:
+        """Until ``--tables`` tables are seated and each has seen a move, so
+        that every kill lands on a full house however slow the machine (the
+        first used to wait 2 s, and a busy machine then killed the server
+        before most tables sat down; later ones found a finished table's
+        successor not yet seated: fewer resumes than the test asks)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            playing = [t for t in self.tables if not (t.done or t.finishing) and t.acked.moves]
+            if len(playing) >= self.args.tables:
+                return
+            await asyncio.sleep(0.05)
+        self.note(f"only {len(playing)} tables playing after {timeout:.0f} s")
+
     async def kill_server(self, server: ServerProcess) -> None:
+        await self.tables_playing()  # a finished table's successor seated too
         server.kill9()
         self.figures.kills += 1
         if os.environ.get("CHAOS_DEBUG"):
