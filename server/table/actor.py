@@ -55,7 +55,7 @@ from server.table.effects import (
     Think,
 )
 from server.table.ending import GameEnds, GameOver
-from server.table.inbox import Act, BotMove, InboxItem, Message, Peer, Stop
+from server.table.inbox import Act, BotMove, InboxItem, Peer, Stop
 from server.table.state import TableState, decode_state, encode_state
 
 if TYPE_CHECKING:
@@ -126,6 +126,11 @@ class Mailbox:
             waiter = self._waiter = loop.create_future()
             await waiter
         return items.popleft()
+
+
+_send_all: Callable[[tuple[Peer, ...], object], None] = send_to_all  # type: ignore[assignment]
+"""``send_to_all`` as a ``Send``'s recipients are typed: the core names
+connections only as ``Peer``s, the ones this actor is given are ``Conn``s."""
 
 
 def _conn(peer: Peer) -> Conn:
@@ -206,13 +211,17 @@ class Table:
     # -- the actor loop ----------------------------------------------------------
 
     async def _run(self) -> None:
+        inbox = self.inbox
+        waiting = inbox._items  # taken at once when there (no ``get`` coroutine made)
+        core, clock, perform = self.core, self.clock, self._perform
         while not self.closed:
-            msg = await self.inbox.get()
-            if isinstance(msg, Stop):
+            msg = waiting.popleft() if waiting else await inbox.get()
+            if isinstance(msg, Stop):  # (a plain class: no metaclass to ask)
                 break
             started = time.perf_counter()
             try:
-                await self._step(msg)
+                # (``_step``, inline: one coroutine less a message)
+                await perform(core.handle(msg, clock.time()))
             except Exception:
                 # Our own bug: log it with its traceback, keep the table alive,
                 # and tell the client no more than that it was not its fault.
@@ -226,14 +235,11 @@ class Table:
                             rid=getattr(msg.command, "rid", None),
                         )
                     )
-            if isinstance(msg, Act):
+            if type(msg) is Act:
                 metrics.ACTION_LATENCY.observe(time.perf_counter() - started)
         self._cancel_timer()
         for task in list(self.thinking):
             task.cancel()
-
-    async def _step(self, msg: Message) -> None:
-        await self._perform(self.core.handle(msg, self.clock.time()))
 
     async def _perform(self, effects: list[Effect]) -> None:
         for effect in effects:
@@ -241,14 +247,19 @@ class Table:
                 # Refused as stale (by a save, or the lease renewal while this
                 # one waited): another process serves the table; say nothing.
                 return
-            kind = type(effect)
-            if kind is Send:  # most effects: straight out, no match
-                send = cast(Send, effect)
-                send_to_all(cast("tuple[Conn, ...]", send.to), send.message)
+            # The effects of every move by their type, no match (a class
+            # pattern on a Struct is an isinstance through its metaclass) and
+            # no ``cast`` (a function call each at run time).
+            if type(effect) is Send:  # most effects: straight out
+                _send_all(effect.to, effect.message)
                 continue
-            if kind is Save:  # one a move: its fields without a match
-                save = cast(Save, effect)
-                await self._save(save.version, save.blob, save.open_)
+            if type(effect) is Save:  # one a move
+                await self._save(effect.version, effect.blob, effect.open_)
+                continue
+            if type(effect) is Arm:  # one a move, most often "no timer" with none armed
+                if effect.at is None and self.timer is None:
+                    continue
+                self._now(effect)
                 continue
             match effect:
                 case Record(blob=blob, key=key):
