@@ -121,9 +121,16 @@ class StateWriter:
             self._results_raw = msgspec.Raw(encode_state(game.results))
         log, known = game.log, self._log
         n = len(known)
-        if len(log) < n or log[:n] != known:  # a new deal (or a log rewritten)
-            n, self._log_body = 0, b""
-        if len(log) > n:
+        # The same deal's log if its entry n-1 is the very entry kept: the
+        # engine appends a new tuple per command (with its seat: never a
+        # shared constant) and never rewrites one, and ``known`` keeps that
+        # tuple alive, so no other deal's log holds it. Else compared whole.
+        if len(log) < n or (n and log[n - 1] is not known[n - 1] and log[:n] != known):
+            n, self._log_body = 0, b""  # a new deal (or a log rewritten)
+        grown = len(log) - n
+        if grown == 1:  # a move: one entry more
+            self._log_body += encode_state(log[n])
+        elif grown > 1:
             self._log_body += b"".join([encode_state(entry) for entry in log[n:]])
         self._log = log
         head = array_header(len(log))
