@@ -117,14 +117,19 @@ class Mailbox:
             if not waiter.done():  # (cancelled with its reader)
                 waiter.set_result(None)
 
+    def arrival(self) -> asyncio.Future[None]:
+        """Resolved by the next ``put_nowait``: what the reader awaits while
+        the box is empty (a future, not a ``get`` coroutine made per message)."""
+        loop = self._loop
+        if loop is None:
+            loop = self._loop = asyncio.get_running_loop()
+        waiter = self._waiter = loop.create_future()
+        return waiter
+
     async def get(self) -> InboxItem:
         items = self._items
         while not items:
-            loop = self._loop
-            if loop is None:
-                loop = self._loop = asyncio.get_running_loop()
-            waiter = self._waiter = loop.create_future()
-            await waiter
+            await self.arrival()
         return items.popleft()
 
 
@@ -212,16 +217,35 @@ class Table:
 
     async def _run(self) -> None:
         inbox = self.inbox
-        waiting = inbox._items  # taken at once when there (no ``get`` coroutine made)
-        core, clock, perform = self.core, self.clock, self._perform
+        waiting = inbox._items  # (read here: no ``get`` coroutine per message)
+        core, clock = self.core, self.clock
         while not self.closed:
-            msg = waiting.popleft() if waiting else await inbox.get()
+            while not waiting:
+                await inbox.arrival()
+            msg = waiting.popleft()
             if isinstance(msg, Stop):  # (a plain class: no metaclass to ask)
                 break
             started = time.perf_counter()
             try:
-                # (``_step``, inline: one coroutine less a message)
-                await perform(core.handle(msg, clock.time()))
+                # The core decides, then its effects are carried out in order.
+                # The effects of every move by their type, here (no coroutine
+                # per message for them), with no match (a class pattern on a
+                # Struct is an isinstance through its metaclass) and no ``cast``
+                # (a function call each at run time); the rest by ``_perform``.
+                for effect in core.handle(msg, clock.time()):
+                    if self.stale:
+                        # Refused as stale (by a save, or the lease renewal while this
+                        # one waited): another process serves the table; say nothing.
+                        break
+                    if type(effect) is Send:  # most effects: straight out
+                        _send_all(effect.to, effect.message)
+                    elif type(effect) is Save:  # one a move
+                        await self._save(effect.version, effect.blob, effect.open_)
+                    elif type(effect) is Arm:  # one a move, most often no timer and none armed
+                        if effect.at is not None or self.timer is not None:
+                            self._now(effect)
+                    else:
+                        await self._perform(effect)
             except Exception:
                 # Our own bug: log it with its traceback, keep the table alive,
                 # and tell the client no more than that it was not its fault.
@@ -241,35 +265,17 @@ class Table:
         for task in list(self.thinking):
             task.cancel()
 
-    async def _perform(self, effects: list[Effect]) -> None:
-        for effect in effects:
-            if self.stale:
-                # Refused as stale (by a save, or the lease renewal while this
-                # one waited): another process serves the table; say nothing.
-                return
-            # The effects of every move by their type, no match (a class
-            # pattern on a Struct is an isinstance through its metaclass) and
-            # no ``cast`` (a function call each at run time).
-            if type(effect) is Send:  # most effects: straight out
-                _send_all(effect.to, effect.message)
-                continue
-            if type(effect) is Save:  # one a move
-                await self._save(effect.version, effect.blob, effect.open_)
-                continue
-            if type(effect) is Arm:  # one a move, most often "no timer" with none armed
-                if effect.at is None and self.timer is None:
-                    continue
+    async def _perform(self, effect: Effect) -> None:
+        """Carry out an effect other than a move's own (``_run`` does those)."""
+        match effect:
+            case Record(blob=blob, key=key):
+                await self._record(blob, key)
+            case SendHistory(peer=peer, rid=rid):
+                _conn(peer).send(History(records=await self._records(), rid=rid))
+            case GameOver():
+                await self._game_over(effect)
+            case _:
                 self._now(effect)
-                continue
-            match effect:
-                case Record(blob=blob, key=key):
-                    await self._record(blob, key)
-                case SendHistory(peer=peer, rid=rid):
-                    _conn(peer).send(History(records=await self._records(), rid=rid))
-                case GameOver():
-                    await self._game_over(effect)
-                case _:
-                    self._now(effect)
 
     def _now(self, effect: Effect) -> None:
         """Carry out an effect that needs no waiting."""
