@@ -218,7 +218,7 @@ class Table:
     async def _run(self) -> None:
         inbox = self.inbox
         waiting = inbox._items  # (read here: no ``get`` coroutine per message)
-        core, clock = self.core, self.clock
+        core, clock, table_id = self.core, self.clock, self.id
         while not self.closed:
             while not waiting:
                 await inbox.arrival()
@@ -240,7 +240,17 @@ class Table:
                     if type(effect) is Send:  # most effects: straight out
                         _send_all(effect.to, effect.message)
                     elif type(effect) is Save:  # one a move
-                        await self._save(effect.version, effect.blob, effect.open_)
+                        if self.epoch or self.records_due:
+                            await self._save(effect.version, effect.blob, effect.open_)
+                            continue
+                        # (``_save``'s usual case, here: one coroutine less a move)
+                        version, blob, open_ = effect.version, effect.blob, effect.open_
+                        try:
+                            await self.store.save(table_id, version, blob, open_=open_)
+                        except StoreError as e:
+                            self._unsaved(e, version, blob, open_)
+                        else:
+                            self.dirty = None
                     elif type(effect) is Arm:  # one a move, most often no timer and none armed
                         if effect.at is not None or self.timer is not None:
                             self._now(effect)
@@ -406,19 +416,24 @@ class Table:
             if self.records_due:  # a state is never stored ahead of its records
                 await self._write_records()
             await self.store.save(self.id, version, blob, open_=open_)
-        except StaleWrite:
-            self._went_stale(version)
         except StoreError as e:
-            # The store is down: keep playing from memory and write the newest
-            # state when it is back (see docs/DEPLOY.md for what can be lost).
-            if self.dirty is None:  # once per outage, not once per move
-                self.log.warning("save_failed_retrying", error=str(e))
-            metrics.ERRORS.labels("store").inc()
-            self.dirty = (version, blob, open_)
-            if self.retry_task is None or self.retry_task.done():
-                self.retry_task = asyncio.get_running_loop().create_task(self._retry())
+            self._unsaved(e, version, blob, open_)
         else:
             self.dirty = None
+
+    def _unsaved(self, e: StoreError, version: int, blob: bytes, open_: bool) -> None:
+        """A save (no owner epoch) the store refused."""
+        if isinstance(e, StaleWrite):
+            self._went_stale(version)
+            return
+        # The store is down: keep playing from memory and write the newest
+        # state when it is back (see docs/DEPLOY.md for what can be lost).
+        if self.dirty is None:  # once per outage, not once per move
+            self.log.warning("save_failed_retrying", error=str(e))
+        metrics.ERRORS.labels("store").inc()
+        self.dirty = (version, blob, open_)
+        if self.retry_task is None or self.retry_task.done():
+            self.retry_task = asyncio.get_running_loop().create_task(self._retry())
 
     async def _hold(self, write: Callable[[], Awaitable[None]], version: int) -> None:
         """Write until stored, or until refused as stale (the table steps down).
