@@ -41,3 +41,16 @@ async def test_a_cancelled_reader_loses_nothing() -> None:
     box.put_nowait(stop)
     assert await box.get() is wake
     assert await box.get() is stop
+
+
+async def test_an_arrival_is_the_next_message_put() -> None:
+    # What the table's own loop awaits while its inbox is empty (no ``get``
+    # coroutine per message): resolved by the next message, which is then there.
+    box = Mailbox()
+    arrival = box.arrival()
+    assert not arrival.done()
+    sweep = Sweep()
+    box.put_nowait(sweep)
+    assert arrival.done()
+    await arrival
+    assert await box.get() is sweep

@@ -363,7 +363,9 @@ class Front:
         ``_serve_rest`` through websockets, so a bad frame, a refusal or
         another command gets its answer there, in order."""
         try:
-            if conn.closed or not conn.bucket.ready(conn.clock.time()):
+            now = conn.clock.time()
+            bucket = conn.bucket
+            if conn.closed or not bucket.ready(now):
                 return False  # closing, or to be refused for rate: all as _serve_rest has it
             try:
                 msg = conn.codec.decode(data)
@@ -372,7 +374,10 @@ class Front:
             if type(msg) in COMMANDS:
                 return False
             metrics.MESSAGES_IN.count += 1
-            conn.heard()  # let in: the bucket had a token a moment ago
+            # Let in, as ``conn.heard()`` would, at the time just read: the
+            # bucket, refilled to then, has the token ``ready`` saw.
+            conn.heard_at = now
+            bucket.take(now)
             conn.refused = 0
             _to_table(self, conn, msg)
         except Exception:

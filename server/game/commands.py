@@ -54,4 +54,12 @@ def to_action(seat: int, command: GameCommand) -> Action:
 
 def apply_command(deal: Deal, seat: int, command: GameCommand) -> None:
     """Carry out ``seat``'s game command on ``deal`` (raises ``RuleError`` if refused)."""
+    if type(command) is Play and deal.phase == "play":
+        # Most commands: a card in the play, with none of ``to_action``'s
+        # class patterns before it (an isinstance of a Struct each, through its
+        # metaclass) nor its list of one card; what ``deal.apply`` would call.
+        card = CARD_OF.get(command.card)
+        if card is not None:
+            deal.play(seat, card)
+            return
     deal.apply(to_action(seat, command))

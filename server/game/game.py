@@ -157,14 +157,15 @@ class Game:
         return sorted(self.variant.seats, key=lambda seat: (-totals[seat], seat))
 
     def state(self) -> GameState:
+        # (by position: a Struct's keywords are matched by name, once a move)
         return GameState(
-            seed=self.seed,
-            deals=self.deals,
-            first_dealer=self.first_dealer,
-            attempt=self.attempt,
-            results=self._tally().documents,
-            log=list(self.deal.log),
-            players=self.variant.players,
+            self.seed,
+            self.deals,
+            self.first_dealer,
+            self.attempt,
+            self._tally().documents,
+            list(self.deal.log),
+            self.variant.players,
         )
 
     @classmethod

@@ -55,7 +55,7 @@ from server.table.effects import (
     Think,
 )
 from server.table.ending import GameEnds, GameOver
-from server.table.inbox import Act, BotMove, InboxItem, Message, Peer, Stop
+from server.table.inbox import Act, BotMove, InboxItem, Peer, Stop
 from server.table.state import TableState, decode_state, encode_state
 
 if TYPE_CHECKING:
@@ -117,15 +117,25 @@ class Mailbox:
             if not waiter.done():  # (cancelled with its reader)
                 waiter.set_result(None)
 
+    def arrival(self) -> asyncio.Future[None]:
+        """Resolved by the next ``put_nowait``: what the reader awaits while
+        the box is empty (a future, not a ``get`` coroutine made per message)."""
+        loop = self._loop
+        if loop is None:
+            loop = self._loop = asyncio.get_running_loop()
+        waiter = self._waiter = loop.create_future()
+        return waiter
+
     async def get(self) -> InboxItem:
         items = self._items
         while not items:
-            loop = self._loop
-            if loop is None:
-                loop = self._loop = asyncio.get_running_loop()
-            waiter = self._waiter = loop.create_future()
-            await waiter
+            await self.arrival()
         return items.popleft()
+
+
+_send_all: Callable[[tuple[Peer, ...], object], None] = send_to_all  # type: ignore[assignment]
+"""``send_to_all`` as a ``Send``'s recipients are typed: the core names
+connections only as ``Peer``s, the ones this actor is given are ``Conn``s."""
 
 
 def _conn(peer: Peer) -> Conn:
@@ -206,13 +216,46 @@ class Table:
     # -- the actor loop ----------------------------------------------------------
 
     async def _run(self) -> None:
+        inbox = self.inbox
+        waiting = inbox._items  # (read here: no ``get`` coroutine per message)
+        core, clock, table_id = self.core, self.clock, self.id
         while not self.closed:
-            msg = await self.inbox.get()
-            if isinstance(msg, Stop):
+            while not waiting:
+                await inbox.arrival()
+            msg = waiting.popleft()
+            if isinstance(msg, Stop):  # (a plain class: no metaclass to ask)
                 break
             started = time.perf_counter()
             try:
-                await self._step(msg)
+                # The core decides, then its effects are carried out in order.
+                # The effects of every move by their type, here (no coroutine
+                # per message for them), with no match (a class pattern on a
+                # Struct is an isinstance through its metaclass) and no ``cast``
+                # (a function call each at run time); the rest by ``_perform``.
+                for effect in core.handle(msg, clock.time()):
+                    if self.stale:
+                        # Refused as stale (by a save, or the lease renewal while this
+                        # one waited): another process serves the table; say nothing.
+                        break
+                    if type(effect) is Send:  # most effects: straight out
+                        _send_all(effect.to, effect.message)
+                    elif type(effect) is Save:  # one a move
+                        if self.epoch or self.records_due:
+                            await self._save(effect.version, effect.blob, effect.open_)
+                            continue
+                        # (``_save``'s usual case, here: one coroutine less a move)
+                        version, blob, open_ = effect.version, effect.blob, effect.open_
+                        try:
+                            await self.store.save(table_id, version, blob, open_=open_)
+                        except StoreError as e:
+                            self._unsaved(e, version, blob, open_)
+                        else:
+                            self.dirty = None
+                    elif type(effect) is Arm:  # one a move, most often no timer and none armed
+                        if effect.at is not None or self.timer is not None:
+                            self._now(effect)
+                    else:
+                        await self._perform(effect)
             except Exception:
                 # Our own bug: log it with its traceback, keep the table alive,
                 # and tell the client no more than that it was not its fault.
@@ -226,39 +269,23 @@ class Table:
                             rid=getattr(msg.command, "rid", None),
                         )
                     )
-            if isinstance(msg, Act):
+            if type(msg) is Act:
                 metrics.ACTION_LATENCY.observe(time.perf_counter() - started)
         self._cancel_timer()
         for task in list(self.thinking):
             task.cancel()
 
-    async def _step(self, msg: Message) -> None:
-        await self._perform(self.core.handle(msg, self.clock.time()))
-
-    async def _perform(self, effects: list[Effect]) -> None:
-        for effect in effects:
-            if self.stale:
-                # Refused as stale (by a save, or the lease renewal while this
-                # one waited): another process serves the table; say nothing.
-                return
-            kind = type(effect)
-            if kind is Send:  # most effects: straight out, no match
-                send = cast(Send, effect)
-                send_to_all(cast("tuple[Conn, ...]", send.to), send.message)
-                continue
-            if kind is Save:  # one a move: its fields without a match
-                save = cast(Save, effect)
-                await self._save(save.version, save.blob, save.open_)
-                continue
-            match effect:
-                case Record(blob=blob, key=key):
-                    await self._record(blob, key)
-                case SendHistory(peer=peer, rid=rid):
-                    _conn(peer).send(History(records=await self._records(), rid=rid))
-                case GameOver():
-                    await self._game_over(effect)
-                case _:
-                    self._now(effect)
+    async def _perform(self, effect: Effect) -> None:
+        """Carry out an effect other than a move's own (``_run`` does those)."""
+        match effect:
+            case Record(blob=blob, key=key):
+                await self._record(blob, key)
+            case SendHistory(peer=peer, rid=rid):
+                _conn(peer).send(History(records=await self._records(), rid=rid))
+            case GameOver():
+                await self._game_over(effect)
+            case _:
+                self._now(effect)
 
     def _now(self, effect: Effect) -> None:
         """Carry out an effect that needs no waiting."""
@@ -389,19 +416,24 @@ class Table:
             if self.records_due:  # a state is never stored ahead of its records
                 await self._write_records()
             await self.store.save(self.id, version, blob, open_=open_)
-        except StaleWrite:
-            self._went_stale(version)
         except StoreError as e:
-            # The store is down: keep playing from memory and write the newest
-            # state when it is back (see docs/DEPLOY.md for what can be lost).
-            if self.dirty is None:  # once per outage, not once per move
-                self.log.warning("save_failed_retrying", error=str(e))
-            metrics.ERRORS.labels("store").inc()
-            self.dirty = (version, blob, open_)
-            if self.retry_task is None or self.retry_task.done():
-                self.retry_task = asyncio.get_running_loop().create_task(self._retry())
+            self._unsaved(e, version, blob, open_)
         else:
             self.dirty = None
+
+    def _unsaved(self, e: StoreError, version: int, blob: bytes, open_: bool) -> None:
+        """A save (no owner epoch) the store refused."""
+        if isinstance(e, StaleWrite):
+            self._went_stale(version)
+            return
+        # The store is down: keep playing from memory and write the newest
+        # state when it is back (see docs/DEPLOY.md for what can be lost).
+        if self.dirty is None:  # once per outage, not once per move
+            self.log.warning("save_failed_retrying", error=str(e))
+        metrics.ERRORS.labels("store").inc()
+        self.dirty = (version, blob, open_)
+        if self.retry_task is None or self.retry_task.done():
+            self.retry_task = asyncio.get_running_loop().create_task(self._retry())
 
     async def _hold(self, write: Callable[[], Awaitable[None]], version: int) -> None:
         """Write until stored, or until refused as stale (the table steps down).

@@ -27,7 +27,7 @@ every message a table takes.
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Any
 
 import msgspec
 
@@ -39,7 +39,6 @@ from protocol.messages import (
     Chelem,
     Ecart,
     Error,
-    GameCommand,
     GetHistory,
     Hint,
     Leave,
@@ -183,7 +182,7 @@ class TableCore:
         pace.pace(st, now, self.settings.deal_pause)
         st.version += 1
         st.game = self.game.state() if self.game else None
-        out.append(Save(st.version, self.writer.encode(st), open_=st.status != "closed"))
+        out.append(Save(st.version, self.writer.encode(st), st.status != "closed"))  # (open_)
         self._schedule(now, out)
         quick = self.fan.quick
         self.fan.broadcast(st, self.game, out)
@@ -432,7 +431,7 @@ class TableCore:
         message = message or REFUSALS[code]
         out.append(Send((peer,), Error(code=code, message=message, rid=rid)))
 
-    def _act(self, peer: Peer, cmd: object, now: float, out: list[Effect]) -> None:
+    def _act(self, peer: Peer, cmd: Any, now: float, out: list[Effect]) -> None:
         rid: int = getattr(cmd, "rid", 0)
         if peer not in self.seat_of:
             self._refuse(peer, rid, out, "not_at_table")
@@ -449,7 +448,7 @@ class TableCore:
                 self._refuse(peer, rid, out, "wrong_phase", NO_CALL.format(st.variant.players))
                 return
             try:
-                apply_command(self.game.deal, seat, cast(GameCommand, cmd))
+                apply_command(self.game.deal, seat, cmd)
             except RuleError as e:
                 out.append(Refused("rule"))
                 self._refuse(peer, rid, out, e.code, e.message)

@@ -11,7 +11,6 @@ import hashlib
 from typing import Any
 
 import msgspec
-from msgspec.structs import replace
 
 from protocol.msgpack_arrays import array_header
 from protocol.views import BotLevel, ChatLine, SeatKind, TableStatus
@@ -121,14 +120,28 @@ class StateWriter:
             self._results_raw = msgspec.Raw(encode_state(game.results))
         log, known = game.log, self._log
         n = len(known)
-        if len(log) < n or log[:n] != known:  # a new deal (or a log rewritten)
-            n, self._log_body = 0, b""
-        if len(log) > n:
+        # The same deal's log if its entry n-1 is the very entry kept: the
+        # engine appends a new tuple per command (with its seat: never a
+        # shared constant) and never rewrites one, and ``known`` keeps that
+        # tuple alive, so no other deal's log holds it. Else compared whole.
+        if len(log) < n or (n and log[n - 1] is not known[n - 1] and log[:n] != known):
+            n, self._log_body = 0, b""  # a new deal (or a log rewritten)
+        grown = len(log) - n
+        if grown == 1:  # a move: one entry more
+            self._log_body += encode_state(log[n])
+        elif grown > 1:
             self._log_body += b"".join([encode_state(entry) for entry in log[n:]])
         self._log = log
-        head = array_header(len(log))
-        blob = replace(game, results=self._results_raw, log=msgspec.Raw(head + self._log_body))
-        return encode_state(replace(st, game=blob))
+        # The kept parts spliced in for this one encoding, then put back: the
+        # same bytes as copies of the two structs with them (``replace``),
+        # without copying the table's ~30 fields and the game's 7 each move.
+        results = game.results
+        game.results = self._results_raw  # type: ignore[assignment]
+        game.log = msgspec.Raw(array_header(len(log)) + self._log_body)  # type: ignore[assignment]
+        try:
+            return encode_state(st)
+        finally:
+            game.results, game.log = results, log
 
 
 def digest(token: str) -> str:

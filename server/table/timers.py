@@ -29,29 +29,43 @@ def schedule(
 ) -> Arm:
     """The one timer the table needs now (``away``: whether a seat is a
     human's with no connection, asked only when a human's turn needs it)."""
+    status = st.status
+    if status == "playing" and game is not None:  # (no gathering while playing)
+        # Most calls: after each move of a deal.
+        seat = game.deal.turn
+        if seat is None:
+            return NO_TIMER
+        if st.seats[seat].kind == "bot":
+            return _bot_turn(st, game, settings, seat, now)
+        if st.turn_timer <= 0 and not away(st, seat):
+            st.deadline = None  # a human's turn with no timer, and the human is here
+            return NO_TIMER
+        return _human_turn(st, game, settings, away(st, seat), seat, now)
     if gathering(st):
         st.deadline = None
         return Arm(st.gather_until, Wake("gather", st.version))
-    if st.status == "between_deals" and st.next_deal_at is not None:
+    if status == "between_deals" and st.next_deal_at is not None:
         st.deadline = None
         return Arm(st.next_deal_at, Wake("deal", st.version))
-    if st.status == "playing" and game is not None:
-        seat = game.deal.turn
-        if seat is None:
-            return Arm(None)
-        if st.seats[seat].kind != "bot":
-            return _human_turn(st, game, settings, away(st, seat), seat, now)
-        st.deadline = None
-        # A bot waits as a person would over this decision (``think``): a
-        # function of the decision's kind and shape only, never of its camp,
-        # so the pace tells nobody who the hidden partner is. The core asks
-        # for the bot's decision as it arms this timer and holds the move
-        # until it fires, so the time the bot took to decide does not show
-        # either (only a decision slower than its pause goes out late).
-        pause = think_time(settings.bot_think, game.deal, seat)
-        return Arm(now + pause, Wake("auto", st.version, seat))
     st.deadline = None
-    return Arm(None)
+    return NO_TIMER
+
+
+NO_TIMER = Arm(None)
+"""No timer (an ``Arm`` is frozen: one for every table)."""
+
+
+def _bot_turn(st: TableState, game: Game, settings: Settings, seat: int, now: float) -> Arm:
+    """The think time of a bot's decision."""
+    st.deadline = None
+    # A bot waits as a person would over this decision (``think``): a
+    # function of the decision's kind and shape only, never of its camp,
+    # so the pace tells nobody who the hidden partner is. The core asks
+    # for the bot's decision as it arms this timer and holds the move
+    # until it fires, so the time the bot took to decide does not show
+    # either (only a decision slower than its pause goes out late).
+    pause = think_time(settings.bot_think, game.deal, seat)
+    return Arm(now + pause, Wake("auto", st.version, seat))
 
 
 def _human_turn(
