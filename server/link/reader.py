@@ -86,7 +86,7 @@ class LeanConnection(ServerConnection):
     def _holds_nothing(self) -> bool:
         protocol = self.protocol
         if (
-            protocol._state is not OPEN  # (``state`` is a property over it: a call a frame)
+            protocol.state is not OPEN
             or protocol.current_size is not None  # a fragmented message under way
             or protocol.parser_exc is not None
             or protocol.extensions

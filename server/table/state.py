@@ -11,6 +11,7 @@ import hashlib
 from typing import Any
 
 import msgspec
+from msgspec.structs import replace
 
 from protocol.msgpack_arrays import array_header
 from protocol.views import BotLevel, ChatLine, SeatKind, TableStatus
@@ -132,16 +133,9 @@ class StateWriter:
         elif grown > 1:
             self._log_body += b"".join([encode_state(entry) for entry in log[n:]])
         self._log = log
-        # The kept parts spliced in for this one encoding, then put back: the
-        # same bytes as copies of the two structs with them (``replace``),
-        # without copying the table's ~30 fields and the game's 7 each move.
-        results = game.results
-        game.results = self._results_raw  # type: ignore[assignment]
-        game.log = msgspec.Raw(array_header(len(log)) + self._log_body)  # type: ignore[assignment]
-        try:
-            return encode_state(st)
-        finally:
-            game.results, game.log = results, log
+        head = array_header(len(log))
+        blob = replace(game, results=self._results_raw, log=msgspec.Raw(head + self._log_body))
+        return encode_state(replace(st, game=blob))
 
 
 def digest(token: str) -> str:
