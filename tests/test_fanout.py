@@ -21,7 +21,8 @@ from server.base.config import Settings
 from server.game.variant import VARIANTS
 from server.table import Act, Gone, Join, Reclaim, TableCore, Wake, new_state
 from server.table.effects import Arm, Effect, Send
-from server.table.fanout import GAME_FIELDS, OWN_FIELDS, PUBLIC_FIELDS, TABLE_FIELDS
+from server.table.fanout import OWN_FIELDS, PUBLIC_FIELDS
+from server.table.last import GAME_FIELDS, TABLE_FIELDS
 from server.table.state import StateWriter, TableState, encode_state
 from tests.support.clients import choose
 

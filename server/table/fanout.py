@@ -20,12 +20,14 @@ from protocol.cards import CODES
 from protocol.diff import Op, Patch, diff
 from protocol.messages import TablePatch, TableSnapshot
 from protocol.msgpack_arrays import joined_arrays
+from protocol.positional import MadePatch
 from protocol.views import DealView, SeatView, TableView, TrickView
-from server.game import Deal, Game
+from server.game import Game
 from server.table import pace
 from server.table.effects import Effect, Send
 from server.table.inbox import Peer
-from server.table.own_ops import hand_ops, legal_ops
+from server.table.last import TRICK_WON, Last, deal_key
+from server.table.own_ops import TRICK_OPS, TURN_OPS, hand_ops, legal_ops, seat_cards_op
 from server.table.seat_view import (
     Reuse,
     deal_view,
@@ -44,79 +46,6 @@ PUBLIC_FIELDS = tuple(f for f in TableView.__struct_fields__ if f not in OWN_FIE
 
 encode_patch = msgspec.msgpack.Encoder().encode
 decode_patch = msgspec.msgpack.Decoder(Patch).decode
-
-
-class _Last:
-    """What the last broadcast was built from, for the next one to start from."""
-
-    __slots__ = (
-        "base",
-        "deal",
-        "deal_key",
-        "leader",
-        "parts",
-        "table_key",
-        "trick",
-        "tricks",
-        "turn",
-    )
-
-    def __init__(
-        self,
-        parts: dict[str, Any],
-        base: TableView,
-        deal: Deal | None,
-        table_key: tuple[Any, ...],
-        deal_key: tuple[Any, ...] | None = None,
-    ) -> None:
-        self.parts = parts
-        self.table_key = table_key
-        self.base = base
-        """The public view (own fields at their defaults)."""
-        self.deal = deal
-        # (A card patched from the move left the deal's key as it was: given.)
-        self.deal_key = deal_key or (_deal_key(deal) if deal is not None else None)
-        self.trick = len(deal.trick) if deal is not None else 0
-        self.tricks = len(deal.tricks) if deal is not None else 0
-        self.leader = deal.leader if deal is not None else None
-        self.turn = deal.turn if deal is not None else None
-
-
-def _deal_key(deal: Deal) -> tuple[Any, ...]:
-    """What of a deal's public view a card played that does not end the deal
-    leaves as it was: any change here is no such card (the full build then)."""
-    return (
-        deal.phase,
-        public_partner(deal),
-        len(deal.poignees),
-        deal.chelem_declared,
-        deal.annulled_reason,
-    )
-
-
-TABLE_FIELDS = (
-    "table_id",
-    "name",
-    "status",
-    "private",
-    "creator",
-    "bot_level",
-    "turn_timer",
-    "deals",
-    "deadline",
-    "next_deal_at",
-    "gather_until",
-    "ready",
-    "result_wait",
-    "spectators",
-    "chat",
-)
-"""The public fields read off the table's state alone (``Fanout.table_parts``)."""
-_TRICK_WON = ("turn", "tricks", "trick", "tricks_won", "taker_bouts")
-"""The fields of the deal's view a card that wins a trick may change
-(``Fanout._card_played``: with the seats' and the deadline, nothing else)."""
-GAME_FIELDS = ("seats", "scores", "sheet", "deal", "ranking")
-"""The public fields read off the game (with ``TABLE_FIELDS``: ``PUBLIC_FIELDS``)."""
 
 
 class Fanout:
@@ -142,7 +71,7 @@ class Fanout:
         self.reuse = Reuse()
         self._seats: tuple[tuple[Any, ...], list[SeatView]] = ((), [])
         """The last seats' views and what they were built from."""
-        self._last: _Last | None = None
+        self._last: Last | None = None
         self.quick = 0
         """Broadcasts made from the move (``_card_played``), not by the full build."""
 
@@ -257,12 +186,12 @@ class Fanout:
 
     def _card_played(
         self, st: TableState, game: Game | None
-    ) -> tuple[dict[str, Any], TableView, Patch, tuple[Any, ...]] | None:
+    ) -> tuple[dict[str, Any], TableView, MadePatch, tuple[Any, ...]] | None:
         """The public parts, view, ops and ``_table_key`` after a card played that does not
         end the deal (the commonest move by far), made from the last
         broadcast's and the move rather than built and diffed anew; None for
         any other change (the full build then). What it leaves out (bids,
-        the score sheet...) such a card does not change: ``_deal_key`` and
+        the score sheet...) such a card does not change: ``deal_key`` and
         the seats' and table's fields say it did not. tests/test_fanout.py
         checks it against the full build over whole games."""
         last = self._last
@@ -272,7 +201,7 @@ class Fanout:
         played = last.turn
         count = len(deal.trick)
         players = deal.variant.players
-        if played is None or deal.phase != "play" or _deal_key(deal) != last.deal_key:
+        if played is None or deal.phase != "play" or deal_key(deal) != last.deal_key:
             return None
         if count == last.trick + 1:
             ended = False  # inside a trick
@@ -317,32 +246,33 @@ class Fanout:
             # Rarer (one card a trick), more fields: the diff of those only,
             # in the order diff() gives them (as below).
             ops = self._seat_op(old["seats"], seats, played, new_key)
-            ops += diff(old_deal, new_deal, only=_TRICK_WON, at=("deal",))
+            ops += diff(old_deal, new_deal, only=TRICK_WON, at=("deal",))
             if deadline != old["deadline"]:
                 ops.append(Op(("deadline",), "set", deadline))
-            return parts, base, ops, table_key
-        card = CODES[deal.trick[-1]]
+            return parts, base, MadePatch(ops), table_key
+        number = deal.trick[-1]
         new_deal = parts["deal"] = replace(
             old_deal,
             turn=deal.turn,
-            trick=TrickView(leader=deal.leader, cards=[*old_deal.trick.cards, card]),
+            trick=TrickView(leader=deal.leader, cards=[*old_deal.trick.cards, CODES[number]]),
         )
-        # In the order diff() gives them: by field, seats before deal before deadline.
+        # In the order diff() gives them: by field, seats before deal before
+        # deadline; the ops made once (own_ops), but the deadline's.
         ops = self._seat_op(old["seats"], seats, played, new_key)
         if deal.turn != old_deal.turn:
-            ops.append(Op(("deal", "turn"), "set", deal.turn))
-        ops.append(Op(("deal", "trick", "cards"), "append", [card]))
+            ops.append(TURN_OPS[deal.turn])
+        ops.append(TRICK_OPS[number])
         if deadline != old["deadline"]:
             ops.append(Op(("deadline",), "set", deadline))
         base = replace(last.base, seats=seats, deal=new_deal, deadline=deadline)
-        return parts, base, ops, table_key
+        return parts, base, MadePatch(ops), table_key
 
     @staticmethod
     def _seat_op(
         old: list[SeatView], new: list[SeatView], played: int, key: tuple[Any, ...]
     ) -> Patch:
         """The op of the seat that played a card (its count), if its view changed."""
-        return [] if new is old else [Op(("seats", played, "cards"), "set", key[played][5])]
+        return [] if new is old else [seat_cards_op(played, key[played][5])]
 
     def own_parts(self, st: TableState, game: Game | None, seat: int | None) -> dict[str, Any]:
         """The fields of ``seat``'s view that are its own (``OWN_FIELDS``)."""
@@ -369,7 +299,7 @@ class Fanout:
         made = self._card_played(st, game)
         last_parts: dict[str, Any] | None = None
         moved: tuple[int | None, ...] = ()
-        ops: Patch = []
+        ops = MadePatch([])
         encoded = b""
         if made is not None:
             parts, base, ops, table_key = made
@@ -421,12 +351,26 @@ class Fanout:
                     own["hand"] = self.reuse.hand_after(deal, seat, was["hand"], card)
                     own_ops = hand_ops(was["hand"], own["hand"], removes)
                 legal = own["legal"] = legal_view(game.deal, seat)
-                if own_ops is not None:
-                    more = legal_ops(was["legal"], legal, removes)
-                    if more is None:
-                        more = diff(was["legal"], legal, removes=removes, at=("legal",))
-                    own_ops += more
-                self._send_view(stream, parts, own, base, public_ops, to, out, own_ops)
+                if own_ops is None:
+                    self._send_view(stream, parts, own, base, public_ops, to, out)
+                    continue
+                more = legal_ops(was["legal"], legal, removes)
+                if more is None:
+                    more = diff(was["legal"], legal, removes=removes, at=("legal",))
+                own_ops += more
+                # As _send_view would send them (inline): the public ops and
+                # these, kept encoded from the public ops' encoding and theirs.
+                stream._view, stream.base, stream.parts, stream.own = None, base, parts, own
+                patch, kept = ops, encoded
+                if own != was:
+                    stream.removes |= removes
+                    patch = MadePatch(ops + own_ops, ops)
+                    kept = joined_arrays(encoded, len(ops), encode_patch(own_ops), len(own_ops))
+                if patch:
+                    stream.seq += 1
+                    stream.patches.append((stream.seq, kept))
+                    if to:
+                        out.append(Send(to, TablePatch(seq=stream.seq, patch=patch)))
                 continue
             else:
                 own = self.own_parts(st, game, seat)
@@ -446,9 +390,9 @@ class Fanout:
                 tuple(self.spectators),
                 out,
             )
-        deal_key = self._last.deal_key if made is not None and self._last is not None else None
-        self._last = _Last(
-            parts, base, game.deal if game is not None else None, table_key, deal_key
+        key = self._last.deal_key if made is not None and self._last is not None else None
+        self._last = Last(
+            parts, base, game.deal if game is not None else None, table_key, key
         )
 
     def _send_view(
