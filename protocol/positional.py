@@ -196,12 +196,11 @@ class MadePatch(list[Op]):
     shared patch it starts with (``base``), whose encoding it starts with."""
 
     __slots__ = ("base", "bodies")
-
-    def __init__(self, ops: list[Op], base: MadePatch | None = None) -> None:
-        super().__init__(ops)
-        self.base = base
-        self.bodies: list[tuple[int, bytes] | None] = [None, None]
-        """By ``binary``: (count of elements, the ops encoded one after the other)."""
+    # (No __init__ of its own: a Python one costs a frame a patch. The maker
+    # sets both: ``base`` and ``bodies`` = [None, None].)
+    base: MadePatch | None
+    bodies: list[tuple[int, bytes] | None]
+    """By ``binary``: (count of elements, the ops encoded one after the other)."""
 
 
 _MP_ENCODE: Final = msgspec.msgpack.Encoder().encode

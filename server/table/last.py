@@ -18,8 +18,12 @@ class Last:
         "base",
         "deal",
         "deal_key",
+        "hands",
         "leader",
+        "links",
         "parts",
+        "seat_states",
+        "seats_key",
         "table_key",
         "trick",
         "tricks",
@@ -32,7 +36,8 @@ class Last:
         base: TableView,
         deal: Deal | None,
         table_key: tuple[Any, ...],
-        key: tuple[Any, ...] | None = None,
+        key: tuple[Any, ...] | None,
+        seats: tuple[tuple[Any, ...], list[Any], list[Any], list[int]],
     ) -> None:
         self.parts = parts
         self.table_key = table_key
@@ -45,6 +50,11 @@ class Last:
         self.tricks = len(deal.tricks) if deal is not None else 0
         self.leader = deal.leader if deal is not None else None
         self.turn = deal.turn if deal is not None else None
+        # What of the seats a card played leaves as it was, but the count of
+        # the seat that played: the key ``Fanout.seat_views`` made
+        # ``parts["seats"]`` from, copies of the seats' states, each seat's
+        # stream's peer, the hands (masks).
+        self.seats_key, self.seat_states, self.links, self.hands = seats
 
 
 def deal_key(deal: Deal) -> tuple[Any, ...]:

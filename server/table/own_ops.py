@@ -38,7 +38,10 @@ def _emptied(name: str, removes: bool) -> Op:
     key = (name, "remove" if removes else "set")
     op = _LEGAL.get(key)
     if op is None:
-        op = _LEGAL[key] = Op(("legal", name), key[1], 0 if removes else [])
+        if removes:
+            op = _LEGAL[key] = Op(("legal", name), "remove", 0)
+        else:
+            op = _LEGAL[key] = Op(("legal", name), "set", [])
     return op
 
 
