@@ -13,7 +13,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol.codec import codec_for
+from protocol.codec import SUBPROTOCOLS, codec_for
 from protocol.diff import diff
 from protocol.messages import Chat, Event, Play, Seated, StartGame, TablePatch, TableSnapshot
 from protocol.views import Legal, TableView
@@ -21,9 +21,10 @@ from server.base.config import Settings
 from server.game.variant import VARIANTS
 from server.table import Act, Gone, Join, Reclaim, TableCore, Wake, new_state
 from server.table.effects import Arm, Effect, Send
-from server.table.fanout import OWN_FIELDS, PUBLIC_FIELDS
+from server.table.fanout import OWN_FIELDS, PUBLIC_FIELDS, encode_patch
 from server.table.last import GAME_FIELDS, TABLE_FIELDS
 from server.table.state import StateWriter, TableState, encode_state
+from server.table.stream import Stream
 from tests.support.clients import choose
 
 SETTINGS = Settings(bot_think=0.5, grace=10.0, deal_pause=4.0, idle_close=900.0, chat_rate=100.0)
@@ -71,6 +72,18 @@ def _expected(old: TableView, new: TableView, removes: bool) -> list[Any]:
     return diff(old, new, only=PUBLIC_FIELDS) + diff(old, new, only=OWN_FIELDS, removes=removes)
 
 
+def _same_bytes(message: TablePatch, stream: Stream | None) -> None:
+    """A patch made from the move (``MadePatch``, its encodings joined from
+    its ops') is encoded in every format as the same ops in a plain list,
+    and kept for resumes as ``encode_patch`` would keep them."""
+    plain = TablePatch(seq=message.seq, patch=list(message.patch))
+    for sub in SUBPROTOCOLS:
+        codec = codec_for(sub, Event)
+        assert codec.encode(message) == codec.encode(plain), sub
+    if stream is not None and stream.patches and stream.patches[-1][0] == message.seq:
+        assert stream.patches[-1][1] == encode_patch(plain.patch)
+
+
 def _play(
     players: int, seed: int, timer: float, versions: list[int], moves: int
 ) -> tuple[int, int]:
@@ -112,6 +125,7 @@ def _play(
                     v2 = who is not None and versions[who] >= 2
                     expected = _expected(shown[who], now_view, removes=v2)
                     assert message.patch == expected, (who, message.patch, expected)
+                    _same_bytes(message, core.fan.streams[who] if who is not None else None)
                 shown[who] = now_view
 
     now = T0
