@@ -365,7 +365,10 @@ class TableWire:
         base = patch.base
         count, parts, start = 0, [], 0
         if base:
-            _, count, body = self._body(base, binary)
+            made = base.bodies[binary]
+            if made is None:
+                made = base.bodies[binary] = self._made(base, binary)
+            count, body = made
             parts.append(body)
             start = len(base)
         get = self._ops[binary].get
@@ -379,7 +382,13 @@ class TableWire:
 
     def patch(self, seq: int, patch: Patch, binary: bool) -> bytes:
         """The version 2 table patch message ``[seq, op, ...]``."""
-        _, count, body = self._body(patch, binary)
+        if type(patch) is MadePatch:  # (_body's first case, inline: most patches)
+            made = patch.bodies[binary]
+            if made is None:
+                made = patch.bodies[binary] = self._made(patch, binary)
+            count, body = made
+        else:
+            _, count, body = self._body(patch, binary)
         if binary:
             count += 1  # the seq
             head = SMALL_HEADERS[count] if count < 16 else array_header(count)

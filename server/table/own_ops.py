@@ -13,6 +13,7 @@ from typing import Final
 from protocol.cards import CODES
 from protocol.diff import Op, Patch
 from protocol.views import Legal
+from server.table.seat_view import NOTHING_LEGAL
 
 TURN_OPS: Final = tuple(Op(("deal", "turn"), "set", seat) for seat in range(8))
 """``deal.turn`` set to a seat, by seat."""
@@ -68,12 +69,23 @@ def legal_ops(old: Legal, new: Legal, removes: bool) -> Patch | None:
     if old is new:
         return []
     if (
+        new is NOTHING_LEGAL and old.cards and old.ecart_size == new.ecart_size
+        and not (old.bids or old.ecart or old.calls or old.chelem or old.ecart_trumps)
+    ):  # fmt: skip
+        # A turn to play ended (the commonest change, as the loop below gives it).
+        ops: Patch = [_emptied("cards", removes and len(old.cards) == 1)]
+        if old.poignee_sizes:
+            ops.append(_emptied("poignee_sizes", removes and len(old.poignee_sizes) == 1))
+        if old.poignee_cards:
+            ops.append(_emptied("poignee_cards", removes and len(old.poignee_cards) == 1))
+        return ops
+    if (
         old.bids or new.bids or old.ecart or new.ecart or old.calls or new.calls
         or old.ecart_size != new.ecart_size or old.ecart_trumps != new.ecart_trumps
         or old.chelem != new.chelem
     ):  # fmt: skip
         return None
-    ops: Patch = []
+    ops = []
     for name, was, now in (  # what a turn to play a card fills, in field order
         ("cards", old.cards, new.cards),
         ("poignee_sizes", old.poignee_sizes, new.poignee_sizes),
