@@ -343,9 +343,11 @@ class Fanout:
             if own is None:
                 own = self.own_parts(st, game, None)
             self._send_view(stream, parts, own, base, public_ops, tuple(self.spectators), out)
-        self._last = Last(
-            parts, base, deal, table_key, last.deal_key,
-            (seats_key, last.seat_states, last.links, list(hands)),
+        # What this broadcast was built from: the last one's, but for these
+        # (its table, deal key, seats' states and links the same: checked).
+        last.parts, last.base, last.seats_key, last.hands = parts, base, seats_key, list(hands)
+        last.trick, last.tricks, last.leader, last.turn = (
+            len(deal.trick), len(deal.tricks), deal.leader, turn,
         )  # fmt: skip
         self.quick += 1
         return True
