@@ -394,7 +394,7 @@ class Fanout:
             stream = self.spectator_stream
             self._send_view(stream, parts, own, base, public_ops, tuple(self.spectators), out)
         deal = game.deal if game is not None else None
-        seat_states = [replace(s) for s in st.seats]
+        seat_states = list(map(replace, st.seats))  # copies (a C loop)
         links = [x and x.peer for x in self.streams]
         hands = list(deal.hands) if deal is not None else []
         self._last = Last(
