@@ -1,4 +1,4 @@
-"""The fan-out's patch made from a card played (``Fanout._card_played``) is
+"""The fan-out's patch made from a card played (``Fanout._played``) is
 the very patch the full build would give: every message of whole random
 games at 3, 4 and 5 seats, version 1 and version 2 seats and a spectator,
 with and without a turn timer, chat, spectators joining and a seat leaving

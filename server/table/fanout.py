@@ -6,7 +6,9 @@ msgpack-encoded for resumes). After each change the table's public parts are
 built once, each seat's own parts (hand, écart, legal moves) are added, and
 the new view is diffed against the stream's last one. The public half of that
 diff is the same for every stream built from the same public parts: it is
-diffed and encoded once per broadcast. Pure: it returns ``Send`` effects.
+diffed and encoded once per broadcast. A card played that does not end the
+deal (most moves) is not built nor diffed: its patches are written straight
+from the move (``Fanout._played``). Pure: it returns ``Send`` effects.
 """
 
 from __future__ import annotations

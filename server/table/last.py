@@ -89,6 +89,6 @@ TABLE_FIELDS = (
 """The public fields read off the table's state alone (``Fanout.table_parts``)."""
 TRICK_WON = ("turn", "tricks", "trick", "tricks_won", "taker_bouts")
 """The fields of the deal's view a card that wins a trick may change
-(``Fanout._card_played``: with the seats' and the deadline, nothing else)."""
+(``Fanout._played``: with the seats' and the deadline, nothing else)."""
 GAME_FIELDS = ("seats", "scores", "sheet", "deal", "ranking")
 """The public fields read off the game (with ``TABLE_FIELDS``: ``PUBLIC_FIELDS``)."""
