@@ -303,7 +303,6 @@ class Fanout:
                 own = self.own_parts(st, game, seat)
                 self._send_view(stream, parts, own, base, public_ops, to, out)
                 continue
-            stream._view, stream.base, stream.parts = None, base, parts
             patch, encoded = ops, kept
             if moved:
                 # Its hand and legal moves: their ops from those two alone.
@@ -315,12 +314,17 @@ class Fanout:
                     i = hand.index(code) if code in hand else -1
                     if i >= 0:
                         mine["hand"] = after = self.reuse.hand_less(deal, seat, hand, i)
-                        own_ops = [HAND_REMOVES[i] if removes else Op(("hand",), "set", after[:])]
+                        if not removes:
+                            own_ops = [Op(("hand",), "set", after[:])]
+                        elif i < len(HAND_REMOVES):
+                            own_ops = [HAND_REMOVES[i]]
+                        else:
+                            own_ops = [Op(("hand",), "remove", i)]
                     else:
                         mine["hand"] = self.reuse.hand_after(deal, seat, hand, code)
                         own_ops = hand_ops(hand, mine["hand"], removes)
                 legal = mine["legal"] = legal_view(deal, seat) if seat == turn else NOTHING_LEGAL
-                if own_ops is None:
+                if own_ops is None:  # (its stream as the last broadcast left it)
                     self._send_view(stream, parts, mine, base, public_ops, to, out)
                     continue
                 more = legal_ops(own["legal"], legal, removes)
@@ -334,6 +338,8 @@ class Fanout:
                     patch = MadePatch(public + own_ops)
                     patch.base, patch.bodies = ops, [None, None]
                     encoded = joined_arrays(kept, len(ops), encode_patch(own_ops), len(own_ops))
+            # (Stream.made and the view's setter, inline, as _send_view does.)
+            stream._view, stream.base, stream.parts = None, base, parts
             if patch:
                 stream.seq += 1
                 stream.patches.append((stream.seq, encoded))
