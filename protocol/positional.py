@@ -39,7 +39,7 @@ from protocol.diff import Op, OpKind, Patch, PatchError
 from protocol.msgpack_arrays import SMALL_HEADERS, array_header
 from protocol.views import TableView
 
-__all__ = ["HOT", "KINDS", "Schema", "TableReader", "TableWire", "schema_of"]
+__all__ = ["HOT", "KINDS", "MadePatch", "Schema", "TableReader", "TableWire", "schema_of"]
 
 KINDS: Final[tuple[OpKind, ...]] = ("set", "append", "del", "remove")
 """An op's kind is its code modulo 4, in this order."""
@@ -188,6 +188,21 @@ def schema_of(root: type[msgspec.Struct] = TableView) -> Schema:
 
 # -- the server: version 1 ops in, version 2 out ------------------------------------------
 
+
+class MadePatch(list[Op]):
+    """A patch made from a move rather than by a diff (a card played): a
+    list of ops like any, that keeps its version 2 encoding (per format,
+    made once however many seats get it) and, for a seat's own patch, the
+    shared patch it starts with (``base``), whose encoding it starts with."""
+
+    __slots__ = ("base", "bodies")
+    # (No __init__ of its own: a Python one costs a frame a patch. The maker
+    # sets both: ``base`` and ``bodies`` = [None, None].)
+    base: MadePatch | None
+    bodies: list[tuple[int, bytes] | None]
+    """By ``binary``: (count of elements, the ops encoded one after the other)."""
+
+
 _MP_ENCODE: Final = msgspec.msgpack.Encoder().encode
 _JSON_ENCODE: Final = msgspec.json.Encoder().encode
 _CACHE_SIZE: Final = 4096
@@ -320,6 +335,11 @@ class TableWire:
     def _body(self, patch: Patch, binary: bool) -> tuple[Patch, int, bytes]:
         """The ops of ``patch`` encoded one after the other (no array around
         them), and how many elements they are."""
+        if type(patch) is MadePatch:
+            made = patch.bodies[binary]
+            if made is None:
+                made = patch.bodies[binary] = self._made(patch, binary)
+            return patch, made[0], made[1]
         lists = self._lists[binary]
         hit = lists.get(id(patch))
         if hit is not None:  # (an entry holds its list: the id is that list's)
@@ -340,9 +360,35 @@ class TableWire:
         lists[id(patch)] = hit
         return hit
 
+    def _made(self, patch: MadePatch, binary: bool) -> tuple[int, bytes]:
+        """``_body`` of a made patch: its base's (kept on the base), then its own ops'."""
+        base = patch.base
+        count, parts, start = 0, [], 0
+        if base:
+            made = base.bodies[binary]
+            if made is None:
+                made = base.bodies[binary] = self._made(base, binary)
+            count, body = made
+            parts.append(body)
+            start = len(base)
+        get = self._ops[binary].get
+        for op in patch[start:]:
+            known = get(id(op))  # (an entry holds its op: the id is that op's)
+            if known is None:
+                known = self._op(op, binary)
+            count += known[1]
+            parts.append(known[2])
+        return count, b"".join(parts) if binary else b",".join(parts)
+
     def patch(self, seq: int, patch: Patch, binary: bool) -> bytes:
         """The version 2 table patch message ``[seq, op, ...]``."""
-        _, count, body = self._body(patch, binary)
+        if type(patch) is MadePatch:  # (_body's first case, inline: most patches)
+            made = patch.bodies[binary]
+            if made is None:
+                made = patch.bodies[binary] = self._made(patch, binary)
+            count, body = made
+        else:
+            _, count, body = self._body(patch, binary)
         if binary:
             count += 1  # the seq
             head = SMALL_HEADERS[count] if count < 16 else array_header(count)

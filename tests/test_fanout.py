@@ -1,8 +1,8 @@
-"""The fan-out's patch made from a card played (``Fanout._card_played``) is
+"""The fan-out's patch made from a card played (``Fanout._played``) is
 the very patch the full build would give: every message of whole random
 games at 3, 4 and 5 seats, version 1 and version 2 seats and a spectator,
-with and without a turn timer, chat and a seat leaving and coming back
-mid-trick, is checked against the diff of views built anew; and every
+with and without a turn timer, chat, spectators joining and a seat leaving
+and coming back mid-trick, is checked against the diff of views built anew; and every
 save's blob against the state's encoding (``StateWriter``)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol.codec import codec_for
+from protocol.codec import SUBPROTOCOLS, codec_for
 from protocol.diff import diff
 from protocol.messages import Chat, Event, Play, Seated, StartGame, TablePatch, TableSnapshot
 from protocol.views import Legal, TableView
@@ -21,8 +21,10 @@ from server.base.config import Settings
 from server.game.variant import VARIANTS
 from server.table import Act, Gone, Join, Reclaim, TableCore, Wake, new_state
 from server.table.effects import Arm, Effect, Send
-from server.table.fanout import GAME_FIELDS, OWN_FIELDS, PUBLIC_FIELDS, TABLE_FIELDS
+from server.table.fanout import OWN_FIELDS, PUBLIC_FIELDS, encode_patch
+from server.table.last import GAME_FIELDS, TABLE_FIELDS
 from server.table.state import StateWriter, TableState, encode_state
+from server.table.stream import Stream
 from tests.support.clients import choose
 
 SETTINGS = Settings(bot_think=0.5, grace=10.0, deal_pause=4.0, idle_close=900.0, chat_rate=100.0)
@@ -70,6 +72,18 @@ def _expected(old: TableView, new: TableView, removes: bool) -> list[Any]:
     return diff(old, new, only=PUBLIC_FIELDS) + diff(old, new, only=OWN_FIELDS, removes=removes)
 
 
+def _same_bytes(message: TablePatch, stream: Stream | None) -> None:
+    """A patch made from the move (``MadePatch``, its encodings joined from
+    its ops') is encoded in every format as the same ops in a plain list,
+    and kept for resumes as ``encode_patch`` would keep them."""
+    plain = TablePatch(seq=message.seq, patch=list(message.patch))
+    for sub in SUBPROTOCOLS:
+        codec = codec_for(sub, Event)
+        assert codec.encode(message) == codec.encode(plain), sub
+    if stream is not None and stream.patches and stream.patches[-1][0] == message.seq:
+        assert stream.patches[-1][1] == encode_patch(plain.patch)
+
+
 def _play(
     players: int, seed: int, timer: float, versions: list[int], moves: int
 ) -> tuple[int, int]:
@@ -83,35 +97,41 @@ def _play(
     watcher = Peer("w", "atout.v2.json")
     tokens = [f"tok{i}" for i in range(players)]
     arm: list[Arm] = []
-    # What each recipient was last shown, built anew (None: the spectators).
-    shown: dict[int | None, TableView] = {}
+    # What each recipient was last shown, built anew, by peer.
+    shown: dict[Any, TableView] = {}
     recipients: dict[Any, int | None] = {p: i for i, p in enumerate(peers)}
-    recipients[watcher] = None
+    recipients[watcher] = None  # (None: a spectator)
     core.writer = writer = _CheckedWriter()
 
     def take(effects: list[Effect]) -> None:
-        got: dict[int | None, list[object]] = {}
+        got: dict[Any, list[object]] = {}
         for e in effects:
             if isinstance(e, Send):
                 for p in e.to:
-                    got.setdefault(recipients[p], []).append(e.message)
+                    got.setdefault(p, []).append(e.message)
                     who = recipients[p]
                     if isinstance(e.message, Seated) and e.message.token and who is not None:
                         tokens[who] = e.message.token
             elif isinstance(e, Arm):
                 arm[:] = [e] if e.wake is not None else []
-        for who, messages in got.items():
-            for message in messages:
-                if not isinstance(message, TablePatch | TableSnapshot):
-                    continue
-                now_view = core.view_for(who)
+        for peer, messages in got.items():
+            who = recipients[peer]
+            now_view = core.view_for(who)
+            table = [m for m in messages if isinstance(m, TablePatch | TableSnapshot)]
+            for k, message in enumerate(table):
                 if isinstance(message, TableSnapshot):
-                    assert message.view == now_view
-                else:
-                    v2 = who is not None and versions[who] >= 2
-                    expected = _expected(shown[who], now_view, removes=v2)
-                    assert message.patch == expected, (who, message.patch, expected)
-                shown[who] = now_view
+                    # A spectator joining gets the spectators' last view,
+                    # then the patch of its joining: only the last is now.
+                    if k == len(table) - 1:
+                        assert message.view == now_view
+                    shown[peer] = message.view
+                    continue
+                assert k == len(table) - 1  # one patch a change, last
+                v2 = who is not None and versions[who] >= 2
+                expected = _expected(shown[peer], now_view, removes=v2)
+                assert message.patch == expected, (who, message.patch, expected)
+                _same_bytes(message, core.fan.streams[who] if who is not None else None)
+                shown[peer] = now_view
 
     now = T0
     take(core.start(now))
@@ -134,6 +154,13 @@ def _play(
             take(core.handle(Gone(peers[away]), now))
             continue
         seat = game.deal.turn if game is not None and core.state.status == "playing" else None
+        if 0.05 <= roll < 0.06 and len(recipients) < players + 3:
+            # Another spectator, mid-trick as often as not (the quick path
+            # must go on for the others, from the view they were shown).
+            joining = Peer(f"w{len(recipients)}", "atout.v1.msgpack")
+            recipients[joining] = None
+            take(core.handle(Join(joining, None, 1, spectator=True), now))
+            continue
         if away is not None and (roll < 0.08 or seat == away):
             peers[away] = Peer(f"s{away}b", peers[away].codec.subprotocol)
             recipients[peers[away]] = away

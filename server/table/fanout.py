@@ -6,7 +6,9 @@ msgpack-encoded for resumes). After each change the table's public parts are
 built once, each seat's own parts (hand, écart, legal moves) are added, and
 the new view is diffed against the stream's last one. The public half of that
 diff is the same for every stream built from the same public parts: it is
-diffed and encoded once per broadcast. Pure: it returns ``Send`` effects.
+diffed and encoded once per broadcast. A card played that does not end the
+deal (most moves) is not built nor diffed: its patches are written straight
+from the move (``Fanout._played``). Pure: it returns ``Send`` effects.
 """
 
 from __future__ import annotations
@@ -20,13 +22,23 @@ from protocol.cards import CODES
 from protocol.diff import Op, Patch, diff
 from protocol.messages import TablePatch, TableSnapshot
 from protocol.msgpack_arrays import joined_arrays
+from protocol.positional import MadePatch
 from protocol.views import DealView, SeatView, TableView, TrickView
-from server.game import Deal, Game
+from server.game import Game
 from server.table import pace
 from server.table.effects import Effect, Send
 from server.table.inbox import Peer
-from server.table.own_ops import hand_ops, legal_ops
+from server.table.last import TRICK_WON, Last, deal_key
+from server.table.own_ops import (
+    HAND_REMOVES,
+    TRICK_OPS,
+    TURN_OPS,
+    hand_ops,
+    legal_ops,
+    seat_cards_op,
+)
 from server.table.seat_view import (
+    NOTHING_LEGAL,
     Reuse,
     deal_view,
     ecart_view,
@@ -44,79 +56,6 @@ PUBLIC_FIELDS = tuple(f for f in TableView.__struct_fields__ if f not in OWN_FIE
 
 encode_patch = msgspec.msgpack.Encoder().encode
 decode_patch = msgspec.msgpack.Decoder(Patch).decode
-
-
-class _Last:
-    """What the last broadcast was built from, for the next one to start from."""
-
-    __slots__ = (
-        "base",
-        "deal",
-        "deal_key",
-        "leader",
-        "parts",
-        "table_key",
-        "trick",
-        "tricks",
-        "turn",
-    )
-
-    def __init__(
-        self,
-        parts: dict[str, Any],
-        base: TableView,
-        deal: Deal | None,
-        table_key: tuple[Any, ...],
-        deal_key: tuple[Any, ...] | None = None,
-    ) -> None:
-        self.parts = parts
-        self.table_key = table_key
-        self.base = base
-        """The public view (own fields at their defaults)."""
-        self.deal = deal
-        # (A card patched from the move left the deal's key as it was: given.)
-        self.deal_key = deal_key or (_deal_key(deal) if deal is not None else None)
-        self.trick = len(deal.trick) if deal is not None else 0
-        self.tricks = len(deal.tricks) if deal is not None else 0
-        self.leader = deal.leader if deal is not None else None
-        self.turn = deal.turn if deal is not None else None
-
-
-def _deal_key(deal: Deal) -> tuple[Any, ...]:
-    """What of a deal's public view a card played that does not end the deal
-    leaves as it was: any change here is no such card (the full build then)."""
-    return (
-        deal.phase,
-        public_partner(deal),
-        len(deal.poignees),
-        deal.chelem_declared,
-        deal.annulled_reason,
-    )
-
-
-TABLE_FIELDS = (
-    "table_id",
-    "name",
-    "status",
-    "private",
-    "creator",
-    "bot_level",
-    "turn_timer",
-    "deals",
-    "deadline",
-    "next_deal_at",
-    "gather_until",
-    "ready",
-    "result_wait",
-    "spectators",
-    "chat",
-)
-"""The public fields read off the table's state alone (``Fanout.table_parts``)."""
-_TRICK_WON = ("turn", "tricks", "trick", "tricks_won", "taker_bouts")
-"""The fields of the deal's view a card that wins a trick may change
-(``Fanout._card_played``: with the seats' and the deadline, nothing else)."""
-GAME_FIELDS = ("seats", "scores", "sheet", "deal", "ranking")
-"""The public fields read off the game (with ``TABLE_FIELDS``: ``PUBLIC_FIELDS``)."""
 
 
 class Fanout:
@@ -142,9 +81,9 @@ class Fanout:
         self.reuse = Reuse()
         self._seats: tuple[tuple[Any, ...], list[SeatView]] = ((), [])
         """The last seats' views and what they were built from."""
-        self._last: _Last | None = None
+        self._last: Last | None = None
         self.quick = 0
-        """Broadcasts made from the move (``_card_played``), not by the full build."""
+        """Broadcasts made from the move (``_played``), not by the full build."""
 
     def away_seats(self, st: TableState) -> set[int]:
         """Human seats with no connection (a bot plays their turns after ``grace``)."""
@@ -255,94 +194,171 @@ class Fanout:
             parts["scores"] = st.variant.no_scores()  # before the first deal: one per seat
         return parts
 
-    def _card_played(
-        self, st: TableState, game: Game | None
-    ) -> tuple[dict[str, Any], TableView, Patch, tuple[Any, ...]] | None:
-        """The public parts, view, ops and ``_table_key`` after a card played that does not
-        end the deal (the commonest move by far), made from the last
-        broadcast's and the move rather than built and diffed anew; None for
-        any other change (the full build then). What it leaves out (bids,
-        the score sheet...) such a card does not change: ``_deal_key`` and
-        the seats' and table's fields say it did not. tests/test_fanout.py
-        checks it against the full build over whole games."""
+    def _played(self, st: TableState, game: Game | None, out: list[Effect]) -> bool:
+        """A card played that does not end the deal (the commonest move by
+        far), sent straight from the move: the public ops written from it
+        (made once and shared: ``own_ops``) onto the last broadcast's parts,
+        the own ops of the two seats whose own fields it changes (the seat
+        that played: its hand and legal moves; the next: its legal moves).
+        False, having done nothing, for any other change (the full build
+        then). What it leaves out (bids, the score sheet...) such a card does
+        not change: ``deal_key``, the table's key, the seats' states, links
+        and the other hands say it did not. tests/test_fanout.py checks it
+        against the full build over whole games."""
         last = self._last
-        if last is None or game is None or last.deal is not game.deal:
-            return None
+        if last is None or game is None:
+            return False
         deal = game.deal
         played = last.turn
+        if deal is not last.deal or played is None or deal.phase != "play":
+            return False
         count = len(deal.trick)
         players = deal.variant.players
-        if played is None or deal.phase != "play" or _deal_key(deal) != last.deal_key:
-            return None
         if count == last.trick + 1:
             ended = False  # inside a trick
             if len(deal.tricks) != last.tricks or deal.leader != last.leader:
-                return None
+                return False
         elif count == 0 and last.trick == players - 1:
             ended = True  # the trick's last card: the trick is won
             if len(deal.tricks) != last.tricks + 1 or deal.leaders[-1] != last.leader:
-                return None
+                return False
         else:
-            return None
-        if (last.leader + last.trick) % players != played:
-            return None
+            return False
+        if (last.leader + last.trick) % players != played or deal_key(deal) != last.deal_key:
+            return False
         table_key = self._table_key(st)
-        if table_key != last.table_key:
-            return None
+        hands = deal.hands
+        others = last.hands
+        if (
+            table_key != last.table_key or st.seats != last.seat_states
+            or [x and x.peer for x in self.streams] != last.links
+            or hands[:played] != others[:played] or hands[played + 1 :] != others[played + 1 :]
+        ):  # fmt: skip
+            return False
         old = last.parts
         deadline = st.deadline
-        old_key = self._seats[0]
-        seats = self.seat_views(st, game)
-        new_key = self._seats[0]
-        if old["seats"] is not seats:
-            for i, (was, now) in enumerate(zip(old_key, new_key, strict=True)):
-                if was != now and (i != played or was[:5] != now[:5]):
-                    return None
+        # The seats: only the count of the seat that played.
+        seats_key, seats = last.seats_key, old["seats"]
+        cards = hands[played].bit_count()
+        was = seats_key[played]
+        public: Patch = []
+        if was[5] != cards:
+            k = (*was[:5], cards)
+            seats_key = (*seats_key[:played], k, *seats_key[played + 1 :])
+            seats = list(seats)
+            seats[played] = SeatView(
+                seat=played, kind=k[0], name=k[1], connected=k[2], away=k[3], bot_level=k[4],
+                cards=cards,
+            )  # fmt: skip
+            self._seats = (seats_key, seats)
+            public.append(seat_cards_op(played, cards))
         old_deal: DealView = old["deal"]
         assert old_deal.trick is not None  # in play
-        parts = dict(old)
-        parts["seats"] = seats
-        parts["deadline"] = deadline
+        turn = deal.turn
         if ended:
+            number = deal.tricks[-1][-1]
             partner = public_partner(deal)
-            new_deal = parts["deal"] = replace(
+            new_deal = replace(
                 old_deal,
-                turn=deal.turn,
+                turn=turn,
                 tricks=self.reuse.tricks(deal),
                 trick=TrickView(leader=deal.leader, cards=[]),
                 tricks_won=tricks_won(deal, partner),
                 taker_bouts=taker_bouts(deal, partner),
             )
-            base = replace(last.base, seats=seats, deal=new_deal, deadline=deadline)
             # Rarer (one card a trick), more fields: the diff of those only,
             # in the order diff() gives them (as below).
-            ops = self._seat_op(old["seats"], seats, played, new_key)
-            ops += diff(old_deal, new_deal, only=_TRICK_WON, at=("deal",))
-            if deadline != old["deadline"]:
-                ops.append(Op(("deadline",), "set", deadline))
-            return parts, base, ops, table_key
-        card = CODES[deal.trick[-1]]
-        new_deal = parts["deal"] = replace(
-            old_deal,
-            turn=deal.turn,
-            trick=TrickView(leader=deal.leader, cards=[*old_deal.trick.cards, card]),
-        )
-        # In the order diff() gives them: by field, seats before deal before deadline.
-        ops = self._seat_op(old["seats"], seats, played, new_key)
-        if deal.turn != old_deal.turn:
-            ops.append(Op(("deal", "turn"), "set", deal.turn))
-        ops.append(Op(("deal", "trick", "cards"), "append", [card]))
+            public += diff(old_deal, new_deal, only=TRICK_WON, at=("deal",))
+        else:
+            number = deal.trick[-1]
+            new_deal = replace(
+                old_deal,
+                turn=turn,
+                trick=TrickView(leader=deal.leader, cards=[*old_deal.trick.cards, CODES[number]]),
+            )
+            # In the order diff() gives them: seats before deal before deadline.
+            if turn != old_deal.turn:
+                public.append(TURN_OPS[turn] if turn is not None else Op(("deal", "turn"), "set"))
+            public.append(TRICK_OPS[number])
         if deadline != old["deadline"]:
-            ops.append(Op(("deadline",), "set", deadline))
+            public.append(Op(("deadline",), "set", deadline))
+        parts = dict(old)
+        parts["seats"], parts["deadline"], parts["deal"] = seats, deadline, new_deal
         base = replace(last.base, seats=seats, deal=new_deal, deadline=deadline)
-        return parts, base, ops, table_key
-
-    @staticmethod
-    def _seat_op(
-        old: list[SeatView], new: list[SeatView], played: int, key: tuple[Any, ...]
-    ) -> Patch:
-        """The op of the seat that played a card (its count), if its view changed."""
-        return [] if new is old else [Op(("seats", played, "cards"), "set", key[played][5])]
+        ops = MadePatch(public)
+        ops.base, ops.bodies = None, [None, None]
+        kept = encode_patch(ops)
+        # Every stream whose last view came from the last broadcast's parts
+        # gets these ops (others diff their own last view).
+        public_ops: dict[int, tuple[Patch, bytes]] = {id(old): (ops, kept)}
+        code = CODES[number]
+        for seat, stream in enumerate(self.streams):
+            if stream is None:
+                continue
+            peer = stream.peer
+            to = (peer,) if peer is not None else ()
+            own = stream.own
+            moved = seat in (played, turn)
+            if stream.parts is not old or own is None or (moved and "legal" not in own):
+                own = self.own_parts(st, game, seat)
+                self._send_view(stream, parts, own, base, public_ops, to, out)
+                continue
+            patch, encoded = ops, kept
+            if moved:
+                # Its hand and legal moves: their ops from those two alone.
+                removes = peer is not None and version(peer) >= 2
+                mine = dict(own)
+                own_ops: Patch | None = []
+                if seat == played:
+                    hand = own["hand"]
+                    i = hand.index(code) if code in hand else -1
+                    if i >= 0:
+                        mine["hand"] = after = self.reuse.hand_less(deal, seat, hand, i)
+                        if not removes:
+                            own_ops = [Op(("hand",), "set", after[:])]
+                        elif i < len(HAND_REMOVES):
+                            own_ops = [HAND_REMOVES[i]]
+                        else:
+                            own_ops = [Op(("hand",), "remove", i)]
+                    else:
+                        mine["hand"] = self.reuse.hand_after(deal, seat, hand, code)
+                        own_ops = hand_ops(hand, mine["hand"], removes)
+                legal = mine["legal"] = legal_view(deal, seat) if seat == turn else NOTHING_LEGAL
+                if own_ops is None:  # (its stream as the last broadcast left it)
+                    self._send_view(stream, parts, mine, base, public_ops, to, out)
+                    continue
+                more = legal_ops(own["legal"], legal, removes)
+                if more is None:
+                    more = diff(own["legal"], legal, removes=removes, at=("legal",))
+                own_ops += more
+                stream.own = mine
+                if mine != own:
+                    # Kept encoded from the public ops' encoding and theirs.
+                    stream.removes |= removes
+                    patch = MadePatch(public + own_ops)
+                    patch.base, patch.bodies = ops, [None, None]
+                    encoded = joined_arrays(kept, len(ops), encode_patch(own_ops), len(own_ops))
+            # (Stream.made and the view's setter, inline, as _send_view does.)
+            stream._view, stream.base, stream.parts = None, base, parts
+            if patch:
+                stream.seq += 1
+                stream.patches.append((stream.seq, encoded))
+                if to:
+                    out.append(Send(to, TablePatch(seq=stream.seq, patch=patch)))
+        if self.spectators:
+            stream = self.spectator_stream
+            own = stream.own if stream.parts is old and stream.own is not None else None
+            if own is None:
+                own = self.own_parts(st, game, None)
+            self._send_view(stream, parts, own, base, public_ops, tuple(self.spectators), out)
+        # What this broadcast was built from: the last one's, but for these
+        # (its table, deal key, seats' states and links the same: checked).
+        last.parts, last.base, last.seats_key, last.hands = parts, base, seats_key, list(hands)
+        last.trick, last.tricks, last.leader, last.turn = (
+            len(deal.trick), len(deal.tricks), deal.leader, turn,
+        )  # fmt: skip
+        self.quick += 1
+        return True
 
     def own_parts(self, st: TableState, game: Game | None, seat: int | None) -> dict[str, Any]:
         """The fields of ``seat``'s view that are its own (``OWN_FIELDS``)."""
@@ -365,90 +381,32 @@ class Fanout:
 
     def broadcast(self, st: TableState, game: Game | None, out: list[Effect]) -> None:
         """Bring every stream up to date with the table (a patch each, if it changed)."""
+        if self._played(st, game, out):
+            return
         public_ops: dict[int, tuple[Patch, bytes]] = {}
-        made = self._card_played(st, game)
-        last_parts: dict[str, Any] | None = None
-        moved: tuple[int | None, ...] = ()
-        ops: Patch = []
-        encoded = b""
-        if made is not None:
-            parts, base, ops, table_key = made
-            self.quick += 1
-            assert self._last is not None and game is not None
-            last_parts = self._last.parts
-            # Every stream whose last view came from the last broadcast's
-            # parts gets these ops (others diff their own last view).
-            encoded = encode_patch(ops)
-            public_ops[id(last_parts)] = (ops, encoded)
-            # Only the seat that played (its hand, its legal moves) and the
-            # seat to play next (its legal moves) see their own fields change.
-            moved = (self._last.turn, game.deal.turn)
-        else:
-            parts = self.public_parts(st, game)
-            table_key = self._table_key(st)
-            # The public fields once; each recipient's view is that with its own
-            # fields replaced (a C copy, ten times cheaper than building it anew).
-            base = TableView(**parts)
+        parts = self.public_parts(st, game)
+        seats_key = self._seats[0]  # (of parts["seats"]: seat_views just made or kept it)
+        table_key = self._table_key(st)
+        # The public fields once; each recipient's view is that with its own
+        # fields replaced (a C copy, ten times cheaper than building it anew).
+        base = TableView(**parts)
         for seat, stream in enumerate(self.streams):
             if stream is None:
                 continue
             to = (stream.peer,) if stream.peer is not None else ()
-            own = stream.own
-            if last_parts is None or stream.parts is not last_parts or own is None:
-                own = self.own_parts(st, game, seat)
-            elif seat not in moved:
-                # Its own fields as they were: the public ops alone, as
-                # _send_view would send them (inline: the commonest case).
-                stream._view, stream.base, stream.parts = None, base, parts
-                if ops:
-                    stream.seq += 1
-                    stream.patches.append((stream.seq, encoded))
-                    if to:
-                        out.append(Send(to, TablePatch(seq=stream.seq, patch=ops)))
-                continue
-            elif "legal" in own:
-                # A card played changes its seat's hand and the legal moves
-                # of that seat and the next, nothing else of theirs: their
-                # ops from those two alone.
-                assert game is not None
-                removes = len(to) == 1 and version(to[0]) >= 2
-                was = own
-                own = dict(own)
-                own_ops: Patch | None = []
-                if seat == moved[0]:
-                    deal = game.deal
-                    card = CODES[deal.trick[-1] if deal.trick else deal.tricks[-1][-1]]
-                    own["hand"] = self.reuse.hand_after(deal, seat, was["hand"], card)
-                    own_ops = hand_ops(was["hand"], own["hand"], removes)
-                legal = own["legal"] = legal_view(game.deal, seat)
-                if own_ops is not None:
-                    more = legal_ops(was["legal"], legal, removes)
-                    if more is None:
-                        more = diff(was["legal"], legal, removes=removes, at=("legal",))
-                    own_ops += more
-                self._send_view(stream, parts, own, base, public_ops, to, out, own_ops)
-                continue
-            else:
-                own = self.own_parts(st, game, seat)
-            self._send_view(stream, parts, own, base, public_ops, to, out)
-        if self.spectators:
-            stream = self.spectator_stream
-            if last_parts is not None and stream.parts is last_parts and stream.own is not None:
-                own = stream.own
-            else:
-                own = self.own_parts(st, game, None)
             self._send_view(
-                stream,
-                parts,
-                own,
-                base,
-                public_ops,
-                tuple(self.spectators),
-                out,
+                stream, parts, self.own_parts(st, game, seat), base, public_ops, to, out
             )
-        deal_key = self._last.deal_key if made is not None and self._last is not None else None
-        self._last = _Last(
-            parts, base, game.deal if game is not None else None, table_key, deal_key
+        if self.spectators:
+            own = self.own_parts(st, game, None)
+            stream = self.spectator_stream
+            self._send_view(stream, parts, own, base, public_ops, tuple(self.spectators), out)
+        deal = game.deal if game is not None else None
+        seat_states = list(map(replace, st.seats))  # copies (a C loop)
+        links = [x and x.peer for x in self.streams]
+        hands = list(deal.hands) if deal is not None else []
+        self._last = Last(
+            parts, base, deal, table_key, None, (seats_key, seat_states, links, hands)
         )
 
     def _send_view(

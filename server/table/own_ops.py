@@ -1,12 +1,49 @@
-"""The ops of a seat's own parts that a card played changes, made straight
-from the move rather than by ``protocol.diff`` (the hand lost one card, a
-turn to play began or ended). Each gives exactly what ``diff`` would, or
-``None`` for ``diff`` to do it."""
+"""The ops a card played makes, straight from the move rather than by
+``protocol.diff``: the public ones (a seat's count of cards, the turn, the
+trick) and a seat's own (the hand lost one card, a turn to play began or
+ended). Each gives exactly what ``diff`` would, or ``None`` for ``diff`` to
+do it. The commonest ops are made once and shared (``Op``s are frozen and
+their values never mutated), so that their encodings are found by identity
+(``protocol.positional.TableWire``) and no op is built per move."""
 
 from __future__ import annotations
 
+from typing import Final
+
+from protocol.cards import CODES
 from protocol.diff import Op, Patch
 from protocol.views import Legal
+from server.table.seat_view import NOTHING_LEGAL
+
+TURN_OPS: Final = tuple(Op(("deal", "turn"), "set", seat) for seat in range(8))
+"""``deal.turn`` set to a seat, by seat."""
+TRICK_OPS: Final = tuple(Op(("deal", "trick", "cards"), "append", [code]) for code in CODES)
+"""A card added to the trick, by card number."""
+HAND_REMOVES: Final = tuple(Op(("hand",), "remove", i) for i in range(32))
+"""A version 2 hand's card at an index removed, by index."""
+_SEAT_CARDS: dict[int, Op] = {}
+_LEGAL: dict[tuple[str, str], Op] = {}
+
+
+def seat_cards_op(seat: int, cards: int) -> Op:
+    """``seats[seat].cards`` set to ``cards`` (made once per seat and count)."""
+    key = seat * 256 + cards
+    op = _SEAT_CARDS.get(key)
+    if op is None:
+        op = _SEAT_CARDS[key] = Op(("seats", seat, "cards"), "set", cards)
+    return op
+
+
+def _emptied(name: str, removes: bool) -> Op:
+    """A field of the legal moves emptied: its one item removed (``removes``) or set to []."""
+    key = (name, "remove" if removes else "set")
+    op = _LEGAL.get(key)
+    if op is None:
+        if removes:
+            op = _LEGAL[key] = Op(("legal", name), "remove", 0)
+        else:
+            op = _LEGAL[key] = Op(("legal", name), "set", [])
+    return op
 
 
 def hand_ops(old: list[str], new: list[str], removes: bool) -> Patch | None:
@@ -21,7 +58,9 @@ def hand_ops(old: list[str], new: list[str], removes: bool) -> Patch | None:
     i = 0
     while i < len(new) and old[i] == new[i]:
         i += 1
-    return [Op(("hand",), "remove", i)] if old[i + 1 :] == new[i:] else None
+    if old[i + 1 :] != new[i:]:
+        return None
+    return [HAND_REMOVES[i] if i < len(HAND_REMOVES) else Op(("hand",), "remove", i)]
 
 
 def legal_ops(old: Legal, new: Legal, removes: bool) -> Patch | None:
@@ -30,12 +69,23 @@ def legal_ops(old: Legal, new: Legal, removes: bool) -> Patch | None:
     if old is new:
         return []
     if (
+        new is NOTHING_LEGAL and old.cards and old.ecart_size == new.ecart_size
+        and not (old.bids or old.ecart or old.calls or old.chelem or old.ecart_trumps)
+    ):  # fmt: skip
+        # A turn to play ended (the commonest change, as the loop below gives it).
+        ops: Patch = [_emptied("cards", removes and len(old.cards) == 1)]
+        if old.poignee_sizes:
+            ops.append(_emptied("poignee_sizes", removes and len(old.poignee_sizes) == 1))
+        if old.poignee_cards:
+            ops.append(_emptied("poignee_cards", removes and len(old.poignee_cards) == 1))
+        return ops
+    if (
         old.bids or new.bids or old.ecart or new.ecart or old.calls or new.calls
         or old.ecart_size != new.ecart_size or old.ecart_trumps != new.ecart_trumps
         or old.chelem != new.chelem
     ):  # fmt: skip
         return None
-    ops: Patch = []
+    ops = []
     for name, was, now in (  # what a turn to play a card fills, in field order
         ("cards", old.cards, new.cards),
         ("poignee_sizes", old.poignee_sizes, new.poignee_sizes),
@@ -47,8 +97,6 @@ def legal_ops(old: Legal, new: Legal, removes: bool) -> Patch | None:
             ops.append(Op(("legal", name), "append", list(now)))
         elif now:
             return None  # one list for another
-        elif removes and len(was) == 1:
-            ops.append(Op(("legal", name), "remove", 0))
         else:
-            ops.append(Op(("legal", name), "set", []))
+            ops.append(_emptied(name, removes and len(was) == 1))
     return ops

@@ -85,6 +85,13 @@ class Reuse:
         self._hands[seat] = (deal.hands[seat], after)
         return after
 
+    def hand_less(self, deal: Deal, seat: int, before: list[str], i: int) -> list[str]:
+        """``seat``'s hand once its card at ``i`` in the hand ``before`` left
+        it (``hand_after`` when the card's place is known)."""
+        after = before[:i] + before[i + 1 :]
+        self._hands[seat] = (deal.hands[seat], after)
+        return after
+
     def hand(self, deal: Deal, seat: int | None) -> list[str]:
         if seat is None:
             return hand_view(deal, seat)  # a spectator holds no hand
