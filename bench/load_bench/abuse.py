@@ -44,15 +44,11 @@ async def abuse(args: argparse.Namespace, run: Run, results: list[dict[str, Any]
     def split(count: int) -> list[int]:
         return [count // n_abuse + (1 if i < count % n_abuse else 0) for i in range(n_abuse)]
 
-    added = await run.add_tables(tables)
-    await run.ask_all({"cmd": "play"}, 30)
-    print(
-        f"# abuse: {added['joined']} tables seated ({added['failed']} failed); "
-        f"warming up {args.warmup:.0f}s",
-        file=sys.stderr,
-        flush=True,
+    added = await run.seat_and_play(
+        tables,
+        args.warmup,
+        lambda a: f"# abuse: {a['joined']} tables seated ({a['failed']} failed)",
     )
-    await asyncio.sleep(args.warmup)
     peak = [0]
 
     async def sample() -> None:

@@ -30,16 +30,15 @@ async def ramp(args: argparse.Namespace, run: Run, results: list[dict[str, Any]]
     await run.start()
     total = 0
     for i, tables in enumerate(steps):
-        added = await run.add_tables(tables - total)
-        total = tables
-        await run.ask_all({"cmd": "play"}, 30)
-        print(
-            f"# {run.label}: +{added['joined']} tables seated in {added['seconds']:.1f}s"
-            f" ({added['failed']} failed); warming up {args.warmup:.0f}s",
-            file=sys.stderr,
-            flush=True,
+        await run.seat_and_play(
+            tables - total,
+            args.warmup,
+            lambda a: (
+                f"# {run.label}: +{a['joined']} tables seated in {a['seconds']:.1f}s"
+                f" ({a['failed']} failed)"
+            ),
         )
-        await asyncio.sleep(args.warmup)
+        total = tables
         profiler = None
         if args.profile and i == len(steps) - 1 and run.target == "ours":
             profiler = await profile_window(run, args.measure, args.profile)

@@ -11,6 +11,7 @@ import shlex
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -182,6 +183,17 @@ class Run:
             "failed": sum(r["failed"] for r in joined),
             "seconds": time.monotonic() - t0,
         }
+
+    async def seat_and_play(
+        self, count: int, warmup: float, said: Callable[[dict[str, Any]], str]
+    ) -> dict[str, Any]:
+        """Seat ``count`` more tables, set every table playing, say so in the
+        caller's words (``said`` of ``add_tables``'s figures), then warm up."""
+        added = await self.add_tables(count)
+        await self.ask_all({"cmd": "play"}, 30)
+        print(f"{said(added)}; warming up {warmup:.0f}s", file=sys.stderr, flush=True)
+        await asyncio.sleep(warmup)
+        return added
 
     async def stop_workers(self) -> None:
         with contextlib.suppress(Exception):

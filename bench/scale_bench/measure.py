@@ -41,15 +41,14 @@ def served_by_first(run: ScaleRun, replies: list[dict[str, Any]]) -> int:
 
 async def measure(args: argparse.Namespace, run: ScaleRun) -> dict[str, Any]:
     """Seat ``--tables`` tables, play, measure one window: load.py's figures."""
-    added = await run.add_tables(args.tables)
-    await run.ask_all({"cmd": "play"}, 30)
-    print(
-        f"# {run.label}: {added['joined']} tables seated in {added['seconds']:.1f}s"
-        f" ({added['failed']} failed); warming up {args.warmup:.0f}s",
-        file=sys.stderr,
-        flush=True,
+    await run.seat_and_play(
+        args.tables,
+        args.warmup,
+        lambda a: (
+            f"# {run.label}: {a['joined']} tables seated in {a['seconds']:.1f}s"
+            f" ({a['failed']} failed)"
+        ),
     )
-    await asyncio.sleep(args.warmup)
     profiler = None
     if getattr(args, "profile", "") and args.mode != "failover":
         profiler = await profile_window(
