@@ -71,6 +71,7 @@ from server.link.conn import (
     Conn,
 )
 from server.link.guard import Guard
+from server.link.keepalive import Keepalive, available
 from server.link.reader import LeanConnection
 from server.table import Act
 from server.tournament.http import TOURNAMENTS_PATH, tournament_response
@@ -149,6 +150,8 @@ class Front:
         self.allowed_origins = origin.parse_allowed(server.settings.allowed_origins)
         self._origins_refused: set[str] = set()
         self.web = _web_root(server.settings)
+        # None: websockets' own keepalive runs (a websockets this one cannot hook).
+        self.keepalive = Keepalive(server.clock) if available() else None
 
     # -- plain HTTP ---------------------------------------------------------------
 
@@ -218,6 +221,8 @@ class Front:
         self.conns.add(conn)
         address = self.address_of[conn] = self._address(ws)
         self.guard.opened(address)
+        if self.keepalive is not None and isinstance(ws, LeanConnection):
+            self.keepalive.watch(ws)
         if self._sweeper is None and s.lobby_idle > 0:
             self._sweeper = asyncio.get_running_loop().create_task(self._sweep_idle())
         metrics.CONNECTIONS.set(len(self.conns))
@@ -418,6 +423,8 @@ class Front:
         """Tell every client the server is restarting and close with 1012."""
         if self._sweeper is not None:
             self._sweeper.cancel()
+        if self.keepalive is not None:
+            self.keepalive.stop()  # every connection is closing: no more pings
         for conn in list(self.conns):
             conn.send(bye("restarting", "the server is restarting; reconnecting"))
             conn.close(CLOSE_RESTART, "server restarting")

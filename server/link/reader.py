@@ -11,8 +11,13 @@ frames that make up nearly all of what comes in once a player sits: whole
 (FIN), masked, text or binary, shorter than 126 bytes, with no extension,
 and hands each to the connection's ``sink`` at once, with no task switch.
 
+It also reads the pongs that answer the server's keepalive pings
+(server/link/keepalive.py): whole, masked, with the 4-byte payload of the
+connection's last ping; at rest, from the handshake on (before the hello
+too). A pong websockets reads is heard through its ``acknowledge_pings``.
+
 Everything else stays websockets' work, because it is rare and it is where
-the protocol is subtle: the handshake, pings and pongs, the closing
+the protocol is subtle: the handshake, the client's pings, any other pong, the closing
 handshake, fragmented or long messages, bad frames (an unmasked frame,
 reserved bits, invalid UTF-8: websockets fails the connection with the right
 close code), and any frame the sink declines. The lean path only runs when
@@ -47,7 +52,9 @@ _AT_EOF = StreamReader.at_eof.__code__
 
 _TEXT = 0x81  # FIN, text
 _BINARY = 0x82  # FIN, binary
+_PONG = 0x8A  # FIN, pong
 _MASKED = 0x80
+_MASKED_4 = 0x84  # masked, a payload of 4 bytes (the keepalive's)
 _SHORT = 126  # payload lengths from 126 up take an extended length
 
 
@@ -60,18 +67,29 @@ class LeanConnection(ServerConnection):
     lean_frames = 0
     """Frames read here (a test checks that the lean path is taken)."""
 
+    lean_pongs = 0
+    """Keepalive pongs read here (a test checks that they are)."""
+
+    ping_payload: bytes | None = None
+    """The payload of the keepalive's last ping while unanswered (server/link/keepalive.py)."""
+
     insides_known = True
     """False once websockets' insides were not as this reader knows them (a
     newer websockets): from then on websockets reads every frame, as before."""
 
     def data_received(self, data: bytes) -> None:
-        sink = self.sink
-        if sink is not None and LeanConnection.insides_known and self._at_rest():
-            taken = self._take(data, sink)
+        if LeanConnection.insides_known and self._at_rest():
+            taken = self._take(data, self.sink)
             if taken == len(data):
                 return
             data = data[taken:]
         super().data_received(data)
+
+    def acknowledge_pings(self, data: bytes) -> None:
+        """A pong, read here or by websockets: answers the keepalive's ping, or websockets' own."""
+        if data == self.ping_payload:
+            self.ping_payload = None
+        super().acknowledge_pings(data)
 
     def _at_rest(self) -> bool:
         """Whether websockets holds nothing of this connection's input."""
@@ -105,14 +123,18 @@ class LeanConnection(ServerConnection):
         messages = self.recv_messages
         return messages.get_in_progress and not messages.frames.queue and not messages.closed
 
-    def _take(self, data: bytes, sink: Sink) -> int:
-        """Hand ``sink`` the whole short frames that ``data`` begins with; the bytes they took."""
+    def _take(self, data: bytes, sink: Sink | None) -> int:
+        """Hand ``sink`` the whole short frames that ``data`` begins with, and
+        take the keepalive's pongs among them; the bytes they took."""
         limit = self.protocol.max_message_size
         at = 0
         end = len(data)
         while end - at >= 6:
             first = data[at]
-            if first != _BINARY and first != _TEXT:
+            if (first != _BINARY and first != _TEXT) or sink is None:
+                if first == _PONG and (stop := self._pong(data, at, end)):
+                    at = stop
+                    continue
                 break  # a control frame, a fragment, reserved bits: websockets'
             size = data[at + 1] - _MASKED
             if not 0 <= size < _SHORT or (limit is not None and size > limit):
@@ -132,3 +154,15 @@ class LeanConnection(ServerConnection):
             self.lean_frames += 1
             at = stop
         return at
+
+    def _pong(self, data: bytes, at: int, end: int) -> int:
+        """Where the pong at ``at`` ends if it answers the keepalive's last ping, else 0."""
+        stop = at + 10
+        if data[at + 1] != _MASKED_4 or stop > end or self.ping_payload is None:
+            return 0  # another pong (or not all here yet): websockets'
+        payload = apply_mask(data[at + 6 : stop], data[at + 2 : at + 6])
+        if payload != self.ping_payload:
+            return 0
+        self.acknowledge_pings(payload)
+        self.lean_pongs += 1
+        return stop

@@ -24,6 +24,7 @@ from server.base.config import Settings
 from server.daily.mode import DailyMode
 from server.daily.service import DailyService
 from server.front.door import Front, select_subprotocol
+from server.link import keepalive
 from server.link.reader import LeanConnection
 from server.lobby.directory import Directory, OneProcess
 from server.lobby.lobby import Lobby
@@ -99,6 +100,10 @@ class Server:
             max_size=self.settings.max_frame,
             open_timeout=self.settings.handshake_timeout or None,  # server/link/guard.py
             compression=None,  # CPU per message matters more than bytes here
+            # One keepalive for all connections (server/link/keepalive.py)
+            # rather than websockets' task per connection.
+            ping_interval=None if keepalive.available() else keepalive.PING_INTERVAL,
+            ping_timeout=keepalive.PING_TIMEOUT,
             create_connection=LeanConnection,  # small frames read in place (server/link/reader.py)
             start_serving=False,
             # --workers: each worker listens on the same port and the kernel
