@@ -198,3 +198,23 @@ async def test_connections_opened_together_are_pinged_spread_over_the_interval(
     for c in clients:
         await _answered(c, 1)
         await c.ws.close()
+
+
+async def test_while_websockets_has_a_write_of_its_own_the_ping_is_websockets_own(
+    clocked: tuple[Server, ManualClock],
+) -> None:
+    """The pre-framed ping goes only when nothing of websockets' waits to go
+    out (as ``Conn.send_raw``); else websockets' ``ping()`` sends it, and its
+    pong, read in place, answers both the keepalive and websockets."""
+    server, clock = clocked
+    client = await _client(server, "Busy")
+    # As during a fragmented send of websockets' (the server sends none).
+    client.server_ws.send_in_progress = asyncio.get_running_loop().create_future()
+    clock.advance(PING_INTERVAL)
+    await _answered(client, 1)
+    assert client.server_ws.pending_pings == {}  # websockets' own waiter answered too
+    client.server_ws.send_in_progress = None
+    clock.advance(PING_INTERVAL)
+    await _answered(client, 2)
+    assert _keepalive(server).failed == 0
+    await client.ws.close()
