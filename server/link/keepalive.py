@@ -19,14 +19,18 @@ the client does not finish closing within the close timeout). Only a pong
 to the last ping counts as a sign of life, as for websockets: any other
 frame would cost every move a write of its own, and a client whose
 WebSocket library no longer answers pings (however much its application
-sends) must still be dropped as before. Two differences, both about when
-rather than what: a connection's first ping comes at a random moment of
-its first interval rather than at its end, so that connections opened
-together (a restart's reconnections, a bench's ramp) are not pinged
-together every interval forever after; and a silent connection is still
-failed no sooner than ``interval + timeout`` after it opened, as with
-websockets. A sweep runs at most every ``interval / 100`` (0.2 s at 20 s):
-each ping and each check is on time or up to that late, never early.
+sends) must still be dropped as before.
+
+The differences are about when, not what. A connection's first ping comes
+at a random moment of its first interval rather than at its end, so that
+connections opened together (a restart's reconnections, a bench's ramp)
+are not pinged together every interval ever after; a silent connection is
+still failed no sooner than ``interval + timeout`` after it opened, as
+with websockets. A ping's timeout starts when it is written, where
+websockets' started once its write buffer had drained below its limit. A
+sweep runs at most every ``interval / 100`` (0.2 s at 20 s): each ping and
+each check is on time or up to that late, never early. A closed connection
+is forgotten at its next ping or check (within an interval).
 """
 
 from __future__ import annotations
