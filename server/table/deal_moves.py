@@ -22,13 +22,13 @@ from msgspec.structs import replace
 
 from protocol.diff import Op, Patch, diff
 from protocol.positional import MadePatch
-from protocol.views import DealView, SeatView, TableView
+from protocol.views import DealView, Legal, SeatView, TableView
 from server.game import Game
 from server.table.effects import Effect
 from server.table.inbox import Peer
 from server.table.last import Last, deal_key
 from server.table.own_ops import TURN_OPS, seat_cards_op
-from server.table.seat_view import Reuse, deal_view
+from server.table.seat_view import NOTHING_LEGAL, Reuse, deal_view, legal_view
 from server.table.state import TableState
 from server.table.stream import Stream, version
 
@@ -36,6 +36,9 @@ _encode = msgspec.msgpack.Encoder().encode
 _BIDS: dict[tuple[int, str], Op] = {}
 NO_TURN = Op(("deal", "turn"), "set")
 """``deal.turn`` set to nobody (``TURN_OPS`` has a seat's)."""
+BIDS_ENDED = Op(("legal", "bids"), "set", [])
+BID_REMOVED = Op(("legal", "bids"), "remove", 0)
+"""A turn to bid ended: version 1's op, and version 2's when one bid was left."""
 
 
 class Fan(Protocol):
@@ -114,10 +117,11 @@ def sent(fan: Fan, st: TableState, game: Game | None, out: list[Effect]) -> bool
     turn = deal.turn
     key = deal_key(deal)
     # In the order diff() gives them: seats before deal before deadline.
-    if (
+    bid = (
         key == last.deal_key and deal.phase == "bidding" and not changed
         and len(deal.bids) == len(old_deal.bids) + 1
-    ):  # fmt: skip
+    )  # fmt: skip
+    if bid:
         # A bid that does not end the bidding: the turn and the bid.
         bids = fan.reuse.bids(deal)
         new_deal = replace(old_deal, turn=turn, bids=bids)
@@ -154,7 +158,11 @@ def sent(fan: Fan, st: TableState, game: Game | None, out: list[Effect]) -> bool
         elif seat not in moved:
             fan._send_view(stream, parts, own, base, public_ops, to, out)
         else:
-            mine = fan.own_parts(st, game, seat)
+            if bid and "legal" in own:  # (a bid changes no hand nor écart)
+                mine = dict(own)
+                mine["legal"] = legal_view(deal, seat)
+            else:
+                mine = fan.own_parts(st, game, seat)
             own_ops = _own_ops(own, mine, peer is not None and version(peer) >= 2)
             fan._send_view(stream, parts, mine, base, public_ops, to, out, own_ops)
     if fan.spectators:
@@ -181,4 +189,19 @@ def _own_ops(old: dict[str, Any], new: dict[str, Any], removes: bool) -> Patch |
         return []
     if legal is None or was is None:
         return None
+    if _bids_only(was) and _bids_only(legal):
+        # A turn to bid begun or ended (to or from nothing to do), as the
+        # diff of the lists gives it.
+        if not was.bids:
+            return [Op(("legal", "bids"), "append", list(legal.bids))]
+        if not legal.bids:
+            return [BID_REMOVED if removes and len(was.bids) == 1 else BIDS_ENDED]
     return diff(was, legal, removes=removes, at=("legal",))
+
+
+def _bids_only(legal: Legal) -> bool:
+    """Nothing to do but (maybe) bid: all but the bids as in ``NOTHING_LEGAL``."""
+    return not (
+        legal.cards or legal.ecart or legal.calls or legal.chelem or legal.ecart_trumps
+        or legal.poignee_sizes or legal.poignee_cards
+    ) and legal.ecart_size == NOTHING_LEGAL.ecart_size  # fmt: skip
