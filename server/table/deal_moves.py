@@ -27,7 +27,7 @@ from server.game import Game
 from server.table.effects import Effect
 from server.table.inbox import Peer
 from server.table.last import Last, deal_key
-from server.table.own_ops import TURN_OPS, seat_cards_op
+from server.table.own_ops import TURN_OPS, legal_ops, seat_cards_op
 from server.table.seat_view import NOTHING_LEGAL, Reuse, deal_view, legal_view
 from server.table.state import TableState
 from server.table.stream import Stream, version
@@ -196,7 +196,9 @@ def _own_ops(old: dict[str, Any], new: dict[str, Any], removes: bool) -> Patch |
             return [Op(("legal", "bids"), "append", list(legal.bids))]
         if not legal.bids:
             return [BID_REMOVED if removes and len(was.bids) == 1 else BIDS_ENDED]
-    return diff(was, legal, removes=removes, at=("legal",))
+    # A turn to play begun (after the chelem), a poignée's sizes gone: as a card's.
+    ops = legal_ops(was, legal, removes)
+    return ops if ops is not None else diff(was, legal, removes=removes, at=("legal",))
 
 
 def _bids_only(legal: Legal) -> bool:
