@@ -8,7 +8,9 @@ the new view is diffed against the stream's last one. The public half of that
 diff is the same for every stream built from the same public parts: it is
 diffed and encoded once per broadcast. A card played that does not end the
 deal (most moves) is not built nor diffed: its patches are written straight
-from the move (``Fanout._played``). Pure: it returns ``Send`` effects.
+from the move (``Fanout._played``); another move of a deal (a bid, the
+écart...) has the deal's view alone rebuilt (``deal_moves``). Pure: it
+returns ``Send`` effects.
 """
 
 from __future__ import annotations
