@@ -1,6 +1,8 @@
-"""The fan-out's patch made from a card played (``Fanout._played``) is
-the very patch the full build would give: every message of whole random
-games at 3, 4 and 5 seats, version 1 and version 2 seats and a spectator,
+"""The fan-out's patches made from the move, a card played
+(``Fanout._played``) or another move of a deal (``deal_moves``: a bid, the
+call, the écart, the chelem, a poignée), are the very patches the full build
+would give: every message of whole random games at 3, 4 and 5 seats, seats
+on any of the four subprotocols and a spectator,
 with and without a turn timer, chat, spectators joining and a seat leaving
 and coming back mid-trick, is checked against the diff of views built anew; and every
 save's blob against the state's encoding (``StateWriter``)."""
@@ -15,7 +17,16 @@ from hypothesis import strategies as st
 
 from protocol.codec import SUBPROTOCOLS, codec_for
 from protocol.diff import diff
-from protocol.messages import Chat, Event, Play, Seated, StartGame, TablePatch, TableSnapshot
+from protocol.messages import (
+    Chat,
+    Chelem,
+    Event,
+    Play,
+    Seated,
+    StartGame,
+    TablePatch,
+    TableSnapshot,
+)
 from protocol.views import Legal, TableView
 from server.base.config import Settings
 from server.game.variant import VARIANTS
@@ -72,11 +83,12 @@ def _expected(old: TableView, new: TableView, removes: bool) -> list[Any]:
     return diff(old, new, only=PUBLIC_FIELDS) + diff(old, new, only=OWN_FIELDS, removes=removes)
 
 
-def _same_bytes(message: TablePatch, stream: Stream | None) -> None:
+def _same_bytes(message: TablePatch, stream: Stream | None, expected: list[Any]) -> None:
     """A patch made from the move (``MadePatch``, its encodings joined from
-    its ops') is encoded in every format as the same ops in a plain list,
-    and kept for resumes as ``encode_patch`` would keep them."""
-    plain = TablePatch(seq=message.seq, patch=list(message.patch))
+    its ops') is encoded in every format as the ops of the full build's diff
+    (``expected``: the same values, the same keys in the same order), and
+    kept for resumes as ``encode_patch`` would keep them."""
+    plain = TablePatch(seq=message.seq, patch=expected)
     for sub in SUBPROTOCOLS:
         codec = codec_for(sub, Event)
         assert codec.encode(message) == codec.encode(plain), sub
@@ -85,15 +97,17 @@ def _same_bytes(message: TablePatch, stream: Stream | None) -> None:
 
 
 def _play(
-    players: int, seed: int, timer: float, versions: list[int], moves: int
-) -> tuple[int, int]:
-    """Plays, checking every message; (quick broadcasts, cards played)."""
+    players: int, seed: int, timer: float, subprotocols: list[str], moves: int
+) -> tuple[int, int, int, int]:
+    """Plays, checking every message; (cards sent from the move, cards
+    played, other moves of a deal sent from the move, other moves made)."""
     state = new_state(
         "t1", "CODE42", "fan", now=T0, private=True, deals=2, bot_level="random",
         turn_timer=timer, seed=f"fan/{seed}", result_wait=0.0, variant=VARIANTS[players],
     )  # fmt: skip
     core = TableCore(state, SETTINGS)
-    peers = [Peer(f"s{i}", f"atout.v{versions[i]}.msgpack") for i in range(players)]
+    peers = [Peer(f"s{i}", subprotocols[i]) for i in range(players)]
+    versions = [2 if sub.startswith("atout.v2.") else 1 for sub in subprotocols]
     watcher = Peer("w", "atout.v2.json")
     tokens = [f"tok{i}" for i in range(players)]
     arm: list[Arm] = []
@@ -130,7 +144,7 @@ def _play(
                 v2 = who is not None and versions[who] >= 2
                 expected = _expected(shown[peer], now_view, removes=v2)
                 assert message.patch == expected, (who, message.patch, expected)
-                _same_bytes(message, core.fan.streams[who] if who is not None else None)
+                _same_bytes(message, core.fan.streams[who] if who is not None else None, expected)
                 shown[peer] = now_view
 
     now = T0
@@ -141,7 +155,7 @@ def _play(
     take(core.handle(Act(peers[0], StartGame(rid=2)), now))
     rng = random.Random(seed)
     away: int | None = None
-    cards = 0
+    cards = others = 0
     for _ in range(moves):
         now += 1.0
         game = core.game
@@ -169,7 +183,10 @@ def _play(
             continue
         if seat is not None:
             command = choose(core.view_for(seat), rng)
+            if isinstance(command, Chelem):
+                command = Chelem(declare=rng.random() < 0.3)  # (choose never declares)
             cards += isinstance(command, Play)
+            others += not isinstance(command, Play)
             take(core.handle(Act(peers[seat], command), now))
         elif arm and isinstance(wake := arm[0].wake, Wake):
             now = max(now, arm.pop().at or now)
@@ -177,7 +194,8 @@ def _play(
         else:
             break
     assert writer.saves > cards
-    return core.fan.quick, cards
+    fan = core.fan
+    return fan.quick - fan.quick_other, cards, fan.quick_other, others
 
 
 @settings(max_examples=12, deadline=None)
@@ -185,17 +203,30 @@ def _play(
     players=st.sampled_from([3, 4, 5]),
     seed=st.integers(min_value=0, max_value=2**32),
     timer=st.sampled_from([0.0, 30.0]),
-    versions=st.lists(st.sampled_from([1, 2]), min_size=5, max_size=5),
+    subprotocols=st.lists(st.sampled_from(SUBPROTOCOLS), min_size=5, max_size=5),
 )
-def test_a_card_played_is_patched_as_the_full_build_would(
-    players: int, seed: int, timer: float, versions: list[int]
+def test_a_move_is_patched_as_the_full_build_would(
+    players: int, seed: int, timer: float, subprotocols: list[str]
 ) -> None:
-    quick, cards = _play(players, seed, timer, versions, moves=260)
-    assert quick > cards // 3  # the quick path was taken, not only the full build
+    quick, cards, other_quick, others = _play(players, seed, timer, subprotocols, moves=260)
+    # The paths from the move were taken, not only the full build.
+    assert quick > cards // 3
+    assert other_quick > others // 3
 
 
-def test_most_cards_take_the_quick_path() -> None:
+def test_most_moves_take_a_path_from_the_move() -> None:
     # All but the last card of a deal, unless a chat line or a seat leaving
-    # came meanwhile.
-    quick, cards = _play(4, 7, 0.0, [2, 2, 1, 2, 2], moves=400)
-    assert quick > cards * 0.9
+    # came meanwhile; and the bids, the call, the écart, the chelem and the
+    # poignées (the last bid too: it changes only the deal and the taker's
+    # hand), but not the timer's next deal.
+    for players in (3, 4, 5):
+        subs = [
+            "atout.v2.msgpack",
+            "atout.v1.msgpack",
+            "atout.v2.json",
+            "atout.v1.json",
+            "atout.v2.msgpack",
+        ]
+        quick, cards, other_quick, others = _play(players, 7, 0.0, subs, moves=400)
+        assert quick > cards * 0.9
+        assert other_quick > others * 0.7, (players, other_quick, others)

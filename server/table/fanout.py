@@ -8,7 +8,9 @@ the new view is diffed against the stream's last one. The public half of that
 diff is the same for every stream built from the same public parts: it is
 diffed and encoded once per broadcast. A card played that does not end the
 deal (most moves) is not built nor diffed: its patches are written straight
-from the move (``Fanout._played``). Pure: it returns ``Send`` effects.
+from the move (``Fanout._played``); another move of a deal (a bid, the
+écart...) has the deal's view alone rebuilt (``deal_moves``). Pure: it
+returns ``Send`` effects.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from protocol.msgpack_arrays import joined_arrays
 from protocol.positional import MadePatch
 from protocol.views import DealView, SeatView, TableView, TrickView
 from server.game import Game
-from server.table import pace
+from server.table import deal_moves, pace
 from server.table.effects import Effect, Send
 from server.table.inbox import Peer
 from server.table.last import TRICK_WON, Last, deal_key
@@ -66,6 +68,7 @@ class Fanout:
         "_seats",
         "every_deal_counts",
         "quick",
+        "quick_other",
         "reuse",
         "spectator_stream",
         "spectators",
@@ -83,7 +86,9 @@ class Fanout:
         """The last seats' views and what they were built from."""
         self._last: Last | None = None
         self.quick = 0
-        """Broadcasts made from the move (``_played``), not by the full build."""
+        """Broadcasts made from the move (``_played``, ``deal_moves``), not by the full build."""
+        self.quick_other = 0
+        """Of ``quick``, the moves of a deal that are not a card (``deal_moves``)."""
 
     def away_seats(self, st: TableState) -> set[int]:
         """Human seats with no connection (a bot plays their turns after ``grace``)."""
@@ -382,6 +387,10 @@ class Fanout:
     def broadcast(self, st: TableState, game: Game | None, out: list[Effect]) -> None:
         """Bring every stream up to date with the table (a patch each, if it changed)."""
         if self._played(st, game, out):
+            return
+        if deal_moves.sent(self, st, game, out):  # a bid, the écart... (not a card)
+            self.quick += 1
+            self.quick_other += 1
             return
         public_ops: dict[int, tuple[Patch, bytes]] = {}
         parts = self.public_parts(st, game)
