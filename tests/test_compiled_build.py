@@ -1,0 +1,59 @@
+"""The compiled build (server/base/compiled.py, setup.py): the same code, so the
+same tests run against it (.ci/run compiles its Python 3.11 environment); these
+check what only the build itself can get wrong."""
+
+from __future__ import annotations
+
+import os
+import random
+import types
+
+from server.base.compiled import COMPILED, status
+from server.game.deal import Deal
+
+
+def test_the_build_is_whole_and_fresh() -> None:
+    """Either every listed module runs compiled or none does, none older than
+    its source (an edit not built again would not run); and where the run
+    expects the compiled build (``ATOUT_EXPECT_COMPILED=1``: .ci/run's compiled
+    environment), it is the one running."""
+    compiled, pure, stale = status()
+    assert stale == []
+    assert compiled == [] or pure == [], (compiled, pure)
+    if os.environ.get("ATOUT_EXPECT_COMPILED") == "1":
+        assert compiled == list(COMPILED)
+
+
+def _slot_names() -> list[str]:
+    # Python lists a class's slots as member descriptors, mypyc its
+    # attributes as getset descriptors: either way, every attribute of a deal.
+    kinds = (types.MemberDescriptorType, types.GetSetDescriptorType)
+    return sorted(
+        name
+        for name, value in vars(Deal).items()
+        if isinstance(value, kinds) and not name.startswith("__")
+    )
+
+
+def test_a_clone_copies_every_attribute() -> None:
+    """``Deal.clone`` writes each attribute out (no loop over ``__slots__``,
+    which the compiled build does not have): a new one must not be forgotten."""
+    names = _slot_names()
+    assert len(names) >= 39, names
+    rng = random.Random(7)
+    deal = Deal.deal(rng, 0)
+    while deal.phase == "annulled":
+        deal = Deal.deal(rng, 0)
+    while deal.phase == "bidding":  # a garde sans: no écart, play starts at once
+        deal.bid(deal.turn, 3 if not deal.bids else 0)  # type: ignore[arg-type]
+    deal.declare_chelem(deal.taker, False)
+    for _ in range(5):
+        deal.play(deal.turn, deal.legal_cards()[0])  # type: ignore[arg-type]
+    other = deal.clone()
+    differ = {"_by_suit", "_legal_low"}  # made again when asked for
+    for name in names:
+        if name not in differ:
+            assert getattr(other, name) == getattr(deal, name), name
+    other.play(other.turn, other.legal_cards()[0])  # type: ignore[arg-type]
+    assert len(deal.log) == len(other.log) - 1  # the copy is independent
+    assert deal.legal_cards() != other.legal_cards() or deal.turn != other.turn
