@@ -8,8 +8,11 @@ import os
 import random
 import types
 
+from structlog.testing import capture_logs
+
 from server.base.compiled import COMPILED, status
 from server.game.deal import Deal
+from tests.support.servers import running
 
 
 def test_the_build_is_whole_and_fresh() -> None:
@@ -57,3 +60,15 @@ def test_a_clone_copies_every_attribute() -> None:
     other.play(other.turn, other.legal_cards()[0])  # type: ignore[arg-type]
     assert len(deal.log) == len(other.log) - 1  # the copy is independent
     assert deal.legal_cards() != other.legal_cards() or deal.turn != other.turn
+
+
+async def test_the_server_says_whether_it_runs_compiled() -> None:
+    """The "serving" log line tells how many of the listed modules run compiled
+    (a build that fell back to Python, or a stale one, is seen in the logs)."""
+    compiled, _, _ = status()
+    with capture_logs() as logs:
+        async with running():
+            pass
+    serving = [e for e in logs if e["event"] == "serving"]
+    assert serving[0]["compiled"] == f"{len(compiled)}/{len(COMPILED)}"
+    assert not [e for e in logs if e["event"] == "compiled_stale"]

@@ -24,10 +24,12 @@ behaves the same. Left out, and why:
 
 A stale build is a trap: Python imports a module's ``.so`` before its
 ``.py``, so after editing a compiled module its old compiled code still runs
-until it is built again (``ATOUT_COMPILE=1 pip install -e .``) or the
-``.so`` files are removed (``git clean -fX -- '*.so'``). ``status`` tells
-which modules run compiled and which are older than their source; the
-server logs it when it starts.
+until it is built again (``ATOUT_COMPILE=1 pip install -e .``), or the
+compiled files are removed to run the Python again (``find protocol server
+-name '*.so' -delete; rm -f *__mypyc.*.so``; not ``git clean -X`` with a
+pattern, which takes ``.venv`` with it). ``status`` tells which modules run
+compiled and which are older than their source; the server logs it when it
+starts.
 """
 
 from __future__ import annotations
