@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import os
 import random
-import types
 
 from structlog.testing import capture_logs
 
 from server.base.compiled import COMPILED, status
 from server.game.deal import Deal
+from tests.support.engine import deal_attributes
 from tests.support.servers import running
 
 
@@ -27,21 +27,10 @@ def test_the_build_is_whole_and_fresh() -> None:
         assert compiled == list(COMPILED)
 
 
-def _slot_names() -> list[str]:
-    # Python lists a class's slots as member descriptors, mypyc its
-    # attributes as getset descriptors: either way, every attribute of a deal.
-    kinds = (types.MemberDescriptorType, types.GetSetDescriptorType)
-    return sorted(
-        name
-        for name, value in vars(Deal).items()
-        if isinstance(value, kinds) and not name.startswith("__")
-    )
-
-
 def test_a_clone_copies_every_attribute() -> None:
     """``Deal.clone`` writes each attribute out (no loop over ``__slots__``,
     which the compiled build does not have): a new one must not be forgotten."""
-    names = _slot_names()
+    names = deal_attributes()
     assert len(names) >= 39, names
     rng = random.Random(7)
     deal = Deal.deal(rng, 0)
