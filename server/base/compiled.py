@@ -20,6 +20,13 @@ behaves the same. Left out, and why:
   msgspec's metaclass does not build as it expects ("unhashable type").
 * ``server.game.game``: mypyc fails (an internal error) on ``cls.__new__(cls)``
   in ``Game.restore``; it is called once a move, little to gain.
+* ``server.table.state``: a Struct with ``msgspec.field`` defaults, as above.
+* ``protocol.diff``, ``server.link.reader``: they subclass ``list`` and
+  websockets' connection, which mypyc does not compile (the diff runs on
+  moves other than a card, the reader's fast path is a few calls a frame).
+* ``server.table.actor``, ``server.table.inbox``: measured, no gain beyond
+  the noise (~1%); and the actor casts the cluster's look-alike connections
+  to ``Conn``, a cast compiled code checks.
 * the rest: run once a connection, a table or a request, or wait on I/O.
 
 A stale build is a trap: Python imports a module's ``.so`` before its
@@ -64,6 +71,13 @@ COMPILED: Final = (
     "server.table.seat_view",
     "server.table.stream",
     "server.table.timers",
+    # Every frame in and out: the front's checks and rate limit, the codec's
+    # encoding and decoding. Each pair measured alone ~3% of a move's
+    # instructions (docs/LOAD.md).
+    "protocol.codec",
+    "protocol.msgpack_arrays",
+    "server.front.door",
+    "server.link.guard",
 )
 """The modules a compiled build compiles (dotted names, from the project root)."""
 
