@@ -46,7 +46,13 @@ def compiled_build() -> tuple[list[Extension], list[str]]:
     # from the build's environment; that module needs none.
     listing = runpy.run_path(str(ROOT / "server" / "base" / "compiled.py"))
     paths = [str(path.relative_to(ROOT)) for path in listing["sources"](ROOT)]
-    return mypycify(paths, opt_level="3", debug_level="0"), []
+    # The code of every module is in one shared library, which each module's
+    # own small extension imports: named into the server package (mypyc's
+    # default is a top-level name by hash), so that it is found wherever the
+    # package is, in an editable install too (which puts the packages on the
+    # path, not the project's folder).
+    extensions = mypycify(paths, opt_level="3", debug_level="0", group_name=listing["SHARED"])
+    return extensions, []
 
 
 extensions, requires = compiled_build()

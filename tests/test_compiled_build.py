@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import os
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 from structlog.testing import capture_logs
 
@@ -61,3 +64,21 @@ async def test_the_server_says_whether_it_runs_compiled() -> None:
     serving = [e for e in logs if e["event"] == "serving"]
     assert serving[0]["compiled"] == f"{len(compiled)}/{len(COMPILED)}"
     assert not [e for e in logs if e["event"] == "compiled_stale"]
+
+
+def test_the_build_imports_from_any_folder(tmp_path: Path) -> None:
+    """The installed package imports as this run does from a folder that is
+    not the project's (``atout-server`` run anywhere): compiled, each module
+    needs mypyc's shared library, which must be found with the packages (an
+    editable install puts them on the path, not the project's folder)."""
+    compiled, _, _ = status()
+    done = subprocess.run(
+        [sys.executable, "-c", "import server.game.deal as d; print(d.__file__)"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().endswith(".so") == ("server.game.deal" in compiled)

@@ -33,8 +33,8 @@ A stale build is a trap: Python imports a module's ``.so`` before its
 ``.py``, so after editing a compiled module its old compiled code still runs
 until it is built again (``ATOUT_COMPILE=1 pip install -e .``), or the
 compiled files are removed to run the Python again (``find protocol server
--name '*.so' -delete; rm -f *__mypyc.*.so``; not ``git clean -X`` with a
-pattern, which takes ``.venv`` with it). ``status`` tells which modules run
+-name '*.so' -delete``; not ``git clean -X`` with a pattern, which takes
+``.venv`` with it). ``status`` tells which modules run
 compiled and which are older than their source; the server logs it when it
 starts.
 """
@@ -81,6 +81,10 @@ COMPILED: Final = (
 )
 """The modules a compiled build compiles (dotted names, from the project root)."""
 
+SHARED: Final = "server.native"
+"""mypyc's group: its shared library, that holds the code of every compiled
+module, is the module ``server.native__mypyc``."""
+
 
 def sources(root: Path) -> list[Path]:
     """The source files of ``COMPILED`` under ``root`` (what ``setup.py`` compiles)."""
@@ -114,7 +118,8 @@ def status() -> tuple[list[str], list[str], list[str]]:
 def _built_at(built: Path, depth: int) -> float:
     """When a module's compiled code was last built: its own file is a small
     stub that a build leaves as it was when only the code changed; the code
-    is in mypyc's shared library (``*__mypyc.*``), at the root of the tree."""
-    root = built.parents[depth]
-    shared = [os.stat(lib).st_mtime for lib in root.glob("*__mypyc.*")]
+    is in mypyc's shared library (``SHARED``)."""
+    package, name = SHARED.rsplit(".", 1)
+    folder = built.parents[depth].joinpath(*package.split("."))
+    shared = [os.stat(lib).st_mtime for lib in folder.glob(f"{name}__mypyc.*")]
     return max([built.stat().st_mtime, *shared])
