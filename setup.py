@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import runpy
+import sys
 import tomllib
 from pathlib import Path
 
@@ -42,6 +43,10 @@ def compiled_build() -> tuple[list[Extension], list[str]]:
         with (ROOT / "pyproject.toml").open("rb") as f:
             dependencies: list[str] = tomllib.load(f)["project"]["dependencies"]
         return [], [MYPY, *dependencies]
+    if {"egg_info", "dist_info"} & set(sys.argv[1:]):
+        # Only the metadata is asked for (pip asks it first): no extension
+        # appears in it, and compiling takes a while.
+        return [], []
     # Read as a file, not imported: the package's dependencies may be absent
     # from the build's environment; that module needs none.
     listing = runpy.run_path(str(ROOT / "server" / "base" / "compiled.py"))
