@@ -2,9 +2,9 @@
 
 An install with ``ATOUT_COMPILE=1`` compiles the modules of ``COMPILED`` with
 mypyc (``setup.py`` reads this list from this file, without importing the
-package): the same sources, as C extensions beside them, about a sixth less
-CPU a move for the whole server and a third less time a deal for the engine
-(docs/LOAD.md, "The compiled build"). Without it the package is pure Python,
+package): the same sources, as C extensions beside them, about a fifth fewer
+instructions a move for the whole server and a third less time a deal for
+the engine (docs/LOAD.md, "The compiled build (mypyc)"). Without it the package is pure Python,
 as it always was; nothing else differs.
 
 This module imports nothing but the standard library: the build reads it
