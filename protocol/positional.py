@@ -36,6 +36,7 @@ import msgspec
 
 from protocol.cards import CARD_OF, CODES
 from protocol.diff import Op, OpKind, Patch, PatchError
+from protocol.made_patch import MadePatch
 from protocol.msgpack_arrays import SMALL_HEADERS, array_header
 from protocol.views import TableView
 
@@ -187,20 +188,6 @@ def schema_of(root: type[msgspec.Struct] = TableView) -> Schema:
 
 
 # -- the server: version 1 ops in, version 2 out ------------------------------------------
-
-
-class MadePatch(list[Op]):
-    """A patch made from a move rather than by a diff (a card played): a
-    list of ops like any, that keeps its version 2 encoding (per format,
-    made once however many seats get it) and, for a seat's own patch, the
-    shared patch it starts with (``base``), whose encoding it starts with."""
-
-    __slots__ = ("base", "bodies")
-    # (No __init__ of its own: a Python one costs a frame a patch. The maker
-    # sets both: ``base`` and ``bodies`` = [None, None].)
-    base: MadePatch | None
-    bodies: list[tuple[int, bytes] | None]
-    """By ``binary``: (count of elements, the ops encoded one after the other)."""
 
 
 _MP_ENCODE: Final = msgspec.msgpack.Encoder().encode

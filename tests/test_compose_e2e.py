@@ -42,6 +42,7 @@ from protocol.messages import (
     TableSnapshot,
 )
 from protocol.views import TableView
+from server.base.compiled import COMPILED
 from tests.support.clients import autoplay
 from tests.support.ports import free_port
 from tests.support.waits import wait_until
@@ -247,6 +248,10 @@ async def test_the_stack_is_healthy_and_plays_a_deal(stack: Stack) -> None:
     assert health is not None
     assert health["status"] == "ok", health
     assert health["store"] == "redis" and health["store_reachable"] is True, health
+
+    # The image runs the compiled build (deploy/Dockerfile), every worker.
+    serving = [e for e in stack.server_events() if e.get("event") == "serving"]
+    assert serving and all(e["compiled"] == f"{len(COMPILED)}/{len(COMPILED)}" for e in serving)
 
     alice, bob, _, _ = await _open_table(stack.url)
     view, _ = await _play_both(alice, bob, _finished)

@@ -23,7 +23,7 @@ from server.game.contracts import BID_OF
 from server.game.dealing import deal_cards
 from server.game.scoring import score
 from server.game.variant import FIVE, FOUR, THREE, variant_for
-from tests.support.engine import bid_all, build, codes, names, to_play
+from tests.support.engine import bid_all, build, codes, deal_attributes, names, to_play
 
 C = CARD_OF
 
@@ -37,7 +37,7 @@ def refused(code: str, fn: Any, *args: Any) -> RuleError:
 
 def snapshot(deal: Deal) -> dict[str, Any]:
     """Every slot of a deal, deep-copied: to see that a refusal changed nothing."""
-    return {name: copy.deepcopy(getattr(deal, name)) for name in Deal.__slots__}
+    return {name: copy.deepcopy(getattr(deal, name)) for name in deal_attributes()}
 
 
 # -- the variants and dealing -----------------------------------------------------

@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from server.base.compiled import COMPILED
+
 
 def code_version(root: str) -> str:
     """The commit of ``root`` and whether server/ or protocol/ differ from it."""
@@ -21,6 +23,17 @@ def code_version(root: str) -> str:
         marker = Path(root) / "COMMIT"
         return marker.read_text().strip() if marker.exists() else "unknown"
     return rev + (" + uncommitted changes in server/ or protocol/" if dirty else "")
+
+
+def compiled_in(root: str) -> str:
+    """How many of the compiled build's modules (server/base/compiled.py) are
+    compiled under ``root``: a built extension beside the source (``.so``)."""
+    built = sum(
+        1
+        for name in COMPILED
+        if any(Path(root, *name.split(".")[:-1]).glob(name.rsplit(".", 1)[-1] + ".*.so"))
+    )
+    return f"{built}/{len(COMPILED)} modules compiled"
 
 
 def load_average() -> str:

@@ -18,7 +18,7 @@ import contextlib
 import itertools
 import struct
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog
 from websockets.asyncio.connection import broadcast
@@ -203,7 +203,19 @@ def frame(data: bytes | str) -> bytes:
     return _LONG.pack(first, 127, size) + data
 
 
-def send_to_all(conns: Iterable[Conn], msg: Any) -> None:
+class Recipient(Protocol):
+    """What ``send_to_all`` writes to: a ``Conn``, or a look-alike (the
+    cluster's ``RemotePeer``, a test's stand-in). A protocol, not ``Conn``:
+    the compiled build (server/base/compiled.py) checks a value typed with a
+    class at run time, and a look-alike is no ``Conn``."""
+
+    @property
+    def codec(self) -> Codec: ...
+
+    def send_raw(self, data: bytes | str) -> None: ...
+
+
+def send_to_all(conns: Iterable[Recipient], msg: Any) -> None:
     """Send one message to many: encoded once per codec, the same bytes for all."""
     encoded: dict[int, bytes | str] = {}
     count = 0

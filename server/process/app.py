@@ -19,6 +19,7 @@ from websockets.asyncio.server import serve
 from websockets.typing import Subprotocol
 
 from protocol.codec import SUBPROTOCOLS
+from server.base import compiled
 from server.base.clock import WALL, Clock, timeout
 from server.base.config import Settings
 from server.daily.mode import DailyMode
@@ -151,12 +152,19 @@ class Server:
         self.port = sock.getsockname()[1]
         self._health_task = asyncio.get_running_loop().create_task(self._watch_store())
         self._gc_task = asyncio.get_running_loop().create_task(_freeze_survivors(self.clock))
+        # Whether the hot modules run compiled (server/base/compiled.py): the
+        # same code either way, about a fifth fewer instructions a move compiled.
+        built, _, stale = compiled.status()
         log.info(
             "serving",
             host=self.settings.host,
             port=self.port,
             store="redis" if self.settings.redis_url else "memory",
+            compiled=f"{len(built)}/{len(compiled.COMPILED)}",
         )
+        if stale:
+            # Edited since built: Python runs the old compiled code, not the edit.
+            log.warning("compiled_stale", modules=stale, rebuild="ATOUT_COMPILE=1 pip install -e .")
 
     async def _watch_store(self) -> None:
         while True:

@@ -3,11 +3,24 @@
 from __future__ import annotations
 
 import random
+import types
 
 from protocol.cards import CARD_OF, CODES, DECK_SIZE, SUIT_OF, cards_of
 from server.game import Deal
 from server.game.contracts import BID_OF
 from server.game.variant import FOUR, Variant
+
+
+def deal_attributes() -> list[str]:
+    """Every attribute of a ``Deal``. Not ``Deal.__slots__``, which the compiled
+    build (server/base/compiled.py) has not: Python lists a class's slots as
+    member descriptors, mypyc its attributes as getset descriptors."""
+    kinds = (types.MemberDescriptorType, types.GetSetDescriptorType)
+    return sorted(
+        name
+        for name, value in vars(Deal).items()
+        if isinstance(value, kinds) and not name.startswith("__")
+    )
 
 
 def codes(text: str) -> list[int]:

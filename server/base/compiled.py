@@ -1,0 +1,125 @@
+"""The compiled build: which modules it compiles, and whether this process runs them.
+
+An install with ``ATOUT_COMPILE=1`` compiles the modules of ``COMPILED`` with
+mypyc (``setup.py`` reads this list from this file, without importing the
+package): the same sources, as C extensions beside them, about a fifth fewer
+instructions a move for the whole server and a third less time a deal for
+the engine (docs/LOAD.md, "The compiled build (mypyc)"). Without it the package is pure Python,
+as it always was; nothing else differs.
+
+This module imports nothing but the standard library: the build reads it
+before any dependency is installed.
+
+A module is in the list when compiling it measurably pays on the hot paths
+(a move through the table, a deal played by the engine) and it compiles and
+behaves the same. Left out, and why:
+
+* ``server.game.scoring``, ``server.game.variant``: they define msgspec
+  Structs that are hashed (dict keys, ``lru_cache`` arguments) or have
+  ``msgspec.field`` defaults; mypyc turns a Struct subclass into a class that
+  msgspec's metaclass does not build as it expects ("unhashable type").
+* ``server.game.game``: mypyc fails (an internal error) on ``cls.__new__(cls)``
+  in ``Game.restore``; it is called once a move, little to gain.
+* ``server.table.state``: a Struct with ``msgspec.field`` defaults, as above.
+* ``protocol.diff``, ``server.link.reader``: they subclass ``list`` and
+  websockets' connection, which mypyc does not compile (the diff runs on
+  moves other than a card, the reader's fast path is a few calls a frame).
+* ``server.table.actor``, ``server.table.inbox``: measured, no gain beyond
+  the noise (~1%); and the actor casts the cluster's look-alike connections
+  to ``Conn``, a cast compiled code checks.
+* the rest: run once a connection, a table or a request, or wait on I/O.
+
+A stale build is a trap: Python imports a module's ``.so`` before its
+``.py``, so after editing a compiled module its old compiled code still runs
+until it is built again (``ATOUT_COMPILE=1 pip install -e .``), or the
+compiled files are removed to run the Python again (``find protocol server
+-name '*.so' -delete``; not ``git clean -X`` with a pattern, which takes
+``.venv`` with it). ``status`` tells which modules run
+compiled and which are older than their source; the server logs it when it
+starts.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+from typing import Final
+
+COMPILED: Final = (
+    # The engine: every card played, and thousands of deals per bot decision.
+    "protocol.cards",
+    "server.game.calling",
+    "server.game.contracts",
+    "server.game.deal",
+    "server.game.dealing",
+    "server.game.ecart",
+    "server.game.errors",
+    "server.game.following",
+    "server.game.outcome",
+    "server.game.poignee",
+    "server.game.suitlists",
+    # A move through the table: the core decides, the fan-out writes each
+    # seat's patch, the version 2 encoding, the connection's writes, the store.
+    "protocol.positional",
+    "server.link.conn",
+    "server.store.memory",
+    "server.table.core",
+    "server.table.fanout",
+    "server.table.last",
+    "server.table.own_ops",
+    "server.table.seat_view",
+    "server.table.stream",
+    "server.table.timers",
+    # Every frame in and out: the front's checks and rate limit, the codec's
+    # encoding and decoding. Each pair measured alone ~3% of a move's
+    # instructions (docs/LOAD.md).
+    "protocol.codec",
+    "protocol.msgpack_arrays",
+    "server.front.door",
+    "server.link.guard",
+)
+"""The modules a compiled build compiles (dotted names, from the project root)."""
+
+SHARED: Final = "server.native"
+"""mypyc's group: its shared library, that holds the code of every compiled
+module, is the module ``server.native__mypyc``."""
+
+
+def sources(root: Path) -> list[Path]:
+    """The source files of ``COMPILED`` under ``root`` (what ``setup.py`` compiles)."""
+    return [root.joinpath(*name.split(".")).with_suffix(".py") for name in COMPILED]
+
+
+def status() -> tuple[list[str], list[str], list[str]]:
+    """The modules of ``COMPILED`` that this process imports compiled, those it
+    imports as Python, and the compiled ones whose source is newer than their
+    compiled file (edited since the last build: the edit does not run).
+
+    Read from where the import system finds each module, without importing it.
+    """
+    compiled: list[str] = []
+    pure: list[str] = []
+    stale: list[str] = []
+    for name in COMPILED:
+        spec = importlib.util.find_spec(name)
+        origin = spec.origin if spec is not None else None
+        if origin is None or origin.endswith(".py"):
+            pure.append(name)
+            continue
+        compiled.append(name)
+        built = Path(origin)
+        source = built.parent / (name.rsplit(".", 1)[-1] + ".py")
+        if source.exists() and source.stat().st_mtime > _built_at(built, name.count(".")):
+            stale.append(name)
+    return compiled, pure, stale
+
+
+def _built_at(built: Path, depth: int) -> float:
+    """When a module's compiled code was last built: its own file is a small
+    stub that a build leaves as it was when only the code changed; the code
+    is in mypyc's shared library (``SHARED``)."""
+    package, name = SHARED.rsplit(".", 1)
+    folder = built.parents[depth].joinpath(*package.split("."))
+    shared = [os.stat(lib).st_mtime for lib in folder.glob(f"{name}__mypyc.*")]
+    return max([built.stat().st_mtime, *shared])
