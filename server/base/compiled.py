@@ -27,6 +27,9 @@ behaves the same. Left out, and why:
 * ``server.table.actor``, ``server.table.inbox``: measured, no gain beyond
   the noise (~1%); and the actor casts the cluster's look-alike connections
   to ``Conn``, a cast compiled code checks.
+* ``server.table.deal_moves``, ``server.link.keepalive``: new beside this
+  list (the moves that are not a card, ~a tenth of moves; a ping per
+  connection every 20 s); not measured compiled yet.
 * the rest: run once a connection, a table or a request, or wait on I/O.
 
 A stale build is a trap: Python imports a module's ``.so`` before its
