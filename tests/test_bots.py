@@ -449,7 +449,13 @@ def test_strong_keeps_to_its_budget(players: int) -> None:
         others = [make_bot("random", 1), *(make_bot("normal", s) for s in range(2, players))]
         play_deal(game, [Timed(), *others])
     assert searched > 5  # the budget was spent searching, not skipped
-    assert worst < 0.05 * 2  # the last world's overrun and the work before the search
+    # The budget plus its overrun: the last world (a playout of every distinct
+    # card, which early in a deal takes tens of ms) and the work before the
+    # search. Measured on an idle machine, the worst decision of this deal at
+    # four seats took 0.056-0.089 s of CPU on Python 3.13 (0.1038 once in CI,
+    # with three suites beside it): a bound of twice the budget was too near.
+    # Without the budget the search would not stop at all (no world cap).
+    assert worst < 0.05 * 3
 
 
 def test_sampled_worlds_agree_with_the_facts() -> None:
