@@ -61,14 +61,7 @@ from protocol.cards import (
 from server.game import calling, following, outcome
 from server.game import ecart as ecart_rules
 from server.game import poignee as poignee_rules
-from server.game.contracts import (
-    BID_NAMES,
-    BID_OF,
-    GARDE_CONTRE,
-    GARDE_SANS,
-    PASS,
-    takes_chien,
-)
+from server.game.contracts import BID_NAMES, BID_OF, GARDE_CONTRE, GARDE_SANS, PASS, takes_chien
 from server.game.dealing import deal_cards, has_petit_sec
 from server.game.errors import RuleError
 from server.game.scoring import Camp, ChelemOutcome, DealResult
@@ -115,10 +108,8 @@ class Deal:
     )
 
     def __new__(cls, *args: object, **kwargs: object) -> Deal:
-        # ``clone`` makes a deal without ``__init__`` (``Deal.__new__(Deal)``).
-        # In the compiled build (server/base/compiled.py) a class's own
-        # ``__new__`` runs ``__init__`` too, unless the class defines one, as
-        # here; in Python this one adds a call (~0.15 µs) to a clone.
+        # For ``clone``, a deal without ``__init__``: compiled (server/base/compiled.py),
+        # a class's ``__new__`` runs ``__init__`` unless the class has its own.
         return object.__new__(cls)
 
     def __init__(
@@ -187,53 +178,28 @@ class Deal:
         return cls(dealer, hands, chien, variant)
 
     def clone(self) -> Deal:
-        """An independent copy, for bots that try moves out.
-
-        Every slot written out, none by a loop over ``__slots__``: the
-        compiled build (server/base/compiled.py) has no ``__slots__`` to read,
-        and a slot written by name is quicker in Python too."""
+        """An independent copy, for bots that try moves out (every slot by name:
+        compiled, a class has no ``__slots__`` to loop over; quicker in Python too)."""
         other = Deal.__new__(Deal)
-        # Shared: never mutated after __init__, or replaced rather than mutated.
-        other.variant = self.variant
-        other.players = self.players
-        other.last_trick = self.last_trick
-        other.dealer = self.dealer
-        other.dealt = self.dealt
-        other.chien = self.chien
-        other.camps = self.camps  # replaced, never mutated, once play starts
-        # Values.
-        other.phase = self.phase
-        other.turn = self.turn
-        other.contract = self.contract
-        other.taker = self.taker
-        other.called = self.called
-        other.called_card = self.called_card
-        other.partner = self.partner
-        other.chelem_declared = self.chelem_declared
-        other.leader = self.leader
-        other.led = self.led
-        other.win_card = self.win_card
-        other.win_seat = self.win_seat
-        other.taker_tricks = self.taker_tricks
-        other.excuse_camp = self.excuse_camp
-        other.annulled_reason = self.annulled_reason
-        other.annulled_seat = self.annulled_seat
-        other._legal = self._legal
-        other._legal_high = self._legal_high
+        # Shared (never mutated after __init__; camps replaced, never mutated), and values.
+        other.variant, other.players, other.last_trick = self.variant, self.players, self.last_trick
+        other.dealer, other.dealt, other.chien = self.dealer, self.dealt, self.chien
+        other.camps, other.phase, other.turn = self.camps, self.phase, self.turn
+        other.contract, other.taker, other.called = self.contract, self.taker, self.called
+        other.called_card, other.partner = self.called_card, self.partner
+        other.chelem_declared, other.leader, other.led = self.chelem_declared, self.leader, self.led
+        other.win_card, other.win_seat = self.win_card, self.win_seat
+        other.taker_tricks, other.excuse_camp = self.taker_tricks, self.excuse_camp
+        other.annulled_reason, other.annulled_seat = self.annulled_reason, self.annulled_seat
+        other._legal, other._legal_high = self._legal, self._legal_high
         other._legal_low = DECK_SIZE  # a span reads the hand by suit
         # Copied: mutated in place as the deal goes on.
-        other.hands = list(self.hands)
-        other.bids = list(self.bids)
-        other.ecart_cards = list(self.ecart_cards)
-        other.ecart_trumps = list(self.ecart_trumps)
-        other.poignees = list(self.poignees)
-        other.tricks = list(self.tricks)
-        other.leaders = list(self.leaders)
-        other.winners = list(self.winners)
-        other.trick = list(self.trick)
-        other.camp_half = list(self.camp_half)
-        other.bout_camps = dict(self.bout_camps)
-        other.log = list(self.log)
+        other.hands, other.bids = list(self.hands), list(self.bids)
+        other.ecart_cards, other.ecart_trumps = list(self.ecart_cards), list(self.ecart_trumps)
+        other.poignees, other.tricks = list(self.poignees), list(self.tricks)
+        other.leaders, other.winners = list(self.leaders), list(self.winners)
+        other.trick, other.camp_half = list(self.trick), list(self.camp_half)
+        other.bout_camps, other.log = dict(self.bout_camps), list(self.log)
         other._by_suit = [None] * self.players  # built again when asked for
         return other
 
