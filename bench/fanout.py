@@ -68,6 +68,24 @@ def _deliver(effects: list[Effect], arm: list[Arm]) -> int:
     return size
 
 
+def _game_started(
+    players: int, subprotocol: str, seed: str, now: float, arm: list[Arm]
+) -> tuple[TableCore, list[Peer]]:
+    """A private table of ``players`` seats, every seat taken, the game started:
+    the same table for the same ``seed``, so that ``replay`` meets what ``play`` met."""
+    state = new_state(
+        "t1", "CODE42", "bench", now=now, private=True, deals=1000, bot_level="random",
+        turn_timer=0.0, seed=seed, result_wait=0.0, variant=VARIANTS[players],
+    )  # fmt: skip
+    core = TableCore(state, SETTINGS)
+    peers = [Peer(f"s{i}", codec_for(subprotocol, Event)) for i in range(players)]
+    _deliver(core.start(now), arm)
+    for i, p in enumerate(peers):
+        _deliver(core.handle(Join(p, i, 1, token=f"tok{i}"), now), arm)
+    _deliver(core.handle(Act(peers[0], StartGame(rid=2)), now), arm)
+    return core, peers
+
+
 def play(
     players: int, moves: int, subprotocol: str, seed: str, script: list[Any] | None = None
 ) -> tuple[list[int], list[int], int]:
@@ -75,18 +93,9 @@ def play(
 
     ``script``: the moves are noted in it as (time, message) pairs, a
     seat's command as (seat, command), for ``replay``."""
-    state = new_state(
-        "t1", "CODE42", "bench", now=1e6, private=True, deals=1000, bot_level="random",
-        turn_timer=0.0, seed=seed, result_wait=0.0, variant=VARIANTS[players],
-    )  # fmt: skip
-    core = TableCore(state, SETTINGS)
-    peers = [Peer(f"s{i}", codec_for(subprotocol, Event)) for i in range(players)]
     arm: list[Arm] = []
     now = 1e6
-    _deliver(core.start(now), arm)
-    for i, p in enumerate(peers):
-        _deliver(core.handle(Join(p, i, 1, token=f"tok{i}"), now), arm)
-    _deliver(core.handle(Act(peers[0], StartGame(rid=2)), now), arm)
+    core, peers = _game_started(players, subprotocol, seed, now, arm)
     rng = random.Random(seed)
     cards: list[int] = []
     others: list[int] = []
@@ -128,17 +137,8 @@ def replay(
     """The moves ``play`` noted, again from the start, with nothing else
     (no choosing): what an instruction count should see. ``took``: the CPU
     nanoseconds of each move's ``TableCore.handle`` (encoding excluded)."""
-    state = new_state(
-        "t1", "CODE42", "bench", now=1e6, private=True, deals=1000, bot_level="random",
-        turn_timer=0.0, seed=seed, result_wait=0.0, variant=VARIANTS[players],
-    )  # fmt: skip
-    core = TableCore(state, SETTINGS)
-    peers = [Peer(f"s{i}", codec_for(subprotocol, Event)) for i in range(players)]
     arm: list[Arm] = []
-    _deliver(core.start(1e6), arm)
-    for i, p in enumerate(peers):
-        _deliver(core.handle(Join(p, i, 1, token=f"tok{i}"), 1e6), arm)
-    _deliver(core.handle(Act(peers[0], StartGame(rid=2)), 1e6), arm)
+    core, peers = _game_started(players, subprotocol, seed, 1e6, arm)
     clock = time.thread_time_ns
     for now, msg in script:
         if isinstance(msg, tuple):

@@ -95,34 +95,33 @@ async def abuse(args: argparse.Namespace, run: Run, results: list[dict[str, Any]
         print_window_notes(r, 8)
         return r
 
+    async def spread(cmd: str, n: int, **extra: Any) -> tuple[list[dict[str, Any]], int, float]:
+        """Have the workers open ``n`` connections of a kind (``cmd``) between
+        them: their replies, how many opened, and the seconds it took."""
+        t0 = PERF()
+        replies = await run.ask(
+            [{"cmd": cmd, "n": k, **extra} for k in split(n)], 120 + n, first=args.workers
+        )
+        return replies, sum(r[f"{cmd}_open"] for r in replies), PERF() - t0
+
     def too_slow() -> int:
         path = run.tmp / f"server-{run.label.replace('/', '-')}.log"
         return path.read_text(errors="replace").count("client_too_slow")
 
     rss_base = proc_rss(run.pid)
     base = await window(f"{tables} tables playing", args.measure)
-    t0 = PERF()
-    opened = await run.ask(
-        [{"cmd": "idle", "n": k} for k in split(idle_n)], 120 + idle_n, first=args.workers
-    )
-    idle_open = sum(r["idle_open"] for r in opened)
+    opened, idle_open, took = await spread("idle", idle_n)
     print(
-        f"# +{idle_open} idle connections in {PERF() - t0:.1f}s "
-        f"(failed: {[r['failed'] for r in opened]})",
+        f"# +{idle_open} idle connections in {took:.1f}s (failed: {[r['failed'] for r in opened]})",
         file=sys.stderr,
         flush=True,
     )
     await asyncio.sleep(5)
     rss_idle = proc_rss(run.pid)
     with_idle = await window(f"+ {idle_open} idle connections", args.measure)
-    t0 = PERF()
+    t0 = PERF()  # the non-readers' clock: opened, then gone (below)
     codes = [c for r in await run.ask_all({"cmd": "busy"}, 30) for c in r["codes"]]
-    stalled = await run.ask(
-        [{"cmd": "stall", "n": k, "asks": args.stall_asks, "codes": codes} for k in split(stall_n)],
-        120 + stall_n,
-        first=args.workers,
-    )
-    stall_open = sum(r["stall_open"] for r in stalled)
+    stalled, stall_open, _ = await spread("stall", stall_n, asks=args.stall_asks, codes=codes)
     print(
         f"# +{stall_open} non-readers at {max(r['busy_tables'] for r in stalled)} busy tables "
         f"in {PERF() - t0:.1f}s (failed: {[r['failed'] for r in stalled]})",

@@ -5,6 +5,7 @@ summed by component, function and file."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import sys
 from collections import Counter
@@ -54,6 +55,13 @@ async def profile_window(run: Run, seconds: float, out: str) -> asyncio.subproce
         stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
         preexec_fn=child_setup(run.args.client_cores, signal.SIGKILL),
     )  # fmt: skip
+
+
+async def profile_done(profiler: asyncio.subprocess.Process) -> None:
+    """Wait for py-spy to write its profile (it stops by itself after its
+    window), 30 s at most: a profile is never worth a hung run."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(profiler.wait(), 30)
 
 
 IDLE_LEAVES = ("epoll_wait", "epoll_pwait", "epoll_pwait2")

@@ -16,6 +16,7 @@ from bench.load_bench.profiling import (
     callgrind_control,
     callgrind_window,
     hot_spots,
+    profile_done,
     profile_window,
 )
 from bench.load_bench.redis_aof import aof_window_start, aof_window_stop
@@ -101,8 +102,7 @@ async def ramp(args: argparse.Namespace, run: Run, results: list[dict[str, Any]]
                 flush=True,
             )
         if profiler is not None:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(profiler.wait(), 30)
+            await profile_done(profiler)
             if args.profile.endswith((".svg", ".json")):
                 print(f"# profile written to {args.profile}", file=sys.stderr)
             else:

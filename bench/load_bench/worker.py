@@ -15,6 +15,7 @@ import random
 import resource
 import sys
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bench.load_bench.table_clients import DECODE, ENCODE, PERF, Client, Move, TableRun
@@ -102,32 +103,39 @@ class Worker:
         whole ramp (the lobby sends every watcher each change of its list)."""
         new = [self.table_class(self, len(self.tables) + i) for i in range(tables)]
         self.tables.extend(new)
-        sem = asyncio.Semaphore(16)
 
-        async def one(t: TableRun) -> None:
-            async with sem:
-                await t.connect()
-                await t.seat()
+        async def arrive(t: TableRun) -> None:
+            await t.connect()
+            await t.seat()
 
-        t0 = PERF()
-        results = await asyncio.gather(*(one(t) for t in new), return_exceptions=True)
-        failed = self.mark_broken(new, results, "join")
-        gc.collect()
-        return {"joined": len(new) - failed, "failed": failed, "seconds": PERF() - t0}
+        failed, seconds = await self._each(new, 16, arrive, "join")
+        return {"joined": len(new) - failed, "failed": failed, "seconds": seconds}
 
     async def seat(self) -> dict[str, Any]:
         todo = [t for t in self.tables if not t.broken and not t.seated]
-        sem = asyncio.Semaphore(64)
+        failed, seconds = await self._each(todo, 64, lambda t: t.seat(), "seat")
+        return {"seated": len(todo) - failed, "failed": failed, "seconds": seconds}
+
+    async def _each(
+        self,
+        tables: list[TableRun],
+        at_once: int,
+        step: Callable[[TableRun], Awaitable[None]],
+        what: str,
+    ) -> tuple[int, float]:
+        """``step`` every table, ``at_once`` at a time; the tables that fail are
+        marked broken under ``what``. How many failed, and the seconds it took."""
+        sem = asyncio.Semaphore(at_once)
 
         async def one(t: TableRun) -> None:
             async with sem:
-                await t.seat()
+                await step(t)
 
         t0 = PERF()
-        results = await asyncio.gather(*(one(t) for t in todo), return_exceptions=True)
-        failed = self.mark_broken(todo, results, "seat")
+        results = await asyncio.gather(*(one(t) for t in tables), return_exceptions=True)
+        failed = self.mark_broken(tables, results, what)
         gc.collect()
-        return {"seated": len(todo) - failed, "failed": failed, "seconds": PERF() - t0}
+        return failed, PERF() - t0
 
     def mark_broken(self, tables: list[TableRun], results: list[Any], what: str) -> int:
         """Mark the tables whose ``results`` are exceptions broken, count each

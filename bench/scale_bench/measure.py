@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import sys
 from typing import Any
 
 from bench.common.procfs import proc_counts, proc_cpu, proc_rss
-from bench.load_bench.profiling import profile_window
+from bench.load_bench.profiling import profile_done, profile_window
 from bench.load_bench.report import row_text
 from bench.load_bench.stats import summarize
 from bench.load_bench.table_clients import PERF
@@ -96,8 +95,7 @@ async def measure(args: argparse.Namespace, run: ScaleRun) -> dict[str, Any]:
             flush=True,
         )
     if profiler is not None:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(profiler.wait(), 30)
+        await profile_done(profiler)
         r["profile"] = profile_path(args.profile, run.processes)
         print(f"# profile of the first server written to {r['profile']}", file=sys.stderr)
     if r["errors"]:

@@ -203,15 +203,13 @@ class RemoteTable:
         self.node.register(conn)
         self.pending[conn] = msg
         player = conn.player.id if conn.player is not None else None
+        # Who sits, from where, and the answer's id: the same for a join and a reclaim.
+        who = (
+            self.id, self.node.proc, conn.id, conn.name, conn.codec.subprotocol, msg.rid, msg.token
+        )  # fmt: skip
         if isinstance(msg, Join):
             sit = Sit(
-                self.id,
-                self.node.proc,
-                conn.id,
-                conn.name,
-                conn.codec.subprotocol,
-                msg.rid,
-                msg.token,
+                *who,
                 seat=msg.seat,
                 spectator=msg.spectator,
                 creator=msg.creator,
@@ -220,13 +218,7 @@ class RemoteTable:
             )
         else:
             sit = Sit(
-                self.id,
-                self.node.proc,
-                conn.id,
-                conn.name,
-                conn.codec.subprotocol,
-                msg.rid,
-                msg.token,
+                *who,
                 reclaim=True,
                 last_seq=msg.last_seq,
                 player=player,
