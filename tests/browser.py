@@ -71,6 +71,10 @@ soon as its condition holds), stretched with the machine's load when the
 browser and each page open (``patient``)."""
 
 ERRORS = pytest.StashKey[list[str]]()
+PAGE_NOTES = pytest.StashKey[tuple["Page", list[str]]]()
+"""The ``page`` fixture's page and what befell it that is no error of its own
+(a request that failed, a crash): shown only with a test that failed, to tell
+a page that never loaded from a client that went wrong."""
 
 
 def chromium() -> str | None:
@@ -145,6 +149,10 @@ def page(
         ),
     )
     opened.on("pageerror", lambda error: errors.append(f"uncaught: {error}"))
+    notes: list[str] = []
+    request.node.stash[PAGE_NOTES] = (opened, notes)
+    opened.on("requestfailed", lambda r: notes.append(f"request failed: {r.url} ({r.failure})"))
+    opened.on("crash", lambda _: notes.append("the page crashed"))
     try:
         yield opened
     finally:
@@ -155,12 +163,31 @@ def page(
 def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     """Fail a test whose page logged a console error or threw, even if every
     assertion of the test held."""
-    result = yield
+    try:
+        result = yield
+    except BaseException:
+        _report_page(item)
+        raise
     allowed = [re.compile(m.args[0]) for m in item.iter_markers("console_allows")]
     errors = [e for e in item.stash.get(ERRORS, []) if not any(a.search(e) for a in allowed)]
     if errors:
         raise AssertionError("the page reported errors:\n  " + "\n  ".join(errors))
     return result
+
+
+def _report_page(item: pytest.Item) -> None:
+    """Beside a failed test's traceback: its page's errors, failed requests and
+    what it showed, to tell a page that never loaded from one that went wrong."""
+    if PAGE_NOTES not in item.stash:
+        return
+    page, notes = item.stash[PAGE_NOTES]
+    lines = [*item.stash.get(ERRORS, []), *notes]
+    try:
+        shown = page.locator("body").inner_text(timeout=5_000)
+    except Exception as exc:  # a crashed or closed page: say so, the test's error stands
+        shown = f"(could not be read: {exc})"
+    lines.append(f"the page at {page.url} showed: {str(shown)[:500]!r}")
+    item.add_report_section("call", "page", "\n".join(lines))
 
 
 def pytest_configure(config: pytest.Config) -> None:
