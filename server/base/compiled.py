@@ -59,9 +59,9 @@ COMPILED: Final = (
     "server.game.ecart",
     "server.game.errors",
     "server.game.following",
+    "server.game.held",
     "server.game.outcome",
     "server.game.poignee",
-    "server.game.suitlists",
     # A move through the table: the core decides, the fan-out writes each
     # seat's patch, the version 2 encoding, the connection's writes, the store.
     "protocol.positional",
