@@ -123,7 +123,7 @@ class Deal:
         self.variant = variant
         # Copied out of the variant: read on every card played.
         self.players = players = variant.players
-        self.last_trick = variant.tricks - 1
+        self.last_trick = variant.hand_size - 1  # variant.tricks, a property of Python
         self.dealer = dealer
         self.dealt = [list(h) for h in hands]
         self.chien = list(chien)
@@ -136,7 +136,7 @@ class Deal:
         self.called: str | None = None
         self.called_card = -1
         self.partner: int | None = None
-        self.camps = variant.each(1)  # each seat's camp: 0 attack, 1 defense
+        self.camps = [1] * players  # each seat's camp: 0 attack, 1 defense
         self.ecart_cards: list[int] = []
         self.ecart_trumps: list[int] = []
         self.chelem_declared = False
@@ -278,7 +278,7 @@ class Deal:
         self.taker = (first + self.bids.index(high)) % players
         self.contract = high
         self.turn = self.taker
-        self.camps = self.variant.each(1)
+        self.camps = [1] * players
         self.camps[self.taker] = 0
         if self.variant.camps == "called_partner":
             self.phase = "call"
@@ -487,21 +487,8 @@ class Deal:
 
     def _refuse(self, seat: int, card: int) -> NoReturn:
         """Raise why ``seat`` may not play ``card`` (not held, or not legal)."""
-        if not self.hands[seat] >> card & 1:
-            raise RuleError(
-                "card_not_in_hand",
-                f"seat {seat} does not hold {CODES[card]}",
-                seat=seat,
-                card=CODES[card],
-                trick=len(self.tricks),
-            )
-        raise RuleError(
-            "illegal_card",
-            following.illegal_reason(seat, card, self.hands[seat], self.led, self.win_card),
-            seat=seat,
-            card=CODES[card],
-            trick=len(self.tricks),
-        )
+        hand, trick = self.hands[seat], len(self.tricks)
+        raise following.refusal(seat, card, hand, self.led, self.win_card, trick)
 
     def _end_trick(self) -> int:
         trick = self.trick

@@ -22,6 +22,7 @@ from protocol.cards import (
     TRUMP,
     TRUMP_MASK,
 )
+from server.game.errors import RuleError
 from server.game.held import EXCUSE_HIGH, SUIT_SEGMENT, SUIT_WIDTH, TRUMP_SEGMENT, add_cards
 
 
@@ -86,3 +87,13 @@ def illegal_reason(seat: int, card: int, hand: int, led: int, win_card: int) -> 
     if hand & TRUMP_MASK and SUIT_OF[card] != TRUMP:
         return f"seat {seat} must play a trump"
     return f"seat {seat} must overtrump {CODES[win_card]} with a higher trump"
+
+
+def refusal(seat: int, card: int, hand: int, led: int, win_card: int, trick: int) -> RuleError:
+    """The error for ``seat`` playing ``card`` (not in ``hand``, or not legal)
+    to the trick of number ``trick``."""
+    if not hand >> card & 1:
+        reason = f"seat {seat} does not hold {CODES[card]}"
+        return RuleError("card_not_in_hand", reason, seat=seat, card=CODES[card], trick=trick)
+    reason = illegal_reason(seat, card, hand, led, win_card)
+    return RuleError("illegal_card", reason, seat=seat, card=CODES[card], trick=trick)

@@ -6,9 +6,10 @@ deal keeps the hand of each seat that is asked for its legal cards also as
 a ``Held``: ``low``, the 56 suit cards (card ``c`` at bit ``c``, suit ``s``
 in bits ``14 * s`` to ``14 * s + 13``), and ``high``, the 21 trumps and the
 Excuse (card ``c`` at bit ``c - 56``). Compiled (server/base/compiled.py),
-a card tested, taken out or listed from them is a few machine instructions
-with nothing allocated; the lists of legal cards are read bit by bit off one
-suit, the trumps or the whole hand (``following.legal_list``).
+a card tested or taken out is a few machine instructions with nothing
+allocated; the lists of legal cards are read off one suit, the trumps or the
+whole hand a card at a time, the lowest bit set taken off (``add_cards``,
+``following.legal_list``).
 
 The 78-bit mask itself (``mask_of``, a card's bit ``BITS[card]``) is made
 here too.
@@ -16,11 +17,13 @@ here too.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 from protocol.cards import CODES, DECK_SIZE, FIRST_TRUMP
 
-BITS: Final = tuple(1 << c for c in range(len(CODES)))
+# Typed Any, not int: compiled, an int read from the tuple would be unboxed
+# and a new object boxed again to be used on a 78-bit mask (a Python int).
+BITS: Final[tuple[Any, ...]] = tuple(1 << c for c in range(len(CODES)))
 """``BITS[card]``: the card's bit in a hand's mask."""
 
 LOW_MASK: Final = (1 << FIRST_TRUMP) - 1
@@ -98,7 +101,9 @@ class Held:
 def add_cards(out: list[int], mask: int, card: int) -> None:
     """Append to ``out`` the card of each bit set in ``mask``, lowest first,
     bit 0 being ``card``: the lowest bit set taken off at a time (compiled,
-    its place is one machine instruction), no loop over the bits unset."""
+    its place is one machine instruction), no loop over the bits unset.
+    (Compiled, a step per card costs less than joining a table's tuples of
+    cards, about 230 instructions a tuple; as Python it costs more.)"""
     while mask:
         low = mask & -mask
         out.append(card + low.bit_length() - 1)
