@@ -64,7 +64,7 @@ from server.game.contracts import BID_NAMES, BID_OF, GARDE_CONTRE, GARDE_SANS, P
 from server.game.dealing import deal_cards, has_petit_sec
 from server.game.errors import RuleError
 from server.game.held import BITS, Held, mask_of
-from server.game.scoring import Camp, ChelemOutcome, DealResult
+from server.game.results import Camp, ChelemOutcome, DealResult
 from server.game.variant import FOUR, Variant
 
 Phase = Literal["bidding", "call", "ecart", "chelem", "play", "done", "annulled"]

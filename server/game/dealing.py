@@ -15,7 +15,7 @@ from functools import cache
 from itertools import repeat, starmap
 from operator import itemgetter
 
-from protocol.cards import DECK_SIZE, EXCUSE_BIT, PETIT, TRUMP_MASK
+from protocol.cards import DECK_SIZE, PETIT
 from server.game.variant import FOUR, Variant
 
 
@@ -40,7 +40,8 @@ def deal_cards(
     """
     # Sorting by random keys is a uniform shuffle, and twice as fast as
     # random.shuffle here (one C-level sort instead of 77 Python-level swaps).
-    # The keys drawn from C (starmap) rather than by a comprehension.
+    # The keys drawn from C (starmap) rather than by a comprehension (which,
+    # compiled, would unbox each float and box it again).
     keys = list(starmap(rng.random, repeat((), DECK_SIZE)))
     pack = sorted(range(DECK_SIZE), key=keys.__getitem__)
     # A chien card may follow any packet but the last, and never comes first:
@@ -106,4 +107,4 @@ def _below(getrandbits: Callable[[int], int], n: int) -> int:
 
 def has_petit_sec(hand_mask: int) -> bool:
     """Petit sec: the Petit is the hand's only trump and there is no Excuse."""
-    return hand_mask & (TRUMP_MASK | EXCUSE_BIT) == 1 << PETIT
+    return hand_mask >> PETIT == 1  # the trumps and the Excuse: bits 56 to 77
