@@ -55,17 +55,24 @@ def play_one(rng: random.Random, dealer: int, variant: Variant) -> Deal:
             deal.ecart(deal.taker, rng.sample(candidates, variant.ecart_size))
     deal.declare_chelem(deal.taker, rng.random() < 0.01)
     # A uniform choice among the legal cards, by index: random.choice's
-    # Python frames would cost more than some of the rules.
+    # Python frames would cost more than some of the rules. The deal's
+    # methods are looked up once a deal, not once a card.
     random_ = rng.random
-    while deal.phase == "play":
+    legal_cards = deal.legal_cards
+    play = deal.play
+    # The first trick: a poignée may be shown before one's first card.
+    while deal.phase == "play" and not deal.tricks:
         seat = deal.turn
-        if not deal.tricks and deal.poignee_sizes(seat):  # type: ignore[arg-type]
+        if deal.poignee_sizes(seat):  # type: ignore[arg-type]
             trumps = [c for c in cards_of(deal.hands[seat]) if 56 <= c < 77]  # type: ignore[index]
             smallest = variant.poignees[0]
             if len(trumps) >= smallest:
                 deal.declare_poignee(seat, trumps[:smallest])  # type: ignore[arg-type]
-        cards = deal.legal_cards()
-        deal.play(seat, cards[int(random_() * len(cards))])  # type: ignore[arg-type]
+        cards = legal_cards()
+        play(seat, cards[int(random_() * len(cards))])  # type: ignore[arg-type]
+    while deal.phase == "play":
+        cards = legal_cards()
+        play(deal.turn, cards[int(random_() * len(cards))])  # type: ignore[arg-type]
     deal.result()
     return deal
 

@@ -164,8 +164,8 @@ def test_card_values_table() -> None:
 
 @settings(max_examples=150, deadline=None)
 @given(seeds, st.sampled_from([3, 4, 5]))
-def test_legal_cards_read_by_suit_are_the_legal_mask(seed: int, players: int) -> None:
-    """``legal_cards`` reads a follower's cards off one suit (``following.follow_cards``);
+def test_legal_cards_read_off_held_are_the_legal_mask(seed: int, players: int) -> None:
+    """``legal_cards`` reads a follower's cards off one suit (``following.legal_list``);
     at every card of a random deal it must list exactly ``legal_mask``, and ``play``
     (which trusts that list) must still refuse every other card of the hand."""
     rng = random.Random(seed)

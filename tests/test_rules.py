@@ -26,7 +26,8 @@ from protocol.cards import (
 from server.game import Deal, Game, RuleError
 from server.game.contracts import BID_OF
 from server.game.dealing import deal_cards
-from server.game.scoring import ScoredDeal, score
+from server.game.results import ScoredDeal
+from server.game.scoring import score
 from tests.support.engine import (
     any_ecart,
     bid_all,

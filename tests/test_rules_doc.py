@@ -248,6 +248,7 @@ def test_deal_record_documents_every_error_code_replay_can_give() -> None:
         for p in (
             "server/game/replay.py",
             "server/game/deal.py",
+            "server/game/following.py",  # a card refused (``refusal``)
             "server/game/calling.py",
             "server/replay_cli.py",
         )

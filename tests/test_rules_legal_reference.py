@@ -1,8 +1,8 @@
 """The engine's fast legal cards against a reference written straight from the rules.
 
-The engine lists a seat's legal cards off its hand kept by suit
-(``following.follow_cards``, ``following.lead_cards``) and ``play`` accepts a
-card by the span of the list it last gave. ``reference_legal`` below is the
+The engine lists a seat's legal cards off its hand kept as two machine-word
+masks (``held.Held``, ``following.legal_list``) and ``play`` accepts a card by
+the span of the list it last gave. ``reference_legal`` below is the
 rule as a player says it, over plain lists, with no mask, table or span: if
 the fast path and it ever differ, at any table size, these tests fail.
 """
@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from protocol.cards import CODES, DECK_SIZE, EXCUSE, FIRST_TRUMP, MONDE
 from server.game import Deal, RuleError
-from server.game.following import follow_cards, lead_cards
-from server.game.suitlists import by_suit
+from server.game.following import legal_list
+from server.game.held import Held
 from server.game.variant import VARIANTS
 
 seeds = st.integers(min_value=0, max_value=2**32)
@@ -61,7 +61,7 @@ def reference_legal(hand: list[int], trick: list[int], called: int | None = None
 
 @settings(max_examples=400, deadline=None)
 @given(seeds, sizes)
-def test_follow_and_lead_cards_are_the_reference_at_any_position(seed: int, players: int) -> None:
+def test_legal_list_is_the_reference_at_any_position(seed: int, players: int) -> None:
     """Any hand (1 card to a full hand) and any trick so far (0 to all but
     one card, from the cards the hand does not hold), at 3, 4 and 5 players:
     not only the positions a random play reaches."""
@@ -76,11 +76,11 @@ def test_follow_and_lead_cards_are_the_reference_at_any_position(seed: int, play
     size = rng.randint(1, variant.hand_size)
     hand = deck[:size]
     trick = deck[size : size + rng.randint(0, players - 1)]
-    suits = by_suit(sum(1 << c for c in hand))
-    assert [c for s in suits for c in s] == sorted(hand)
+    held = Held(sum(1 << c for c in hand))
+    assert [held.holds(c) for c in range(DECK_SIZE)] == [c in hand for c in range(DECK_SIZE)]
     played = [c for c in trick if c != EXCUSE]
     if not played:
-        got = lead_cards(suits)
+        got = legal_list(held.low, held.high, -1, -1)
     else:
         led = played[0]
         win = led
@@ -88,7 +88,7 @@ def test_follow_and_lead_cards_are_the_reference_at_any_position(seed: int, play
             if c > win and (suit_of(c) == suit_of(led) or suit_of(c) == "trump"):
                 win = c
         led_suit = 4 if suit_of(led) == "trump" else led // 14
-        got = follow_cards(suits, led_suit, win)
+        got = legal_list(held.low, held.high, led_suit, win)
     assert got == reference_legal(hand, trick), (
         [CODES[c] for c in hand],
         [CODES[c] for c in trick],

@@ -14,10 +14,12 @@ A module is in the list when compiling it measurably pays on the hot paths
 (a move through the table, a deal played by the engine) and it compiles and
 behaves the same. Left out, and why:
 
-* ``server.game.scoring``, ``server.game.variant``: they define msgspec
+* ``server.game.results``, ``server.game.variant``: they define msgspec
   Structs that are hashed (dict keys, ``lru_cache`` arguments) or have
   ``msgspec.field`` defaults; mypyc turns a Struct subclass into a class that
-  msgspec's metaclass does not build as it expects ("unhashable type").
+  msgspec's metaclass does not build as it expects ("unhashable type"). The
+  score's arithmetic (``server.game.scoring``, once a played deal) is kept
+  apart from its Structs (``results``), and compiled.
 * ``server.game.game``: mypyc fails (an internal error) on ``cls.__new__(cls)``
   in ``Game.restore``; it is called once a move, little to gain.
 * ``server.table.state``: a Struct with ``msgspec.field`` defaults, as above.
@@ -59,9 +61,10 @@ COMPILED: Final = (
     "server.game.ecart",
     "server.game.errors",
     "server.game.following",
+    "server.game.held",
     "server.game.outcome",
     "server.game.poignee",
-    "server.game.suitlists",
+    "server.game.scoring",
     # A move through the table: the core decides, the fan-out writes each
     # seat's patch, the version 2 encoding, the connection's writes, the store.
     "protocol.positional",

@@ -10,7 +10,7 @@ from server.game.deal import COMMANDS, Action, Deal, Phase
 from server.game.errors import RuleError
 from server.game.game import Game, GameState
 from server.game.replay import replay_record
-from server.game.scoring import AnnulledDeal, DealResult, ScoredDeal
+from server.game.results import AnnulledDeal, DealResult, ScoredDeal
 
 __all__ = [
     "BID_NAMES",

@@ -31,8 +31,8 @@ Words used throughout:
   wins that trick.
 
 Speed matters (bots play thousands of deals per decision), so hands are card
-bitmasks (see ``protocol.cards``), also kept by suit once play starts
-(``suitlists``): the legal cards of the seat to play are a list or two joined,
+bitmasks (see ``protocol.cards``), also kept as two machine-word masks once
+play starts (``held``): the legal cards of the seat to play are read off them,
 and ``play`` accepts a card by the span of the list it last gave. The mask of
 the legal cards is cached until the next card, and the record is only built
 when asked for.
@@ -45,7 +45,6 @@ from collections.abc import Callable
 from typing import Any, Final, Literal, NoReturn
 
 from protocol.cards import (
-    BOUTS,
     CODES,
     DECK_SIZE,
     EXCUSE,
@@ -64,8 +63,8 @@ from server.game import poignee as poignee_rules
 from server.game.contracts import BID_NAMES, BID_OF, GARDE_CONTRE, GARDE_SANS, PASS, takes_chien
 from server.game.dealing import deal_cards, has_petit_sec
 from server.game.errors import RuleError
-from server.game.scoring import Camp, ChelemOutcome, DealResult
-from server.game.suitlists import BITS, BySuit, by_suit, mask_of
+from server.game.held import BITS, Held, mask_of
+from server.game.results import Camp, ChelemOutcome, DealResult
 from server.game.variant import FOUR, Variant
 
 Phase = Literal["bidding", "call", "ecart", "chelem", "play", "done", "annulled"]
@@ -99,7 +98,7 @@ class Deal:
     # Slots: a deal is cloned thousands of times per bot decision.
     __slots__ = tuple(
         """
-        _by_suit _legal _legal_high _legal_low annulled_reason annulled_seat bids bout_camps
+        _held _legal _legal_high _legal_low annulled_reason annulled_seat bids bout_camps
         called called_card camp_half camps chelem_declared chien contract dealer dealt ecart_cards
         ecart_trumps excuse_camp hands last_trick leader leaders led log partner phase
         players poignees taker taker_tricks trick tricks turn variant win_card win_seat
@@ -124,7 +123,7 @@ class Deal:
         self.variant = variant
         # Copied out of the variant: read on every card played.
         self.players = players = variant.players
-        self.last_trick = variant.tricks - 1
+        self.last_trick = variant.hand_size - 1  # variant.tricks, a property of Python
         self.dealer = dealer
         self.dealt = [list(h) for h in hands]
         self.chien = list(chien)
@@ -137,7 +136,7 @@ class Deal:
         self.called: str | None = None
         self.called_card = -1
         self.partner: int | None = None
-        self.camps = variant.each(1)  # each seat's camp: 0 attack, 1 defense
+        self.camps = [1] * players  # each seat's camp: 0 attack, 1 defense
         self.ecart_cards: list[int] = []
         self.ecart_trumps: list[int] = []
         self.chelem_declared = False
@@ -162,9 +161,9 @@ class Deal:
         # none (low above the deck) until it is asked.
         self._legal_low = DECK_SIZE
         self._legal_high = -1
-        # Each seat's hand by suit, from the first card played on, built when
-        # first asked for (``legal_cards``); ``None`` until then.
-        self._by_suit: list[BySuit | None] = [None] * players
+        # Each seat's hand as a ``Held``, from the first card played on, built
+        # when first asked for (``legal_cards``); ``None`` until then.
+        self._held: list[Held | None] = [None] * players
         for i in range(players):
             seat = (dealer + 1 + i) % players
             if has_petit_sec(self.hands[seat]):
@@ -192,7 +191,7 @@ class Deal:
         other.taker_tricks, other.excuse_camp = self.taker_tricks, self.excuse_camp
         other.annulled_reason, other.annulled_seat = self.annulled_reason, self.annulled_seat
         other._legal, other._legal_high = self._legal, self._legal_high
-        other._legal_low = DECK_SIZE  # a span reads the hand by suit
+        other._legal_low = DECK_SIZE  # a span reads the hand's ``Held``
         # Copied: mutated in place as the deal goes on.
         other.hands, other.bids = list(self.hands), list(self.bids)
         other.ecart_cards, other.ecart_trumps = list(self.ecart_cards), list(self.ecart_trumps)
@@ -200,7 +199,7 @@ class Deal:
         other.leaders, other.winners = list(self.leaders), list(self.winners)
         other.trick, other.camp_half = list(self.trick), list(self.camp_half)
         other.bout_camps, other.log = dict(self.bout_camps), list(self.log)
-        other._by_suit = [None] * self.players  # built again when asked for
+        other._held = [None] * self.players  # built again when asked for
         return other
 
     # -- dispatch --------------------------------------------------------
@@ -233,13 +232,21 @@ class Deal:
     # -- bidding ---------------------------------------------------------
 
     def highest_bid(self) -> int:
-        return max(self.bids, default=PASS)
+        # A loop: compiled, max(..., default=) is a call with keywords.
+        high = PASS
+        for bid in self.bids:
+            if bid > high:
+                high = bid
+        return high
 
     def legal_bids(self) -> list[int]:
         """Pass, or any contract higher than every bid so far."""
         if self.phase != "bidding":
             return []
-        return [PASS, *range(self.highest_bid() + 1, GARDE_CONTRE + 1)]
+        bids = [PASS]
+        for bid in range(self.highest_bid() + 1, GARDE_CONTRE + 1):
+            bids.append(bid)
+        return bids
 
     def bid(self, seat: int, bid: int | str) -> None:
         """Speak once: pass (0 / "pass") or a contract higher than every bid before."""
@@ -271,7 +278,7 @@ class Deal:
         self.taker = (first + self.bids.index(high)) % players
         self.contract = high
         self.turn = self.taker
-        self.camps = self.variant.each(1)
+        self.camps = [1] * players
         self.camps[self.taker] = 0
         if self.variant.camps == "called_partner":
             self.phase = "call"
@@ -423,16 +430,13 @@ class Deal:
         turn = self.turn
         if turn is None or self.phase != "play":
             return []
-        suits = self._by_suit[turn]
-        if suits is None:
-            suits = self._by_suit[turn] = by_suit(self.hands[turn])
+        held = self._held[turn]
+        if held is None:
+            held = self._held[turn] = Held(self.hands[turn])
         led = self.led
-        if led >= 0:
-            legal = following.follow_cards(suits, led, self.win_card)
-        elif self.called_card >= 0 and not self.tricks and not self.trick:
+        if led < 0 and self.called_card >= 0 and not self.tricks and not self.trick:
             return cards_of(self.legal_mask())  # the deal's first lead at five
-        else:
-            legal = following.lead_cards(suits)
+        legal = following.legal_list(held.low, held.high, led, self.win_card)
         # Kept for ``play``: the legal cards are the held cards between the
         # first and the last of them (one suit, the trumps above the best, or
         # anything), and the Excuse. The caller's list is its own to change.
@@ -445,22 +449,21 @@ class Deal:
 
     def play(self, seat: int, card: int) -> int | None:
         """Play a card; returns the trick's winner when it completes the trick."""
-        if seat != self.turn or self.phase != "play":
+        turn = self.turn
+        if turn is None or seat != turn or self.phase != "play":
             self._check_turn(seat, "play")
-        suits = self._by_suit[seat]
+        held = self._held[seat]
         low = self._legal_low
         if low <= card <= self._legal_high or (card == EXCUSE and low < DECK_SIZE):
             # Within the span of the legal cards just listed: legal if held.
-            assert suits is not None  # a span is only kept with the hand by suit
-            try:
-                suits[SUIT_OF[card]].remove(card)
-            except ValueError:
+            assert held is not None  # a span is only kept with the ``Held``
+            if not held.take(card):
                 self._refuse(seat, card)
         else:
             if not self.legal_mask() >> card & 1:
                 self._refuse(seat, card)
-            if suits is not None:
-                suits[SUIT_OF[card]].remove(card)
+            if held is not None:
+                held.take(card)
         self.hands[seat] ^= BITS[card]
         self._legal = -1
         self._legal_low = DECK_SIZE
@@ -484,21 +487,8 @@ class Deal:
 
     def _refuse(self, seat: int, card: int) -> NoReturn:
         """Raise why ``seat`` may not play ``card`` (not held, or not legal)."""
-        if not self.hands[seat] >> card & 1:
-            raise RuleError(
-                "card_not_in_hand",
-                f"seat {seat} does not hold {CODES[card]}",
-                seat=seat,
-                card=CODES[card],
-                trick=len(self.tricks),
-            )
-        raise RuleError(
-            "illegal_card",
-            following.illegal_reason(seat, card, self.hands[seat], self.led, self.win_card),
-            seat=seat,
-            card=CODES[card],
-            trick=len(self.tricks),
-        )
+        hand, trick = self.hands[seat], len(self.tricks)
+        raise following.refusal(seat, card, hand, self.led, self.win_card, trick)
 
     def _end_trick(self) -> int:
         trick = self.trick
@@ -518,11 +508,19 @@ class Deal:
             winner = leader
             excuse_led_wins = True
         win_camp = camps[winner]
+        # One loop for the points and the bouts: compiled, each ``in`` or set
+        # method on the trick would be a call of its own.
         half = 0
-        for card in trick:  # a loop: cheaper than sum(map(...)) for a few cards
+        petit = monde = has_excuse = False
+        for card in trick:
             half += HALF_POINTS[card]
-        bouts = not BOUTS.isdisjoint(trick)
-        has_excuse = bouts and EXCUSE in trick
+            if card >= MONDE:
+                if card == MONDE:
+                    monde = True
+                else:
+                    has_excuse = True
+            elif card == PETIT:
+                petit = True
         if has_excuse and not excuse_led_wins:
             half -= 9
             owner = camps[(leader + trick.index(EXCUSE)) % self.players]
@@ -542,11 +540,10 @@ class Deal:
         elif has_excuse:
             self.excuse_camp = win_camp
         self.camp_half[win_camp] += half
-        if bouts:
-            if PETIT in trick:
-                self.bout_camps[PETIT] = win_camp
-            if MONDE in trick:
-                self.bout_camps[MONDE] = win_camp
+        if petit:
+            self.bout_camps[PETIT] = win_camp
+        if monde:
+            self.bout_camps[MONDE] = win_camp
         if win_camp == 0:
             self.taker_tricks += 1
         self.tricks.append(trick)

@@ -4,26 +4,26 @@ Pure rules, read by ``Deal``: follow the suit led (the Excuse may always be
 played); without it, trump, overtrumping when possible, even over a partner;
 without trumps, anything. Leading is free but for the called suit at five
 players (``calling.opening_lead``). The rule twice: over card masks
-(``follow_mask``, for bots and refusals) and over the hand by suit
-(``follow_cards``, the list a seat is offered, asked for every card played).
+(``follow_mask``, for bots and refusals) and over the hand's two
+machine-word masks (``legal_list``, the list a seat is offered, asked for
+every card played).
 """
 
 from __future__ import annotations
 
-from bisect import bisect_right
-
 from protocol.cards import (
     CODES,
+    EXCUSE,
     EXCUSE_BIT,
     FIRST_TRUMP,
-    NO_SUIT,
     SUIT_MASKS,
     SUIT_NAMES,
     SUIT_OF,
     TRUMP,
     TRUMP_MASK,
 )
-from server.game.suitlists import BySuit
+from server.game.errors import RuleError
+from server.game.held import EXCUSE_HIGH, SUIT_SEGMENT, SUIT_WIDTH, TRUMP_SEGMENT, add_cards
 
 
 def follow_mask(hand: int, led: int, win_card: int) -> int:
@@ -43,28 +43,39 @@ def follow_mask(hand: int, led: int, win_card: int) -> int:
     return trumps | (hand & EXCUSE_BIT)
 
 
-def follow_cards(suits: BySuit, led: int, win_card: int) -> list[int]:
-    """The cards of ``follow_mask``, lowest first, read off the hand by suit
-    (``suitlists.by_suit``) rather than its 78-bit mask: a list or two joined.
-    It is asked for every card of every deal a bot plays out."""
+def legal_list(low: int, high: int, led: int, win_card: int) -> list[int]:
+    """The cards of ``follow_mask`` (``led`` a suit or ``TRUMP``), or the whole
+    hand when leading (``led`` below 0), lowest first, read off the hand's
+    two machine-word masks (``held.Held``: ``low`` the suit cards, ``high``
+    the trumps and the Excuse). It is asked for every card of every deal."""
+    out: list[int] = []
+    if led < 0:
+        add_cards(out, low, 0)
+        add_cards(out, high, FIRST_TRUMP)  # the trumps, then the Excuse
+        return out
     if led != TRUMP:
-        cards = suits[led]
-        if cards:
-            return cards + suits[NO_SUIT]
-    trumps = suits[TRUMP]
+        base = SUIT_WIDTH * led
+        follow = low >> base & SUIT_SEGMENT
+        if follow:
+            add_cards(out, follow, base)
+            if high & EXCUSE_HIGH:
+                out.append(EXCUSE)
+            return out
+    trumps = high & TRUMP_SEGMENT
     if not trumps:
-        return lead_cards(suits)  # no trumps left either: anything
-    if trumps[-1] > win_card >= FIRST_TRUMP:
+        add_cards(out, low, 0)  # neither the suit nor a trump: anything
+        add_cards(out, high, FIRST_TRUMP)
+        return out
+    if win_card >= FIRST_TRUMP:
         # Overtrump when possible, even over a partner.
-        trumps = trumps[bisect_right(trumps, win_card) :]
-    return trumps + suits[NO_SUIT]
-
-
-def lead_cards(suits: BySuit) -> list[int]:
-    """The whole hand, lowest first: what a seat may lead (but for the
-    deal's first lead at five players, ``calling.opening_lead``)."""
-    spades, hearts, diamonds, clubs, trumps, excuse = suits
-    return [*spades, *hearts, *diamonds, *clubs, *trumps, *excuse]
+        above = win_card - FIRST_TRUMP + 1
+        higher = trumps >> above << above
+        if higher:
+            trumps = higher
+    add_cards(out, trumps, FIRST_TRUMP)
+    if high & EXCUSE_HIGH:
+        out.append(EXCUSE)
+    return out
 
 
 def illegal_reason(seat: int, card: int, hand: int, led: int, win_card: int) -> str:
@@ -76,3 +87,13 @@ def illegal_reason(seat: int, card: int, hand: int, led: int, win_card: int) -> 
     if hand & TRUMP_MASK and SUIT_OF[card] != TRUMP:
         return f"seat {seat} must play a trump"
     return f"seat {seat} must overtrump {CODES[win_card]} with a higher trump"
+
+
+def refusal(seat: int, card: int, hand: int, led: int, win_card: int, trick: int) -> RuleError:
+    """The error for ``seat`` playing ``card`` (not in ``hand``, or not legal)
+    to the trick of number ``trick``."""
+    if not hand >> card & 1:
+        reason = f"seat {seat} does not hold {CODES[card]}"
+        return RuleError("card_not_in_hand", reason, seat=seat, card=CODES[card], trick=trick)
+    reason = illegal_reason(seat, card, hand, led, win_card)
+    return RuleError("illegal_card", reason, seat=seat, card=CODES[card], trick=trick)

@@ -16,7 +16,7 @@ import msgspec
 
 from server.game.deal import Action, Deal
 from server.game.errors import RuleError
-from server.game.scoring import AnnulledDeal, DealResult, ScoredDeal
+from server.game.results import AnnulledDeal, DealResult, ScoredDeal
 from server.game.variant import FOUR, Variant, variant_for
 
 DEFAULT_DEALS = FOUR.default_deals

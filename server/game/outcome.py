@@ -11,7 +11,8 @@ from typing import Any, Literal, Protocol
 
 from protocol.cards import CODES, EXCUSE, PETIT
 from server.game.contracts import BID_NAMES
-from server.game.scoring import AnnulledDeal, Camp, ChelemOutcome, DealResult, score
+from server.game.results import AnnulledDeal, Camp, ChelemOutcome, DealResult
+from server.game.scoring import score
 from server.game.variant import FOUR, Variant
 
 

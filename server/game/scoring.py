@@ -2,22 +2,20 @@
 
 ``score`` is pure arithmetic over what the deal established (card points of
 the taker's camp, bouts, petit au bout, poignées, chelem); ``Deal.result``
-gathers those facts. Points are kept in half-points until the very end so no
+gathers those facts. The result's Structs are in ``results`` (this module is
+compiled, they cannot be). Points are kept in half-points until the very end so no
 float ever decides a contract.
 """
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from typing import Final
 
-import msgspec
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET
 
-from server.game.contracts import BID_NAMES, MULTIPLIER, ContractName
+from server.game.contracts import BID_NAMES, MULTIPLIER
+from server.game.results import Camp, ChelemOutcome, PoigneeScore, ScoredDeal
 from server.game.variant import FOUR, PoigneeSize, Variant
-
-Camp = Literal["taker", "defense"]
-ChelemOutcome = Literal["declared_made", "undeclared_made", "declared_failed", "defense"]
 
 POIGNEE_BONUS: Final[dict[PoigneeSize, int]] = {"simple": 20, "double": 30, "triple": 40}
 CHELEM_BONUS: Final[dict[ChelemOutcome, int]] = {
@@ -29,46 +27,6 @@ CHELEM_BONUS: Final[dict[ChelemOutcome, int]] = {
 
 TARGET_HALF: Final = (112, 102, 82, 72)
 """Half-points the taker needs by the number of bouts held: 56, 51, 41, 36."""
-
-
-class PoigneeScore(msgspec.Struct, frozen=True):
-    seat: int
-    size: PoigneeSize
-    bonus: int
-
-
-class ScoredDeal(msgspec.Struct, frozen=True):
-    """A played deal's result, field for field what ``replay`` prints."""
-
-    taker: int
-    contract: ContractName
-    multiplier: int
-    bouts: int
-    target: int
-    points: float
-    made: bool
-    margin: int
-    petit_au_bout: Camp | None
-    poignees: list[PoigneeScore]
-    chelem: ChelemOutcome | None
-    base: int
-    scores: list[int]
-    partner: int | UnsetType | None = UNSET
-    """Five players only: the called partner's seat, ``None`` when the taker
-    played alone; absent (unset) at a table without a called partner."""
-
-
-class AnnulledDeal(msgspec.Struct, frozen=True, omit_defaults=True):
-    """A deal that did not count: every seat passed, or a petit sec (with its seat)."""
-
-    annulled: Literal["all_pass", "petit_sec"]
-    seat: int | None = None
-    # The default is four players' zeros: a four-player result leaves them
-    # out (as results always did), any other size writes its own.
-    scores: list[int] = msgspec.field(default_factory=FOUR.no_scores)
-
-
-DealResult = ScoredDeal | AnnulledDeal
 
 
 def score(

@@ -15,7 +15,7 @@ from protocol.cards import CODES, EXCUSE, EXCUSE_BIT, MONDE, PETIT, TRUMP_MASK, 
 from protocol.views import BidView, DealLine, DealView, Legal, PoigneeView, TrickView
 from server.game import BID_NAMES, Deal, Game, ScoredDeal
 from server.game.contracts import takes_chien
-from server.game.scoring import AnnulledDeal
+from server.game.results import AnnulledDeal
 
 
 def _codes(cards: list[int]) -> list[str]:
