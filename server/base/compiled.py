@@ -59,6 +59,8 @@ COMPILED: Final = (
     "server.game.ecart",
     "server.game.errors",
     "server.game.following",
+    "server.game.game",
+    "server.game.commands",
     "server.game.outcome",
     "server.game.poignee",
     "server.game.suitlists",
@@ -74,6 +76,7 @@ COMPILED: Final = (
     "server.table.seat_view",
     "server.table.stream",
     "server.table.timers",
+    "server.table.pace",
     # Every frame in and out: the front's checks and rate limit, the codec's
     # encoding and decoding. Each pair measured alone ~3% of a move's
     # instructions (docs/LOAD.md).

@@ -16,24 +16,12 @@ import msgspec
 
 from server.game.deal import Action, Deal
 from server.game.errors import RuleError
+from server.game.game_state import GameState
 from server.game.scoring import AnnulledDeal, DealResult, ScoredDeal
 from server.game.variant import FOUR, Variant, variant_for
 
 DEFAULT_DEALS = FOUR.default_deals
 """A four-player game's counted deals unless told; ``Variant.default_deals`` for others."""
-
-
-class GameState(msgspec.Struct):
-    """Everything needed to rebuild a ``Game`` (persisted by the table)."""
-
-    seed: str
-    deals: int
-    first_dealer: int
-    attempt: int
-    results: list[dict[str, Any]]
-    log: list[tuple[str, int, Any]]
-    players: int = FOUR.players
-    """The variant's player count; a state saved before variants is of four."""
 
 
 def _result_from(data: dict[str, Any]) -> DealResult:
@@ -64,6 +52,11 @@ class Game:
     (``deal_over``), call ``next_deal`` to record it and deal the next one,
     until ``finished``.
     """
+
+    def __new__(cls, *args: object, **kwargs: object) -> Game:
+        # For ``restore``, a game without ``__init__``: compiled (server/base/compiled.py),
+        # a class's ``__new__`` runs ``__init__`` unless the class has its own.
+        return object.__new__(cls)
 
     def __init__(
         self,
@@ -171,7 +164,8 @@ class Game:
     @classmethod
     def restore(cls, state: GameState) -> Game:
         """Rebuild a game from its state: re-deal the current deal, replay its log."""
-        game = cls.__new__(cls)
+        # (``Game.__new__``, not ``cls.__new__(cls)``: mypyc fails on the latter)
+        game = Game.__new__(Game)
         game.variant = variant_for(state.players)
         game.seed = state.seed
         game.deals = state.deals
