@@ -84,6 +84,8 @@ COMPILED: Final = (
     "protocol.msgpack_arrays",
     "server.front.door",
     "server.link.guard",
+    "server.link.keepalive",
+    "server.table.deal_moves",
 )
 """The modules a compiled build compiles (dotted names, from the project root)."""
 
