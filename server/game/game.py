@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -19,6 +20,11 @@ from server.game.errors import RuleError
 from server.game.game_state import GameState
 from server.game.scoring import AnnulledDeal, DealResult, ScoredDeal
 from server.game.variant import FOUR, Variant, variant_for
+
+dealing: Callable[[random.Random, int, Variant], Deal] = Deal.deal
+"""How a game deals its cards (``Deal.deal``): a variable, so that a test can
+deal the cards it chooses by replacing it, compiled or not (compiled code
+calls a class's method without looking it up; it reads a module's variable)."""
 
 DEFAULT_DEALS = FOUR.default_deals
 """A four-player game's counted deals unless told; ``Variant.default_deals`` for others."""
@@ -87,7 +93,7 @@ class Game:
         return self.variant.after(self.first_dealer, self.attempt)
 
     def _new_deal(self) -> Deal:
-        return Deal.deal(random.Random(f"{self.seed}/{self.attempt}"), self.dealer, self.variant)
+        return dealing(random.Random(f"{self.seed}/{self.attempt}"), self.dealer, self.variant)
 
     def _tally(self) -> _Tally:
         # ``results`` only ever grows (record_deal), so what is derived from
