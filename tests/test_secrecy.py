@@ -40,6 +40,7 @@ from protocol.messages import (
 from protocol.views import TableView
 from server.base.config import Settings
 from server.game import Deal, Game
+from server.game import game as game_module
 from server.game.variant import FIVE, Variant
 from server.table import Act, BotMove, Join, TableCore, Wake, new_state
 from server.table.effects import Arm, Effect, Listing, Send, Think
@@ -187,13 +188,13 @@ class World:
         )
         hands = s.swapped_hands() if self.swapped else s.hands
 
-        def dealt(cls: type[Deal], rng: random.Random, dealer: int, variant: Variant) -> Deal:
+        def dealt(rng: random.Random, dealer: int, variant: Variant) -> Deal:
             # The deck of this world: the seeded one, or with the swap.
             assert dealer == s.dealer
-            return cls(dealer, hands, s.chien, variant)
+            return Deal(dealer, hands, s.chien, variant)
 
         with self.monkeypatch.context() as m:
-            m.setattr(Deal, "deal", classmethod(dealt))
+            m.setattr(game_module, "dealing", dealt)
             creator = self.peers[s.taker]
             assert self.core.state.creator == s.taker
             self.take(self.core.handle(Act(creator, StartGame(rid=2)), self.now))

@@ -38,8 +38,9 @@ class Clock(Protocol):
 class WallClock:
     """The real clock: ``time.time`` and the running loop's timers."""
 
-    def time(self) -> float:
-        return time.time()
+    time = staticmethod(time.time)
+    """Now (``time.time`` itself: read several times a move, and a method of
+    this class's own would be a Python call each time)."""
 
     def call_at(self, when: float, callback: Callable[[], None]) -> Timer:
         delay = max(0.0, when - time.time())

@@ -8,7 +8,8 @@ The rules it plays, and which module enforces each, are in ``docs/RULES.md``.
 from server.game.contracts import BID_NAMES, BID_OF, MULTIPLIER
 from server.game.deal import COMMANDS, Action, Deal, Phase
 from server.game.errors import RuleError
-from server.game.game import Game, GameState
+from server.game.game import Game
+from server.game.game_state import GameState
 from server.game.replay import replay_record
 from server.game.results import AnnulledDeal, DealResult, ScoredDeal
 

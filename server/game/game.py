@@ -10,30 +10,24 @@ from __future__ import annotations
 
 import random
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
 
 from server.game.deal import Action, Deal
 from server.game.errors import RuleError
+from server.game.game_state import GameState
 from server.game.results import AnnulledDeal, DealResult, ScoredDeal
 from server.game.variant import FOUR, Variant, variant_for
 
+dealing: Callable[[random.Random, int, Variant], Deal] = Deal.deal
+"""How a game deals its cards (``Deal.deal``): a variable, so that a test can
+deal the cards it chooses by replacing it, compiled or not (compiled code
+calls a class's method without looking it up; it reads a module's variable)."""
+
 DEFAULT_DEALS = FOUR.default_deals
 """A four-player game's counted deals unless told; ``Variant.default_deals`` for others."""
-
-
-class GameState(msgspec.Struct):
-    """Everything needed to rebuild a ``Game`` (persisted by the table)."""
-
-    seed: str
-    deals: int
-    first_dealer: int
-    attempt: int
-    results: list[dict[str, Any]]
-    log: list[tuple[str, int, Any]]
-    players: int = FOUR.players
-    """The variant's player count; a state saved before variants is of four."""
 
 
 def _result_from(data: dict[str, Any]) -> DealResult:
@@ -65,6 +59,11 @@ class Game:
     until ``finished``.
     """
 
+    def __new__(cls, *args: object, **kwargs: object) -> Game:
+        # For ``restore``, a game without ``__init__``: compiled (server/base/compiled.py),
+        # a class's ``__new__`` runs ``__init__`` unless the class has its own.
+        return object.__new__(cls)
+
     def __init__(
         self,
         deals: int | None = None,
@@ -94,7 +93,7 @@ class Game:
         return self.variant.after(self.first_dealer, self.attempt)
 
     def _new_deal(self) -> Deal:
-        return Deal.deal(random.Random(f"{self.seed}/{self.attempt}"), self.dealer, self.variant)
+        return dealing(random.Random(f"{self.seed}/{self.attempt}"), self.dealer, self.variant)
 
     def _tally(self) -> _Tally:
         # ``results`` only ever grows (record_deal), so what is derived from
@@ -171,7 +170,8 @@ class Game:
     @classmethod
     def restore(cls, state: GameState) -> Game:
         """Rebuild a game from its state: re-deal the current deal, replay its log."""
-        game = cls.__new__(cls)
+        # (``Game.__new__``, not ``cls.__new__(cls)``: mypyc fails on the latter)
+        game = Game.__new__(Game)
         game.variant = variant_for(state.players)
         game.seed = state.seed
         game.deals = state.deals

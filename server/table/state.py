@@ -78,14 +78,9 @@ class TableState(msgspec.Struct):
     """What the mode keeps (a daily table's ``DailyTag``), as its policy gives it.
 
     Stored under ``daily``, its name when a daily table was the only kind with
-    terms: a state saved before modes loads as a daily table (``__post_init__``),
+    terms: a state saved before modes loads as a daily table (``decode_state``),
     and during a rolling upgrade a process of that version still reads a daily
     table saved by this one as a daily table."""
-
-    def __post_init__(self) -> None:
-        if self.terms is not None and self.mode == "normal":
-            # Saved before modes (no ``mode`` stored): only a daily table had terms.
-            self.mode = "daily"
 
     @property
     def variant(self) -> Variant:
@@ -93,7 +88,18 @@ class TableState(msgspec.Struct):
 
 
 encode_state = msgspec.msgpack.Encoder().encode
-decode_state = msgspec.msgpack.Decoder(TableState).decode
+_decode_state = msgspec.msgpack.Decoder(TableState).decode
+
+
+def decode_state(blob: bytes) -> TableState:
+    """The state saved as ``blob`` (by this server or an older one)."""
+    st = _decode_state(blob)
+    if st.terms is not None and st.mode == "normal":
+        # Saved before modes (no ``mode`` stored): only a daily table had terms.
+        # (Here, not in a ``__post_init__``: that would run on every
+        # ``replace``, once a move in ``StateWriter``.)
+        st.mode = "daily"
+    return st
 
 
 class StateWriter:
