@@ -2,10 +2,11 @@
 
 An install with ``ATOUT_COMPILE=1`` compiles the modules of ``COMPILED`` with
 mypyc (``setup.py`` reads this list from this file, without importing the
-package): the same sources, as C extensions beside them, about a fifth fewer
-instructions a move for the whole server and a third less time a deal for
-the engine (docs/LOAD.md, "The compiled build (mypyc)"). Without it the package is pure Python,
-as it always was; nothing else differs.
+package): the same sources, as C extensions beside them, a fifth or more
+fewer instructions a move for the whole server and a deal played in a third
+of the time by the engine (docs/LOAD.md, "The compiled build (mypyc)" and
+the ninth pass's sections). Without it the package is pure Python, as it
+always was; nothing else differs.
 
 This module imports nothing but the standard library: the build reads it
 before any dependency is installed.
