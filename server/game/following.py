@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from protocol.cards import (
     CODES,
-    EXCUSE,
     EXCUSE_BIT,
     FIRST_TRUMP,
     SUIT_MASKS,
@@ -49,32 +48,28 @@ def legal_list(low: int, high: int, led: int, win_card: int) -> list[int]:
     two machine-word masks (``held.Held``: ``low`` the suit cards, ``high``
     the trumps and the Excuse). It is asked for every card of every deal."""
     out: list[int] = []
-    if led < 0:
-        add_cards(out, low, 0)
-        add_cards(out, high, FIRST_TRUMP)  # the trumps, then the Excuse
-        return out
-    if led != TRUMP:
-        base = SUIT_WIDTH * led
-        follow = low >> base & SUIT_SEGMENT
-        if follow:
-            add_cards(out, follow, base)
-            if high & EXCUSE_HIGH:
-                out.append(EXCUSE)
+    if led >= 0:
+        if led != TRUMP:
+            base = SUIT_WIDTH * led
+            follow = low >> base & SUIT_SEGMENT
+            if follow:
+                add_cards(out, follow, base)
+                add_cards(out, high & EXCUSE_HIGH, FIRST_TRUMP)  # and the Excuse, if held
+                return out
+        trumps = high & TRUMP_SEGMENT
+        if trumps:
+            if win_card >= FIRST_TRUMP:
+                # Overtrump when possible, even over a partner.
+                above = win_card - FIRST_TRUMP + 1
+                higher = trumps >> above << above
+                if higher:
+                    trumps = higher
+            add_cards(out, trumps, FIRST_TRUMP)
+            add_cards(out, high & EXCUSE_HIGH, FIRST_TRUMP)
             return out
-    trumps = high & TRUMP_SEGMENT
-    if not trumps:
-        add_cards(out, low, 0)  # neither the suit nor a trump: anything
-        add_cards(out, high, FIRST_TRUMP)
-        return out
-    if win_card >= FIRST_TRUMP:
-        # Overtrump when possible, even over a partner.
-        above = win_card - FIRST_TRUMP + 1
-        higher = trumps >> above << above
-        if higher:
-            trumps = higher
-    add_cards(out, trumps, FIRST_TRUMP)
-    if high & EXCUSE_HIGH:
-        out.append(EXCUSE)
+    # Leading, or holding neither the suit led nor a trump: the whole hand.
+    add_cards(out, low, 0)
+    add_cards(out, high, FIRST_TRUMP)  # the trumps, then the Excuse
     return out
 
 
