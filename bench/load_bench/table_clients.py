@@ -10,8 +10,8 @@ import time
 from typing import Any, Protocol
 
 import msgspec
-from websockets.exceptions import ConnectionClosed
 
+from bench.load_bench.lean_socket import LeanSocket
 from bench.load_bench.views import (
     FIELDS,
     Named,
@@ -92,7 +92,7 @@ class Client:
     def __init__(self, run: TableRun, idx: int) -> None:
         self.run = run
         self.idx = idx
-        self.ws: Any = None
+        self.ws: LeanSocket | None = None
         w = run.worker
         apply = patch_view if w.protocol == 1 else w.apply_v2
         self.sync: Sync[Any, Any, list[Any]] = Sync(apply, patch_view)
@@ -106,25 +106,15 @@ class Client:
 
     async def open(self) -> None:
         w = self.run.worker
-        from websockets.asyncio.client import connect
-
         async with w.connecting:
-            self.ws = await connect(
-                self.url(),
-                subprotocols=[w.subprotocol],  # type: ignore[list-item]
-                compression=None,
-                max_size=2**22,
-                open_timeout=60,
-                ping_interval=None,  # browsers do not ping; the server does
-                close_timeout=1,
-            )
+            # Never pings (browsers do not; the server does, and gets its pong).
+            self.ws = await LeanSocket.open(self.url(), w.subprotocol, self.read, self.gone, 60)
         w.open_conns += 1
-        w.tasks.add(asyncio.get_running_loop().create_task(self.read()))
         if w.kind == "bare":
-            await self.ws.send(ENCODE({"g": self.run.gid}))
+            self.ws.send(ENCODE({"g": self.run.gid}))
             self.welcomed = True
             return
-        await self.send({"t": "hello", "rid": 1, "version": w.protocol, "name": "load"})
+        self.send({"t": "hello", "rid": 1, "version": w.protocol, "name": "load"})
         await self.wait(lambda: self.welcomed, 30)
 
     @property
@@ -145,8 +135,10 @@ class Client:
         urls = self.run.worker.urls
         return urls[(self.run.number + self.idx) % len(urls)]
 
-    async def send(self, msg: dict[str, Any]) -> None:
-        await self.ws.send(ENCODE(msg))
+    def send(self, msg: dict[str, Any]) -> None:
+        if self.ws is None:
+            raise ConnectionError("not connected")
+        self.ws.send(ENCODE(msg))
 
     async def wait(self, pred: Any, timeout: float) -> None:
         async def loop() -> None:
@@ -158,28 +150,32 @@ class Client:
 
         await asyncio.wait_for(loop(), timeout)
 
-    async def read(self) -> None:
+    def read(self, data: bytes) -> None:
+        """A message from the server (within the socket's ``data_received``)."""
         w = self.run.worker
+        w.bytes_in += len(data)
+        w.msgs_in += 1
         try:
-            async for data in self.ws:
-                w.bytes_in += len(data)
-                w.msgs_in += 1
-                await self.take(DECODE(data))
-        except Exception as e:  # a disconnect, or our own bug: count both
-            if not w.quitting:
-                w.count(f"reader:{type(e).__name__}")
-        finally:
-            self.closed = True
-            w.open_conns -= 1
-            if not w.quitting:
-                w.disconnects += 1
-            self.changed.set()
+            self.take(DECODE(data))
+        except Exception as e:  # our own bug, or a message we cannot read: count it
+            w.count(f"reader:{type(e).__name__}")
 
-    async def take(self, msg: Any) -> None:
+    def gone(self, exc: BaseException | None) -> None:
+        """The connection closed (``exc``: why, None if cleanly)."""
+        w = self.run.worker
+        self.closed = True
+        w.open_conns -= 1
+        if not w.quitting:
+            w.disconnects += 1
+            if exc is not None:
+                w.count(f"reader:{type(exc).__name__}")
+        self.changed.set()
+
+    def take(self, msg: Any) -> None:
         run = self.run
         if run.worker.kind == "bare":
             self.progress = msg["n"]
-            await run.on_update(self)
+            run.on_update(self)
             return
         sync = self.sync
         if type(msg) is list:  # version 2: a table patch, [seq, op, ...]
@@ -194,7 +190,7 @@ class Client:
             if sync.on_tpatch(msg["seq"], msg["patch"]):
                 # The one command the synchroniser sends: a snapshot request.
                 run.worker.count("seq_gap" if sync.table.miss == "gap" else "patch_failed")
-                await self.send({"t": "snapshot", "rid": 0})
+                self.send({"t": "snapshot", "rid": 0})
                 return
             if sync.table.view is None:
                 return  # sent before the snapshot we asked for: it covers it
@@ -225,7 +221,7 @@ class Client:
             if progress < self.progress[1:]:
                 self.game += 1  # a new game starts from zero
             self.progress = (self.game, *progress)
-            await run.on_update(self)
+            run.on_update(self)
 
 
 class TableRun:
@@ -254,7 +250,7 @@ class TableRun:
             self.seated = True
             return
         host, *guests = self.clients
-        await host.send(
+        host.send(
             {
                 "t": "create",
                 "rid": 1,
@@ -271,11 +267,11 @@ class TableRun:
         await host.wait(lambda: host.doc is not None, 30)
         code = host.doc["invite_code"]
         for c in guests:
-            await c.send({"t": "join", "rid": 1, "code": code})
+            c.send({"t": "join", "rid": 1, "code": code})
         for c in guests:
             await c.wait(lambda c=c: c.doc is not None, 30)
         await host.wait(lambda: all(s["kind"] == "human" for s in host.doc["seats"]), 30)
-        await host.send({"t": "start", "rid": 2})
+        host.send({"t": "start", "rid": 2})
         for c in self.clients:
             await c.wait(lambda c=c: c.doc is not None and c.doc["status"] == "playing", 30)
         self.seated = True
@@ -294,7 +290,7 @@ class TableRun:
             if nxt < now:  # fell behind (overloaded): skip rather than burst
                 w.late_ticks += 1
                 nxt = now + period
-            await self.move()
+            self.move()
 
     def actor(self) -> Client | None:
         if self.worker.kind == "bare":
@@ -310,10 +306,10 @@ class TableRun:
                     # Only after 40 deals: a new game at the same table.
                     self.again_sent = c.game
                     c.changed.set()
-                    asyncio.get_running_loop().create_task(c.send({"t": "again", "rid": 3}))
+                    c.send({"t": "again", "rid": 3})
         return None
 
-    async def move(self) -> None:
+    def move(self) -> None:
         c = self.actor()
         if c is None:
             self.owed = True  # move as soon as a view allows it
@@ -333,15 +329,15 @@ class TableRun:
         if w.window_start is not None and t0 >= w.window_start and w.window_end is None:
             w.moves_sent += 1
         try:
-            await c.ws.send(data)
-        except ConnectionClosed:
+            c.ws.send(data)  # type: ignore[union-attr]
+        except ConnectionError:
             # Its server went away between the choice and the send (bench/scale.py):
             # the move was never made; another client, or this one once back, makes it.
             self.pending = [m for m in self.pending if m.rid != rid]
             self.sent_at = None
             self.owed = True
 
-    async def on_update(self, client: Client) -> None:
+    def on_update(self, client: Client) -> None:
         if self.pending:
             bit = 1 << client.idx
             progress = client.progress
@@ -355,7 +351,7 @@ class TableRun:
             if done:
                 self.pending = [m for m in self.pending if m.mask != 15]
         if self.owed and self.playing:
-            await self.move()
+            self.move()
 
     def refused(self, client: Client, rid: Any) -> None:
         # A refused move shows in no view: forget it and let the actor retry.

@@ -70,6 +70,15 @@ class Named:
         field = self._fields.get(name)
         return default if field is None else _named(self._value[field[0]], field[1])
 
+    def count(self, name: str) -> int:
+        """The length of a list field, its items not read (``view_progress``
+        runs on every message of 16,000 clients)."""
+        return len(self._value[self._fields[name][0]])
+
+
+def _count(doc: Any, name: str) -> int:
+    return doc.count(name) if type(doc) is Named else len(doc[name])
+
 
 def view_progress(doc: Any) -> tuple[int, int, int, int]:
     """(score-sheet length, phase rank, bids, cards played) of a table view.
@@ -86,10 +95,10 @@ def view_progress(doc: Any) -> tuple[int, int, int, int]:
     if deal is None:
         return (-1, 0, 0, 0)
     trick = deal.get("trick")
-    played = 4 * len(deal["tricks"]) + (len(trick["cards"]) if trick else 0)
+    played = 4 * _count(deal, "tricks") + (_count(trick, "cards") if trick else 0)
     rank = PHASE_RANK.get(deal["phase"], 5)
-    before = len(doc["sheet"]) - (1 if rank == 4 else 0)
-    return (before, rank, len(deal["bids"]), played)
+    before = _count(doc, "sheet") - (1 if rank == 4 else 0)
+    return (before, rank, _count(deal, "bids"), played)
 
 
 def can_act(doc: Any) -> bool:

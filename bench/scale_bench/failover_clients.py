@@ -25,7 +25,7 @@ class ResumingClient(Client):
         urls = self.run.worker.urls
         return urls[(self.run.number + self.idx + self.moved) % len(urls)]
 
-    async def take(self, msg: Any) -> None:
+    def take(self, msg: Any) -> None:
         # Version 2 sends table patches as arrays: only maps carry a "t".
         t = msg.get("t") if type(msg) is dict else None
         if t == "seated":
@@ -43,18 +43,16 @@ class ResumingClient(Client):
             loop = asyncio.get_running_loop()
             self.run.worker.tasks.add(loop.create_task(self.ask_seat(delay=0.25)))
             return
-        await super().take(msg)
+        super().take(msg)
 
     async def ask_seat(self, delay: float = 0.0) -> None:
         if delay:
             await asyncio.sleep(delay)
         if not self.closed:
-            await self.send(
-                {"t": "resume", "rid": RESUME_RID, "token": self.token, "last_seq": self.seq}
-            )
+            self.send({"t": "resume", "rid": RESUME_RID, "token": self.token, "last_seq": self.seq})
 
-    async def read(self) -> None:
-        await super().read()
+    def gone(self, exc: BaseException | None) -> None:
+        super().gone(exc)
         w = self.run.worker
         if not w.quitting and self.token is not None:
             w.tasks.add(asyncio.get_running_loop().create_task(self.reconnect()))
@@ -89,7 +87,7 @@ class TimedTable(TableRun):
         self.back: list[list[Any]] = []
         """Each view that went back: when, which client, from where to where."""
 
-    async def on_update(self, client: Client) -> None:
+    def on_update(self, client: Client) -> None:
         # Client counts a view that goes back as a new game; a game of
         # 40 deals never ends in a run, so here it is a lost move.
         progress = client.progress
@@ -103,7 +101,7 @@ class TimedTable(TableRun):
         if self.best is None or progress > self.best:
             self.best = progress
             self.progress_times.append(PERF())
-        await super().on_update(client)
+        super().on_update(client)
 
 
 class FailoverWorker(Worker):
