@@ -73,11 +73,20 @@ class Named:
     def count(self, name: str) -> int:
         """The length of a list field, its items not read (``view_progress``
         runs on every message of 16,000 clients)."""
-        return len(self._value[self._fields[name][0]])
+        return len(self.raw(name))
+
+    def raw(self, name: str) -> Any:
+        """A field's value as sent (positional, card numbers)."""
+        return self._value[self._fields[name][0]]
 
 
 def _count(doc: Any, name: str) -> int:
     return doc.count(name) if type(doc) is Named else len(doc[name])
+
+
+def _any(doc: Any, name: str) -> bool:
+    """Whether a field is true, or a list field holds anything (not read)."""
+    return bool(doc.raw(name) if type(doc) is Named else doc[name])
 
 
 def view_progress(doc: Any) -> tuple[int, int, int, int]:
@@ -105,7 +114,9 @@ def can_act(doc: Any) -> bool:
     if doc is None or doc.get("status") != "playing":
         return False
     legal = doc["legal"]
-    return bool(legal["bids"] or legal["ecart"] or legal["chelem"] or legal["cards"])
+    return (
+        _any(legal, "bids") or _any(legal, "ecart") or _any(legal, "chelem") or _any(legal, "cards")
+    )
 
 
 def choose(doc: Any, rng: random.Random, rid: int) -> dict[str, Any]:
