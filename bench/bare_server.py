@@ -76,7 +76,7 @@ def main() -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8799)
     args = parser.parse_args()
-    # The same collector settings as ``server.process.app.tune_gc``, for a fair floor.
+    # The same collector settings as ``server.process.collector.tune_gc``, for a fair floor.
     gc.collect()
     gc.freeze()
     gc.set_threshold(50_000, 20, 100)

@@ -85,7 +85,7 @@ def main() -> None:
         "--players", type=int, nargs="+", choices=sorted(VARIANTS), default=sorted(VARIANTS)
     )
     args = parser.parse_args()
-    # As in the server (server/process/app.py tune_gc): the engine allocates many
+    # As in the server (server/process/collector.py tune_gc): the engine allocates many
     # short-lived lists, and default GC thresholds make collections frequent.
     gc.collect()
     gc.freeze()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import inspect
 from collections import deque
 from importlib.metadata import version
@@ -26,6 +27,7 @@ from server.store.asyncio_redis_fixes import (
     _Connection,
     _Pool,
     _Protocol,
+    script_value,
 )
 from tests.support.ports import free_port
 from tests.support.redis import RedisServer, RedisUnavailable, command, kill_subscribers
@@ -155,6 +157,36 @@ async def test_fix_5_evalsha_reports_noscript_as_a_bare_script_killed_error(
     try:
         with pytest.raises(asyncio_redis.ScriptKilledError):
             await connection.evalsha("0" * 40, [], [])  # NOSCRIPT, reported as "killed"
+    finally:
+        connection.close()
+
+
+@pytest.mark.redis
+@pytest.mark.parametrize(
+    ("code", "expected"), [("return 7", 7), ("return {1, 2, 3}", [1, 2, 3]), ("return nil", None)]
+)
+async def test_fix_7_a_scripts_reply_read_by_the_library_leaves_a_cycle_ours_none(
+    redis_server: RedisServer, code: str, expected: object
+) -> None:
+    connection = await asyncio_redis.Connection.create(
+        port=redis_server.port, encoder=BytesEncoder(), auto_reconnect=False
+    )
+    try:
+        sha = await connection.script_load(code)
+        cycles = []
+        gc.disable()  # only the collections below: what each way leaves behind
+        try:
+            for read in (lambda r: r.return_value(), script_value):
+                reply = await connection.evalsha(sha, [], [])
+                gc.collect()
+                assert await read(reply) == expected
+                del reply
+                cycles.append(gc.collect())  # unreachable objects found
+        finally:
+            gc.enable()
+        library, ours = cycles
+        assert library > 0  # the reply and its decoder's closure, in a cycle
+        assert ours == 0
     finally:
         connection.close()
 

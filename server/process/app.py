@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import signal
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -30,6 +29,7 @@ from server.link.reader import LeanConnection
 from server.lobby.directory import Directory, OneProcess
 from server.lobby.lobby import Lobby
 from server.process import logs
+from server.process.collector import freeze_survivors, tune_gc
 from server.store.base import StoreError, TableStore
 from server.store.memory import MemoryStore
 from server.tournament.mode import TournamentMode
@@ -151,7 +151,7 @@ class Server:
         sock = next(iter(self._ws.sockets))
         self.port = sock.getsockname()[1]
         self._health_task = asyncio.get_running_loop().create_task(self._watch_store())
-        self._gc_task = asyncio.get_running_loop().create_task(_freeze_survivors(self.clock))
+        self._gc_task = asyncio.get_running_loop().create_task(freeze_survivors(self.clock))
         # Whether the hot modules run compiled (server/base/compiled.py): the
         # same code either way, about a fifth fewer instructions a move compiled.
         built, _, stale = compiled.status()
@@ -265,34 +265,6 @@ async def run(
     await done.wait()
     log.info("shutting_down")
     await server.stop()
-
-
-async def _freeze_survivors(clock: Clock, every: float = 0.5) -> None:
-    """Move the objects that survived the last moves out of the collector's
-    reach. Measured in bench/load.py (docs/LOAD.md): at 1,000 tables the
-    collector's pauses, not CPU, set the p99 (~320 ms); freezing every 0.5 s
-    brought it to ~3 ms and saved 17% CPU. Cyclic garbage frozen this way is
-    only collected by the occasional full collection below.
-    """
-    rounds = 0
-    while True:
-        await clock.sleep(every)
-        rounds += 1
-        if rounds % 600 == 0:  # every five minutes, sweep everything once
-            gc.unfreeze()
-            gc.collect()
-        gc.freeze()
-
-
-def tune_gc() -> None:
-    """Fewer, cheaper collections: GC pauses, not CPU, dominate tail latency.
-
-    Objects alive at start-up (modules, tables) are frozen out of collection,
-    and the young generation is collected less often.
-    """
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(50_000, 20, 100)
 
 
 def serve_main(settings: Settings) -> None:

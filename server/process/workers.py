@@ -45,7 +45,7 @@ from typing import Any
 import structlog
 
 from server.base.config import Settings
-from server.process import app, logs
+from server.process import app, collector, logs
 
 log = structlog.get_logger()
 
@@ -126,7 +126,7 @@ def _work(
         ctypes.CDLL(None).prctl(1, signal.SIGTERM)
     logs.configure(settings.log_format, settings.log_level)
     _stamp_logs(number)
-    app.tune_gc()
+    collector.tune_gc()
     with contextlib.suppress(ImportError):
         import uvloop
 
