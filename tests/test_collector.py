@@ -23,6 +23,7 @@ from server.process.collector import (
     resident_bytes,
     sweep,
     sweep_due,
+    tune_gc,
 )
 from tests.support.clock import ManualClock
 from tests.support.waits import eventually
@@ -104,3 +105,12 @@ async def test_frozen_cyclic_garbage_waits_for_the_sweep_memory_growth_brings() 
         assert sweeps == 1
     finally:
         task.cancel()
+
+
+def test_the_serving_process_collects_nothing_by_itself() -> None:
+    try:
+        tune_gc()
+        assert not gc.isenabled()  # only the sweep collects
+        assert gc.get_freeze_count() > 0  # what lived at start is frozen
+    finally:
+        gc.enable()

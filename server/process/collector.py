@@ -1,24 +1,25 @@
 """Python's cyclic garbage collector, tuned for a server whose heap is
 mostly long-lived tables and connections.
 
-A full collection stops the whole process for as long as it takes to walk
-every tracked object: about a thousand a busy table (its state, views,
-connections), so ~4 million at 4,000 tables, and ~5 s of pause there
-(docs/LOAD.md). So the server keeps the collector's reach small: what
-survived the last half second is frozen (``gc.freeze``), out of every
-collection, and only the objects made since are ever walked (measured at
-1,000 tables: p99 ~320 ms → ~3 ms, 17% less CPU).
+A collection stops the whole process for as long as it takes to walk the
+objects it looks at: for a full one, every tracked object, about a thousand
+a busy table (its state, views, connections), ~4 million at 4,000 tables and
+seconds of pause there (docs/LOAD.md). So the serving process collects
+nothing by itself (``tune_gc``: automatic collections off, what lives at
+start frozen), and every half second freezes what survived
+(``freeze_survivors``; in a process that keeps the collector on, a test or
+``atout play``, that keeps the young generation small: measured at 1,000
+tables, p99 ~320 ms → ~3 ms).
 
-What is frozen is never collected, so garbage held in a reference cycle
-that got frozen stays until a sweep (``gc.unfreeze`` then a full
-collection). The sweep used to come every five minutes: at 4,000 busy
-tables, a 5-second stall every five minutes. Now it comes when it pays, as
+Garbage held in a reference cycle is then only freed by a sweep (everything
+unfrozen and collected once). The sweep used to come every five minutes: at
+4,000 busy tables, a 5-second stall every five minutes. Now it comes as
 CPython's own collector decides its full collections: once the process's
 memory has grown by a quarter since the last sweep. A server that keeps the
-same tables, and makes no cyclic garbage (the one known source, Redis
-script replies, is fixed: server/store/asyncio_redis_fixes.py, fix 7), never
-stops for one; garbage or new tables that grow the memory by a quarter get
-swept, so cyclic garbage never holds more than about a quarter of it.
+same tables and makes no cyclic garbage (the one known source, Redis script
+replies, is fixed: server/store/asyncio_redis_fixes.py, fix 7) never stops
+for one; garbage or new tables that grow the memory by a quarter get swept,
+so cyclic garbage never holds more than about a quarter of it.
 """
 
 from __future__ import annotations
@@ -54,14 +55,20 @@ def resident_bytes() -> int | None:
 
 
 def tune_gc() -> None:
-    """Fewer, cheaper collections: GC pauses, not CPU, dominate tail latency.
+    """The serving process's collector: no collection but the sweep.
 
-    Objects alive at start-up (modules, tables) are frozen out of collection,
-    and the young generation is collected less often.
+    Objects alive at start-up (modules, tables) are frozen, and automatic
+    collections are off: at 4,000 busy tables, where a backlog lets the young
+    generation grow past its threshold between two freezes, the young
+    collections that still came took up to 218 ms each (126 in a 7-minute
+    run, 2.2 s in all); off, none (docs/LOAD.md). ``freeze_survivors`` runs
+    the sweep when memory grew, the one collection left. (A server embedded
+    in another process, ``atout play`` or a test, keeps the collector on;
+    the freezes keep its young generation small.)
     """
     gc.collect()
     gc.freeze()
-    gc.set_threshold(50_000, 20, 100)
+    gc.disable()
 
 
 def sweep_due(memory: int | None, after_last: int | None, blind_for: float) -> bool:
