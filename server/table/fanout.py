@@ -38,6 +38,7 @@ from server.table.own_ops import (
     hand_ops,
     legal_ops,
     seat_cards_op,
+    trick_won_ops,
 )
 from server.table.seat_view import (
     NOTHING_LEGAL,
@@ -46,7 +47,7 @@ from server.table.seat_view import (
     ecart_view,
     legal_view,
     public_partner,
-    taker_bouts,
+    taker_bouts_after,
     tricks_won,
 )
 from server.table.state import TableState
@@ -269,11 +270,15 @@ class Fanout:
                 tricks=self.reuse.tricks(deal),
                 trick=TrickView(leader=deal.leader, cards=[]),
                 tricks_won=tricks_won(deal, partner),
-                taker_bouts=taker_bouts(deal, partner),
+                # (The partner as the last view's: deal_key says so.)
+                taker_bouts=taker_bouts_after(old_deal.taker_bouts, deal, partner),
             )
-            # Rarer (one card a trick), more fields: the diff of those only,
-            # in the order diff() gives them (as below).
-            public += diff(old_deal, new_deal, only=TRICK_WON, at=("deal",))
+            # Rarer (one card a trick), more fields: their ops written from
+            # the two deal views (or their diff), in the order diff() gives.
+            won = trick_won_ops(old_deal, new_deal)
+            if won is None:
+                won = diff(old_deal, new_deal, only=TRICK_WON, at=("deal",))
+            public += won
         else:
             number = deal.trick[-1]
             new_deal = replace(
