@@ -335,7 +335,7 @@ class Fanout:
             patch, encoded = ops, kept
             if moved:
                 # Its hand and legal moves: their ops from those two alone.
-                removes = peer is not None and version(peer) >= 2
+                removes = stream.reads_removes
                 mine = dict(own)
                 own_ops: Patch | None = []
                 if seat == played:

@@ -120,12 +120,6 @@ def legal_ops(old: Legal, new: Legal, removes: bool) -> Patch | None:
 
 
 _TRICKS: Final = ("deal", "tricks")
-_DEAL_AT: Final = {name: i for i, name in enumerate(DealView.__struct_fields__)}
-_TURN: Final = _DEAL_AT["turn"]
-_DEAL_TRICKS: Final = _DEAL_AT["tricks"]
-_DEAL_TRICK: Final = _DEAL_AT["trick"]
-_TRICKS_WON: Final = _DEAL_AT["tricks_won"]
-_TAKER_BOUTS: Final = _DEAL_AT["taker_bouts"]
 _TRICK_CARDS_EMPTIED: Final = Op(("deal", "trick", "cards"), "set", [])
 _encode_document = msgspec.msgpack.Encoder().encode
 _decode_document = msgspec.msgpack.Decoder().decode
@@ -138,27 +132,26 @@ def trick_won_ops(old: DealView, new: DealView) -> Patch | None:
     taker's bouts); None: some other change, for ``diff``. The diff, in
     Python, was ~50,000 instructions a trick."""
     ops: Patch = []
-    was, now = astuple(old), astuple(new)  # (as legal_ops: every field in C)
-    turn = now[_TURN]
-    if turn != was[_TURN]:
+    turn = new.turn
+    if turn != old.turn:
         ops.append(TURN_OPS[turn] if turn is not None else Op(("deal", "turn"), "set"))
-    tricks, before = now[_DEAL_TRICKS], was[_DEAL_TRICKS]
-    n = len(before)
-    if tricks is not before:
-        if len(tricks) != n + 1 or tricks[:n] != before:
+    tricks, was = new.tricks, old.tricks
+    n = len(was)
+    if tricks is not was:
+        if len(tricks) != n + 1 or tricks[:n] != was:
             return None
         # The trick won, as a document (fresh: nothing of the view shared).
         ops.append(Op(_TRICKS, "append", _decode_document(_encode_document(tricks[n:]))))
-    trick, last = now[_DEAL_TRICK], was[_DEAL_TRICK]
-    if trick is not last:
-        if trick is None or last is None or trick.cards or last.winner != trick.winner:
+    trick, before = new.trick, old.trick
+    if trick is not before:
+        if trick is None or before is None or trick.cards or before.winner != trick.winner:
             return None
-        if trick.leader != last.leader:
+        if trick.leader != before.leader:
             ops.append(Op(("deal", "trick", "leader"), "set", trick.leader))
-        if last.cards:
+        if before.cards:
             ops.append(_TRICK_CARDS_EMPTIED)
-    _array_ops(was[_TRICKS_WON], now[_TRICKS_WON], "tricks_won", ops)
-    _array_ops(was[_TAKER_BOUTS], now[_TAKER_BOUTS], "taker_bouts", ops)
+    _array_ops(old.tricks_won, new.tricks_won, "tricks_won", ops)
+    _array_ops(old.taker_bouts, new.taker_bouts, "taker_bouts", ops)
     return ops
 
 
