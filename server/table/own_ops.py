@@ -25,7 +25,12 @@ TRICK_OPS: Final = tuple(Op(("deal", "trick", "cards"), "append", [code]) for co
 HAND_REMOVES: Final = tuple(Op(("hand",), "remove", i) for i in range(32))
 """A version 2 hand's card at an index removed, by index."""
 _SEAT_CARDS: dict[int, Op] = {}
-_LEGAL: dict[tuple[str, str], Op] = {}
+_EMPTIED: Final = {
+    name: (Op(("legal", name), "set", []), Op(("legal", name), "remove", 0))
+    for name in ("cards", "poignee_sizes", "poignee_cards")
+}
+"""What a turn to play a card fills, emptied: set to [], or its one item
+removed (made once: a tuple key built and looked up was ~800 instructions)."""
 
 
 def seat_cards_op(seat: int, cards: int) -> Op:
@@ -39,14 +44,7 @@ def seat_cards_op(seat: int, cards: int) -> Op:
 
 def _emptied(name: str, removes: bool) -> Op:
     """A field of the legal moves emptied: its one item removed (``removes``) or set to []."""
-    key = (name, "remove" if removes else "set")
-    op = _LEGAL.get(key)
-    if op is None:
-        if removes:
-            op = _LEGAL[key] = Op(("legal", name), "remove", 0)
-        else:
-            op = _LEGAL[key] = Op(("legal", name), "set", [])
-    return op
+    return _EMPTIED[name][1 if removes else 0]
 
 
 def hand_ops(old: list[str], new: list[str], removes: bool) -> Patch | None:
