@@ -95,7 +95,8 @@ class Tables:
         """Invite code -> table id, of every table listed here (here or elsewhere)."""
         self._code_of: dict[str, str] = {}
         self.at: dict[Conn, Place] = {}
-        """Where each connection's table commands go: the one routing map."""
+        """Where each connection's table commands go: the one routing map
+        (never replaced: the lobby keeps its ``get`` as ``Lobby.table_of``)."""
         self.directory = directory(self)
 
     # -- the tables served here ----------------------------------------------------

@@ -30,7 +30,7 @@ from server.table.last import Last, deal_key
 from server.table.own_ops import TURN_OPS, legal_ops, seat_cards_op
 from server.table.seat_view import NOTHING_LEGAL, Reuse, deal_view, legal_view
 from server.table.state import TableState
-from server.table.stream import Stream, version
+from server.table.stream import Stream
 
 _encode = msgspec.msgpack.Encoder().encode
 _BIDS: dict[tuple[int, str], Op] = {}
@@ -163,7 +163,7 @@ def sent(fan: Fan, st: TableState, game: Game | None, out: list[Effect]) -> bool
                 mine["legal"] = legal_view(deal, seat)
             else:
                 mine = fan.own_parts(st, game, seat)
-            own_ops = _own_ops(own, mine, peer is not None and version(peer) >= 2)
+            own_ops = _own_ops(own, mine, stream.reads_removes)
             fan._send_view(stream, parts, mine, base, public_ops, to, out, own_ops)
     if fan.spectators:
         stream = fan.spectator_stream

@@ -219,13 +219,36 @@ def taker_bouts(deal: Deal, partner: int | None) -> list[str]:
     for trick, leader, winner in zip(deal.tricks, deal.leaders, deal.winners, strict=True):
         if _BOUT_SET.isdisjoint(trick):
             continue  # most tricks (18 at four, mid-deal: once a trick, in C)
-        for i, card in enumerate(trick):
-            if card == EXCUSE:
-                if (leader + i) % players in attack:
-                    held.add(card)
-            elif card in BOUTS and winner in attack:
-                held.add(card)
+        _trick_bouts(trick, leader, winner, attack, players, held)
     return [CODES[c] for c in BOUTS if c in held]
+
+
+def taker_bouts_after(bouts: list[str], deal: Deal, partner: int | None) -> list[str]:
+    """``taker_bouts(deal, partner)`` once a trick more is won while the deal
+    is played, from ``bouts``, its value before that trick, with the same
+    ``partner``: the new trick's bouts alone are looked at (the whole deal's
+    tricks were ~20,000 instructions a trick, compiled). ``bouts`` itself
+    when that trick holds none (the diff skips it on "is")."""
+    trick = deal.tricks[-1]
+    if deal.taker < 0 or deal.annulled_reason is not None or _BOUT_SET.isdisjoint(trick):
+        return bouts
+    held = {c for c in BOUTS if CODES[c] in bouts}
+    attack = {deal.taker} if partner is None else {deal.taker, partner}
+    players = deal.variant.players
+    _trick_bouts(trick, deal.leaders[-1], deal.winners[-1], attack, players, held)
+    return [CODES[c] for c in BOUTS if c in held]
+
+
+def _trick_bouts(
+    trick: list[int], leader: int, winner: int, attack: set[int], players: int, held: set[int]
+) -> None:
+    """Add to ``held`` the bouts of a completed trick that the camp ``attack`` holds."""
+    for i, card in enumerate(trick):
+        if card == EXCUSE:
+            if (leader + i) % players in attack:
+                held.add(card)
+        elif card in BOUTS and winner in attack:
+            held.add(card)
 
 
 NOTHING_LEGAL = Legal()

@@ -11,7 +11,6 @@ import hashlib
 from typing import Any
 
 import msgspec
-from msgspec.structs import replace
 
 from protocol.msgpack_arrays import array_header
 from protocol.views import BotLevel, ChatLine, SeatKind, TableStatus
@@ -97,7 +96,7 @@ def decode_state(blob: bytes) -> TableState:
     if st.terms is not None and st.mode == "normal":
         # Saved before modes (no ``mode`` stored): only a daily table had terms.
         # (Here, not in a ``__post_init__``: that would run on every
-        # ``replace``, once a move in ``StateWriter``.)
+        # ``replace`` of a state.)
         st.mode = "daily"
     return st
 
@@ -140,8 +139,15 @@ class StateWriter:
             self._log_body += b"".join([encode_state(entry) for entry in log[n:]])
         self._log = log
         head = array_header(len(log))
-        blob = replace(game, results=self._results_raw, log=msgspec.Raw(head + self._log_body))
-        return encode_state(replace(st, game=blob))
+        # The two put in place of the game's own lists for the encoding, and
+        # put back (copies of the game and the state were ~2,000 instructions).
+        results = game.results
+        game.results = self._results_raw  # type: ignore[assignment]  # (encodes as the list)
+        game.log = msgspec.Raw(head + self._log_body)  # type: ignore[assignment]  # (likewise)
+        try:
+            return encode_state(st)
+        finally:
+            game.results, game.log = results, log
 
 
 def digest(token: str) -> str:

@@ -23,7 +23,17 @@ def version(peer: Peer) -> int:
 class Stream:
     """A recipient's view stream: sequence number, last view sent, recent patches."""
 
-    __slots__ = ("_view", "base", "own", "parts", "patches", "peer", "removes", "seq")
+    __slots__ = (
+        "_peer",
+        "_view",
+        "base",
+        "own",
+        "parts",
+        "patches",
+        "reads_removes",
+        "removes",
+        "seq",
+    )
 
     def __init__(self) -> None:
         self.seq = 0
@@ -42,7 +52,20 @@ class Stream:
         they were most of its memory (docs/LOAD.md)."""
         self.removes = False
         """Some kept patch has a ``remove`` op, which only version 2 reads."""
-        self.peer: Peer | None = None
+        self._peer: Peer | None = None
+        self.reads_removes = False
+        """Its peer reads version 2's ``remove`` op: told when the peer is
+        bound (a connection's codec never changes), not asked each move."""
+
+    @property
+    def peer(self) -> Peer | None:
+        """The recipient's connection (None: none now)."""
+        return self._peer
+
+    @peer.setter
+    def peer(self, peer: Peer | None) -> None:
+        self._peer = peer
+        self.reads_removes = peer is not None and version(peer) >= 2
 
     @property
     def view(self) -> TableView | None:
