@@ -92,6 +92,7 @@ COMPILED: Final = (
     "protocol.msgpack_arrays",
     "server.front.door",
     "server.link.guard",
+    "server.link.reader",
     # The server's keepalive (a ping per connection every 20 s) and the moves
     # of a deal that are not a card (a bid, the écart...): measured with the
     # rest of the ninth pass (docs/LOAD.md).

@@ -32,10 +32,10 @@ they came.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar, Final
 
 from websockets.asyncio.server import ServerConnection
-from websockets.protocol import OPEN
+from websockets.protocol import OPEN, Protocol
 from websockets.streams import StreamReader
 
 try:  # websockets' C speed-up, as websockets itself uses it
@@ -46,6 +46,20 @@ except ImportError:  # pragma: no cover - websockets built without it
 Sink = Callable[[bytes | str], bool]
 """Takes a message read here (True), or declines it (False: untouched, it
 goes to websockets and then to the handler's ``recv`` like any other)."""
+
+
+def _state_is_a_field() -> bool:
+    """Whether websockets' ``Protocol.state`` property does nothing but return
+    its ``_state`` field (as from websockets 13 on)."""
+    getter = getattr(Protocol.__dict__.get("state"), "fget", None)
+    code = getattr(getter, "__code__", None)
+    return code is not None and code.co_names == ("_state",)
+
+
+STATE_FIELD: Final = _state_is_a_field()
+"""Read a connection's state from ``_state``: the property is a Python call,
+read for every frame in and out (~5 a move). A websockets whose property
+does more is read through it."""
 
 _AT_EOF = StreamReader.at_eof.__code__
 """websockets' parser sits in this generator between two frames."""
@@ -73,7 +87,7 @@ class LeanConnection(ServerConnection):
     ping_payload: bytes | None = None
     """The payload of the keepalive's last ping while unanswered (server/link/keepalive.py)."""
 
-    insides_known = True
+    insides_known: ClassVar[bool] = True
     """False once websockets' insides were not as this reader knows them (a
     newer websockets): from then on websockets reads every frame, as before."""
 
@@ -104,7 +118,7 @@ class LeanConnection(ServerConnection):
     def _holds_nothing(self) -> bool:
         protocol = self.protocol
         if (
-            protocol.state is not OPEN
+            (protocol._state if STATE_FIELD else protocol.state) is not OPEN
             or protocol.current_size is not None  # a fragmented message under way
             or protocol.parser_exc is not None
             or protocol.extensions
