@@ -85,6 +85,8 @@ COMPILED: Final = (
     "server.table.stream",
     "server.table.timers",
     "server.table.pace",
+    "server.table.actor",
+    "server.table.inbox",
     # Every frame in and out: the front's checks and rate limit, the codec's
     # encoding and decoding. Each pair measured alone ~3% of a move's
     # instructions (docs/LOAD.md).

@@ -120,7 +120,7 @@ class Conn:
         transport = self._transport
         if (
             self._plain
-            and (protocol._state if STATE_FIELD else protocol.state) is OPEN
+            and (protocol._state if STATE_FIELD else protocol.state) is _OPEN
             and not protocol.writes
             and not protocol.expect_continuation_frame
             and self.ws.send_in_progress is None
@@ -188,6 +188,7 @@ class Conn:
                     await asyncio.shield(self._closing)
 
 
+_OPEN: Final = OPEN  # (Final: compiled, looked up once, not per write)
 _MEDIUM = struct.Struct("!BBH")
 _LONG = struct.Struct("!BBQ")
 _TEXT_HEADS: Final = tuple(bytes((0x81, size)) for size in range(126))

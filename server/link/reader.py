@@ -61,15 +61,20 @@ STATE_FIELD: Final = _state_is_a_field()
 read for every frame in and out (~5 a move). A websockets whose property
 does more is read through it."""
 
-_AT_EOF = StreamReader.at_eof.__code__
-"""websockets' parser sits in this generator between two frames."""
+_OPEN: Final = OPEN
+_unmask: Final = apply_mask
+_AT_EOF: Final = StreamReader.at_eof.__code__
+"""websockets' parser sits in this generator between two frames.
 
-_TEXT = 0x81  # FIN, text
-_BINARY = 0x82  # FIN, binary
-_PONG = 0x8A  # FIN, pong
-_MASKED = 0x80
-_MASKED_4 = 0x84  # masked, a payload of 4 bytes (the keepalive's)
-_SHORT = 126  # payload lengths from 126 up take an extended length
+(These three and the frame bytes below are ``Final``: compiled, a module's
+other names are looked up in its namespace at each use.)"""
+
+_TEXT: Final = 0x81  # FIN, text
+_BINARY: Final = 0x82  # FIN, binary
+_PONG: Final = 0x8A  # FIN, pong
+_MASKED: Final = 0x80
+_MASKED_4: Final = 0x84  # masked, a payload of 4 bytes (the keepalive's)
+_SHORT: Final = 126  # payload lengths from 126 up take an extended length
 
 
 class LeanConnection(ServerConnection):
@@ -118,7 +123,7 @@ class LeanConnection(ServerConnection):
     def _holds_nothing(self) -> bool:
         protocol = self.protocol
         if (
-            (protocol._state if STATE_FIELD else protocol.state) is not OPEN
+            (protocol._state if STATE_FIELD else protocol.state) is not _OPEN
             or protocol.current_size is not None  # a fragmented message under way
             or protocol.parser_exc is not None
             or protocol.extensions
@@ -156,7 +161,7 @@ class LeanConnection(ServerConnection):
             stop = at + 6 + size
             if stop > end:
                 break  # not all here yet
-            payload = apply_mask(data[at + 6 : stop], data[at + 2 : at + 6])
+            payload = _unmask(data[at + 6 : stop], data[at + 2 : at + 6])
             message: bytes | str = payload
             if first == _TEXT:
                 try:
@@ -174,7 +179,7 @@ class LeanConnection(ServerConnection):
         stop = at + 10
         if data[at + 1] != _MASKED_4 or stop > end or self.ping_payload is None:
             return 0  # another pong (or not all here yet): websockets'
-        payload = apply_mask(data[at + 6 : stop], data[at + 2 : at + 6])
+        payload = _unmask(data[at + 6 : stop], data[at + 2 : at + 6])
         if payload != self.ping_payload:
             return 0
         self.acknowledge_pings(payload)

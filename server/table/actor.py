@@ -26,7 +26,7 @@ import functools
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import msgspec
 import structlog
@@ -35,7 +35,7 @@ from protocol.messages import Error, GameCommand, History
 from server.base import metrics
 from server.base.clock import WALL, Clock, Timer
 from server.bots import Bot, RandomBot, make_bot
-from server.link.conn import CLOSE_FOR, send_to_all
+from server.link.conn import CLOSE_FOR, Recipient, send_to_all
 from server.store.base import StaleWrite, StoreError, TableStore
 from server.table.core import TableCore
 from server.table.effects import (
@@ -133,15 +133,28 @@ class Mailbox:
         return items.popleft()
 
 
-_send_all: Callable[[tuple[Peer, ...], object], None] = send_to_all  # type: ignore[assignment]
-"""``send_to_all`` as a ``Send``'s recipients are typed: the core names
-connections only as ``Peer``s, the ones this actor is given are ``Conn``s."""
+def _send_all(to: tuple[Peer, ...], message: object) -> None:
+    """``send_to_all`` as a ``Send``'s recipients are typed: the core names
+    connections only as ``Peer``s, the ones this actor is given are ``Conn``s
+    or look-alikes (``Recipient``s)."""
+    send_to_all(cast("tuple[Recipient, ...]", to), message)
 
 
-def _conn(peer: Peer) -> Conn:
+class Reachable(Protocol):
+    """What the actor does with the connection a ``Peer`` names: the front's
+    ``Conn``, or a look-alike (the cluster's ``RemotePeer``, a test's). A
+    protocol, not ``Conn``: compiled (server/base/compiled.py), a value typed
+    with a class is checked at run time, and a look-alike is no ``Conn``."""
+
+    def send(self, msg: Any) -> None: ...
+
+    def close(self, code: int, reason: str) -> None: ...
+
+
+def _conn(peer: Peer) -> Reachable:
     # The core names connections only as ``Peer``s; the ones this actor is
-    # given are the front's ``Conn`` objects.
-    return cast("Conn", peer)
+    # given can be sent to and closed.
+    return cast("Reachable", peer)
 
 
 class Table:
@@ -291,7 +304,7 @@ class Table:
         """Carry out an effect that needs no waiting."""
         match effect:
             case Send(to=to, message=message):
-                send_to_all([_conn(p) for p in to], message)
+                _send_all(to, message)
             case Arm(at=at, wake=wake):
                 self._cancel_timer()
                 if at is not None and wake is not None:
@@ -302,7 +315,7 @@ class Table:
                 self.listing = effect
                 self.home.table_changed(self, effect)
             case Route(peer=peer, here=here, to_lobby=to_lobby):
-                self.home.route(_conn(peer), self, here, to_lobby)
+                self.home.route(cast(Any, peer), self, here, to_lobby)  # (no check: see Reachable)
             case Answer(to=to, error=error):
                 if to.done is not None and not to.done.done():
                     to.done.set_result(error)
