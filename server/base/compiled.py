@@ -87,6 +87,7 @@ COMPILED: Final = (
     "server.table.pace",
     "server.table.actor",
     "server.table.inbox",
+    "server.base.metrics",
     # Every frame in and out: the front's checks and rate limit, the codec's
     # encoding and decoding. Each pair measured alone ~3% of a move's
     # instructions (docs/LOAD.md).

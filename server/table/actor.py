@@ -26,7 +26,7 @@ import functools
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Final, Protocol, cast
 
 import msgspec
 import structlog
@@ -63,6 +63,16 @@ if TYPE_CHECKING:
     from server.link.conn import Conn
 
 log = structlog.get_logger()
+
+# The effects of a move, the clock and the latency histogram as the actor's
+# loop reads them per message: ``Final``, as compiled code keeps them (other
+# names imported from modules it does not compile are looked up in this
+# module's namespace at each use).
+_SEND: Final = Send
+_SAVE: Final = Save
+_ARM: Final = Arm
+_perf_counter: Final = time.perf_counter
+_LATENCY: Final = metrics.ACTION_LATENCY
 
 HOLD_FIRST_S = 0.05
 HOLD_MAX_S = 1.0
@@ -236,9 +246,9 @@ class Table:
             while not waiting:
                 await inbox.arrival()
             msg = waiting.popleft()
-            if isinstance(msg, Stop):  # (a plain class: no metaclass to ask)
+            if isinstance(msg, Stop):
                 break
-            started = time.perf_counter()
+            started = _perf_counter()
             try:
                 # The core decides, then its effects are carried out in order.
                 # The effects of every move by their type, here (no coroutine
@@ -250,9 +260,9 @@ class Table:
                         # Refused as stale (by a save, or the lease renewal while this
                         # one waited): another process serves the table; say nothing.
                         break
-                    if type(effect) is Send:  # most effects: straight out
+                    if type(effect) is _SEND:  # most effects: straight out
                         _send_all(effect.to, effect.message)
-                    elif type(effect) is Save:  # one a move
+                    elif type(effect) is _SAVE:  # one a move
                         if self.epoch or self.records_due:
                             await self._save(effect.version, effect.blob, effect.open_)
                             continue
@@ -264,7 +274,7 @@ class Table:
                             self._unsaved(e, version, blob, open_)
                         else:
                             self.dirty = None
-                    elif type(effect) is Arm:  # one a move, most often no timer and none armed
+                    elif type(effect) is _ARM:  # one a move, most often no timer and none armed
                         if effect.at is not None or self.timer is not None:
                             self._now(effect)
                     else:
@@ -283,7 +293,7 @@ class Table:
                         )
                     )
             if type(msg) is Act:
-                metrics.ACTION_LATENCY.observe(time.perf_counter() - started)
+                _LATENCY.observe(_perf_counter() - started)
         self._cancel_timer()
         for task in list(self.thinking):
             task.cancel()
