@@ -85,7 +85,11 @@ class Conn:
         # Read once, not per write (``send_raw``): websockets sets both when
         # the connection is made, before the handshake that precedes this.
         self._protocol = ws.protocol
-        self._transport = ws.transport
+        transport = ws.transport
+        self._write = transport.write
+        self._buffered = transport.get_write_buffer_size
+        """The transport's two methods a send calls, bound once: compiled code
+        calls a method of a C type by looking it up and binding it each time."""
         self._plain = not ws.protocol.extensions
         """No extension was negotiated (compression is off by default): a
         frame can be written as is; extensions never change once open."""
@@ -117,7 +121,6 @@ class Conn:
         if self.closed:
             return
         protocol = self._protocol
-        transport = self._transport
         if (
             self._plain
             and (protocol._state if STATE_FIELD else protocol.state) is _OPEN
@@ -132,7 +135,7 @@ class Conn:
             # open connection with nothing of its own waiting to go out and no
             # fragmented message under way: the frame goes after what went before.
             try:
-                transport.write(frame(data))
+                self._write(frame(data))
             except Exception:
                 # The socket went away before websockets heard of it (uvloop
                 # refuses a closed handle): as broadcast() does, skip it; the
@@ -142,7 +145,7 @@ class Conn:
             # broadcast() writes synchronously and skips a connection that is
             # no longer open (its closing handshake has begun): nothing to send.
             broadcast((self.ws,), data)
-        backlog = transport.get_write_buffer_size()
+        backlog = self._buffered()
         if backlog > self.send_buffer:
             self.log.warning("client_too_slow", buffered=backlog)
             self.close(CLOSE_TOO_SLOW, "too slow to read its messages")
