@@ -36,6 +36,7 @@ from typing import Any, ClassVar, Final
 
 from websockets.asyncio.server import ServerConnection
 from websockets.protocol import OPEN, Protocol
+from websockets.server import ServerProtocol
 from websockets.streams import StreamReader
 
 try:  # websockets' C speed-up, as websockets itself uses it
@@ -92,6 +93,11 @@ class LeanConnection(ServerConnection):
     ping_payload: bytes | None = None
     """The payload of the keepalive's last ping while unanswered (server/link/keepalive.py)."""
 
+    _plain: ServerProtocol | None = None
+    """websockets' protocol of this connection once it is open with no
+    extension and no debug log, kept: none of the three changes from then on,
+    and they are read for every frame (None: read them again)."""
+
     insides_known: ClassVar[bool] = True
     """False once websockets' insides were not as this reader knows them (a
     newer websockets): from then on websockets reads every frame, as before."""
@@ -121,13 +127,20 @@ class LeanConnection(ServerConnection):
             return False
 
     def _holds_nothing(self) -> bool:
-        protocol = self.protocol
+        protocol = self._plain
+        if protocol is None:
+            protocol = self.protocol
+            if (
+                (protocol._state if STATE_FIELD else protocol.state) is not _OPEN
+                or protocol.extensions
+                or protocol.debug  # websockets logs every frame then
+            ):
+                return False
+            self._plain = protocol
         if (
             (protocol._state if STATE_FIELD else protocol.state) is not _OPEN
             or protocol.current_size is not None  # a fragmented message under way
             or protocol.parser_exc is not None
-            or protocol.extensions
-            or protocol.debug  # websockets logs every frame then
             or protocol.reader.buffer
         ):
             return False
