@@ -95,8 +95,9 @@ class LeanConnection(ServerConnection):
 
     _plain: ServerProtocol | None = None
     """websockets' protocol of this connection once it is open with no
-    extension and no debug log, kept: none of the three changes from then on,
-    and they are read for every frame (None: read them again)."""
+    extension and no debug log, kept: the protocol, its extensions and its
+    debug flag no longer change then, and were read for every frame (None:
+    not yet; its state and parser are still read every time)."""
 
     insides_known: ClassVar[bool] = True
     """False once websockets' insides were not as this reader knows them (a
