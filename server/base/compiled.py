@@ -27,14 +27,8 @@ behaves the same. Left out, and why:
   Any]]``), so msgspec would decode other types (lists for tuples); and
   ``state`` has ``msgspec.field`` defaults, as above. ``GameState`` is apart
   from ``server.game.game`` (compiled) for this reason.
-* ``protocol.diff``, ``server.link.reader``: they subclass ``list`` and
-  websockets' connection. The reader compiles, but a test then hung (a
-  websockets whose insides differ) and its own methods can no longer be
-  patched; not measured compiled (the diff runs on moves other than a card,
-  the reader's fast path is a few calls a frame).
-* ``server.table.actor``, ``server.table.inbox``: measured, no gain beyond
-  the noise (~1%); and the actor casts the cluster's look-alike connections
-  to ``Conn``, a cast compiled code checks.
+* ``protocol.diff``: it subclasses ``list``; not measured compiled (the diff
+  runs on moves other than a card).
 * A ``StateWriter`` of its own, compiled: measured, no gain (``bench/fanout.py``,
   +170 instructions a move): its work is msgspec's.
 * the rest: run once a connection, a table or a request, or wait on I/O.
@@ -92,6 +86,15 @@ COMPILED: Final = (
     "protocol.msgpack_arrays",
     "server.front.door",
     "server.link.guard",
+    # The tenth pass (docs/LOAD.md): the lean reader of a move's frame, the
+    # table's actor and inbox, and the counters and latency histogram they
+    # add to per move. Compiled, a class's methods call each other directly
+    # (a test changes what websockets holds, not the reader's methods), and
+    # the actor names a look-alike connection with a protocol, not ``Conn``.
+    "server.link.reader",
+    "server.table.actor",
+    "server.table.inbox",
+    "server.base.metrics",
     # The server's keepalive (a ping per connection every 20 s) and the moves
     # of a deal that are not a card (a bid, the écart...): measured with the
     # rest of the ninth pass (docs/LOAD.md).

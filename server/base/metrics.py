@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterator
+from typing import Final
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, generate_latest
 from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily, Metric
@@ -33,8 +34,8 @@ class Tally:
         self.count = 0
 
 
-MESSAGES_IN = Tally("atout_messages_in", "Messages received from clients")
-MESSAGES_OUT = Tally("atout_messages_out", "Messages sent to clients")
+MESSAGES_IN: Final = Tally("atout_messages_in", "Messages received from clients")
+MESSAGES_OUT: Final = Tally("atout_messages_out", "Messages sent to clients")
 
 
 class Spread:
@@ -68,7 +69,7 @@ class Spread:
         return HistogramMetricFamily(self.name, self.help, buckets=buckets, sum_value=self.sum)
 
 
-ACTION_LATENCY = Spread(
+ACTION_LATENCY: Final = Spread(
     "atout_action_seconds",
     "From a command taken off a table's inbox to its patches queued to every seat",
     (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0),

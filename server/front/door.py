@@ -24,7 +24,7 @@ import secrets
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, get_args
+from typing import TYPE_CHECKING, Any, Final, Protocol, get_args
 
 import structlog
 from websockets.asyncio.server import ServerConnection
@@ -550,7 +550,8 @@ def _to_table(front: Front, conn: Conn, msg: Any) -> None:
     table.inbox.put_nowait(Act(conn, msg))
 
 
-COMMANDS: dict[type[Any], Callable[[Front, Conn, Any], Awaitable[None]]] = {
+# (``Final``: compiled, read per frame without a lookup by name.)
+COMMANDS: Final[dict[type[Any], Callable[[Front, Conn, Any], Awaitable[None]]]] = {
     **dict.fromkeys(get_args(TournamentCommand), _tournament),  # but these three:
     TournamentCreate: _tournament_create,
     TournamentJoin: _tournament_code,

@@ -18,7 +18,7 @@ import contextlib
 import itertools
 import struct
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import structlog
 from websockets.asyncio.connection import broadcast
@@ -30,6 +30,7 @@ from protocol.errors import ByeCode
 from server.base import metrics
 from server.base.clock import WALL, Clock, timeout
 from server.link.guard import Bucket
+from server.link.reader import STATE_FIELD
 
 if TYPE_CHECKING:
     from websockets.asyncio.server import ServerConnection
@@ -81,6 +82,17 @@ class Conn:
     ) -> None:
         self.id = f"c{next(_ids)}"
         self.ws = ws
+        # Read once, not per write (``send_raw``): websockets sets both when
+        # the connection is made, before the handshake that precedes this.
+        self._protocol = ws.protocol
+        transport = ws.transport
+        self._write = transport.write
+        self._buffered = transport.get_write_buffer_size
+        """The transport's two methods a send calls, bound once: compiled code
+        calls a method of a C type by looking it up and binding it each time."""
+        self._plain = not ws.protocol.extensions
+        """No extension was negotiated (compression is off by default): a
+        frame can be written as is; extensions never change once open."""
         self.codec = codec
         self.name = ""
         self.hello = False
@@ -108,14 +120,13 @@ class Conn:
     def send_raw(self, data: bytes | str) -> None:
         if self.closed:
             return
-        ws = self.ws
-        protocol = ws.protocol
+        protocol = self._protocol
         if (
-            protocol.state is OPEN
+            self._plain
+            and (protocol._state if STATE_FIELD else protocol.state) is _OPEN
             and not protocol.writes
             and not protocol.expect_continuation_frame
-            and ws.send_in_progress is None
-            and not protocol.extensions
+            and self.ws.send_in_progress is None
         ):
             # What websockets' send_binary/send_text would write, framed here:
             # its Frame objects, their serialisation and its write path cost
@@ -123,9 +134,8 @@ class Conn:
             # 8% of the server's busy time at 1,000 tables (docs/LOAD.md). An
             # open connection with nothing of its own waiting to go out and no
             # fragmented message under way: the frame goes after what went before.
-            transport = ws.transport
             try:
-                transport.write(frame(data))
+                self._write(frame(data))
             except Exception:
                 # The socket went away before websockets heard of it (uvloop
                 # refuses a closed handle): as broadcast() does, skip it; the
@@ -134,9 +144,8 @@ class Conn:
         else:
             # broadcast() writes synchronously and skips a connection that is
             # no longer open (its closing handshake has begun): nothing to send.
-            broadcast((ws,), data)
-            transport = ws.transport
-        backlog = transport.get_write_buffer_size()
+            broadcast((self.ws,), data)
+        backlog = self._buffered()
         if backlog > self.send_buffer:
             self.log.warning("client_too_slow", buffered=backlog)
             self.close(CLOSE_TOO_SLOW, "too slow to read its messages")
@@ -182,9 +191,13 @@ class Conn:
                     await asyncio.shield(self._closing)
 
 
-_SHORT = struct.Struct("!BB")
+_OPEN: Final = OPEN  # (Final: compiled, looked up once, not per write)
 _MEDIUM = struct.Struct("!BBH")
 _LONG = struct.Struct("!BBQ")
+_TEXT_HEADS: Final = tuple(bytes((0x81, size)) for size in range(126))
+_BINARY_HEADS: Final = tuple(bytes((0x82, size)) for size in range(126))
+"""The two bytes that open a short frame (FIN, its opcode, its length), made
+once: most of what a move sends is shorter than 126 bytes."""
 
 
 def frame(data: bytes | str) -> bytes:
@@ -193,11 +206,13 @@ def frame(data: bytes | str) -> bytes:
     if isinstance(data, str):
         data = data.encode()
         first = 0x81  # FIN, text
+        heads = _TEXT_HEADS
     else:
         first = 0x82  # FIN, binary
+        heads = _BINARY_HEADS
     size = len(data)
     if size < 126:
-        return _SHORT.pack(first, size) + data
+        return heads[size] + data
     if size < 0x10000:
         return _MEDIUM.pack(first, 126, size) + data
     return _LONG.pack(first, 127, size) + data
@@ -217,13 +232,34 @@ class Recipient(Protocol):
 
 def send_to_all(conns: Iterable[Recipient], msg: Any) -> None:
     """Send one message to many: encoded once per codec, the same bytes for all."""
-    encoded: dict[int, bytes | str] = {}
+    first: Codec | None = None  # the first recipient's codec, and its bytes:
+    first_data: bytes | str = b""  # most often every recipient's
+    others: dict[int, bytes | str] | None = None  # the other codecs' bytes
     count = 0
     for conn in conns:
-        key = id(conn.codec)
-        data = encoded.get(key)
-        if data is None:
-            data = encoded[key] = conn.codec.encode(msg)
-        conn.send_raw(data)
+        # Ours (nearly always): its fields and ``send_raw`` reached directly
+        # by compiled code, not looked up by name.
+        ours = conn if type(conn) is Conn else None
+        codec = ours.codec if ours is not None else conn.codec
+        if codec is first:
+            data = first_data
+        elif first is None:
+            first = codec
+            data = first_data = codec.encode(msg)
+        else:
+            if others is None:
+                others = {}
+            key = id(codec)
+            known = others.get(key)
+            if known is None:
+                known = others[key] = codec.encode(msg)
+            data = known
+        if ours is not None:
+            ours.send_raw(data)
+        else:
+            conn.send_raw(data)
         count += 1
-    metrics.MESSAGES_OUT.count += count
+    _OUT.count += count
+
+
+_OUT: Final = metrics.MESSAGES_OUT

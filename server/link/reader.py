@@ -32,10 +32,11 @@ they came.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar, Final
 
 from websockets.asyncio.server import ServerConnection
-from websockets.protocol import OPEN
+from websockets.protocol import OPEN, Protocol
+from websockets.server import ServerProtocol
 from websockets.streams import StreamReader
 
 try:  # websockets' C speed-up, as websockets itself uses it
@@ -47,15 +48,34 @@ Sink = Callable[[bytes | str], bool]
 """Takes a message read here (True), or declines it (False: untouched, it
 goes to websockets and then to the handler's ``recv`` like any other)."""
 
-_AT_EOF = StreamReader.at_eof.__code__
-"""websockets' parser sits in this generator between two frames."""
 
-_TEXT = 0x81  # FIN, text
-_BINARY = 0x82  # FIN, binary
-_PONG = 0x8A  # FIN, pong
-_MASKED = 0x80
-_MASKED_4 = 0x84  # masked, a payload of 4 bytes (the keepalive's)
-_SHORT = 126  # payload lengths from 126 up take an extended length
+def _state_is_a_field() -> bool:
+    """Whether websockets' ``Protocol.state`` property does nothing but return
+    its ``_state`` field (as from websockets 13 on)."""
+    getter = getattr(Protocol.__dict__.get("state"), "fget", None)
+    code = getattr(getter, "__code__", None)
+    return code is not None and code.co_names == ("_state",)
+
+
+STATE_FIELD: Final = _state_is_a_field()
+"""Read a connection's state from ``_state``: the property is a Python call,
+read for every frame in and out (~5 a move). A websockets whose property
+does more is read through it."""
+
+_OPEN: Final = OPEN
+_unmask: Final = apply_mask
+_AT_EOF: Final = StreamReader.at_eof.__code__
+"""websockets' parser sits in this generator between two frames.
+
+(These three and the frame bytes below are ``Final``: compiled, a module's
+other names are looked up in its namespace at each use.)"""
+
+_TEXT: Final = 0x81  # FIN, text
+_BINARY: Final = 0x82  # FIN, binary
+_PONG: Final = 0x8A  # FIN, pong
+_MASKED: Final = 0x80
+_MASKED_4: Final = 0x84  # masked, a payload of 4 bytes (the keepalive's)
+_SHORT: Final = 126  # payload lengths from 126 up take an extended length
 
 
 class LeanConnection(ServerConnection):
@@ -73,7 +93,13 @@ class LeanConnection(ServerConnection):
     ping_payload: bytes | None = None
     """The payload of the keepalive's last ping while unanswered (server/link/keepalive.py)."""
 
-    insides_known = True
+    _plain: ServerProtocol | None = None
+    """websockets' protocol of this connection once it is open with no
+    extension and no debug log, kept: the protocol, its extensions and its
+    debug flag no longer change then, and were read for every frame (None:
+    not yet; its state and parser are still read every time)."""
+
+    insides_known: ClassVar[bool] = True
     """False once websockets' insides were not as this reader knows them (a
     newer websockets): from then on websockets reads every frame, as before."""
 
@@ -102,13 +128,20 @@ class LeanConnection(ServerConnection):
             return False
 
     def _holds_nothing(self) -> bool:
-        protocol = self.protocol
+        protocol = self._plain
+        if protocol is None:
+            protocol = self.protocol
+            if (
+                (protocol._state if STATE_FIELD else protocol.state) is not _OPEN
+                or protocol.extensions
+                or protocol.debug  # websockets logs every frame then
+            ):
+                return False
+            self._plain = protocol
         if (
-            protocol.state is not OPEN
+            (protocol._state if STATE_FIELD else protocol.state) is not _OPEN
             or protocol.current_size is not None  # a fragmented message under way
             or protocol.parser_exc is not None
-            or protocol.extensions
-            or protocol.debug  # websockets logs every frame then
             or protocol.reader.buffer
         ):
             return False
@@ -142,7 +175,7 @@ class LeanConnection(ServerConnection):
             stop = at + 6 + size
             if stop > end:
                 break  # not all here yet
-            payload = apply_mask(data[at + 6 : stop], data[at + 2 : at + 6])
+            payload = _unmask(data[at + 6 : stop], data[at + 2 : at + 6])
             message: bytes | str = payload
             if first == _TEXT:
                 try:
@@ -160,7 +193,7 @@ class LeanConnection(ServerConnection):
         stop = at + 10
         if data[at + 1] != _MASKED_4 or stop > end or self.ping_payload is None:
             return 0  # another pong (or not all here yet): websockets'
-        payload = apply_mask(data[at + 6 : stop], data[at + 2 : at + 6])
+        payload = _unmask(data[at + 6 : stop], data[at + 2 : at + 6])
         if payload != self.ping_payload:
             return 0
         self.acknowledge_pings(payload)

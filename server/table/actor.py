@@ -26,7 +26,7 @@ import functools
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import TYPE_CHECKING, Any, Final, Protocol, cast
 
 import msgspec
 import structlog
@@ -35,7 +35,7 @@ from protocol.messages import Error, GameCommand, History
 from server.base import metrics
 from server.base.clock import WALL, Clock, Timer
 from server.bots import Bot, RandomBot, make_bot
-from server.link.conn import CLOSE_FOR, send_to_all
+from server.link.conn import CLOSE_FOR, Recipient, send_to_all
 from server.store.base import StaleWrite, StoreError, TableStore
 from server.table.core import TableCore
 from server.table.effects import (
@@ -63,6 +63,16 @@ if TYPE_CHECKING:
     from server.link.conn import Conn
 
 log = structlog.get_logger()
+
+# The effects of a move, the clock and the latency histogram as the actor's
+# loop reads them per message: ``Final``, as compiled code keeps them (other
+# names imported from modules it does not compile are looked up in this
+# module's namespace at each use).
+_SEND: Final = Send
+_SAVE: Final = Save
+_ARM: Final = Arm
+_perf_counter: Final = time.perf_counter
+_LATENCY: Final = metrics.ACTION_LATENCY
 
 HOLD_FIRST_S = 0.05
 HOLD_MAX_S = 1.0
@@ -133,15 +143,28 @@ class Mailbox:
         return items.popleft()
 
 
-_send_all: Callable[[tuple[Peer, ...], object], None] = send_to_all  # type: ignore[assignment]
-"""``send_to_all`` as a ``Send``'s recipients are typed: the core names
-connections only as ``Peer``s, the ones this actor is given are ``Conn``s."""
+def _send_all(to: tuple[Peer, ...], message: object) -> None:
+    """``send_to_all`` as a ``Send``'s recipients are typed: the core names
+    connections only as ``Peer``s, the ones this actor is given are ``Conn``s
+    or look-alikes (``Recipient``s)."""
+    send_to_all(cast("tuple[Recipient, ...]", to), message)
 
 
-def _conn(peer: Peer) -> Conn:
+class Reachable(Protocol):
+    """What the actor does with the connection a ``Peer`` names: the front's
+    ``Conn``, or a look-alike (the cluster's ``RemotePeer``, a test's). A
+    protocol, not ``Conn``: compiled (server/base/compiled.py), a value typed
+    with a class is checked at run time, and a look-alike is no ``Conn``."""
+
+    def send(self, msg: Any) -> None: ...
+
+    def close(self, code: int, reason: str) -> None: ...
+
+
+def _conn(peer: Peer) -> Reachable:
     # The core names connections only as ``Peer``s; the ones this actor is
-    # given are the front's ``Conn`` objects.
-    return cast("Conn", peer)
+    # given can be sent to and closed.
+    return cast("Reachable", peer)
 
 
 class Table:
@@ -223,9 +246,9 @@ class Table:
             while not waiting:
                 await inbox.arrival()
             msg = waiting.popleft()
-            if isinstance(msg, Stop):  # (a plain class: no metaclass to ask)
+            if isinstance(msg, Stop):
                 break
-            started = time.perf_counter()
+            started = _perf_counter()
             try:
                 # The core decides, then its effects are carried out in order.
                 # The effects of every move by their type, here (no coroutine
@@ -237,9 +260,9 @@ class Table:
                         # Refused as stale (by a save, or the lease renewal while this
                         # one waited): another process serves the table; say nothing.
                         break
-                    if type(effect) is Send:  # most effects: straight out
+                    if type(effect) is _SEND:  # most effects: straight out
                         _send_all(effect.to, effect.message)
-                    elif type(effect) is Save:  # one a move
+                    elif type(effect) is _SAVE:  # one a move
                         if self.epoch or self.records_due:
                             await self._save(effect.version, effect.blob, effect.open_)
                             continue
@@ -251,7 +274,7 @@ class Table:
                             self._unsaved(e, version, blob, open_)
                         else:
                             self.dirty = None
-                    elif type(effect) is Arm:  # one a move, most often no timer and none armed
+                    elif type(effect) is _ARM:  # one a move, most often no timer and none armed
                         if effect.at is not None or self.timer is not None:
                             self._now(effect)
                     else:
@@ -270,7 +293,7 @@ class Table:
                         )
                     )
             if type(msg) is Act:
-                metrics.ACTION_LATENCY.observe(time.perf_counter() - started)
+                _LATENCY.observe(_perf_counter() - started)
         self._cancel_timer()
         for task in list(self.thinking):
             task.cancel()
@@ -291,7 +314,7 @@ class Table:
         """Carry out an effect that needs no waiting."""
         match effect:
             case Send(to=to, message=message):
-                send_to_all([_conn(p) for p in to], message)
+                _send_all(to, message)
             case Arm(at=at, wake=wake):
                 self._cancel_timer()
                 if at is not None and wake is not None:
@@ -302,7 +325,7 @@ class Table:
                 self.listing = effect
                 self.home.table_changed(self, effect)
             case Route(peer=peer, here=here, to_lobby=to_lobby):
-                self.home.route(_conn(peer), self, here, to_lobby)
+                self.home.route(cast(Any, peer), self, here, to_lobby)  # (no check: see Reachable)
             case Answer(to=to, error=error):
                 if to.done is not None and not to.done.done():
                     to.done.set_result(error)

@@ -73,12 +73,22 @@ class Reclaim:
     done: Answer | None = None
 
 
-@dataclass(slots=True)
 class Act:
-    """A command from a connection at the table (as decoded from the wire)."""
+    """A command from a connection at the table (as decoded from the wire).
 
-    peer: Peer
-    command: Command
+    A plain class, not a dataclass as the others: one is made per move, and
+    compiled (server/base/compiled.py) a dataclass is made through its
+    generic ``__init__`` (~1,300 instructions), this one by a direct call."""
+
+    __slots__ = ("command", "peer")
+    __match_args__ = ("peer", "command")
+
+    def __init__(self, peer: Peer, command: Command) -> None:
+        self.peer = peer
+        self.command = command
+
+    def __repr__(self) -> str:
+        return f"Act(peer={self.peer!r}, command={self.command!r})"
 
 
 @dataclass(slots=True)
