@@ -5,6 +5,7 @@ latency of a move ends when the fourth client's view shows it."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import time
 from typing import Any, Protocol
@@ -306,7 +307,8 @@ class TableRun:
                     # Only after 40 deals: a new game at the same table.
                     self.again_sent = c.game
                     c.changed.set()
-                    c.send({"t": "again", "rid": 3})
+                    with contextlib.suppress(ConnectionError):  # closing: its reader says so
+                        c.send({"t": "again", "rid": 3})
         return None
 
     def move(self) -> None:
