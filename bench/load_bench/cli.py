@@ -23,6 +23,15 @@ def main(doc: str) -> None:
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--steps", default="50,100,200,500,1000", help="tables at each step")
     parser.add_argument("--pace", type=float, default=1.0, help="moves per second per table")
+    parser.add_argument(
+        "--spread",
+        type=float,
+        default=0.0,
+        help="seconds over which the tables' first moves are spread (0: within one move's"
+        " period, so that their deals, ~80 moves, end within seconds of each other; one deal's"
+        " length, 80 at one move a second, ends them apart as at a server whose tables began"
+        " at different times)",
+    )
     parser.add_argument("--measure", type=float, default=20.0, help="seconds measured per step")
     parser.add_argument("--warmup", type=float, default=5.0, help="seconds played before that")
     parser.add_argument("--grace", type=float, default=5.0, help="wait for late updates (s)")

@@ -23,7 +23,8 @@ from bench.load_bench.server_run import Run
 async def coordinate(args: argparse.Namespace, results: list[dict[str, Any]]) -> None:
     tmp = Path(tempfile.mkdtemp(prefix="atout-load-"))
     print(
-        f"# pace {args.pace}/s per table, server cores {sorted(args.server_cores)}, "
+        f"# pace {args.pace}/s per table, first moves spread over "
+        f"{max(args.spread, 1 / args.pace)} s, server cores {sorted(args.server_cores)}, "
         f"client cores {sorted(args.client_cores)} x {args.workers} workers, nice {args.nice}, "
         f"load average {load_average()}, logs in {tmp}",
         file=sys.stderr,

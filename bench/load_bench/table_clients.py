@@ -31,6 +31,15 @@ DECODE = msgspec.msgpack.Decoder().decode
 PERF = time.perf_counter
 
 
+def first_move_delay(rng: random.Random, pace: float, spread: float) -> float:
+    """When a table makes its first move: a random part of one move's period,
+    or of ``spread`` seconds if longer. Why: tables that start together end
+    their deals together (a deal is ~80 moves), a burst of deal ends every
+    deal's length that no server of tables begun at different times sees;
+    spread over one deal's length, their deals end apart."""
+    return rng.random() * max(1.0 / pace, spread)
+
+
 class ClientProcess(Protocol):
     """What a table and its clients need of their client process (``worker.Worker``)."""
 
@@ -40,6 +49,7 @@ class ClientProcess(Protocol):
     reader: TableReader | None
     urls: list[str]
     pace: float
+    spread: float
     wid: int
     rng: random.Random
     connecting: asyncio.Semaphore
@@ -278,10 +288,10 @@ class TableRun:
         self.seated = True
 
     async def drive(self) -> None:
-        """One move every period, the first after a random part of one."""
+        """One move every period, the first after ``first_move_delay``."""
         w = self.worker
         period = 1.0 / w.pace
-        nxt = PERF() + w.rng.random() * period
+        nxt = PERF() + first_move_delay(w.rng, w.pace, w.spread)
         while True:
             delay = nxt - PERF()
             if delay > 0:

@@ -39,6 +39,7 @@ class Worker:
         self.url = args.url
         self.urls = args.url.split(",")  # several: see Client.url
         self.pace = args.pace
+        self.spread = getattr(args, "spread", 0.0)  # (bench/scale.py's workers: not spread)
         self.wid = args.wid
         self.rng = random.Random(f"load/{args.seed}/{args.wid}")
         self.connecting = asyncio.Semaphore(args.connect_concurrency)
