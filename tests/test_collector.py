@@ -2,8 +2,9 @@
 is frozen every half second, and a sweep (everything collected once, the
 frozen included) comes when the process's memory grew by a quarter since the
 last, not on a timer: a steady server never stops for one, and cyclic
-garbage that was frozen is freed by the sweep. On the test's clock, with the
-real collector."""
+garbage that was frozen is freed by the sweep; after a sweep that found next
+to no garbage, the next waits for twice the growth. On the test's clock,
+with the real collector."""
 
 from __future__ import annotations
 
@@ -19,7 +20,9 @@ from server.process.collector import (
     LOOK_EVERY,
     SWEEP_EVERY_BLIND,
     SWEEP_GROWTH,
+    SWEEP_GROWTH_MOST,
     freeze_survivors,
+    next_growth,
     resident_bytes,
     sweep,
     sweep_due,
@@ -47,6 +50,29 @@ def test_a_sweep_is_due_once_memory_grew_by_a_quarter() -> None:
     assert sweep_due(None, None, blind_for=SWEEP_EVERY_BLIND)
 
 
+def test_sweeps_that_find_no_garbage_wait_for_more_growth_up_to_double() -> None:
+    growth = SWEEP_GROWTH
+    waits = []
+    for _ in range(4):  # memory that grew with live tables: nothing to free
+        growth = next_growth(growth, garbage=0.001)
+        waits.append(growth)
+    assert waits == [1.5, 2.0, SWEEP_GROWTH_MOST, SWEEP_GROWTH_MOST]
+    assert not sweep_due(int(149 * MB), 100 * MB, blind_for=0.0, growth=1.5)
+    assert sweep_due(150 * MB, 100 * MB, blind_for=0.0, growth=1.5)
+    # One that found garbage: a quarter again.
+    assert next_growth(SWEEP_GROWTH_MOST, garbage=0.05) == SWEEP_GROWTH
+
+
+def test_a_sweep_says_how_much_of_what_it_looked_at_was_garbage() -> None:
+    gc.collect()
+    gc.freeze()
+    assert sweep() < 0.01  # nothing made since: next to none
+    cycles = [_Cycle() for _ in range(gc.get_freeze_count())]  # as many cycles as objects
+    gc.freeze()
+    del cycles
+    assert sweep() > 0.3  # half of all it looked at: the cycles, now freed
+
+
 def test_resident_memory_is_read_here() -> None:
     rss = resident_bytes()
     assert rss is not None and 10 * MB < rss < 64 * 1024 * MB
@@ -66,11 +92,12 @@ async def test_frozen_cyclic_garbage_waits_for_the_sweep_memory_growth_brings() 
     def memory() -> int:
         return readings[-1]
 
-    def counted_sweep() -> None:
+    def counted_sweep() -> float:
         nonlocal sweeps
         sweeps += 1
-        sweep()
+        return sweep()
 
+    gc.collect()  # earlier tests' garbage: the sweep below is to find next to none
     task = asyncio.get_running_loop().create_task(freeze_survivors(clock, memory, counted_sweep))
     try:
         await asyncio.sleep(0)  # the task reads the memory and sleeps on the clock
@@ -98,11 +125,19 @@ async def test_frozen_cyclic_garbage_waits_for_the_sweep_memory_growth_brings() 
         await eventually(lambda: sweeps == 1, what="one sweep")
         assert gone() is None
 
-        # The new size is the new baseline: no sweep again until it grows once more.
+        # The new size is the new baseline, and that sweep found next to no
+        # garbage (one cycle in a whole heap): no sweep again until the
+        # memory grew by half, not a quarter.
+        readings.append(int(readings[-1] * SWEEP_GROWTH))
         for _ in range(int(5 * LOOK_EVERY / FREEZE_EVERY)):
             clock.advance(FREEZE_EVERY)
             await asyncio.sleep(0)
         assert sweeps == 1
+        readings.append(int(100 * MB * SWEEP_GROWTH * 1.5))
+        for _ in range(int(LOOK_EVERY / FREEZE_EVERY)):
+            clock.advance(FREEZE_EVERY)
+            await asyncio.sleep(0)
+        await eventually(lambda: sweeps == 2, what="a second sweep")
     finally:
         task.cancel()
 
