@@ -110,6 +110,14 @@ def main(doc: str) -> None:
         default=0.0,
         help="experiment: the server calls gc.freeze() every this many seconds; implies --gc-log",
     )
+    parser.add_argument(
+        "--stall-log",
+        type=float,
+        default=0.0,
+        metavar="MS",
+        help="write the server's stack whenever its event loop ran nothing for MS ms"
+        " (to the gc log's file + .stalls, in the logs folder); implies --gc-log",
+    )
     parser.add_argument("--json", default="", help="also write every figure to this file")
     parser.add_argument("--seed", default="1")
     parser.add_argument("--max-time", type=float, default=3600.0, help="hard stop (s)")

@@ -1,7 +1,8 @@
 """``--gc-log``: the server run through a tiny wrapper that logs every
 collection's pause (``gc.callbacks``), and the pauses of a window read back;
 ``--gc-threshold`` and ``--gc-freeze-every`` are experiments on top of the
-server's own ``tune_gc``."""
+server's own ``tune_gc``; ``--stall-log MS`` writes the server's stack
+whenever its event loop has run nothing for MS milliseconds."""
 
 from __future__ import annotations
 
@@ -42,6 +43,39 @@ if experiment:
                     gc.freeze()
             threading.Thread(target=freezer, daemon=True).start()
     server.process.app.tune_gc = tune_gc
+    if "--gc-stall-ms" in experiment:
+        # A stall: the server's event loop ran no callback for this long. A
+        # heartbeat every 10 ms on the loop, and a thread that, while it is
+        # late, writes what the loop's thread is doing (its Python stack;
+        # compiled functions show as their callers) to the log + ".stalls".
+        import asyncio
+        limit = float(experiment["--gc-stall-ms"]) / 1e3
+        stalls = open(sys.argv[1] + ".stalls", "a", buffering=1)
+        beat = [time.perf_counter()]
+        main = threading.get_ident()
+        def watchdog():
+            while True:
+                time.sleep(limit / 4)
+                late = time.perf_counter() - beat[0]
+                if late > limit:
+                    frame, where = sys._current_frames().get(main), []
+                    while frame is not None and len(where) < 40:
+                        code, line = frame.f_code, frame.f_lineno
+                        file = code.co_filename.rsplit("/", 1)[-1]
+                        where.append(f"{code.co_name}({file}:{line})")
+                        frame = frame.f_back
+                    now, stack = time.perf_counter(), " < ".join(where)
+                    stalls.write(f"{now:.4f} {beat[0]:.4f} {late * 1e3:.0f} {stack}\\n")
+        threading.Thread(target=watchdog, daemon=True).start()
+        surviving = server.process.app.freeze_survivors
+        async def freeze_survivors(*a, **k):
+            loop = asyncio.get_running_loop()
+            def tick():
+                beat[0] = time.perf_counter()
+                loop.call_later(0.01, tick)
+            tick()
+            await surviving(*a, **k)
+        server.process.app.freeze_survivors = freeze_survivors
 sys.argv = ["atout-server", *sys.argv[2:]]
 from server.__main__ import main
 main()
@@ -65,3 +99,22 @@ def gc_pauses(path: Path, start: float, end: float) -> dict[str, Any]:
                 g["total_ms"] = round(g["total_ms"] + float(ms), 2)
                 g["max_ms"] = max(g["max_ms"], float(ms))
     return out
+
+
+def stalls_in(path: Path, start: float, end: float) -> list[dict[str, Any]]:
+    """The stalls ``--stall-log`` wrote between two ``perf_counter`` times:
+    each one's start (s into the window), length in ms (as last seen), and
+    the innermost frames of its samples, most seen first."""
+    stalls: dict[str, dict[str, Any]] = {}
+    with contextlib.suppress(FileNotFoundError), open(path) as f:
+        for line in f:
+            at, beat, ms, *stack = line.split(" ", 3)
+            if not start <= float(at) <= end:
+                continue
+            stall = stalls.setdefault(beat, {"at": round(float(beat) - start, 2), "where": {}})
+            stall["ms"] = int(ms)
+            where = " < ".join(stack[0].strip().split(" < ")[:4]) if stack else "?"
+            stall["where"][where] = stall["where"].get(where, 0) + 1
+    for stall in stalls.values():
+        stall["where"] = sorted(stall["where"], key=stall["where"].get, reverse=True)[:3]
+    return list(stalls.values())

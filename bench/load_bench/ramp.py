@@ -8,10 +8,11 @@ import asyncio
 import contextlib
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from bench.common.procfs import proc_wait
-from bench.load_bench.gc_log import gc_pauses
+from bench.load_bench.gc_log import gc_pauses, stalls_in
 from bench.load_bench.profiling import (
     callgrind_control,
     callgrind_window,
@@ -70,6 +71,8 @@ async def ramp(args: argparse.Namespace, run: Run, results: list[dict[str, Any]]
         if run.gc_log is not None:
             r["gc"] = gc_pauses(run.gc_log, t0, t1 + args.grace)
             pauses = r["gc"].pop("pauses", [])
+            if args.stall_log:
+                r["stalls"] = stalls_in(Path(f"{run.gc_log}.stalls"), t0, t1 + args.grace)
         r["slowest"] = slowest_moves(replies, t0, pauses)
         if run.target == "ours":
             with contextlib.suppress(Exception):

@@ -13,6 +13,8 @@ def print_window_notes(r: dict[str, Any], slowest: int) -> None:
         print(f"#   errors: {r['errors']}", file=sys.stderr, flush=True)
     if "gc" in r:
         print(f"#   gc in the window: {r['gc']}", flush=True)
+    for stall in r.get("stalls", []):
+        print(f"#   stall at {stall['at']} s: {stall['ms']} ms in {stall['where']}", flush=True)
     print(
         "#   slowest moves (s into the window: ms [gc pause ending meanwhile]): "
         + ", ".join(

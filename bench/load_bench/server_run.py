@@ -73,13 +73,15 @@ class Run:
         if self.target == "bare":
             cmd = [sys.executable, str(ROOT / "bench" / "bare_server.py"), "--port", str(self.port)]
         else:
-            if args.gc_log or args.gc_threshold or args.gc_freeze_every:
+            if args.gc_log or args.gc_threshold or args.gc_freeze_every or args.stall_log:
                 self.gc_log = self.tmp / f"gc-{name}.log"
                 launcher = ["-c", GC_WRAPPER, str(self.gc_log)]
                 if args.gc_threshold:
                     launcher += ["--gc-threshold", args.gc_threshold]
                 if args.gc_freeze_every:
                     launcher += ["--gc-freeze-every", str(args.gc_freeze_every)]
+                if args.stall_log:
+                    launcher += ["--gc-stall-ms", str(args.stall_log)]
             else:
                 launcher = ["-m", "server"]
             cmd = [
