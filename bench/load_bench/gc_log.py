@@ -52,13 +52,13 @@ if experiment:
         limit = float(experiment["--gc-stall-ms"]) / 1e3
         stalls = open(sys.argv[1] + ".stalls", "a", buffering=1)
         beat = [time.perf_counter()]
-        main = threading.get_ident()
+        loop_thread = [0]  # its ident, once the loop runs (not "main": taken below)
         def watchdog():
             while True:
                 time.sleep(limit / 4)
                 late = time.perf_counter() - beat[0]
                 if late > limit:
-                    frame, where = sys._current_frames().get(main), []
+                    frame, where = sys._current_frames().get(loop_thread[0]), []
                     while frame is not None and len(where) < 40:
                         code, line = frame.f_code, frame.f_lineno
                         file = code.co_filename.rsplit("/", 1)[-1]
@@ -70,6 +70,7 @@ if experiment:
         surviving = server.process.app.freeze_survivors
         async def freeze_survivors(*a, **k):
             loop = asyncio.get_running_loop()
+            loop_thread[0] = threading.get_ident()
             def tick():
                 beat[0] = time.perf_counter()
                 loop.call_later(0.01, tick)
