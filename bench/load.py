@@ -5,7 +5,9 @@ client processes pinned to the other cores drive many tables over real
 WebSockets on loopback. Each table has four human clients (no bots): one
 creates a private table (``turn_timer`` 0), three join it by invite code, the
 creator starts, and the table then plays random legal moves at a fixed pace
-(``--pace`` moves per second per table, each table's phase jittered). A
+(``--pace`` moves per second per table, each table's phase jittered; with
+``--spread S`` the tables' first moves fall over S seconds, so that their
+deals, ~80 moves each, do not all end in the same second). A
 client keeps its view in step with the terminal client's synchroniser
 (``clients/sync.py``: the seq, patch and snapshot rules), over the plain
 msgpack document patched in place (plain dict and list operations, no typed
@@ -32,7 +34,9 @@ slowest moves with any collector pause that ended while they waited.
 collection (``gc.callbacks``) and reports the pauses per step;
 ``--gc-threshold`` and ``--gc-freeze-every`` are experiments on top of the
 server's own ``tune_gc`` (thresholds; a periodic ``gc.freeze()``), to measure
-a change before making it. ``--nice -10`` (root) keeps the machine's other
+a change before making it; ``--stall-log MS`` writes the server's stack
+whenever its event loop ran nothing for MS milliseconds, and lists the
+window's stalls under its row. ``--nice -10`` (root) keeps the machine's other
 work off the measured cores; ``--server-root`` runs the server from another
 copy of the code (say a ``git archive`` export), so a tree being edited does
 not change under a long run.
@@ -55,6 +59,8 @@ during the measurement of the last step and prints the hot spots.
     python bench/load.py --store redis --target both --steps 500,1000 --rounds 3
     python bench/load.py --steps 500 --profile /tmp/atout-profile.txt
     python bench/load.py --steps 1000 --gc-freeze-every 0.5       # an experiment
+    python bench/load.py --store redis --steps 4000 --spread 80 --warmup 240 \\
+        --measure 60 --workers 3 --nice -10 --gc-log --stall-log 30  # goal 3
 
 Every run is bounded (``--max-time``), loopback only, and kills its children.
 ``--worker`` is the client process's entry point, not for people.
