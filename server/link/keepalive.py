@@ -30,9 +30,9 @@ with websockets. A ping's timeout starts when it is written, where
 websockets' started once its write buffer had drained below its limit. A
 sweep runs at most every ``interval / 100`` (0.2 s at 20 s): each ping and
 each check is on time or up to that late, never early; a ping sent late
-leaves the next one's time where it was (an interval after the late one
-was due). A closed connection
-is forgotten at its next ping or check (within an interval).
+leaves the next one's time where it was (an interval after the late one was
+due). A closed connection is forgotten at its next ping or check (within an
+interval).
 """
 
 from __future__ import annotations
