@@ -92,8 +92,8 @@ def _same_bytes(message: TablePatch, stream: Stream | None, expected: list[Any])
     for sub in SUBPROTOCOLS:
         codec = codec_for(sub, Event)
         assert codec.encode(message) == codec.encode(plain), sub
-    if stream is not None and stream.patches and stream.patches[-1][0] == message.seq:
-        assert stream.patches[-1][1] == encode_patch(plain.patch)
+    if stream is not None and stream.patches and stream.seq == message.seq:
+        assert stream.patches[-1] == encode_patch(plain.patch)
 
 
 def _play(

@@ -370,8 +370,7 @@ class Fanout:
             # (Stream.made and the view's setter, inline, as _send_view does.)
             stream._view, stream.base, stream.parts = None, base, parts
             if patch:
-                stream.seq += 1
-                stream.patches.append((stream.seq, encoded))
+                stream.kept(encoded)
                 if to:
                     out.append(Send(to, TablePatch(seq=stream.seq, patch=patch)))
         if self.spectators:
@@ -502,8 +501,7 @@ class Fanout:
         stream.parts, stream.own = parts, own
         if not patch:
             return
-        stream.seq += 1
-        stream.patches.append((stream.seq, encoded or encode_patch(patch)))
+        stream.kept(encoded or encode_patch(patch))
         if to:
             out.append(Send(to, TablePatch(seq=stream.seq, patch=patch)))
 
@@ -522,8 +520,8 @@ class Fanout:
         assert stream is not None  # bound before
         readable = not stream.removes or version(peer) >= 2
         if not stream.empty() and last_seq >= 0 and readable:
-            missing = [(s, p) for s, p in stream.patches if s > last_seq]
-            if last_seq == stream.seq or (missing and missing[0][0] == last_seq + 1):
+            missing = stream.missed(last_seq)
+            if missing is not None:
                 # Only what the client missed, then carry on with patches.
                 for s, p in missing:
                     out.append(Send((peer,), TablePatch(seq=s, patch=decode_patch(p))))

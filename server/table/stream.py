@@ -46,10 +46,15 @@ class Stream:
         """The public parts ``view`` was built from, when a broadcast built it."""
         self.own: dict[str, Any] | None = None
         """The recipient's own parts ``view`` was built from (with ``parts``)."""
-        self.patches: deque[tuple[int, bytes]] = deque(maxlen=PATCHES_KEPT)
-        """The last patches with their seq, kept for resumes, msgpack-encoded: a
-        playing table keeps hundreds, and as ``Op`` lists of document values
-        they were most of its memory (docs/LOAD.md)."""
+        self.patches: deque[bytes] = deque(maxlen=PATCHES_KEPT)
+        """The last patches sent, kept for resumes, msgpack-encoded: a playing
+        table keeps hundreds, and as ``Op`` lists of document values they were
+        most of its memory (docs/LOAD.md). The newest has ``seq``, each one
+        before it one less (every patch sent is kept, a snapshot empties
+        them): kept as bytes alone, not with their seqs in tuples, which the
+        collector would track, ~640 a table, most of what a sweep walks
+        (tuples of atoms are untracked only by a collection, and the
+        serving process runs none but the sweep: server/process/collector.py)."""
         self.removes = False
         """Some kept patch has a ``remove`` op, which only version 2 reads."""
         self._peer: Peer | None = None
@@ -85,6 +90,20 @@ class Stream:
         view = self.view
         assert view is not None
         return view
+
+    def kept(self, patch: bytes) -> None:
+        """A patch was sent, with the next ``seq``: keep it."""
+        self.seq += 1
+        self.patches.append(patch)
+
+    def missed(self, last_seq: int) -> list[tuple[int, bytes]] | None:
+        """The patches sent after ``last_seq``, with their seqs, if every one
+        is kept (``[]``: none was sent since); None if some are not."""
+        patches = self.patches
+        first = self.seq - len(patches) + 1
+        if not first - 1 <= last_seq <= self.seq:
+            return None
+        return [(first + i, patches[i]) for i in range(last_seq + 1 - first, len(patches))]
 
     def empty(self) -> bool:
         """No view sent yet (or none since a restart)."""
