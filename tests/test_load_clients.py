@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import random
 from collections.abc import Generator
 from typing import Any
 
@@ -19,7 +18,6 @@ from websockets.frames import Frame, Opcode
 from websockets.streams import StreamReader
 
 from bench.load_bench.lean_socket import BINARY, CLOSE, PING, PONG, LeanSocket, client_frame
-from bench.load_bench.table_clients import first_move_delay
 from bench.load_bench.worker import Worker
 from protocol.codec import SUBPROTOCOL_V2_MSGPACK
 from server.link.keepalive import PING_INTERVAL
@@ -200,14 +198,3 @@ async def test_a_workers_tables_play_and_every_seat_sees_every_move(protocol: in
             for c in t.clients:
                 assert c.ws is not None
                 c.ws.close()
-
-
-def test_the_first_moves_fall_within_a_period_or_over_the_spread() -> None:
-    rng = random.Random(1)
-    together = [first_move_delay(rng, 1.0, 0.0) for _ in range(1000)]
-    assert min(together) >= 0 and max(together) < 1.0
-    apart = [first_move_delay(rng, 1.0, 80.0) for _ in range(1000)]
-    assert min(apart) >= 0 and max(apart) < 80.0
-    # Every 10-second slice of the 80 holds some tables' first moves: the
-    # deals' ends are spread over the whole deal's length, not bunched.
-    assert {int(d // 10) for d in apart} == set(range(8))
