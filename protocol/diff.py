@@ -92,7 +92,18 @@ from typing import Any, Final, Literal, TypeAlias, TypeVar
 import msgspec
 from msgspec.structs import astuple
 
-__all__ = ["Op", "OpKind", "Patch", "PatchError", "Path", "apply", "apply_document", "diff"]
+__all__ = [
+    "Op",
+    "OpKind",
+    "Patch",
+    "PatchError",
+    "Path",
+    "apply",
+    "apply_document",
+    "diff",
+    "diff_arrays",
+    "document",
+]
 
 T = TypeVar("T", bound=msgspec.Struct)
 
@@ -130,7 +141,7 @@ _DOC_ENCODER: Final = msgspec.msgpack.Encoder()
 _DOC_DECODER: Final = msgspec.msgpack.Decoder()
 
 
-def _document(value: Any) -> Any:
+def document(value: Any) -> Any:
     """``value``'s document, in fresh containers: exactly what a msgpack peer decodes.
 
     Not ``msgspec.to_builtins``: that one keeps tuples, so a patch made in
@@ -192,7 +203,7 @@ def apply(old: T, patch: Patch) -> T:
     """
     cls = type(old)
     # A fresh document, ours to mutate, exactly as a msgpack client holds it.
-    doc = _patch_in_place(_document(old), patch)
+    doc = _patch_in_place(document(old), patch)
     try:
         new = msgspec.convert(doc, cls)
     except msgspec.ValidationError as exc:
@@ -200,7 +211,7 @@ def apply(old: T, patch: Patch) -> T:
     # convert silently drops map keys that are no field of a Struct, so a
     # "set" of a misspelt field would pass unnoticed. Comparing the document
     # with the value's own document catches that and any other loss.
-    if _document(new) != doc:
+    if document(new) != doc:
         raise PatchError(
             f"patched document is not all kept by {cls.__name__}: a key that is no field?"
         )
@@ -235,21 +246,21 @@ def _diff_values(old: Any, new: Any, path: Path, ops: Patch) -> None:
     # already; either way the ops must address the document form.
     kind = type(old)
     if kind is not type(new):
-        ops.append(Op(path, "set", _document(new)))
+        ops.append(Op(path, "set", document(new)))
     elif kind is dict:
         _diff_dicts(old, new, path, ops)
     elif kind is list or kind is tuple:
-        _diff_arrays(old, new, path, ops)
+        diff_arrays(old, new, path, ops)
     elif isinstance(old, msgspec.Struct):
         _diff_structs(old, new, path, ops)
     else:
-        ops.append(Op(path, "set", _document(new)))
+        ops.append(Op(path, "set", document(new)))
 
 
 def _diff_structs(old: msgspec.Struct, new: msgspec.Struct, path: Path, ops: Patch) -> None:
     fields = _fields_of(type(old))
     if fields is None:
-        _diff_values(_document(old), _document(new), path, ops)
+        _diff_values(document(old), document(new), path, ops)
     else:
         _diff_fields(old, new, fields, path, ops)
 
@@ -326,7 +337,7 @@ def _diff_dicts(old: dict[Any, Any], new: dict[Any, Any], path: Path, ops: Patch
     if not (_plain_keys(old) and _plain_keys(new)):
         # An enum or other key is a different value in the document: diff
         # that, or if even it has odd keys, send the whole map.
-        old_doc, new_doc = _document(old), _document(new)
+        old_doc, new_doc = document(old), document(new)
         if _plain_keys(old_doc) and _plain_keys(new_doc):
             _diff_dicts(old_doc, new_doc, path, ops)
         else:
@@ -347,16 +358,19 @@ def _diff_dicts(old: dict[Any, Any], new: dict[Any, Any], path: Path, ops: Patch
     if len(new) > kept:  # some keys are new; skip the scan when none are
         for key, new_value in new.items():
             if key not in old:
-                ops.append(Op((*path, key), "set", _document(new_value)))
+                ops.append(Op((*path, key), "set", document(new_value)))
 
 
 def _plain_keys(mapping: dict[Any, Any]) -> bool:
     return all(type(key) is str or type(key) is int for key in mapping)
 
 
-def _diff_arrays(
+def diff_arrays(
     old: list[Any] | tuple[Any, ...], new: list[Any] | tuple[Any, ...], path: Path, ops: Patch
 ) -> None:
+    """The ops that make the list ``old`` at ``path`` into ``new`` (which
+    differs from it), added to ``ops``: an append, per-element ops, or the
+    list set whole; a "remove" only into ``diff``'s own ops (``removes``)."""
     old_len = len(old)
     new_len = len(new)
     if new_len == old_len - 1 and type(ops) is _Ops:
@@ -370,7 +384,7 @@ def _diff_arrays(
     if new_len >= old_len:
         # A slice compare runs in C; most lists that change only grew.
         if new[:old_len] == old:
-            ops.append(Op(path, "append", _document(new[old_len:])))
+            ops.append(Op(path, "append", document(new[old_len:])))
             return
         changed = [i for i in range(old_len) if old[i] != new[i]]
         # Past half the elements, per-element ops would cost about as much as
@@ -379,9 +393,9 @@ def _diff_arrays(
             for i in changed:
                 _diff_values(old[i], new[i], (*path, i), ops)
             if new_len > old_len:
-                ops.append(Op(path, "append", _document(new[old_len:])))
+                ops.append(Op(path, "append", document(new[old_len:])))
             return
-    ops.append(Op(path, "set", _document(new)))
+    ops.append(Op(path, "set", document(new)))
 
 
 def _apply_op(doc: Any, op: Op) -> Any:
@@ -476,7 +490,7 @@ def _fresh(value: Any) -> Any:
     # must not mutate an earlier op's value) and turns any Struct or tuple a
     # caller put in a hand-made op into its document form.
     try:
-        return _document(value)
+        return document(value)
     except (TypeError, OverflowError) as exc:
         raise PatchError(f"value is not a document: {exc}") from None
 

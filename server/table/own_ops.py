@@ -8,13 +8,12 @@ their values never mutated), so that their encodings are found by identity
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
-import msgspec
 from msgspec.structs import astuple
 
 from protocol.cards import CODES
-from protocol.diff import Op, Patch
+from protocol.diff import Op, Patch, diff_arrays, document
 from protocol.views import DealView, Legal
 from server.table.seat_view import NOTHING_LEGAL
 
@@ -118,9 +117,9 @@ def legal_ops(old: Legal, new: Legal, removes: bool) -> Patch | None:
 
 
 _TRICKS: Final = ("deal", "tricks")
+_TRICKS_WON: Final = ("deal", "tricks_won")
+_TAKER_BOUTS: Final = ("deal", "taker_bouts")
 _TRICK_CARDS_EMPTIED: Final = Op(("deal", "trick", "cards"), "set", [])
-_encode_document = msgspec.msgpack.Encoder().encode
-_decode_document = msgspec.msgpack.Decoder().decode
 
 
 def trick_won_ops(old: DealView, new: DealView) -> Patch | None:
@@ -139,7 +138,7 @@ def trick_won_ops(old: DealView, new: DealView) -> Patch | None:
         if len(tricks) != n + 1 or tricks[:n] != was:
             return None
         # The trick won, as a document (fresh: nothing of the view shared).
-        ops.append(Op(_TRICKS, "append", _decode_document(_encode_document(tricks[n:]))))
+        ops.append(Op(_TRICKS, "append", document(tricks[n:])))
     trick, before = new.trick, old.trick
     if trick is not before:
         if trick is None or before is None or trick.cards or before.winner != trick.winner:
@@ -148,27 +147,9 @@ def trick_won_ops(old: DealView, new: DealView) -> Patch | None:
             ops.append(Op(("deal", "trick", "leader"), "set", trick.leader))
         if before.cards:
             ops.append(_TRICK_CARDS_EMPTIED)
-    _array_ops(old.tricks_won, new.tricks_won, "tricks_won", ops)
-    _array_ops(old.taker_bouts, new.taker_bouts, "taker_bouts", ops)
+    # The two lists of scalars, as diff() gives them (its own code).
+    if old.tricks_won != new.tricks_won:
+        diff_arrays(old.tricks_won, new.tricks_won, _TRICKS_WON, ops)
+    if old.taker_bouts != new.taker_bouts:
+        diff_arrays(old.taker_bouts, new.taker_bouts, _TAKER_BOUTS, ops)
     return ops
-
-
-def _array_ops(old: list[Any], new: list[Any], name: str, ops: Patch) -> None:
-    """The ops of the deal's list of scalars ``name``, as ``diff`` gives them
-    (no "remove": the public ops never use it)."""
-    if old is new or old == new:
-        return
-    path = ("deal", name)
-    n = len(old)
-    if len(new) >= n:
-        if new[:n] == old:
-            ops.append(Op(path, "append", new[n:]))
-            return
-        changed = [i for i in range(n) if old[i] != new[i]]
-        if len(changed) <= max(1, n // 2):
-            for i in changed:
-                ops.append(Op((*path, i), "set", new[i]))
-            if len(new) > n:
-                ops.append(Op(path, "append", new[n:]))
-            return
-    ops.append(Op(path, "set", list(new)))
