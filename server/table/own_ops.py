@@ -8,12 +8,12 @@ their values never mutated), so that their encodings are found by identity
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 from msgspec.structs import astuple
 
 from protocol.cards import CODES
-from protocol.diff import Op, Patch, diff_arrays, document
+from protocol.diff import Op, Patch, document
 from protocol.views import DealView, Legal
 from server.table.seat_view import NOTHING_LEGAL
 
@@ -147,9 +147,28 @@ def trick_won_ops(old: DealView, new: DealView) -> Patch | None:
             ops.append(Op(("deal", "trick", "leader"), "set", trick.leader))
         if before.cards:
             ops.append(_TRICK_CARDS_EMPTIED)
-    # The two lists of scalars, as diff() gives them (its own code).
-    if old.tricks_won != new.tricks_won:
-        diff_arrays(old.tricks_won, new.tricks_won, _TRICKS_WON, ops)
-    if old.taker_bouts != new.taker_bouts:
-        diff_arrays(old.taker_bouts, new.taker_bouts, _TAKER_BOUTS, ops)
+    scalar_list_ops(old.tricks_won, new.tricks_won, _TRICKS_WON, ops)
+    scalar_list_ops(old.taker_bouts, new.taker_bouts, _TAKER_BOUTS, ops)
     return ops
+
+
+def scalar_list_ops(old: list[Any], new: list[Any], path: tuple[str, str], ops: Patch) -> None:
+    """The ops of a list of scalars, as ``protocol.diff.diff_arrays`` gives
+    them into a plain list of ops (tests/test_own_ops.py holds them equal),
+    written for scalars: its general code (a document made of each value)
+    cost ~2,000 instructions a move more (1.1%, callgrind, whole server)."""
+    if old is new or old == new:
+        return
+    n = len(old)
+    if len(new) >= n:
+        if new[:n] == old:
+            ops.append(Op(path, "append", new[n:]))
+            return
+        changed = [i for i in range(n) if old[i] != new[i]]
+        if len(changed) <= max(1, n // 2):
+            for i in changed:
+                ops.append(Op((*path, i), "set", new[i]))
+            if len(new) > n:
+                ops.append(Op(path, "append", new[n:]))
+            return
+    ops.append(Op(path, "set", list(new)))
