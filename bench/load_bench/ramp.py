@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.common.procfs import proc_wait
+from bench.common.procfs import proc_counts, proc_wait
 from bench.load_bench.gc_log import gc_pauses, stalls_in
 from bench.load_bench.profiling import (
     callgrind_control,
@@ -49,10 +49,12 @@ async def ramp(args: argparse.Namespace, run: Run, results: list[dict[str, Any]]
         aof0 = await aof_window_start(run)
         cpu0, rcpu0, t0 = run.cpu(), run.redis_cpu(), PERF()
         wait0 = proc_wait(run.pid)
+        user0, kernel0, _, _ = proc_counts(run.pid)
         await run.ask_all({"cmd": "measure_start"}, 30)
         await asyncio.sleep(args.measure)
         cpu1, rcpu1, t1 = run.cpu(), run.redis_cpu(), PERF()
         wait1 = proc_wait(run.pid)
+        user1, kernel1, _, _ = proc_counts(run.pid)
         aof = await aof_window_stop(run, aof0, t1 - t0)
         instructions = None
         if run.callgrind_out is not None:
@@ -60,6 +62,11 @@ async def ramp(args: argparse.Namespace, run: Run, results: list[dict[str, Any]]
         replies = await run.ask_all({"cmd": "measure_stop", "grace": args.grace}, 60)
         r = summarize(run, tables, replies, cpu1 - cpu0, rcpu1 - rcpu0, t1 - t0)
         r["server_cpu_wait_pct"] = round(100 * (wait1 - wait0) / (t1 - t0), 1)
+        if r["moves"]:
+            # User space against the kernel's share (mostly socket writes and
+            # reads): instruction counts see only the first.
+            r["server_user_us_per_move"] = round(1e6 * (user1 - user0) / r["moves"], 1)
+            r["server_kernel_us_per_move"] = round(1e6 * (kernel1 - kernel0) / r["moves"], 1)
         r["window_start"] = time.strftime("%H:%M:%S", time.gmtime(time.time() - (PERF() - t0)))
         if aof is not None:
             r["redis_aof"] = aof
@@ -87,6 +94,12 @@ async def ramp(args: argparse.Namespace, run: Run, results: list[dict[str, Any]]
             f" (other processes on it); the window began at {r['window_start']} UTC",
             flush=True,
         )
+        if "server_user_us_per_move" in r:
+            print(
+                f"#   server CPU per move: user {r['server_user_us_per_move']:.0f} us,"
+                f" kernel {r['server_kernel_us_per_move']:.0f} us",
+                flush=True,
+            )
         if r.get("redis_cpu_pct") is not None:
             print(f"#   redis-server CPU: {r['redis_cpu_pct']}% of a core", flush=True)
         if (aof := r.get("redis_aof")) is not None:
