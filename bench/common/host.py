@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import platform
 import subprocess
+import sys
+import sysconfig
 from pathlib import Path
 
 from server.base.compiled import COMPILED
@@ -34,6 +37,23 @@ def compiled_in(root: str) -> str:
         if any(Path(root, *name.split(".")[:-1]).glob(name.rsplit(".", 1)[-1] + ".*.so"))
     )
     return f"{built}/{len(COMPILED)} modules compiled"
+
+
+def interpreter() -> str:
+    """The Python the server runs on (the bench's own) and what of its build
+    matters here: the same code cost 10-20% more a move on pyenv's default
+    build (libpython a shared library, no profile-guided or link-time
+    optimization) than on Debian's (docs/LOAD.md, "Twelfth pass")."""
+    try:
+        with open("/proc/self/maps") as f:
+            shared = any("/libpython" in line for line in f)
+        linked = "libpython a shared library" if shared else "libpython linked in"
+    except OSError:  # not Linux
+        linked = "libpython: unknown"
+    args = str(sysconfig.get_config_var("CONFIG_ARGS") or "")
+    flags = [flag for flag in ("--enable-optimizations", "--with-lto") if flag in args]
+    built = " ".join(flags) if flags else "configured without --enable-optimizations"
+    return f"{sys.executable} ({platform.python_version()}, {linked}, {built})"
 
 
 def load_average() -> str:

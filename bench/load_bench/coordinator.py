@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from bench.common.host import code_version, compiled_in, load_average
+from bench.common.host import code_version, compiled_in, interpreter, load_average
 from bench.load_bench.abuse import abuse
 from bench.load_bench.idle import idle_memory
 from bench.load_bench.ramp import ramp
@@ -33,12 +33,14 @@ async def coordinate(args: argparse.Namespace, results: list[dict[str, Any]]) ->
     version = code_version(args.server_root)
     compiled = compiled_in(args.server_root)
     print(f"# server code: {args.server_root} at {version}, {compiled}", flush=True)
+    print(f"# python: {interpreter()}", flush=True)
     results.append(
         {
             "meta": True,
             "server_root": args.server_root,
             "code": version,
             "compiled": compiled,
+            "python": interpreter(),
             "args": {k: (sorted(v) if isinstance(v, set) else v) for k, v in vars(args).items()},
             "load_avg_start": load_average(),
             "cpus": os.cpu_count(),
