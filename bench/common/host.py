@@ -41,7 +41,7 @@ def compiled_in(root: str) -> str:
 
 def interpreter() -> str:
     """The Python the server runs on (the bench's own) and what of its build
-    matters here: the same code cost 10-20% more a move on pyenv's default
+    matters here: the same code cost 9-18% more a move on pyenv's default
     build (libpython a shared library, no profile-guided or link-time
     optimization) than on Debian's (docs/LOAD.md, "Twelfth pass")."""
     try:

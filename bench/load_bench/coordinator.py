@@ -33,14 +33,15 @@ async def coordinate(args: argparse.Namespace, results: list[dict[str, Any]]) ->
     version = code_version(args.server_root)
     compiled = compiled_in(args.server_root)
     print(f"# server code: {args.server_root} at {version}, {compiled}", flush=True)
-    print(f"# python: {interpreter()}", flush=True)
+    python = interpreter()
+    print(f"# python: {python}", flush=True)
     results.append(
         {
             "meta": True,
             "server_root": args.server_root,
             "code": version,
             "compiled": compiled,
-            "python": interpreter(),
+            "python": python,
             "args": {k: (sorted(v) if isinstance(v, set) else v) for k, v in vars(args).items()},
             "load_avg_start": load_average(),
             "cpus": os.cpu_count(),
