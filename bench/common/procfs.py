@@ -8,11 +8,16 @@ import os
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
-def proc_cpu(pid: int) -> float:
-    """User + system CPU seconds of ``pid`` so far."""
+def proc_times(pid: int) -> tuple[float, float]:
+    """User and system CPU seconds of ``pid`` so far."""
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+    return int(fields[11]) / CLK_TCK, int(fields[12]) / CLK_TCK
+
+
+def proc_cpu(pid: int) -> float:
+    """User + system CPU seconds of ``pid`` so far."""
+    return sum(proc_times(pid))
 
 
 def proc_wait(pid: int) -> float:
@@ -38,8 +43,7 @@ def proc_rss(pid: int) -> int:
 
 def proc_counts(pid: int) -> tuple[float, float, int, int]:
     """User and system CPU seconds, voluntary and involuntary context switches."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
+    user, system = proc_times(pid)
     switches = {}
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -47,8 +51,8 @@ def proc_counts(pid: int) -> tuple[float, float, int, int]:
                 name, _, value = line.partition(":")
                 switches[name] = int(value)
     return (
-        int(fields[11]) / CLK_TCK,
-        int(fields[12]) / CLK_TCK,
+        user,
+        system,
         switches.get("voluntary_ctxt_switches", 0),
         switches.get("nonvoluntary_ctxt_switches", 0),
     )

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.common.procfs import proc_counts, proc_wait
+from bench.common.procfs import proc_times, proc_wait
 from bench.load_bench.gc_log import gc_pauses, stalls_in
 from bench.load_bench.profiling import (
     callgrind_control,
@@ -47,20 +47,19 @@ async def ramp(args: argparse.Namespace, run: Run, results: list[dict[str, Any]]
         if run.callgrind_out is not None:
             await callgrind_control(run.pid, "--instr=on")
         aof0 = await aof_window_start(run)
-        cpu0, rcpu0, t0 = run.cpu(), run.redis_cpu(), PERF()
+        (user0, kernel0), rcpu0, t0 = proc_times(run.pid), run.redis_cpu(), PERF()
         wait0 = proc_wait(run.pid)
-        user0, kernel0, _, _ = proc_counts(run.pid)
         await run.ask_all({"cmd": "measure_start"}, 30)
         await asyncio.sleep(args.measure)
-        cpu1, rcpu1, t1 = run.cpu(), run.redis_cpu(), PERF()
+        (user1, kernel1), rcpu1, t1 = proc_times(run.pid), run.redis_cpu(), PERF()
         wait1 = proc_wait(run.pid)
-        user1, kernel1, _, _ = proc_counts(run.pid)
         aof = await aof_window_stop(run, aof0, t1 - t0)
         instructions = None
         if run.callgrind_out is not None:
             instructions = await callgrind_window(run.pid, run.callgrind_out)
         replies = await run.ask_all({"cmd": "measure_stop", "grace": args.grace}, 60)
-        r = summarize(run, tables, replies, cpu1 - cpu0, rcpu1 - rcpu0, t1 - t0)
+        cpu = user1 + kernel1 - user0 - kernel0
+        r = summarize(run, tables, replies, cpu, rcpu1 - rcpu0, t1 - t0)
         r["server_cpu_wait_pct"] = round(100 * (wait1 - wait0) / (t1 - t0), 1)
         if r["moves"]:
             # User space against the kernel's share (mostly socket writes and

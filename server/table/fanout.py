@@ -457,11 +457,7 @@ class Fanout:
         caller knows them (else they are diffed)."""
         if stream._view is None and stream.base is None:  # (Stream.empty, inline)
             snapshot = replace(base, **own)
-            stream.seq += 1
-            stream.view = snapshot
-            stream.parts, stream.own = parts, own
-            stream.patches.clear()
-            stream.removes = False
+            stream.snapshot_sent(snapshot, parts, own)
             if to:
                 out.append(Send(to, TableSnapshot(seq=stream.seq, view=snapshot)))
             return
@@ -549,9 +545,5 @@ class Fanout:
             out.append(Send((peer,), TableSnapshot(seq=stream.seq, view=stream.last())))
             return
         view = self.view_for(st, game, seat)
-        stream.seq += 1
-        stream.view = view
-        stream.parts = stream.own = None
-        stream.patches.clear()
-        stream.removes = False
+        stream.snapshot_sent(view)
         out.append(Send((peer,), TableSnapshot(seq=stream.seq, view=view)))

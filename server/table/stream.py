@@ -96,6 +96,21 @@ class Stream:
         self.seq += 1
         self.patches.append(patch)
 
+    def snapshot_sent(
+        self,
+        view: TableView,
+        parts: dict[str, Any] | None = None,
+        own: dict[str, Any] | None = None,
+    ) -> None:
+        """A snapshot ``view`` was sent, with the next ``seq`` (built from
+        ``parts`` and ``own``, if a broadcast built it): no patch kept before
+        it serves a resume after it."""
+        self.seq += 1
+        self._view, self.base = view, None
+        self.parts, self.own = parts, own
+        self.patches.clear()
+        self.removes = False
+
     def missed(self, last_seq: int) -> list[tuple[int, bytes]] | None:
         """The patches sent after ``last_seq``, with their seqs, if every one
         is kept (``[]``: none was sent since); None if some are not."""
