@@ -256,6 +256,25 @@ async def test_every_write_sets_the_expiry(redis_server: RedisServer) -> None:
         await store.close()
 
 
+async def test_blobs_of_every_size_class_and_byte_go_in_one_request_intact(
+    redis_server: RedisServer,
+) -> None:
+    # A group commit sends its saves as one MessagePack argument, each blob
+    # as a string (Redis's cmsgpack reads no binary type): each string
+    # header's size class, with every byte value, one a version near 2**53.
+    store = await RedisStore.connect(redis_server.url)
+    sizes = [0, 1, 31, 32, 255, 256, 65535, 65536, 300_000]
+    blobs = {f"t{n}": bytes(range(256)) * (n // 256) + bytes(range(n % 256)) for n in sizes}
+    try:
+        await asyncio.gather(
+            *(store.save(t, 2**53 - i, blob) for i, (t, blob) in enumerate(blobs.items()))
+        )
+        for i, (t, blob) in enumerate(blobs.items()):
+            assert await store.load(t) == (2**53 - i, blob)
+    finally:
+        await store.close()
+
+
 async def test_saves_made_within_the_save_interval_go_in_one_request(
     redis_server: RedisServer,
 ) -> None:

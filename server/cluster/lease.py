@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import asyncio
 
+import msgspec
+
 from server.store.asyncio_redis_fixes import Script
 from server.store.base import StoreError
 from server.store.redis import RedisStore
@@ -41,6 +43,9 @@ every open table, and 10,000 in one run blocked Redis (every process's
 saves) for about 90 ms."""
 FREE_STEP = 500
 """Leases looked at per step of freeing a dead process's (a ``ZSCAN`` hint)."""
+
+_encode_rows = msgspec.msgpack.Encoder().encode
+"""The tables of a renewal, as its script reads them (cmsgpack)."""
 
 _NOW_MS = """
 local t = redis.call('TIME')
@@ -81,9 +86,12 @@ return epoch
 
 _RENEW = (
     """
--- KEYS: the leases set, then per table its lease, its hash.  ARGV: process
--- id, lease ms, table expiry ms, then per table our epoch, its id.  Returns 0
--- when every lease is renewed, else the 1-based positions of the tables lost.
+-- KEYS: the leases set.  ARGV: process id, lease ms, table expiry ms, the key
+-- prefixes of a table's lease and hash, then the tables: one MessagePack
+-- array of [id, our epoch] (one argument, not four a table: asyncio-redis
+-- builds each argument in Python; the save script's way, server/store/redis.py).
+-- Returns 0 when every lease is renewed, else the 1-based positions of the
+-- tables lost.
 -- A lease that lapsed while nobody claimed the table (we were slow, or Redis
 -- lost its data) is taken again: no other owner exists as long as the epoch
 -- is still ours. A stored epoch below ours means Redis lost its data since our
@@ -94,9 +102,9 @@ _RENEW = (
     + _NOW_MS
     + """
 local lost, expiry = {}, now + tonumber(ARGV[2])
-for i = 1, (#KEYS - 1) / 2 do
-  local lease, hash = KEYS[2 * i], KEYS[2 * i + 1]
-  local ours = tonumber(ARGV[2 * i + 2])
+for i, row in ipairs(cmsgpack.unpack(ARGV[6])) do
+  local id, ours = row[1], row[2]
+  local lease, hash = ARGV[4] .. id, ARGV[5] .. id
   local holder = redis.call('GET', lease)
   local epoch = tonumber(redis.call('HGET', hash, 'e') or '0')
   if epoch < ours or (epoch == ours and (not holder or holder == ARGV[1])) then
@@ -107,7 +115,7 @@ for i = 1, (#KEYS - 1) / 2 do
       end
     end
     redis.call('SET', lease, ARGV[1], 'PX', ARGV[2])
-    redis.call('ZADD', KEYS[1], expiry, ARGV[2 * i + 3])
+    redis.call('ZADD', KEYS[1], expiry, id)
   else
     lost[#lost + 1] = i
   end
@@ -275,16 +283,13 @@ class Leases:
         turn = self._renewals % len(batches)
         lost: list[str] = []
         failed: BaseException | None = None
+        k = self.keys
         for batch in batches[turn:] + batches[:turn]:
-            keys = [self.keys.leases]
-            args = [self.proc, self.lease_ms, self.expire_ms]
-            for table_id in batch:
-                tid = table_id.encode()
-                keys += (self.keys.lease + tid, self.keys.table + tid)
-                args += (str(owned[table_id]).encode(), tid)
+            rows = _encode_rows([(table_id, owned[table_id]) for table_id in batch])
+            args = [self.proc, self.lease_ms, self.expire_ms, k.lease, k.table, rows]
             try:
                 async with self.store.request("renew"), asyncio.timeout(self.renew_within_s):
-                    reply = await self._renew.run(self.store.pool, keys, args)
+                    reply = await self._renew.run(self.store.pool, [k.leases], args)
             except (StoreError, TimeoutError) as exc:
                 failed = exc
                 continue

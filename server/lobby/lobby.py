@@ -101,7 +101,8 @@ class Lobby:
         keeps it: the dict's own ``get``, no Python call (the front asks once
         a move: two Python calls, ~2,000 instructions, through methods)."""
         self.listings: dict[str, Listing] = {}
-        """What each table last told of itself (here or elsewhere)."""
+        """What each public table still open last told of itself (here or
+        elsewhere): what the lobby shows and quick play joins."""
         self.watchers: set[Conn] = set()
         self.seq = 0
         self.view = LobbyView()
@@ -231,8 +232,8 @@ class Lobby:
             return
         public = [
             listing.summary
-            for listing in self.listings.values()
-            if not listing.private and not listing.closed and listing.summary.players == players
+            for listing in self.listings.values()  # (public and open: ``listed``)
+            if listing.summary.players == players
         ]
         waiting = [s for s in public if s.status == "waiting" and s.free > 0]
         taking_over = [s for s in public if s.status == "between_deals" and s.bots > 0]
@@ -302,10 +303,14 @@ class Lobby:
 
     def listed(self, table_id: str, listing: Listing | None) -> None:
         """A table (here or elsewhere) lists itself so (None: no longer listed)."""
-        if listing is None:
-            self.listings.pop(table_id, None)
-        else:
-            self.listings[table_id] = listing
+        if listing is None or listing.private or listing.closed:
+            # Nothing the lobby shows: a private table changes it only by
+            # leaving it (were it listed), not at every deal's end (each
+            # change costs a walk over every listing).
+            if self.listings.pop(table_id, None) is not None:
+                self._soon()
+            return
+        self.listings[table_id] = listing
         self._soon()
 
     def others_online(self, count: int) -> None:
@@ -329,10 +334,8 @@ class Lobby:
         # play again (issue 33: a Join there took a bot's seat and score).
         tables = [
             listing.summary
-            for listing in self.listings.values()
-            if not listing.private
-            and not listing.closed
-            and listing.summary.status not in ("closed", "finished")
+            for listing in self.listings.values()  # (public and open: ``listed``)
+            if listing.summary.status not in ("closed", "finished")
         ]
         tables.sort(key=lambda s: (s.status != "waiting", -s.humans, s.name))
         online = self.players_online + self.online_elsewhere

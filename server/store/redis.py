@@ -37,6 +37,8 @@ import contextlib
 from collections.abc import AsyncIterator
 from urllib.parse import unquote, urlsplit
 
+import msgspec
+
 from server.store.asyncio_redis_fixes import REDIS_ERRORS, RedisClient, Script
 from server.store.base import StaleWrite, StoreError
 from server.store.redis_keys import Keys
@@ -45,6 +47,28 @@ PRUNE_STEP = b"500"
 """Open tables looked at per step of dropping the ones gone (an ``SSCAN`` hint)."""
 SAVE_BATCH = 200
 """Most saves in one request: a script blocks Redis while it runs (~10 µs a table)."""
+
+Row = tuple[str, int, msgspec.Raw, bool, int]
+"""A save in a group commit's request: id, version, blob, open, epoch (``_SAVE``)."""
+
+_encode_rows = msgspec.msgpack.Encoder().encode
+
+
+def as_lua_string(blob: bytes) -> msgspec.Raw:
+    """``blob`` encoded as a MessagePack string, not as binary: the MessagePack
+    of Redis's scripts (cmsgpack) reads no binary type, and a Lua string holds
+    any bytes (it checks no UTF-8)."""
+    n = len(blob)
+    if n < 0x20:
+        head = bytes((0xA0 | n,))
+    elif n < 0x100:
+        head = bytes((0xD9, n))
+    elif n < 0x10000:
+        head = b"\xda" + n.to_bytes(2, "big")
+    else:
+        head = b"\xdb" + n.to_bytes(4, "big")
+    return msgspec.Raw(head + blob)
+
 
 # --- Lua scripts --------------------------------------------------------------
 
@@ -72,14 +96,19 @@ SAVE_BATCH = 200
 # without an epoch (0) leaves ``w`` as it was: were it 0, the owner's next
 # save would skip the version check, and an older version of it would pass.
 _SAVE = """
--- KEYS: the open set, the leases set, then per table: its hash, its records
--- list, its lease
--- ARGV: ttl in ms, the saver's process id, lease in ms ("0": none), then per
--- table: version, blob, "1" if open else "0", id, epoch
+-- KEYS: the open set, the leases set
+-- ARGV: ttl in ms, the saver's process id, lease in ms ("0": none), the key
+-- prefixes of a table's hash, records list and lease, then the tables: one
+-- MessagePack array of [id, version, blob, open, epoch] (``_rows``). One
+-- argument for them all rather than eight a table: asyncio-redis builds each
+-- argument of a request in Python, which was most of a save's cost to the
+-- server (docs/LOAD.md). Their keys are made here from the prefixes, like
+-- _PRUNE_OPEN's (one Redis, no cluster: see there).
 local out, stale, now = {}, 0, nil
-for i = 1, (#KEYS - 2) / 3 do
-  local hash, records, lease, a = KEYS[3 * i], KEYS[3 * i + 1], KEYS[3 * i + 2], 5 * i - 1
-  local epoch = tonumber(ARGV[a + 4])
+local rows = cmsgpack.unpack(ARGV[7])
+for i, row in ipairs(rows) do
+  local id, version, blob, open, epoch = row[1], row[2], row[3], row[4], row[5]
+  local hash, records, lease = ARGV[4] .. id, ARGV[5] .. id, ARGV[6] .. id
   local found = redis.call('HMGET', hash, 'e', 'v', 'w')
   local owner = tonumber(found[1] or '0')
   local stored = found[2]
@@ -87,16 +116,16 @@ for i = 1, (#KEYS - 2) / 3 do
   if epoch > 0 and owner > epoch then
     out[i] = -owner
     stale = stale + 1
-  elseif stored and tonumber(stored) > tonumber(ARGV[a]) and epoch <= writer then
+  elseif stored and tonumber(stored) > version and epoch <= writer then
     out[i] = tonumber(stored)
     stale = stale + 1
   else
     if epoch > 0 then
-      redis.call('HSET', hash, 'v', ARGV[a], 'blob', ARGV[a + 1], 'w', ARGV[a + 4])
+      redis.call('HSET', hash, 'v', version, 'blob', blob, 'w', epoch)
     else
       -- No owner (a tool, a lone server): the writer's epoch stays the one
       -- before, so its owner's saves are still fenced by this version.
-      redis.call('HSET', hash, 'v', ARGV[a], 'blob', ARGV[a + 1])
+      redis.call('HSET', hash, 'v', version, 'blob', blob)
     end
     if epoch > owner then
       -- A Redis that lost its data comes back fenced by the saver's epoch.
@@ -104,8 +133,8 @@ for i = 1, (#KEYS - 2) / 3 do
     end
     redis.call('PEXPIRE', hash, ARGV[1])
     redis.call('PEXPIRE', records, ARGV[1])
-    if ARGV[a + 2] == '1' then
-      redis.call('SADD', KEYS[1], ARGV[a + 3])
+    if open then
+      redis.call('SADD', KEYS[1], id)
       if epoch > 0 and ARGV[3] ~= '0'
           and (epoch > owner or redis.call('EXISTS', lease) == 0) then
         if not now then
@@ -113,10 +142,10 @@ for i = 1, (#KEYS - 2) / 3 do
           now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
         end
         redis.call('SET', lease, ARGV[2], 'PX', ARGV[3])
-        redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), ARGV[a + 3])
+        redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), id)
       end
     else
-      redis.call('SREM', KEYS[1], ARGV[a + 3])
+      redis.call('SREM', KEYS[1], id)
     end
     out[i] = 0
   end
@@ -217,7 +246,12 @@ class RedisStore:
         self._ttl_ms = str(max(1, round(expire_s * 1000))).encode()
         self._timeout_s = timeout_s
         self._save_interval_s = save_interval_s
-        self._pending: list[tuple[bytes, int, bytes, bool, int, asyncio.Future[int]]] = []
+        self._pending: list[Row] = []
+        self._waiting: list[asyncio.Future[int]] = []
+        """Each pending save's caller, in ``_pending``'s order."""
+        self._loop: asyncio.AbstractEventLoop | None = None
+        """The loop the saves run on, kept: on Python 3.11 each
+        ``get_running_loop()`` is a ``getpid`` system call, once a move here."""
         self._saver: asyncio.Task[None] | None = None
         self._last_request = 0.0  # loop time the last save request was sent
         self._owner = [b"", b"0"]  # the process id and lease (ms) of ``lease_as``
@@ -284,9 +318,12 @@ class RedisStore:
         # per table (docs/LOAD.md), so a busy server spends much less CPU,
         # while a save after a quiet spell still goes at once. Each caller
         # returns only once its own state is stored.
-        loop = asyncio.get_running_loop()
+        loop = self._loop
+        if loop is None:
+            loop = self._loop = asyncio.get_running_loop()
         done: asyncio.Future[int] = loop.create_future()
-        self._pending.append((table_id.encode(), version, blob, open_, epoch, done))
+        self._pending.append((table_id, version, as_lua_string(blob), open_, epoch))
+        self._waiting.append(done)
         if self._saver is None or self._saver.done():
             self._saver = loop.create_task(self._save_pending())
         stored = await done
@@ -302,52 +339,45 @@ class RedisStore:
             await asyncio.wait([self._saver])
 
     async def _save_pending(self) -> None:
-        batch: list[tuple[bytes, int, bytes, bool, int, asyncio.Future[int]]] = []
+        waiting: list[asyncio.Future[int]] = []
         loop = asyncio.get_running_loop()
+        k = self.keys
+        keys = [k.open, k.leases]
         try:
             while self._pending:
                 wait = self._last_request + self._save_interval_s - loop.time()
                 if wait > 0:
                     await asyncio.sleep(wait)
                 self._last_request = loop.time()
-                batch = self._pending[:SAVE_BATCH]
-                del self._pending[:SAVE_BATCH]
-                k = self.keys
-                keys = [k.open, k.leases]
-                args = [self._ttl_ms, *self._owner]
-                for tid, version, blob, open_, epoch, _ in batch:
-                    keys += (k.table + tid, k.records + tid, k.lease + tid)
-                    args += (
-                        str(int(version)).encode(),
-                        blob,
-                        b"1" if open_ else b"0",
-                        tid,
-                        str(int(epoch)).encode(),
-                    )
+                rows = self._pending[:SAVE_BATCH]
+                waiting = self._waiting[:SAVE_BATCH]
+                del self._pending[:SAVE_BATCH], self._waiting[:SAVE_BATCH]
+                args = [self._ttl_ms, *self._owner, k.table, k.records, k.lease, _encode_rows(rows)]
                 try:
                     async with self._request("save"):
                         reply = await self._save.run(self._pool, keys, args)
                     if reply == 0:
-                        stored = [0] * len(batch)
-                    elif isinstance(reply, list) and len(reply) == len(batch):
+                        stored = [0] * len(rows)
+                    elif isinstance(reply, list) and len(reply) == len(rows):
                         stored = reply
                     else:
-                        raise StoreError(f"redis save: {reply!r} for {len(batch)} saves")
+                        raise StoreError(f"redis save: {reply!r} for {len(rows)} saves")
                 except StoreError as exc:
-                    for *_, done in batch:
+                    for done in waiting:
                         if not done.done():
                             done.set_exception(exc)
                     continue
-                for (*_, done), one in zip(batch, stored, strict=True):
+                for done, one in zip(waiting, stored, strict=True):
                     if not done.done():  # its caller may have given up
                         done.set_result(int(one))
         finally:
             # Normally every future here is already done; if this task was
             # cancelled (the store closes), nobody may wait forever.
-            for *_, done in batch + self._pending:
+            for done in waiting + self._waiting:
                 if not done.done():
                     done.set_exception(StoreError("redis save: the store closed"))
             self._pending.clear()
+            self._waiting.clear()
 
     async def load(self, table_id: str) -> tuple[int, bytes] | None:
         async with self._request("load"):

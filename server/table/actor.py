@@ -263,15 +263,20 @@ class Table:
                     if type(effect) is _SEND:  # most effects: straight out
                         _send_all(effect.to, effect.message)
                     elif type(effect) is _SAVE:  # one a move
-                        if self.epoch or self.records_due:
+                        if self.records_due:
                             await self._save(effect.version, effect.blob, effect.open_)
                             continue
-                        # (``_save``'s usual case, here: one coroutine less a move)
+                        # (``_save``'s usual cases, here: no coroutine of ours
+                        # a move, nor ``_hold``'s two for an owner's save)
                         version, blob, open_ = effect.version, effect.blob, effect.open_
+                        epoch = self.epoch
                         try:
-                            await self.store.save(table_id, version, blob, open_=open_)
+                            await self.store.save(table_id, version, blob, open_=open_, epoch=epoch)
                         except StoreError as e:
-                            self._unsaved(e, version, blob, open_)
+                            if epoch:
+                                await self._held(e, version, blob, open_)
+                            else:
+                                self._unsaved(e, version, blob, open_)
                         else:
                             self.dirty = None
                     elif type(effect) is _ARM:  # one a move, most often no timer and none armed
@@ -430,10 +435,7 @@ class Table:
 
     async def _save(self, version: int, blob: bytes, open_: bool) -> None:
         if self.epoch > 0:
-            await self._hold(
-                lambda: self.store.save(self.id, version, blob, open_=open_, epoch=self.epoch),
-                version,
-            )
+            await self._hold(self._owners_save(version, blob, open_), version)
             return
         try:
             if self.records_due:  # a state is never stored ahead of its records
@@ -458,8 +460,26 @@ class Table:
         if self.retry_task is None or self.retry_task.done():
             self.retry_task = asyncio.get_running_loop().create_task(self._retry())
 
-    async def _hold(self, write: Callable[[], Awaitable[None]], version: int) -> None:
-        """Write until stored, or until refused as stale (the table steps down).
+    def _owners_save(self, version: int, blob: bytes, open_: bool) -> Callable[[], Awaitable[None]]:
+        """The save of a state under this process's owner epoch, to ``_hold``."""
+        return lambda: self.store.save(self.id, version, blob, open_=open_, epoch=self.epoch)
+
+    async def _held(self, failed: StoreError, version: int, blob: bytes, open_: bool) -> None:
+        """An owner's save that ``failed`` (``_run`` tried it once): stale, the
+        table steps down; else it is held (``_hold``) until stored."""
+        if isinstance(failed, StaleWrite):
+            self._went_stale(version)
+            return
+        await self._hold(self._owners_save(version, blob, open_), version, failed)
+
+    async def _hold(
+        self,
+        write: Callable[[], Awaitable[None]],
+        version: int,
+        failed: StoreError | None = None,
+    ) -> None:
+        """Write until stored, or until refused as stale (the table steps down);
+        ``failed``: the first try already failed so.
 
         Owner epochs only: returning before it is stored would let the effects
         after it (the updates to the clients) tell of a move that a process
@@ -469,23 +489,26 @@ class Table:
         """
         delay = HOLD_FIRST_S
         while not self.stale:
-            try:
-                await write()
-            except StaleWrite:
-                self._went_stale(version)
-                return
-            except StoreError as e:
-                if not self.held:  # once per outage, not once per retry
-                    self.log.warning("write_failed_holding", version=version, error=str(e))
-                    self.held = True
-                metrics.ERRORS.labels("store").inc()
-                await self.clock.sleep(delay)
-                delay = min(delay * 2, HOLD_MAX_S)
-                continue
-            if self.held:
-                self.held = False
-                self.log.info("write_recovered", version=version)
-            return
+            if failed is None:
+                try:
+                    await write()
+                except StaleWrite:
+                    self._went_stale(version)
+                    return
+                except StoreError as e:
+                    failed = e
+                else:
+                    if self.held:
+                        self.held = False
+                        self.log.info("write_recovered", version=version)
+                    return
+            if not self.held:  # once per outage, not once per retry
+                self.log.warning("write_failed_holding", version=version, error=str(failed))
+                self.held = True
+            metrics.ERRORS.labels("store").inc()
+            failed = None
+            await self.clock.sleep(delay)
+            delay = min(delay * 2, HOLD_MAX_S)
         self.held = False
 
     def _went_stale(self, version: int) -> None:
