@@ -130,7 +130,7 @@ async def run(saves: int) -> None:
             print(f"redis_save_median_us: {us(statistics.median(redis))}")
             print(f"redis_save_p99_us: {us(redis[int(saves * 0.99)])}")
             print(f"redis_save_max_us: {us(redis[-1])}")
-            for batch in (1, 2, 4, 8, 16, 32):
+            for batch in (1, 2, 4, 8, 16, 32, 64):
                 cpu = await cpu_per_save(store, blob, batch, saves)
                 print(f"redis_cpu_per_save_us_batch_{batch}: {us(cpu)}")
         finally:
