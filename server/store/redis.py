@@ -99,7 +99,7 @@ _SAVE = """
 -- KEYS: the open set, the leases set
 -- ARGV: ttl in ms, the saver's process id, lease in ms ("0": none), the key
 -- prefixes of a table's hash, records list and lease, then the tables: one
--- MessagePack array of [id, version, blob, open, epoch] (``_rows``). One
+-- MessagePack array of [id, version, blob, open, epoch] (``Row``). One
 -- argument for them all rather than eight a table: asyncio-redis builds each
 -- argument of a request in Python, which was most of a save's cost to the
 -- server (docs/LOAD.md). Their keys are made here from the prefixes, like
