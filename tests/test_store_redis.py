@@ -256,7 +256,7 @@ async def test_every_write_sets_the_expiry(redis_server: RedisServer) -> None:
         await store.close()
 
 
-async def test_blobs_of_every_size_class_and_byte_go_in_one_request_intact(
+async def test_blobs_of_every_size_class_and_byte_come_back_intact_from_a_group_commit(
     redis_server: RedisServer,
 ) -> None:
     # A group commit sends its saves as one MessagePack argument, each blob
