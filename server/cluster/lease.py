@@ -29,11 +29,9 @@ from __future__ import annotations
 
 import asyncio
 
-import msgspec
-
 from server.store.asyncio_redis_fixes import Script
 from server.store.base import StoreError
-from server.store.redis import RedisStore
+from server.store.redis import RedisStore, encode_rows
 
 RENEW_BATCH = 500
 """Most leases renewed by one script run: a script blocks Redis while it runs."""
@@ -43,9 +41,6 @@ every open table, and 10,000 in one run blocked Redis (every process's
 saves) for about 90 ms."""
 FREE_STEP = 500
 """Leases looked at per step of freeing a dead process's (a ``ZSCAN`` hint)."""
-
-_encode_rows = msgspec.msgpack.Encoder().encode
-"""The tables of a renewal, as its script reads them (cmsgpack)."""
 
 _NOW_MS = """
 local t = redis.call('TIME')
@@ -285,7 +280,7 @@ class Leases:
         failed: BaseException | None = None
         k = self.keys
         for batch in batches[turn:] + batches[:turn]:
-            rows = _encode_rows([(table_id, owned[table_id]) for table_id in batch])
+            rows = encode_rows([(table_id, owned[table_id]) for table_id in batch])
             args = [self.proc, self.lease_ms, self.expire_ms, k.lease, k.table, rows]
             try:
                 async with self.store.request("renew"), asyncio.timeout(self.renew_within_s):

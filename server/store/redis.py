@@ -51,7 +51,10 @@ SAVE_BATCH = 200
 Row = tuple[str, int, msgspec.Raw, bool, int]
 """A save in a group commit's request: id, version, blob, open, epoch (``_SAVE``)."""
 
-_encode_rows = msgspec.msgpack.Encoder().encode
+encode_rows = msgspec.msgpack.Encoder().encode
+"""Many tables' arguments as one argument of a script, which reads it with
+cmsgpack (here the saves' ``Row``s, server/cluster/lease.py a renewal's):
+asyncio-redis builds each argument of a request in Python."""
 
 
 def as_lua_string(blob: bytes) -> msgspec.Raw:
@@ -352,7 +355,7 @@ class RedisStore:
                 rows = self._pending[:SAVE_BATCH]
                 waiting = self._waiting[:SAVE_BATCH]
                 del self._pending[:SAVE_BATCH], self._waiting[:SAVE_BATCH]
-                args = [self._ttl_ms, *self._owner, k.table, k.records, k.lease, _encode_rows(rows)]
+                args = [self._ttl_ms, *self._owner, k.table, k.records, k.lease, encode_rows(rows)]
                 try:
                     async with self._request("save"):
                         reply = await self._save.run(self._pool, keys, args)
