@@ -97,6 +97,13 @@ def main(doc: str) -> None:
         " (use few tables: the server runs ~50x slower)",
     )
     parser.add_argument(
+        "--cache-sim",
+        action="store_true",
+        help="with --callgrind: simulate the caches too (this VM's 1 MiB L2 as the last level)"
+        " and print the last-level misses per move: a change's memory traffic, which the"
+        " instruction count does not show",
+    )
+    parser.add_argument(
         "--gc-log", action="store_true", help="log the server's collector pauses per step"
     )
     parser.add_argument(

@@ -23,17 +23,22 @@ async def callgrind_control(pid: int, *flags: str) -> None:
     await proc.wait()
 
 
-async def callgrind_window(pid: int, out: Path) -> int | None:
-    """Dump the instructions counted since ``--instr=on`` and stop counting:
-    the window's total (the ``summary:`` line of the newest dump)."""
+async def callgrind_window(pid: int, out: Path) -> dict[str, int] | None:
+    """Dump the events counted since ``--instr=on`` and stop counting: the
+    window's totals by event (``Ir``, the instructions; with ``--cache-sim``
+    also ``DLmr``/``DLmw``, the last level's data read and write misses),
+    from the ``events:`` and ``summary:`` lines of the newest dump."""
     before = set(out.parent.glob(out.name + "*"))
     await callgrind_control(pid, "--dump=window")
     await callgrind_control(pid, "--zero")
     await callgrind_control(pid, "--instr=off")
     for dump in sorted(set(out.parent.glob(out.name + "*")) - before):
+        events: list[str] = []
         for line in dump.read_text(errors="replace").splitlines():
-            if line.startswith(("summary:", "totals:")):
-                return int(line.split()[1])
+            if line.startswith("events:"):
+                events = line.split()[1:]
+            elif line.startswith(("summary:", "totals:")):
+                return dict(zip(events or ["Ir"], map(int, line.split()[1:]), strict=False))
     return None
 
 

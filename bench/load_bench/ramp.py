@@ -54,9 +54,9 @@ async def ramp(args: argparse.Namespace, run: Run, results: list[dict[str, Any]]
         (user1, kernel1), rcpu1, t1 = proc_times(run.pid), run.redis_cpu(), PERF()
         wait1 = proc_wait(run.pid)
         aof = await aof_window_stop(run, aof0, t1 - t0)
-        instructions = None
+        counted = None  # callgrind's events in the window
         if run.callgrind_out is not None:
-            instructions = await callgrind_window(run.pid, run.callgrind_out)
+            counted = await callgrind_window(run.pid, run.callgrind_out)
         replies = await run.ask_all({"cmd": "measure_stop", "grace": args.grace}, 60)
         cpu = user1 + kernel1 - user0 - kernel0
         r = summarize(run, tables, replies, cpu, rcpu1 - rcpu0, t1 - t0)
@@ -71,8 +71,12 @@ async def ramp(args: argparse.Namespace, run: Run, results: list[dict[str, Any]]
             r["redis_aof"] = aof
             if r["moves"] and aof["bytes"] is not None:
                 aof["bytes_per_move"] = round(aof["bytes"] / r["moves"])
-        if instructions is not None and r["moves"]:
-            r["server_instructions_per_move"] = round(instructions / r["moves"])
+        if counted is not None and r["moves"]:
+            r["server_instructions_per_move"] = round(counted["Ir"] / r["moves"])
+            if "DLmr" in counted:  # --cache-sim
+                r["server_ll_misses_per_move"] = [
+                    round(counted[e] / r["moves"], 1) for e in ("DLmr", "DLmw")
+                ]
         pauses: list[list[float]] = []
         if run.gc_log is not None:
             r["gc"] = gc_pauses(run.gc_log, t0, t1 + args.grace)
@@ -114,6 +118,12 @@ async def ramp(args: argparse.Namespace, run: Run, results: list[dict[str, Any]]
             print(
                 f"#   server instructions per move (callgrind, the window):"
                 f" {r['server_instructions_per_move']:,}",
+                flush=True,
+            )
+        if (misses := r.get("server_ll_misses_per_move")) is not None:
+            print(
+                f"#   server last-level data misses per move (callgrind --cache-sim, 1 MiB):"
+                f" {misses[0]:,} reads, {misses[1]:,} writes",
                 flush=True,
             )
         if profiler is not None:

@@ -107,8 +107,12 @@ class Run:
             self.callgrind_out.parent.mkdir(parents=True, exist_ok=True)
             for old in self.callgrind_out.parent.glob(self.callgrind_out.name + "*"):
                 old.unlink()  # a dump of an earlier run has the same name
+            # The cache simulation: this VM's L1 data cache and its L2 (1 MiB,
+            # per core) as the last level, which a table's objects outgrow.
+            cache = ("--cache-sim=yes", "--D1=32768,8,64", "--LL=1048576,16,64")
             cmd = [
                 "valgrind", "--tool=callgrind", "--instr-atstart=no",
+                *(cache if args.cache_sim else ()),
                 f"--callgrind-out-file={self.callgrind_out}", *cmd,
             ]  # fmt: skip
         self.server = await spawn_server(cmd, args.server_root, log, args.server_cores, args.nice)
