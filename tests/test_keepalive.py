@@ -17,8 +17,10 @@ from typing import Any
 
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.extensions.base import Extension
 from websockets.frames import Frame, Opcode
 from websockets.protocol import OPEN
+from websockets.typing import ExtensionName
 
 from protocol.codec import SUBPROTOCOL_JSON
 from server.link.keepalive import PING_INTERVAL, PING_TIMEOUT, SWEEPS_PER_INTERVAL, Keepalive
@@ -243,21 +245,41 @@ async def test_pings_sent_late_together_keep_their_own_times_after(
         await c.ws.close()
 
 
-async def test_while_websockets_has_a_write_of_its_own_the_ping_is_websockets_own(
+class _Identity(Extension):
+    """An extension that changes nothing: what a negotiated one does to the
+    keepalive's path, without compression (the server negotiates none)."""
+
+    name = ExtensionName("x-identity")
+
+    def __init__(self) -> None:
+        self.encoded: list[Opcode] = []
+
+    def decode(self, frame: Frame, *, max_size: int | None = None) -> Frame:
+        return frame
+
+    def encode(self, frame: Frame) -> Frame:
+        self.encoded.append(frame.opcode)
+        return frame
+
+
+async def test_on_a_connection_with_an_extension_the_ping_is_websockets_own(
     clocked: tuple[Server, ManualClock],
 ) -> None:
-    """The pre-framed ping goes only when nothing of websockets' waits to go
-    out (as ``Conn.send_raw``); else websockets' ``ping()`` sends it, and its
-    pong, read in place, answers both the keepalive and websockets."""
+    """The pre-framed ping goes only on a connection with no extension (as
+    ``Conn.send_raw``'s frames); else websockets' ``ping()`` sends it, through
+    the extension, and its pong, read in place, answers both the keepalive
+    and websockets."""
     server, clock = clocked
     client = await _client(server, "Busy")
-    # As during a fragmented send of websockets' (the server sends none).
-    client.server_ws.send_in_progress = asyncio.get_running_loop().create_future()
+    extension = _Identity()
+    client.server_ws.protocol.extensions = [extension]
     clock.advance(PING_INTERVAL)
     await _answered(client, 1)
+    assert extension.encoded == [Opcode.PING]  # websockets framed it
     assert client.server_ws.pending_pings == {}  # websockets' own waiter answered too
-    client.server_ws.send_in_progress = None
+    client.server_ws.protocol.extensions = []
     clock.advance(PING_INTERVAL)
     await _answered(client, 2)
+    assert extension.encoded == [Opcode.PING]  # pre-framed again
     assert _keepalive(server).failed == 0
     await client.ws.close()

@@ -120,6 +120,48 @@ async def test_frames_in_one_write_or_byte_by_byte_are_answered_in_order() -> No
         await ws.close()
 
 
+async def test_after_frames_read_in_place_a_fragment_still_holds_back_what_follows() -> None:
+    """Once the reader found websockets holding nothing and read every byte
+    since, it reads websockets' state alone (``_quiet``); the first frame it
+    leaves to websockets ends that, so a message websockets then holds in
+    pieces is still answered before the frames written after it."""
+    async with running() as server:
+        ws = await _open(server, "Quiet")
+        (theirs,) = [c.ws for c in server.front.conns if c.name == "Quiet"]
+        assert isinstance(theirs, LeanConnection)
+        for rid in (1, 2):  # each write read in place, whole
+            ws.transport.write(_frame(_play(rid)))
+            assert await _answers(ws, 1) == [("error", "not_at_table", rid)]
+        assert theirs._quiet
+        assert lean_frames(server)["Quiet"] == 2
+        # A message's first fragment, alone: websockets' (it holds it now).
+        text = json.dumps(_play(3)).encode()
+        ws.transport.write(_frame(text[:7], fin=False))
+        await eventually(lambda: not theirs._quiet, what="the fragment fed to websockets")
+        # Its end, then a whole move, in one write: the move waits its turn.
+        ws.transport.write(_frame(text[7:], Opcode.CONT) + _frame(_play(4)))
+        assert await _answers(ws, 2) == [("error", "not_at_table", 3), ("error", "not_at_table", 4)]
+        ws.transport.write(_frame(_play(5)))  # websockets holds nothing again: in place
+        assert await _answers(ws, 1) == [("error", "not_at_table", 5)]
+        assert lean_frames(server)["Quiet"] == 3
+        assert theirs._quiet
+        await ws.close()
+
+
+async def test_the_server_never_sends_a_fragmented_message() -> None:
+    """``Conn.send_raw`` writes its frames between websockets' own calls, so
+    websockets must never hold a message half sent across an await: the
+    server's connection refuses a fragmented message (an iterable) outright."""
+    async with running() as server:
+        ws = await _open(server, "Whole")
+        (theirs,) = [c.ws for c in server.front.conns if c.name == "Whole"]
+        with pytest.raises(TypeError, match="whole messages only"):
+            await theirs.send(["{", "}"])
+        await theirs.send('{"t": "pong", "rid": 9}')  # a whole one goes
+        assert await _answers(ws, 1) == [("pong", None, 9)]
+        await ws.close()
+
+
 class _RenamedAssembler:
     """websockets' message queue as a newer release might have it: the same
     methods, but one of the insides the reader reads (``get_in_progress``)

@@ -171,15 +171,9 @@ class Keepalive:
 
 
 def _ping(ws: LeanConnection, payload: bytes) -> None:
-    protocol = ws.protocol
-    if (
-        not protocol.writes
-        and not protocol.expect_continuation_frame
-        and ws.send_in_progress is None
-        and not protocol.extensions
-    ):
+    if not ws.protocol.extensions:
         # What websockets' ping() would write, as Conn.send_raw writes a
-        # message: nothing of websockets' waits to go out before it.
+        # message: nothing of websockets' waits to go out before it (see there).
         try:  # noqa: SIM105 (contextlib.suppress is three Python calls a ping)
             ws.transport.write(_PING + payload)
         except Exception:  # the socket went away: its close is coming
@@ -191,7 +185,7 @@ def _ping(ws: LeanConnection, payload: bytes) -> None:
 
 
 _pinging: set[asyncio.Task[None]] = set()
-"""websockets' own pings under way (rare: only when websockets has a write of its own pending)."""
+"""websockets' own pings under way (rare: only on a connection with an extension)."""
 
 
 async def _websockets_ping(ws: LeanConnection, payload: bytes) -> None:
