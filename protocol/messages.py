@@ -30,7 +30,8 @@ from protocol.views import (
 )
 
 
-class _Cmd(msgspec.Struct, tag_field="t", kw_only=True):
+# Messages are trees, as views are (protocol/views.py): ``gc=False``.
+class _Cmd(msgspec.Struct, tag_field="t", kw_only=True, gc=False):
     rid: int = 0
     """The client's request id, echoed in an ``Error`` if the command is refused."""
 
@@ -294,7 +295,7 @@ GameCommand = Bid | Call | Ecart | Chelem | Poignee | Play
 # -- server events -------------------------------------------------------------
 
 
-class _Event(msgspec.Struct, tag_field="t", kw_only=True):
+class _Event(msgspec.Struct, tag_field="t", kw_only=True, gc=False):
     pass
 
 

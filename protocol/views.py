@@ -9,6 +9,11 @@ view per recipient after every change and sends a diff (see ``diff.py``).
 New fields always get defaults, so a newer server may add fields and older
 clients keep decoding (msgspec schema evolution); clients ignore fields they
 do not know. Cards are card codes.
+
+Every view is a tree (no value in it refers back to a view), so the view
+types are ``gc=False``: the cyclic collector neither tracks nor unlinks them
+(a tracked object's death writes to two neighbours in the collector's list,
+cold at 4,000 tables: docs/LOAD.md, fourteenth pass).
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ def _no_scores() -> list[int]:
     return [0] * FOUR_PLAYERS
 
 
-class SeatView(msgspec.Struct, kw_only=True):
+class SeatView(msgspec.Struct, kw_only=True, gc=False):
     """One of the table's seats as everyone sees it."""
 
     seat: int
@@ -54,18 +59,18 @@ class SeatView(msgspec.Struct, kw_only=True):
     """How many cards the seat holds (never which)."""
 
 
-class BidView(msgspec.Struct, kw_only=True):
+class BidView(msgspec.Struct, kw_only=True, gc=False):
     seat: int
     bid: str
 
 
-class PoigneeView(msgspec.Struct, kw_only=True):
+class PoigneeView(msgspec.Struct, kw_only=True, gc=False):
     seat: int
     size: Literal["simple", "double", "triple"]
     cards: list[CardCode]
 
 
-class TrickView(msgspec.Struct, kw_only=True):
+class TrickView(msgspec.Struct, kw_only=True, gc=False):
     """A trick: its leader and the cards in the order played."""
 
     leader: int
@@ -73,7 +78,7 @@ class TrickView(msgspec.Struct, kw_only=True):
     winner: int | None = None
 
 
-class Legal(msgspec.Struct, kw_only=True):
+class Legal(msgspec.Struct, kw_only=True, gc=False):
     """What the recipient may do now. Empty lists: nothing of that kind."""
 
     bids: list[str] = msgspec.field(default_factory=list)
@@ -93,7 +98,7 @@ class Legal(msgspec.Struct, kw_only=True):
     """The cards a poignée may be made of (trumps, and the Excuse)."""
 
 
-class DealView(msgspec.Struct, kw_only=True):
+class DealView(msgspec.Struct, kw_only=True, gc=False):
     """The public state of the deal being played (or just finished)."""
 
     number: int
@@ -141,7 +146,7 @@ class DealView(msgspec.Struct, kw_only=True):
     result's ``target``. The taker adds the bouts in its own hand."""
 
 
-class DealLine(msgspec.Struct, kw_only=True):
+class DealLine(msgspec.Struct, kw_only=True, gc=False):
     """One line of the score sheet."""
 
     number: int
@@ -155,14 +160,14 @@ class DealLine(msgspec.Struct, kw_only=True):
     scores: list[int] = msgspec.field(default_factory=_no_scores)
 
 
-class ChatLine(msgspec.Struct, kw_only=True):
+class ChatLine(msgspec.Struct, kw_only=True, gc=False):
     seat: int | None
     name: str
     text: str
     at: float
 
 
-class TableView(msgspec.Struct, kw_only=True):
+class TableView(msgspec.Struct, kw_only=True, gc=False):
     """Everything one recipient may see of a table."""
 
     table_id: str
@@ -206,7 +211,7 @@ class TableView(msgspec.Struct, kw_only=True):
     chat: list[ChatLine] = msgspec.field(default_factory=list)
 
 
-class TableSummary(msgspec.Struct, kw_only=True):
+class TableSummary(msgspec.Struct, kw_only=True, gc=False):
     """A table as the lobby lists it."""
 
     table_id: str
@@ -222,7 +227,7 @@ class TableSummary(msgspec.Struct, kw_only=True):
     """The table's size (seats): 3, 4 or 5."""
 
 
-class PoigneeRule(msgspec.Struct, kw_only=True):
+class PoigneeRule(msgspec.Struct, kw_only=True, gc=False):
     """One poignée of a table size: its name, the cards shown, its bonus."""
 
     size: Literal["simple", "double", "triple"]
@@ -232,7 +237,7 @@ class PoigneeRule(msgspec.Struct, kw_only=True):
     """Points to the camp that wins the deal."""
 
 
-class SizeRules(msgspec.Struct, kw_only=True):
+class SizeRules(msgspec.Struct, kw_only=True, gc=False):
     """What the rules say for a table of ``players`` (docs/RULES.md): sent
     in ``welcome`` so that clients read these values rather than copy them."""
 
@@ -249,7 +254,7 @@ class SizeRules(msgspec.Struct, kw_only=True):
     """Card points the taker needs with 0, 1, 2 and 3 bouts."""
 
 
-class LobbyView(msgspec.Struct, kw_only=True):
+class LobbyView(msgspec.Struct, kw_only=True, gc=False):
     """The open public tables."""
 
     tables: list[TableSummary] = msgspec.field(default_factory=list)
@@ -263,7 +268,7 @@ PAGE_SIZE = 20
 """Lines on a leaderboard page."""
 
 
-class LeaderboardLine(msgspec.Struct, kw_only=True):
+class LeaderboardLine(msgspec.Struct, kw_only=True, gc=False):
     """One player on a leaderboard."""
 
     position: int
@@ -278,7 +283,7 @@ class LeaderboardLine(msgspec.Struct, kw_only=True):
     you: bool = False
 
 
-class LeaderboardView(msgspec.Struct, kw_only=True):
+class LeaderboardView(msgspec.Struct, kw_only=True, gc=False):
     period: LeaderboardPeriod
     page: int = 0
     pages: int = 0
@@ -292,7 +297,7 @@ class LeaderboardView(msgspec.Struct, kw_only=True):
     """The UTC days the board covers (ISO dates)."""
 
 
-class DailyDealLine(msgspec.Struct, kw_only=True):
+class DailyDealLine(msgspec.Struct, kw_only=True, gc=False):
     deal: int
     """1 for the first deal of the day."""
     points: int
@@ -310,7 +315,7 @@ class DailyDealLine(msgspec.Struct, kw_only=True):
     """How many of ``others`` scored exactly as you (``percent`` counts them half)."""
 
 
-class DailyResultView(msgspec.Struct, kw_only=True):
+class DailyResultView(msgspec.Struct, kw_only=True, gc=False):
     day: str
     ranked: bool
     """False for a practice game (after the day's ranked attempt)."""

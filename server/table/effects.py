@@ -26,7 +26,9 @@ from server.table.ending import GameOver
 from server.table.inbox import Join, Peer, Reclaim, Wake
 
 
-class Send(msgspec.Struct, frozen=True):
+# The effects of every move refer to nothing that refers back to them: not
+# tracked by the cyclic collector (``gc=False``, as views: protocol/views.py).
+class Send(msgspec.Struct, frozen=True, gc=False):
     """Send ``message`` to each of ``to`` (the same message: encode it once per codec)."""
 
     to: tuple[Peer, ...]
@@ -52,7 +54,7 @@ class Record:
     key: str
 
 
-class Save(msgspec.Struct, frozen=True):
+class Save(msgspec.Struct, frozen=True, gc=False):
     """Store the table's state at ``version``; what follows waits for it."""
 
     version: int
@@ -60,7 +62,7 @@ class Save(msgspec.Struct, frozen=True):
     open_: bool
 
 
-class Arm(msgspec.Struct, frozen=True):
+class Arm(msgspec.Struct, frozen=True, gc=False):
     """Wake the table with ``wake`` at absolute time ``at``; ``None``: no timer.
 
     A table has at most one timer: arming replaces the one before.
