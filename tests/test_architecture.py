@@ -216,7 +216,7 @@ async def test_the_sweeper_survives_an_exception_and_logs_it() -> None:
     lobby = Lobby(MemoryStore(), Settings(), clock)
     calls = []
 
-    def sweep() -> None:
+    async def sweep() -> None:
         calls.append(clock.time())
         if len(calls) == 1:
             raise RuntimeError("a bug in a sweep")

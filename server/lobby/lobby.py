@@ -62,15 +62,16 @@ log = structlog.get_logger()
 
 LOBBY_DEBOUNCE = 0.1
 ONLINE_SENDS_PER_S = 1000
+"""A change of ``players_online`` alone waits until the patch it causes costs
+at most about this many messages a second: 10,000 connections saying hello
+at once made it 100,000 a second, and the hellos time out (docs/SECURITY.md)."""
 PUBLISH_SLICE = 100
 PUBLISH_GAP = 0.002
 """A lobby patch goes to ``PUBLISH_SLICE`` watchers, then the loop is free for
 ``PUBLISH_GAP`` seconds: 10,000 watchers sent one patch at once held the loop
 ~1 s, and every table's moves with it (docs/SECURITY.md)."""
-"""A change of ``players_online`` alone waits until the patch it causes costs
-at most about this many messages a second: 10,000 connections saying hello
-at once made it 100,000 a second, and the hellos time out (docs/SECURITY.md)."""
 SWEEP_EVERY = 5.0
+"""Seconds between the end of a sweep of the tables and the next (``Tables.sweep``)."""
 
 
 class Lobby:
@@ -136,15 +137,15 @@ class Lobby:
     async def _sweep(self) -> None:
         """Have every table note whether a human is there (idle ones close)."""
         while True:
-            await self.clock.sleep(SWEEP_EVERY)
+            await self.clock.sleep(SWEEP_EVERY)  # (after the last sweep's end)
             try:
-                self.sweep()
+                await self.sweep()
             except Exception:
                 # Our bug: log it, and sweep again next time.
                 log.exception("sweep_error")
 
-    def sweep(self) -> None:
-        self.tables.sweep()
+    async def sweep(self) -> None:
+        await self.tables.sweep()
 
     # -- where connections are ---------------------------------------------------
 
