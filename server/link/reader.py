@@ -32,13 +32,15 @@ they came.
 from __future__ import annotations
 
 from collections.abc import AsyncIterable, Callable, Iterable
-from typing import Any, ClassVar, Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from websockets.asyncio.server import ServerConnection
 from websockets.protocol import OPEN, Protocol
 from websockets.server import ServerProtocol
 from websockets.streams import StreamReader
-from websockets.typing import DataLike
+
+if TYPE_CHECKING:  # (websockets 14 on; the server runs on 13 too)
+    from websockets.typing import DataLike
 
 try:  # websockets' C speed-up, as websockets itself uses it
     from websockets.speedups import apply_mask
@@ -130,7 +132,10 @@ class LeanConnection(ServerConnection):
         fragmented message (an iterable) would split across awaits."""
         if not isinstance(message, str | bytes | bytearray | memoryview):
             raise TypeError("the server sends whole messages only, never a fragmented one")
-        await super().send(message, text=text)
+        if text is None:
+            await super().send(message)  # (websockets 13's send takes no ``text``)
+        else:
+            await super().send(message, text=text)
 
     def acknowledge_pings(self, data: bytes) -> None:
         """A pong, read here or by websockets: answers the keepalive's ping, or websockets' own."""
