@@ -159,8 +159,8 @@ class Game:
         """The game as it is now, to encode or restore from at once: its log is
         the deal's own list, not a copy (the next command appends to it). A
         copy a move was ~70 references taken and dropped on the deal's
-        entries, which lie all over the heap: ~60 cache misses a move at
-        4,000 tables (docs/LOAD.md, fourteenth pass)."""
+        entries, which lie all over the heap: ~60 cache misses a move in
+        callgrind's cache simulation (docs/LOAD.md, fourteenth pass)."""
         # (by position: a Struct's keywords are matched by name, once a move)
         return GameState(
             self.seed,

@@ -131,7 +131,7 @@ class Conn:
             # queued before it returns or awaits), and the one output of its
             # that spans awaits, a fragmented message, the server never sends
             # (``LeanConnection.send`` refuses it; reading the three fields
-            # that tell was ~6 cache misses a send at 4,000 tables).
+            # that tell was ~6 cache misses a send in callgrind's simulation).
             try:
                 self._write(frame(data))
             except Exception:

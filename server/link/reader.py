@@ -151,7 +151,8 @@ class LeanConnection(ServerConnection):
             # a timeout) is the state, or harmless: no frame waits in
             # websockets for one read here to overtake. Reading the parser's
             # generators, its buffer and the message queue for every frame
-            # cost ~20 cache misses a move at 4,000 tables (docs/LOAD.md).
+            # were ~20 cache misses a move (callgrind's cache simulation,
+            # docs/LOAD.md, fourteenth pass).
             protocol = self._plain
             assert protocol is not None  # (set by the _holds_nothing that made it quiet)
             return (protocol._state if STATE_FIELD else protocol.state) is _OPEN
