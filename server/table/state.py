@@ -108,17 +108,16 @@ class StateWriter:
     go into the blob as ``msgspec.Raw``. Most of a blob is those two: encoding
     them anew was ~7% of a move's instructions (docs/LOAD.md, sixth pass)."""
 
-    __slots__ = ("_count", "_last", "_log", "_log_body", "_results", "_results_raw")
+    __slots__ = ("_count", "_log", "_log_body", "_results", "_results_raw")
 
     def __init__(self) -> None:
         self._results: list[Any] | None = None
         self._results_raw = msgspec.Raw(b"")
         self._log: list[Any] = []
-        """The log the entries came from (the deal's own list, most often: it grows)."""
+        """The log the entries came from (the deal's own list, most often: it
+        only ever grows, so its entry ``_count - 1`` is the last one encoded)."""
         self._count = 0
         """How many of its entries ``_log_body`` holds, encoded one after the other."""
-        self._last: Any = None
-        """Entry ``_count - 1`` itself (kept alive: no other log holds it)."""
         self._log_body = b""
 
     def encode(self, st: TableState) -> bytes:
@@ -128,12 +127,12 @@ class StateWriter:
         if game.results is not self._results:  # (the game keeps one list per count)
             self._results = game.results
             self._results_raw = msgspec.Raw(encode_state(game.results))
-        log, n = game.log, self._count
+        log, known, n = game.log, self._log, self._count
         # The same deal's log if its entry n-1 is the very entry kept: the
         # engine appends a new tuple per command (with its seat: never a
-        # shared constant) and never rewrites one, and ``_last`` keeps that
+        # shared constant) and never rewrites one, and ``known`` keeps that
         # tuple alive, so no other deal's log holds it. Else compared whole.
-        if len(log) < n or (n and log[n - 1] is not self._last and log[:n] != self._log[:n]):
+        if len(log) < n or (n and log[n - 1] is not known[n - 1] and log[:n] != known[:n]):
             n, self._log_body = 0, b""  # a new deal (or a log rewritten)
         grown = len(log) - n
         if grown == 1:  # a move: one entry more
@@ -141,7 +140,6 @@ class StateWriter:
         elif grown > 1:
             self._log_body += b"".join([encode_state(entry) for entry in log[n:]])
         self._log, self._count = log, len(log)
-        self._last = log[-1] if log else None
         head = array_header(len(log))
         # The two put in place of the game's own lists for the encoding, and
         # put back (copies of the game and the state were ~2,000 instructions).
